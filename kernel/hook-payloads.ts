@@ -1,0 +1,221 @@
+/**
+ * What each hook in `hooks.ts` carries. Kept apart so the hook table itself reads as one list.
+ */
+import type { Kernel } from './kernel.js';
+import type { Tool, ToolOutput } from './tool.js';
+import type {
+  ApiMessage, ContentBlock, Message, MessageRequest, PermissionDecision, QuerySource, RunResult,
+  StopReason, TerminalReason, Usage,
+} from './types.js';
+
+/** Per-run context every loop hook receives as its last argument. */
+export interface RunContext {
+  kernel: Kernel;
+  sessionId: string;
+  /** Absolute working directory. */
+  cwd: string;
+  /** Model requests made by the main loop so far in this run (0 before the first). */
+  turn: number;
+  /** The model the next main-loop request goes to (changes on fallback). */
+  model: string;
+  signal: AbortSignal;
+  /** Set for a child agent: the parent's session id and the Task tool_use id. */
+  parent?: { sessionId: string; toolUseId: string };
+}
+
+export interface SessionInfo {
+  sessionId: string;
+  cwd: string;
+  resumed: boolean;
+  /** `startup` for a new session, `resume` for --resume / --continue, `compact` after a compaction. */
+  source: 'startup' | 'resume';
+}
+
+export interface SessionEndInfo {
+  sessionId: string;
+  result?: RunResult;
+  error?: unknown;
+}
+
+/** A user message about to enter the history. Set `blocked` to refuse it (terminal `prompt_blocked`). */
+export interface UserPrompt {
+  content: ContentBlock[];
+  blocked?: string;
+  /** Extra text a hook wants the model to see with the prompt (appended as a text block). */
+  additionalContext?: string[];
+}
+
+/**
+ * A named part of the system prompt. `static` sections come first and are computed once per session;
+ * `dynamic` ones may change between requests and sit after the boundary (book ch5 §A4).
+ */
+export interface SystemSection {
+  name: string;
+  text: string;
+  kind: 'static' | 'dynamic';
+}
+
+/** The history the next request is built from, passed through the staged `context` hook. */
+export interface ContextState {
+  messages: Message[];
+  /** Estimated tokens freed by earlier stages in this pass, so later stages can account for it. */
+  tokensFreed: number;
+}
+
+/** A failed model request. `attempt` counts from 1 for the first failure. */
+export interface ApiErrorInfo {
+  error: ApiError;
+  attempt: number;
+  /** 529 responses in a row for this request (reset by any other outcome). */
+  consecutive529: number;
+  source: QuerySource;
+  model: string;
+  fallbackModel?: string;
+  /** True when the failed attempt streamed. */
+  streamed: boolean;
+}
+
+/** What the `apiError` hook answers; no answer means surface the error. */
+export type ApiErrorDecision =
+  | { action: 'retry'; delayMs: number; stream?: boolean }
+  | { action: 'fallback'; model: string }
+  | { action: 'surface' };
+
+/** A normalised model-request failure. */
+export interface ApiError {
+  /** HTTP status, when there was a response. */
+  status?: number;
+  /** `http`: an error response; `connection`: no response; `stream_idle`: no event for the idle timeout;
+   *  `stream_cut`: the stream ended before `message_stop`; `aborted`: the run's signal fired. */
+  kind: 'http' | 'connection' | 'stream_idle' | 'stream_cut' | 'aborted';
+  /** The API's `error.type` when present (`overloaded_error`, `rate_limit_error`, ...). */
+  type?: string;
+  message: string;
+  /** From the `retry-after` header, ms. */
+  retryAfterMs?: number;
+  /** `x-should-retry` header, when sent. */
+  shouldRetry?: boolean;
+  /** True for 400 "prompt is too long". */
+  promptTooLong?: boolean;
+}
+
+/** A completed model response. */
+export interface ResponseInfo {
+  request: MessageRequest;
+  message: ApiMessage;
+  usage: Usage;
+  stopReason: StopReason | null;
+  source: QuerySource;
+  /** ms from sending to the last event. */
+  durationMs: number;
+  /** The run's clock (ms since the epoch) when the request was sent. */
+  at: number;
+}
+
+/** One tool call as the permission hooks see it. */
+export interface PermissionQuery {
+  tool: Tool;
+  toolName: string;
+  input: Record<string, unknown>;
+  toolUseId: string;
+}
+
+/** An `ask` looking for an answer; `decision` is the ask that produced it. */
+export interface PermissionAsk extends PermissionQuery {
+  decision: Extract<PermissionDecision, { behavior: 'ask' }>;
+}
+
+/** A tool call about to run. Set `blocked` to refuse it (the message goes to the model). */
+export interface PreToolUse {
+  tool: Tool;
+  toolName: string;
+  toolUseId: string;
+  input: Record<string, unknown>;
+  blocked?: string;
+  /** Stop the whole loop after this batch (terminal `hook_stopped`). */
+  preventContinuation?: string;
+  additionalContext: string[];
+}
+
+/** A tool call that finished. Rewrite `output` to change what the model sees. */
+export interface PostToolUse {
+  tool: Tool;
+  toolName: string;
+  toolUseId: string;
+  input: Record<string, unknown>;
+  output: ToolOutput;
+  isError: boolean;
+  durationMs: number;
+  preventContinuation?: string;
+  additionalContext: string[];
+}
+
+export interface ToolFailure {
+  tool: Tool;
+  toolName: string;
+  toolUseId: string;
+  input: Record<string, unknown>;
+  error: string;
+}
+
+/** A compaction about to happen. Set `cancel` to skip it. */
+export interface PreCompact {
+  trigger: 'auto' | 'manual' | 'reactive';
+  instructions?: string;
+  messages: Message[];
+  tokens: number;
+  cancel?: string;
+}
+
+/** What the `compact` hook is asked to do: produce the history that replaces `messages`. */
+export interface CompactRequest {
+  trigger: 'auto' | 'manual' | 'reactive';
+  instructions?: string;
+  messages: Message[];
+  /** Estimated tokens of `messages`. */
+  tokens: number;
+}
+
+/** A strategy's answer to `compact`. */
+export interface CompactResult {
+  messages: Message[];
+  /** Estimated tokens of the new history. */
+  tokensAfter: number;
+  strategy: string;
+  /** The summary text, when the strategy wrote one. */
+  summary?: string;
+}
+
+export interface PostCompact {
+  trigger: 'auto' | 'manual' | 'reactive';
+  result: CompactResult;
+  tokensBefore: number;
+}
+
+/** The model ended its turn without a tool call. */
+export interface StopInfo {
+  message: Message;
+  stopReason: StopReason | null;
+  /** True when the previous turn already continued because of a stop hook. */
+  stopHookActive: boolean;
+}
+
+/** `block`: go on for one more turn with `reason` as a user message; `prevent`: end the run. */
+export type StopDecision = { action: 'block'; reason: string } | { action: 'prevent'; reason: string };
+
+export interface SubagentInfo {
+  parentSessionId: string;
+  toolUseId: string;
+  preset: string;
+  prompt: string;
+  childSessionId: string;
+  /** Set on `subagentStop`. */
+  result?: RunResult;
+}
+
+export interface TurnEndInfo {
+  turn: number;
+  /** The transition the turn ended with. */
+  reason: string;
+  terminal?: TerminalReason;
+}

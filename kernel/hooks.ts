@@ -1,0 +1,145 @@
+/**
+ * The hook table: every lifecycle event of a rein run, in the order the loop reaches it.
+ *
+ * Each hook is a tapable hook; plugins `tap` (or `tapPromise`) it with their plugin name as the tap
+ * name. Staged hooks take a `stage` from the constants below, so order does not depend on the order
+ * plugins were listed in. The table is frozen: plugins that need their own hooks expose them with
+ * `getHooks(kernel)` on a WeakMap (webpack 5's pattern), never by adding to this object.
+ *
+ * Guard hooks (`permission`, `permissionRequest`, `preToolUse`) fail closed: a tap that throws denies
+ * the call.
+ */
+import {
+  AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook,
+} from 'tapable';
+import type {
+  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PermissionAsk,
+  PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
+  SessionEndInfo, SessionInfo, StopDecision, StopInfo, SubagentInfo, SystemSection, ToolFailure,
+  TurnEndInfo, UserPrompt,
+} from './hook-payloads.js';
+import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
+
+/**
+ * Stages of the `context` hook, light to heavy (book ch3 §3.6): each later stage acts only if the
+ * cheaper ones did not free enough.
+ */
+export const CONTEXT_STAGE = Object.freeze({
+  /** Per-message tool-result budget (book ch4 §4.12). */
+  RESULT_BUDGET: 100,
+  /** Drop the oldest whole turns. */
+  SNIP: 200,
+  /** Clear old tool results. */
+  MICROCOMPACT: 300,
+  /** Read-time projections of old spans. */
+  COLLAPSE: 400,
+  /** Full summary compaction. */
+  AUTOCOMPACT: 500,
+});
+
+/** Stages of the `request` hook. Cache breakpoints come last so they see the final bytes. */
+export const REQUEST_STAGE = Object.freeze({
+  /** Prepend the `<system-reminder>` user-context message (book ch3 §3.7). */
+  USER_CONTEXT: 100,
+  /** Merge same-role messages, repair tool_use/tool_result pairing. */
+  NORMALIZE: 200,
+  /** Betas, `context_management`, max_tokens overrides. */
+  PARAMS: 300,
+  /** `cache_control` markers (`cache/breakpoints`). */
+  CACHE_BREAKPOINTS: 1000,
+});
+
+/** Stages of the `permission` hook (first answer wins, so earlier stages take precedence). */
+export const PERMISSION_STAGE = Object.freeze({
+  /** Deny rules and never-auto-allowed paths: nothing earlier may allow. */
+  DENY_RULES: -100,
+  /** Ask rules. */
+  ASK_RULES: -50,
+  /** Hooks and policies that may deny or ask (shell PreToolUse `permissionDecision`). */
+  POLICY: 0,
+  /** Allow rules. */
+  ALLOW_RULES: 100,
+  /** The permission mode's own answer (default, acceptEdits, plan, dontAsk, bypassPermissions, auto). */
+  MODE: 200,
+});
+
+/** Creates a fresh, frozen hook table. One per kernel. */
+export function createHooks() {
+  return Object.freeze({
+    /** The run begins (new or resumed session). Set up state. */
+    sessionStart: new AsyncSeriesHook<[SessionInfo, RunContext]>(['session', 'ctx']),
+    /** A user message enters. Waterfall: rewrite `content`, add context, or set `blocked`. */
+    userPromptSubmit: new AsyncSeriesWaterfallHook<[UserPrompt, RunContext]>(['prompt', 'ctx']),
+    /** A model round trip begins (`ctx.turn` is its number, from 1). Observe. */
+    turnStart: new AsyncSeriesHook<[RunContext]>(['ctx']),
+    /** Staged waterfall over the history before each request (CONTEXT_STAGE). Return the new state. */
+    context: new AsyncSeriesWaterfallHook<[ContextState, RunContext]>(['state', 'ctx']),
+    /** A compaction is about to run. Set `cancel` to skip it. */
+    preCompact: new AsyncSeriesWaterfallHook<[PreCompact, RunContext]>(['compaction', 'ctx']),
+    /** Produce the compacted history. Bail: the first strategy that answers wins. */
+    compact: new AsyncSeriesBailHook<[CompactRequest, RunContext], CompactResult | undefined>(['request', 'ctx']),
+    /** A compaction finished. Restore state (files, tool list). */
+    postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
+    /** Waterfall over the system prompt sections (static first, then dynamic). */
+    systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),
+    /** Waterfall over the `tools` param: filter, sort, defer. */
+    toolDefinitions: new SyncWaterfallHook<[ToolDefinition[], RunContext]>(['tools', 'ctx']),
+    /** Staged waterfall over the final request params (REQUEST_STAGE). */
+    request: new AsyncSeriesWaterfallHook<[MessageRequest, RunContext]>(['params', 'ctx']),
+    /** Each server-sent event of the response, as it arrives. Observe only. */
+    streamEvent: new SyncHook<[StreamEvent, RunContext]>(['event', 'ctx']),
+    /** A request failed. Bail: `retry` (with a delay), `fallback` (to a model) or `surface`. */
+    apiError: new AsyncSeriesBailHook<[ApiErrorInfo, RunContext], ApiErrorDecision | undefined>(['failure', 'ctx']),
+    /** An assistant message is complete, with its usage. Record, detect cache breaks. */
+    response: new AsyncSeriesHook<[ResponseInfo, RunContext]>(['response', 'ctx']),
+    /** The model ended its turn without tool calls. Bail: `block` for one more turn, or `prevent`. */
+    stop: new AsyncSeriesBailHook<[StopInfo, RunContext], StopDecision | undefined>(['stop', 'ctx']),
+    /** Before a tool runs. Staged bail (PERMISSION_STAGE): allow, deny or ask; first answer wins. */
+    permission: new AsyncSeriesBailHook<[PermissionQuery, RunContext], PermissionDecision | undefined>(['call', 'ctx']),
+    /** A decision was `ask`. Bail: answer allow or deny; no answer denies (headless). */
+    permissionRequest: new AsyncSeriesBailHook<[PermissionAsk, RunContext], PermissionDecision | undefined>(['ask', 'ctx']),
+    /** Permission granted, the tool is about to run. Waterfall: rewrite `input`, or set `blocked`. */
+    preToolUse: new AsyncSeriesWaterfallHook<[PreToolUse, RunContext]>(['call', 'ctx']),
+    /** A tool ran. Waterfall: rewrite `output`, add context. */
+    postToolUse: new AsyncSeriesWaterfallHook<[PostToolUse, RunContext]>(['result', 'ctx']),
+    /** A tool failed (threw, or returned an error). Observe. */
+    postToolUseFailure: new AsyncSeriesHook<[ToolFailure, RunContext]>(['failure', 'ctx']),
+    /** A child agent (the Task tool) starts. Observe, limit. */
+    subagentStart: new AsyncSeriesHook<[SubagentInfo, RunContext]>(['subagent', 'ctx']),
+    /** A child agent finished, with its result. */
+    subagentStop: new AsyncSeriesHook<[SubagentInfo, RunContext]>(['subagent', 'ctx']),
+    /** A round trip ended with a transition. Observe. */
+    turnEnd: new AsyncSeriesHook<[TurnEndInfo, RunContext]>(['turn', 'ctx']),
+    /** The run ended (also on error). Flush. */
+    sessionEnd: new AsyncSeriesHook<[SessionEndInfo, RunContext]>(['session', 'ctx']),
+    /** Every AgentEvent, in order. Printers and metrics tap this. */
+    event: new SyncHook<[AgentEvent]>(['event']),
+  });
+}
+
+/** The kernel's hook table type. */
+export type KernelHooks = ReturnType<typeof createHooks>;
+export type HookName = keyof KernelHooks;
+
+/** Names of all hooks, in loop order. */
+export const HOOK_NAMES: readonly HookName[] = Object.freeze(Object.keys(createHooks()) as HookName[]);
+
+/**
+ * Plugin-defined hooks, webpack 5 style: a plugin module keeps a WeakMap from kernel to its own hook
+ * object and exposes `getHooks(kernel)`. This helper builds such a getter.
+ *
+ * @example
+ * const getMyHooks = createHooksGetter(() => ({ beforeDeploy: new AsyncSeriesHook<[string]>(['target']) }));
+ * getMyHooks(kernel).beforeDeploy.tapPromise('x', async (t) => { ... });
+ */
+export function createHooksGetter<K extends object, H extends object>(factory: () => H): (kernel: K) => H {
+  const map = new WeakMap<K, H>();
+  return (kernel: K) => {
+    let hooks = map.get(kernel);
+    if (!hooks) {
+      hooks = Object.freeze(factory());
+      map.set(kernel, hooks);
+    }
+    return hooks;
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The kernel: a hook table, a tool registry, a model client, the loaded plugins, and `run()`.
+ * It knows nothing about any particular tool, permission mode or strategy; plugins bring those.
+ */
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { createHooks, type KernelHooks } from './hooks.js';
+import type { RunContext } from './hook-payloads.js';
+import { checkPluginRelations, parsePluginOptions, PluginError, type Plugin } from './plugin.js';
+import type { ToolContext } from './tool.js';
+import { ToolRegistry } from './tool-registry.js';
+import type { ModelClient, ModelRequest } from './model/client.js';
+import { callModel } from './model/call.js';
+import { Transcript } from './session/transcript.js';
+import { runLoop, type RunInput, type RunState } from './loop/run.js';
+import { runCompaction } from './loop/compact.js';
+import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type QuerySource, type RunResult, type Usage } from './types.js';
+import { Channel } from './loop/channel.js';
+import { costUsd } from './pricing.js';
+
+/**
+ * The parts of a preset the kernel itself reads. The preset loader (`kernel/preset/`) produces a
+ * superset of this; everything else in a preset is read by plugins through `kernel.preset`.
+ */
+export interface KernelPreset {
+  name?: string;
+  model?: {
+    provider?: string;
+    name?: string;
+    /** Output cap per request, tokens. */
+    maxTokens?: number;
+    /** Context window, tokens. */
+    contextWindow?: number;
+    fallbackModel?: string;
+    thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+    effort?: 'low' | 'medium' | 'high' | 'max';
+  };
+  system?: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string };
+  tools?: string[];
+  limits?: { maxTurns?: number; maxBudgetUsd?: number };
+  session?: { dir?: string };
+  [key: string]: unknown;
+}
+
+/** A plugin with its validated options, as loaded into a kernel. */
+export interface LoadedPlugin {
+  plugin: Plugin;
+  options: unknown;
+  /** Where it was asked for (a preset key path or `builtin`), for error messages. */
+  origin?: string;
+}
+
+export interface KernelOptions {
+  preset: KernelPreset;
+  /** Directory of the preset file (for `/`-anchored paths in rules). */
+  presetDir?: string;
+  /** Working directory, absolute. Default: process.cwd(). */
+  cwd?: string;
+  client: ModelClient;
+  /** Plugins to load, in order, with their raw options (validated here). */
+  plugins: { plugin: Plugin; options?: unknown; origin?: string }[];
+  /** Resume this session id (or .jsonl path). */
+  resume?: string;
+  /** Fixed id for a new session. */
+  sessionId?: string;
+  /** Stream idle timeout, ms (book ch6b §C5: 90,000). */
+  streamIdleTimeoutMs?: number;
+}
+
+/** Default output cap when the preset sets none, tokens (book ch3 §3.11: the 8k default cap). */
+export const DEFAULT_MAX_TOKENS = 8_000;
+/** Stream idle timeout, ms (book ch6b §C5: STREAM_IDLE_TIMEOUT_MS = 90,000). */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
+
+export class Kernel {
+  readonly hooks: KernelHooks = createHooks();
+  readonly tools = new ToolRegistry();
+  readonly preset: KernelPreset;
+  readonly presetDir: string;
+  readonly cwd: string;
+  readonly client: ModelClient;
+  readonly plugins: LoadedPlugin[] = [];
+  readonly streamIdleTimeoutMs: number;
+  /** The conversation so far (survives across `run()` calls on the same kernel). */
+  messages: Message[] = [];
+  /** Usage of the last main-loop response and the history length it covered (for token accounting). */
+  lastResponse: { usage: Usage; messageCount: number; message: ApiMessage } | undefined;
+  private transcriptRef: Transcript | undefined;
+  private readonly resumeId: string | undefined;
+  private readonly fixedSessionId: string | undefined;
+  private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
+
+  constructor(options: Omit<KernelOptions, 'plugins'>) {
+    this.preset = options.preset;
+    this.cwd = options.cwd ?? process.cwd();
+    this.presetDir = options.presetDir ?? this.cwd;
+    this.client = options.client;
+    this.resumeId = options.resume;
+    this.fixedSessionId = options.sessionId;
+    this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  }
+
+  /** The main model's name. */
+  get model(): string {
+    return this.preset.model?.name ?? 'claude-sonnet-4-5';
+  }
+
+  /** The session transcript, opened (resume) or created on first use. */
+  get transcript(): Transcript {
+    if (!this.transcriptRef) {
+      const root = this.preset.session?.dir;
+      if (this.resumeId) {
+        this.transcriptRef = Transcript.open(this.resumeId, { cwd: this.cwd, root });
+        this.messages = this.transcriptRef.replayMessages();
+      } else {
+        this.transcriptRef = Transcript.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, root, sessionId: this.fixedSessionId });
+      }
+    }
+    return this.transcriptRef;
+  }
+
+  get sessionId(): string {
+    return this.transcript.sessionId;
+  }
+
+  /** Directory for files the session keeps (created on demand). */
+  sessionDir(): string {
+    const dir = this.transcript.dir;
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  /** True when this kernel resumed an existing transcript. */
+  get resumed(): boolean {
+    return this.resumeId !== undefined;
+  }
+
+  /** Emits an event to the `event` hook and to the current run's event stream. */
+  emit(event: AgentEvent): void {
+    this.hooks.event.call(event);
+    this.current?.channel.push(event);
+  }
+
+  /** Loads one plugin: validates options and applies it. Throws PluginError naming the plugin. */
+  async use(plugin: Plugin, rawOptions?: unknown, origin?: string): Promise<void> {
+    const options = parsePluginOptions(plugin, rawOptions);
+    try {
+      await plugin.apply(this, options);
+    } catch (err) {
+      if (err instanceof PluginError) throw err;
+      throw new PluginError(plugin.name, `plugin ${plugin.name}${origin ? ` (${origin})` : ''} failed to apply: ${(err as Error).message}`, undefined, { cause: err });
+    }
+    this.plugins.push({ plugin, options, origin });
+  }
+
+  /** The context a tool call gets. */
+  toolContext(toolUseId: string, ctx: RunContext): ToolContext {
+    return {
+      cwd: this.cwd,
+      signal: ctx.signal,
+      sessionId: this.sessionId,
+      sessionDir: this.sessionDir(),
+      toolUseId,
+      kernel: this,
+      notify: (message, level = 'info') => this.emit({ type: 'notice', level, source: toolUseId, message }),
+    };
+  }
+
+  /**
+   * Runs the loop on one user message until a terminal transition. Yields every event; the last one
+   * is `{ type: 'result' }`. Throws only on programming errors; model and tool failures end the run
+   * with a terminal reason instead.
+   */
+  run(input: RunInput): AsyncIterable<AgentEvent> & { result: Promise<RunResult> } {
+    if (this.current) throw new Error('kernel.run: a run is already in progress on this kernel');
+    const channel = new Channel<AgentEvent>();
+    const state: RunState = {
+      turn: 0,
+      usage: emptyUsage(),
+      sideUsage: {},
+      costUsd: 0,
+      denials: [],
+      numRequests: 0,
+      model: this.model,
+      started: performance.now(),
+      signal: input.signal ?? new AbortController().signal,
+    };
+    this.current = { state, channel };
+    const result = runLoop(this, state, input).then(
+      (r) => { channel.push({ type: 'result', result: r }); channel.close(); return r; },
+      (err) => { channel.fail(err); throw err; },
+    ).finally(() => { this.current = undefined; });
+    result.catch(() => undefined);
+    return Object.assign(channel.iterable(), { result });
+  }
+
+  /** The run context for hooks outside a run (manual compaction, plugin setup). */
+  runContext(signal?: AbortSignal): RunContext {
+    const s = this.current?.state;
+    return { kernel: this, sessionId: this.sessionId, cwd: this.cwd, turn: s?.turn ?? 0, model: s?.model ?? this.model, signal: signal ?? s?.signal ?? new AbortController().signal };
+  }
+
+  /**
+   * Compacts the history now through the `preCompact` / `compact` / `postCompact` hooks.
+   * Returns false when no strategy answered or a `preCompact` tap cancelled it.
+   */
+  async compact(instructions?: string): Promise<boolean> {
+    const r = await runCompaction(this, 'manual', this.runContext(), instructions);
+    return r !== undefined;
+  }
+
+  /**
+   * Sends a side request (a compaction summary, a classifier verdict, a title) through the same
+   * client and retry policy as the main loop. Its usage is added to the run's side usage by source.
+   */
+  async sideRequest(params: Omit<ModelRequest, 'model'> & { model?: string }, source: Exclude<QuerySource, 'main_loop'>, ctx?: RunContext): Promise<ApiMessage> {
+    const c = ctx ?? this.runContext();
+    const full = { ...params, model: params.model ?? c.model } as ModelRequest;
+    const r = await callModel(full, { client: this.client, hooks: this.hooks, ctx: c, source, idleTimeoutMs: this.streamIdleTimeoutMs, emit: (e) => this.emit(e) });
+    const state = this.current?.state;
+    if (state) {
+      const u = (state.sideUsage[source] ??= emptyUsage());
+      addUsage(u, r.message.usage as Usage);
+      state.costUsd += costUsd(r.message.model ?? full.model, r.message.usage as Usage).usd;
+    }
+    this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source });
+    return r.message;
+  }
+
+  /** Names of loaded plugins, in load order. */
+  pluginNames(): string[] {
+    return this.plugins.map((p) => p.plugin.name);
+  }
+
+  /** Closes the model client (stops the embedded simulator). */
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/**
+ * Creates a kernel and loads its plugins in order. Throws PluginError for a plugin whose options are
+ * invalid, whose `apply` throws, or whose `requires` / `conflicts` are not met.
+ */
+export async function createKernel(options: KernelOptions): Promise<Kernel> {
+  const kernel = new Kernel(options);
+  for (const { plugin, options: raw, origin } of options.plugins) await kernel.use(plugin, raw, origin);
+  checkPluginRelations(kernel.plugins.map((p) => p.plugin));
+  return kernel;
+}
+
+/** Path of a file inside the session directory. */
+export function sessionFile(kernel: Kernel, ...parts: string[]): string {
+  return join(kernel.sessionDir(), ...parts);
+}

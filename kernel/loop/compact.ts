@@ -1,0 +1,43 @@
+/**
+ * Runs one compaction through the hooks: `preCompact` (may cancel) → `compact` (a strategy answers
+ * with the new history) → the history is replaced and recorded → `postCompact`.
+ */
+import type { CompactResult, RunContext } from '../hook-payloads.js';
+import type { Kernel } from '../kernel.js';
+import { estimateMessageTokens } from '../tokens/estimate.js';
+import type { Message } from '../types.js';
+
+/**
+ * Compacts `kernel.messages`. Returns the strategy's result, or undefined when a `preCompact` tap
+ * cancelled or no strategy answered. A strategy that throws is reported as a notice and counts as
+ * no answer, so the caller decides what happens next (a terminal reason, or going on).
+ */
+export async function runCompaction(
+  kernel: Kernel, trigger: 'auto' | 'manual' | 'reactive', ctx: RunContext, instructions?: string,
+  messages: Message[] = kernel.messages,
+): Promise<CompactResult | undefined> {
+  const tokens = messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
+  const pre = await kernel.hooks.preCompact.promise({ trigger, instructions, messages, tokens }, ctx);
+  if (pre.cancel) {
+    kernel.emit({ type: 'notice', level: 'info', source: 'compact', message: `compaction cancelled: ${pre.cancel}` });
+    return undefined;
+  }
+  let result: CompactResult | undefined;
+  try {
+    result = await kernel.hooks.compact.promise({ trigger, instructions: pre.instructions, messages, tokens }, ctx);
+  } catch (err) {
+    kernel.emit({ type: 'notice', level: 'warn', source: 'compact', message: `compaction failed: ${(err as Error).message}` });
+    return undefined;
+  }
+  if (!result) return undefined;
+  replaceHistory(kernel, result.messages, `compact:${trigger}:${result.strategy}`);
+  kernel.emit({ type: 'compact', trigger, tokensBefore: tokens, tokensAfter: result.tokensAfter, strategy: result.strategy });
+  await kernel.hooks.postCompact.promise({ trigger, result, tokensBefore: tokens }, ctx);
+  return result;
+}
+
+/** Replaces the whole history and records it in the transcript (so a resume sees the same history). */
+export function replaceHistory(kernel: Kernel, messages: Message[], reason: string): void {
+  kernel.transcript.append({ type: 'history', messages, reason });
+  kernel.messages = messages;
+}

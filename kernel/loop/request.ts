@@ -1,0 +1,63 @@
+/**
+ * Builds one request from the run's state: system sections → `system`, the tool registry → `tools`,
+ * the history (kernel metadata stripped) → `messages`, then the staged `request` hook.
+ */
+import type { RunContext, SystemSection } from '../hook-payloads.js';
+import type { Kernel } from '../kernel.js';
+import type { ModelRequest } from '../model/client.js';
+import type { Message, TextBlock } from '../types.js';
+
+/** The preset's own `system` key as sections: its sections first, then `append` as a last static section. */
+export function presetSections(system: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string } | undefined): SystemSection[] {
+  const out: SystemSection[] = (system?.sections ?? []).map((s) => ({ name: s.name, text: s.text, kind: s.kind ?? 'static' }));
+  if (system?.append) out.push({ name: 'append', text: system.append, kind: 'static' });
+  return out;
+}
+
+/**
+ * System sections → the API's `system` blocks: all static sections joined in one block, then all
+ * dynamic ones in a second, so a cache breakpoint on the first block survives changes in the second
+ * (book ch5 §A4, the static/dynamic boundary).
+ */
+export function systemBlocks(sections: readonly SystemSection[]): TextBlock[] {
+  const stable = sections.filter((s) => s.kind === 'static' && s.text).map((s) => s.text);
+  const dynamic = sections.filter((s) => s.kind === 'dynamic' && s.text).map((s) => s.text);
+  const blocks: TextBlock[] = [];
+  if (stable.length) blocks.push({ type: 'text', text: stable.join('\n\n') });
+  if (dynamic.length) blocks.push({ type: 'text', text: dynamic.join('\n\n') });
+  return blocks;
+}
+
+/** The API shape of the history: metadata dropped, content blocks shared (not copied). */
+export function apiMessages(messages: readonly Message[]): ModelRequest['messages'] {
+  return messages.map((m) => ({ role: m.role, content: m.content }));
+}
+
+export interface BuildInput {
+  messages: readonly Message[];
+  model: string;
+  maxTokens: number;
+}
+
+/**
+ * Builds the request params and passes them through the `request` hook. The returned object is
+ * fresh; the history's blocks are referenced, so request-stage taps must copy before they change a
+ * block (cache breakpoints do), never mutate in place.
+ */
+export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunContext): Promise<ModelRequest> {
+  const preset = kernel.preset;
+  const sections = await kernel.hooks.systemPrompt.promise(presetSections(preset.system), ctx);
+  const tools = kernel.hooks.toolDefinitions.call(kernel.tools.definitions(), ctx);
+  const params: ModelRequest = {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    messages: apiMessages(input.messages),
+  };
+  const system = systemBlocks(sections);
+  if (system.length) params.system = system;
+  if (tools.length) params.tools = tools;
+  const thinking = preset.model?.thinking;
+  if (thinking && thinking.type !== 'disabled') params.thinking = thinking as ModelRequest['thinking'];
+  if (preset.model?.effort) params.output_config = { effort: preset.model.effort } as ModelRequest['output_config'];
+  return (await kernel.hooks.request.promise(params, ctx)) as ModelRequest;
+}

@@ -1,0 +1,283 @@
+/**
+ * The loop, as an explicit state machine. One iteration is one model request; it ends in a named
+ * transition: a continue reason (another request follows) or a terminal reason (the run ends).
+ * Every transition is an event and a transcript entry, written before the loop acts on it.
+ *
+ * Order of one iteration (book ch3 §3.5):
+ *   budget check → turnStart → context (staged) → build request (systemPrompt, toolDefinitions,
+ *   request) → model call (streamEvent; apiError decides retries) → response →
+ *   no tool_use: recovery (max_tokens) → stop hooks → end
+ *   tool_use:    tools (permission, preToolUse, call, postToolUse) → tool results → max turns → next
+ */
+import type { RunContext } from '../hook-payloads.js';
+import type { Kernel } from '../kernel.js';
+import { DEFAULT_MAX_TOKENS } from '../kernel.js';
+import { callModel } from '../model/call.js';
+import { ModelRequestError, type ModelRequest } from '../model/client.js';
+import { costUsd } from '../pricing.js';
+import {
+  addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
+  type RunResult, type TerminalReason, type ToolUseBlock, type Usage,
+} from '../types.js';
+import { buildRequest } from './request.js';
+import { replaceHistory, runCompaction } from './compact.js';
+import { abortedOutcome, runToolCalls } from './tools.js';
+
+/** Output cap the first max_tokens stop escalates to, tokens (book ch3 §3.11: ESCALATED_MAX_TOKENS = 64k). */
+export const ESCALATED_MAX_TOKENS = 64_000;
+/** Resume turns after the escalated cap is hit again (book ch3 §3.11: MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
+export const MAX_OUTPUT_TOKENS_RESUMES = 3;
+
+/** The nudge sent after an output cut by max_tokens. Our wording: resume, no recap, smaller pieces. */
+export const RESUME_PROMPT =
+  'Your previous response was cut off because it reached the output token limit. Continue exactly where it stopped, without apologising or repeating what you already wrote. If the remaining work is large, split it into smaller steps.';
+
+export interface RunInput {
+  /** The user message. */
+  prompt: string | ContentBlock[];
+  signal?: AbortSignal;
+  /** Overrides `limits.maxTurns` for this run. */
+  maxTurns?: number;
+}
+
+/** What the loop carries from one iteration to the next. */
+export interface RunState {
+  /** Main-loop requests made in this run. */
+  turn: number;
+  usage: Usage;
+  sideUsage: Partial<Record<QuerySource, Usage>>;
+  costUsd: number;
+  denials: PermissionDenial[];
+  numRequests: number;
+  model: string;
+  /** performance.now() at the start of the run, ms. */
+  started: number;
+  signal: AbortSignal;
+}
+
+/** Internal loop variables that only the state machine touches. */
+interface LoopVars {
+  maxTokensOverride?: number;
+  resumes: number;
+  reactiveCompacted: boolean;
+  stopHookActive: boolean;
+  lastText: string;
+}
+
+function ctxOf(kernel: Kernel, state: RunState): RunContext {
+  return { kernel, sessionId: kernel.sessionId, cwd: kernel.cwd, turn: state.turn, model: state.model, signal: state.signal };
+}
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+}
+
+function newMessage(role: 'user' | 'assistant', content: ContentBlock[], meta?: Message['meta']): Message {
+  return meta ? { role, content, meta: { ...meta, at: Date.now() } } : { role, content, meta: { at: Date.now() } };
+}
+
+/** Appends to the history, transcript first. */
+function append(kernel: Kernel, message: Message): void {
+  kernel.transcript.append({ type: 'message', message });
+  kernel.messages = [...kernel.messages, message];
+}
+
+/**
+ * Gives every tool_use of the last assistant message a tool_result (a crash or an abort between the
+ * reply and its results), so the history is valid for the API.
+ */
+export function closeDanglingToolUses(kernel: Kernel, text: string): void {
+  const last = kernel.messages[kernel.messages.length - 1];
+  if (!last || last.role !== 'assistant') return;
+  const uses = last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+  if (!uses.length) return;
+  append(kernel, newMessage('user', uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: [{ type: 'text', text }], is_error: true })), { meta: true, source: 'kernel' }));
+}
+
+export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
+  const preset = kernel.preset;
+  const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
+  const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
+  const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, lastText: '' };
+  const transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
+  const ctx0 = ctxOf(kernel, state);
+
+  kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
+  await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
+  closeDanglingToolUses(kernel, 'The tool call was not completed: the previous run ended before it finished.');
+
+  const finish = async (reason: TerminalReason, detail?: string): Promise<RunResult> => {
+    const transition = { kind: 'terminal' as const, reason, turn: state.turn, detail };
+    transcript.append({ type: 'transition', transition });
+    kernel.emit({ type: 'transition', transition });
+    await kernel.hooks.turnEnd.promise({ turn: state.turn, reason, terminal: reason }, ctxOf(kernel, state)).catch(() => undefined);
+    const result: RunResult = {
+      sessionId: kernel.sessionId,
+      terminalReason: reason,
+      isError: !['end_turn', 'max_turns'].includes(reason),
+      text: v.lastText,
+      numTurns: state.turn,
+      durationMs: Math.round(performance.now() - state.started),
+      usage: state.usage,
+      sideUsage: state.sideUsage,
+      totalCostUsd: state.costUsd,
+      permissionDenials: state.denials,
+      numRequests: state.numRequests,
+      model: state.model,
+    };
+    await kernel.hooks.sessionEnd.promise({ sessionId: kernel.sessionId, result }, ctxOf(kernel, state)).catch(() => undefined);
+    return result;
+  };
+  const next = async (reason: ContinueReason, detail?: string) => {
+    const transition = { kind: 'continue' as const, reason, turn: state.turn, detail };
+    transcript.append({ type: 'transition', transition });
+    kernel.emit({ type: 'transition', transition });
+    await kernel.hooks.turnEnd.promise({ turn: state.turn, reason }, ctxOf(kernel, state));
+  };
+
+  // The user message.
+  const prompt = await kernel.hooks.userPromptSubmit.promise(
+    { content: typeof input.prompt === 'string' ? [{ type: 'text', text: input.prompt }] : input.prompt, additionalContext: [] },
+    ctx0,
+  );
+  if (prompt.blocked) return finish('prompt_blocked', prompt.blocked);
+  const userContent: ContentBlock[] = [...prompt.content, ...(prompt.additionalContext ?? []).map((t) => ({ type: 'text' as const, text: t }))];
+  const userMessage = newMessage('user', userContent);
+  append(kernel, userMessage);
+  kernel.emit({ type: 'user_message', message: userMessage });
+
+  for (;;) {
+    if (state.signal.aborted) return finish('aborted');
+    if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
+    state.turn++;
+    const ctx = ctxOf(kernel, state);
+    await kernel.hooks.turnStart.promise(ctx);
+
+    // Context strategies, light to heavy. A changed history is recorded before it is sent.
+    const before = kernel.messages;
+    const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
+    if (shaped.messages !== kernel.messages) replaceHistory(kernel, shaped.messages, 'context');
+
+    const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
+    let params: ModelRequest;
+    try {
+      params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
+    } catch (err) {
+      return finish('model_error', `building the request failed: ${(err as Error).message}`);
+    }
+    kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
+
+    let call;
+    try {
+      call = await callModel(params, {
+        client: kernel.client, hooks: kernel.hooks, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
+        fallbackModel: preset.model?.fallbackModel, idleTimeoutMs: kernel.streamIdleTimeoutMs,
+        onEvent: (e) => { kernel.hooks.streamEvent.call(e, ctx); kernel.emit({ type: 'stream_event', event: e }); },
+        onFallback: (_from, to, p) => { state.model = to; return stripThinking(p); },
+        emit: (e) => kernel.emit(e),
+      });
+    } catch (err) {
+      if (!(err instanceof ModelRequestError)) throw err;
+      if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted');
+      if (err.info.promptTooLong) {
+        // One reactive compaction, then the same turn again (book ch3 §3.12). Stop hooks never run here.
+        if (!v.reactiveCompacted) {
+          v.reactiveCompacted = true;
+          const r = await runCompaction(kernel, 'reactive', ctx);
+          if (r) { state.turn--; await next('reactive_compact', err.info.message); continue; }
+        }
+        return finish('prompt_too_long', err.info.message);
+      }
+      return finish('model_error', err.info.message);
+    }
+
+    const message = call.message;
+    const usage = message.usage as unknown as Usage;
+    state.numRequests++;
+    addUsage(state.usage, usage);
+    state.costUsd += costUsd(message.model ?? params.model, usage).usd;
+    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop' });
+    await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
+
+    const content = message.content as unknown as ContentBlock[];
+    const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+
+    // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
+    if (message.stop_reason === 'max_tokens') {
+      if (v.maxTokensOverride === undefined && maxTokens < ESCALATED_MAX_TOKENS) {
+        v.maxTokensOverride = ESCALATED_MAX_TOKENS;
+        state.turn--;
+        await next('max_output_tokens_escalate', `max_tokens ${maxTokens} → ${ESCALATED_MAX_TOKENS}`);
+        continue;
+      }
+      // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
+      const kept = content.filter((b) => b.type !== 'tool_use');
+      const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
+      append(kernel, assistant);
+      v.lastText = textOf(kept) || v.lastText;
+      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
+      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${maxTokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
+      v.resumes++;
+      append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
+      await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
+      continue;
+    }
+
+    // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
+    const assistant = newMessage('assistant', content);
+    append(kernel, assistant);
+    v.lastText = textOf(content) || v.lastText;
+    kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
+
+    if (toolUses.length === 0) {
+      if (message.stop_reason === 'refusal') return finish('refusal');
+      let decision;
+      try {
+        decision = await kernel.hooks.stop.promise({ message: assistant, stopReason: message.stop_reason, stopHookActive: v.stopHookActive }, ctx);
+      } catch (err) {
+        kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
+      }
+      if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
+      if (decision?.action === 'block') {
+        v.stopHookActive = true;
+        append(kernel, newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
+        if (state.turn >= maxTurns) return finish('max_turns');
+        await next('stop_hook_blocked', decision.reason);
+        continue;
+      }
+      return finish('end_turn');
+    }
+    v.stopHookActive = false;
+
+    // Tools.
+    let outcome;
+    if (state.signal.aborted) {
+      outcome = { results: toolUses.map((u) => abortedOutcome(u).block), denials: [], additionalContext: [] as string[], preventContinuation: undefined };
+    } else {
+      outcome = await runToolCalls(kernel, toolUses, ctx);
+    }
+    state.denials.push(...outcome.denials);
+    const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
+    const results = newMessage('user', resultContent);
+    append(kernel, results);
+    kernel.emit({ type: 'tool_results', message: results });
+    if (state.signal.aborted) return finish('aborted');
+    if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
+    if (state.turn >= maxTurns) return finish('max_turns');
+    await next('tool_results');
+  }
+}
+
+/**
+ * Thinking blocks carry signatures bound to the model that wrote them; another model rejects them
+ * (book ch3 §3.9), so a fallback request drops them from the history it sends.
+ */
+function stripThinking(params: ModelRequest): ModelRequest {
+  return {
+    ...params,
+    messages: params.messages.map((m) => (Array.isArray(m.content) && m.role === 'assistant'
+      ? { ...m, content: m.content.filter((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking') }
+      : m)),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Turns a tool's output into the tool_result block the model sees: an empty result becomes a short
+ * placeholder (book ch4 §4.13), and a result over the tool's cap is saved to the session directory
+ * and replaced by a preview (book ch4 §4.11).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunContext } from '../hook-payloads.js';
+import type { Kernel } from '../kernel.js';
+import { DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolOutput } from '../tool.js';
+import type { ContentBlock, ToolResultBlock } from '../types.js';
+
+/** Global ceiling on one result, characters (book ch2 §2.5: 50,000). */
+export const MAX_RESULT_CHARS = DEFAULT_MAX_RESULT_SIZE_CHARS;
+/** Size of the preview kept in place of a saved result, bytes (book ch4 §4.11: 2,000). */
+export const PREVIEW_BYTES = 2_000;
+
+type ResultContent = Extract<ToolResultBlock['content'], unknown[]>;
+
+/** The tool_result block for `output`. */
+export async function finalizeResult(
+  kernel: Kernel, tool: Tool, toolUseId: string, output: ToolOutput, isError: boolean, _ctx: RunContext,
+): Promise<ToolResultBlock> {
+  const raw = typeof output === 'object' && !Array.isArray(output) ? output.content : output;
+  let content: ResultContent = typeof raw === 'string' ? [{ type: 'text', text: raw }] : (raw as ResultContent);
+  if (content.length === 0 || content.every((b) => b.type === 'text' && b.text.trim() === '')) {
+    content = [{ type: 'text', text: `(${tool.name} completed with no output)` }];
+  }
+  const cap = Math.min(tool.maxResultSizeChars, MAX_RESULT_CHARS);
+  const textLen = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
+  if (Number.isFinite(cap) && textLen > cap && content.every((b) => b.type === 'text')) {
+    const full = content.map((b) => (b as { text: string }).text).join('\n');
+    content = [{ type: 'text', text: persistLargeResult(kernel.sessionDir(), toolUseId, full) }];
+  }
+  const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content: content as ContentBlock[] as ResultContent };
+  if (isError) block.is_error = true;
+  return block;
+}
+
+/**
+ * Saves `full` to `<sessionDir>/tool-results/<toolUseId>.txt` and returns the text that replaces it:
+ * where it was saved, its size, and a preview of at most PREVIEW_BYTES cut at a newline.
+ */
+export function persistLargeResult(sessionDir: string, toolUseId: string, full: string): string {
+  const dir = join(sessionDir, 'tool-results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${toolUseId.replace(/[^A-Za-z0-9_-]/g, '_')}.txt`);
+  writeFileSync(file, full);
+  let preview = Buffer.from(full).subarray(0, PREVIEW_BYTES).toString('utf8');
+  const nl = preview.lastIndexOf('\n');
+  if (nl > PREVIEW_BYTES / 2) preview = preview.slice(0, nl);
+  preview = preview.replace(/\uFFFD$/, '');
+  return `<persisted-output>\nOutput too large (${full.length} characters). Full output saved to: ${file}\n\nPreview (first ${Buffer.byteLength(preview)} bytes):\n${preview}\n...\n</persisted-output>`;
+}

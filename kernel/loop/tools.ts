@@ -1,0 +1,220 @@
+/**
+ * Runs the tool calls of one assistant message: each call goes validate → `permission` →
+ * (`permissionRequest` on ask) → `preToolUse` → call → `postToolUse`; consecutive concurrency-safe
+ * calls run in parallel (at most 10 at once, book ch4 §4.1–§4.2), others one at a time; results come
+ * back in call order, one tool_result per tool_use, whatever happened.
+ */
+import type { PermissionQuery, RunContext } from '../hook-payloads.js';
+import type { Kernel } from '../kernel.js';
+import type { Tool, ToolOutput } from '../tool.js';
+import type { ContentBlock, PermissionDecision, PermissionDenial, ToolResultBlock, ToolUseBlock } from '../types.js';
+import { finalizeResult } from './tool-results.js';
+
+/** Most calls of one batch running at once (book ch4 §4.2: default 10). */
+export const MAX_TOOL_CONCURRENCY = 10;
+
+/** Text of the tool_result given for a call that never ran because the run was aborted. */
+export const ABORTED_RESULT_TEXT = 'The tool call was not completed: the run was aborted.';
+
+export interface ToolCallOutcome {
+  block: ToolResultBlock;
+  denial?: PermissionDenial;
+  preventContinuation?: string;
+  additionalContext: string[];
+}
+
+export interface ToolBatchOutcome {
+  results: ToolResultBlock[];
+  denials: PermissionDenial[];
+  preventContinuation?: string;
+  /** Extra text hooks asked to show the model, appended after the results. */
+  additionalContext: string[];
+}
+
+type Batch = { concurrent: boolean; calls: ToolUseBlock[] };
+
+/** Greedy partition (book ch4 §4.1): runs of concurrency-safe calls form one parallel batch. */
+export function partitionToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[]): Batch[] {
+  const batches: Batch[] = [];
+  for (const call of calls) {
+    const tool = kernel.tools.get(call.name);
+    let safe = false;
+    if (tool) {
+      const parsed = tool.inputSchema.safeParse(call.input);
+      try {
+        safe = parsed.success && tool.isConcurrencySafe(parsed.data);
+      } catch {
+        safe = false; // a predicate that throws is treated as unsafe
+      }
+    }
+    const last = batches[batches.length - 1];
+    if (safe && last?.concurrent) last.calls.push(call);
+    else batches.push({ concurrent: safe, calls: [call] });
+  }
+  return batches;
+}
+
+/** Runs all calls of one assistant message; the results are in call order. */
+export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[], ctx: RunContext): Promise<ToolBatchOutcome> {
+  const outcomes: ToolCallOutcome[] = [];
+  for (const batch of partitionToolCalls(kernel, calls)) {
+    if (ctx.signal.aborted) {
+      outcomes.push(...batch.calls.map((c) => abortedOutcome(c)));
+      continue;
+    }
+    if (!batch.concurrent) {
+      for (const call of batch.calls) outcomes.push(ctx.signal.aborted ? abortedOutcome(call) : await runToolCall(kernel, call, ctx));
+      continue;
+    }
+    outcomes.push(...(await runConcurrently(batch.calls, MAX_TOOL_CONCURRENCY, (c) => runToolCall(kernel, c, ctx))));
+  }
+  return {
+    results: outcomes.map((o) => o.block),
+    denials: outcomes.flatMap((o) => (o.denial ? [o.denial] : [])),
+    preventContinuation: outcomes.find((o) => o.preventContinuation)?.preventContinuation,
+    additionalContext: outcomes.flatMap((o) => o.additionalContext),
+  };
+}
+
+async function runConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export function abortedOutcome(call: ToolUseBlock): ToolCallOutcome {
+  return { block: errorResult(call.id, ABORTED_RESULT_TEXT), additionalContext: [] };
+}
+
+function errorResult(id: string, text: string): ToolResultBlock {
+  return { type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text }], is_error: true };
+}
+
+/** Zod issues → one line naming each field and its problem, for the model to fix its call. */
+function describeInputError(toolName: string, issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  const parts = issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(input)'}: ${i.message}`);
+  return `InputValidationError: ${toolName} was called with invalid input: ${parts.join('; ')}`;
+}
+
+async function decide(kernel: Kernel, q: PermissionQuery, ctx: RunContext): Promise<PermissionDecision> {
+  let d: PermissionDecision | undefined;
+  try {
+    d = await kernel.hooks.permission.promise(q, ctx);
+  } catch (err) {
+    return { behavior: 'deny', message: `Permission check failed: ${(err as Error).message}`, reason: 'permission check threw (fail closed)' };
+  }
+  // No plugin decided: read-only calls run, anything else needs an answer (book ch16: default mode asks).
+  if (!d) d = q.tool.isReadOnly(q.input) ? { behavior: 'allow', reason: 'read-only' } : { behavior: 'ask', reason: 'no rule allows it' };
+  if (d.behavior !== 'ask') return d;
+  let answer: PermissionDecision | undefined;
+  try {
+    answer = await kernel.hooks.permissionRequest.promise({ ...q, decision: d }, ctx);
+  } catch (err) {
+    return { behavior: 'deny', message: `Permission request failed: ${(err as Error).message}`, reason: 'permission request threw (fail closed)' };
+  }
+  if (!answer || answer.behavior === 'ask') {
+    const why = d.reason ?? d.message ?? 'permission required';
+    return { behavior: 'deny', message: `Permission to use ${q.toolName} was denied: ${why}, and no one is there to approve it (headless run).`, reason: `ask with no answer: ${why}` };
+  }
+  return answer;
+}
+
+/** Runs one tool call through validation, permission, hooks and the tool itself. Never throws. */
+export async function runToolCall(kernel: Kernel, call: ToolUseBlock, ctx: RunContext): Promise<ToolCallOutcome> {
+  const started = performance.now();
+  kernel.emit({ type: 'tool_start', toolUseId: call.id, name: call.name, input: call.input });
+  const outcome = await runToolCallInner(kernel, call, ctx);
+  kernel.emit({ type: 'tool_end', toolUseId: call.id, name: call.name, isError: outcome.block.is_error === true, durationMs: performance.now() - started });
+  return outcome;
+}
+
+async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunContext): Promise<ToolCallOutcome> {
+  const tool = kernel.tools.get(call.name);
+  if (!tool) {
+    return { block: errorResult(call.id, `No such tool: ${call.name}. Available tools: ${kernel.tools.names().join(', ')}`), additionalContext: [] };
+  }
+  // 1. Validate.
+  let input: Record<string, unknown>;
+  const invalid = validate(tool, call.input);
+  if (typeof invalid === 'string') return { block: errorResult(call.id, invalid), additionalContext: [] };
+  input = invalid.value;
+
+  // 2. Permission (guards fail closed).
+  const q: PermissionQuery = { tool, toolName: tool.name, input, toolUseId: call.id };
+  const decision = await decide(kernel, q, ctx);
+  if (decision.behavior === 'deny') {
+    const denial: PermissionDenial = { tool_name: tool.name, tool_use_id: call.id, tool_input: input, reason: decision.reason ?? decision.message };
+    kernel.emit({ type: 'permission_denied', denial });
+    return { block: errorResult(call.id, decision.message), denial, additionalContext: [] };
+  }
+  if (decision.behavior === 'allow' && decision.updatedInput) {
+    const again = validate(tool, decision.updatedInput);
+    if (typeof again === 'string') return { block: errorResult(call.id, again), additionalContext: [] };
+    input = again.value;
+  }
+
+  // 3. preToolUse (fail closed).
+  let pre;
+  try {
+    pre = await kernel.hooks.preToolUse.promise({ tool, toolName: tool.name, toolUseId: call.id, input, additionalContext: [] }, ctx);
+  } catch (err) {
+    return { block: errorResult(call.id, `Blocked: a PreToolUse hook failed: ${(err as Error).message}`), additionalContext: [] };
+  }
+  if (pre.blocked) {
+    return { block: errorResult(call.id, pre.blocked), preventContinuation: pre.preventContinuation, additionalContext: pre.additionalContext };
+  }
+  if (pre.input !== input) {
+    const again = validate(tool, pre.input);
+    if (typeof again === 'string') return { block: errorResult(call.id, again), additionalContext: [] };
+    input = again.value;
+  }
+
+  // 4. Call.
+  const t0 = performance.now();
+  let output: ToolOutput;
+  let isError = false;
+  try {
+    output = await tool.call(input, kernel.toolContext(call.id, ctx));
+    if (typeof output === 'object' && !Array.isArray(output) && output.isError) isError = true;
+  } catch (err) {
+    isError = true;
+    output = ctx.signal.aborted ? ABORTED_RESULT_TEXT : `Error: ${(err as Error).message ?? String(err)}`;
+  }
+  const durationMs = performance.now() - t0;
+  if (isError) {
+    await kernel.hooks.postToolUseFailure.promise({ tool, toolName: tool.name, toolUseId: call.id, input, error: textOf(output) }, ctx).catch(() => undefined);
+  }
+
+  // 5. postToolUse.
+  let post;
+  try {
+    post = await kernel.hooks.postToolUse.promise({ tool, toolName: tool.name, toolUseId: call.id, input, output, isError, durationMs, additionalContext: [...pre.additionalContext] }, ctx);
+  } catch (err) {
+    post = { output: `Error: a PostToolUse hook failed: ${(err as Error).message}`, isError: true, additionalContext: [], preventContinuation: undefined };
+  }
+  const block = await finalizeResult(kernel, tool, call.id, post.output, post.isError, ctx);
+  return { block, preventContinuation: post.preventContinuation ?? pre.preventContinuation, additionalContext: post.additionalContext };
+}
+
+function validate(tool: Tool, raw: unknown): string | { value: Record<string, unknown> } {
+  if (tool.inputJsonSchema && tool.validateInput) {
+    const msg = tool.validateInput(raw);
+    return msg ? `InputValidationError: ${tool.name} was called with invalid input: ${msg}` : { value: (raw ?? {}) as Record<string, unknown> };
+  }
+  const parsed = tool.inputSchema.safeParse(raw ?? {});
+  if (!parsed.success) return describeInputError(tool.name, parsed.error.issues);
+  return { value: parsed.data as Record<string, unknown> };
+}
+
+function textOf(output: ToolOutput): string {
+  const content = typeof output === 'object' && !Array.isArray(output) ? output.content : output;
+  if (typeof content === 'string') return content;
+  return content.map((b: ContentBlock) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+}

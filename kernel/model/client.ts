@@ -1,0 +1,66 @@
+/**
+ * The model client contract: one request in, one complete assistant message out, with the stream's
+ * events passed to a callback on the way. Retries are not the client's job; the kernel drives them
+ * through the `apiError` hook so there is one retry policy (the `retry` plugin).
+ */
+import type { ApiError } from '../hook-payloads.js';
+import type { ApiMessage, MessageRequest, QuerySource, StreamEvent } from '../types.js';
+
+/** Request params plus the beta-only fields rein may send. */
+export type ModelRequest = MessageRequest & {
+  /** Beta flags; when non-empty the request goes through the beta endpoint with `anthropic-beta`. */
+  betas?: string[];
+  /** Server-side context edits (beta `context-management-2025-06-27`). */
+  context_management?: unknown;
+};
+
+export interface SendOptions {
+  signal: AbortSignal;
+  /** false: a plain JSON request (the fallback after a stream fails). */
+  stream: boolean;
+  source: QuerySource;
+  onEvent?: (event: StreamEvent) => void;
+  /** Abort a stream that has been silent this long, ms (book ch6b §C5: 90,000). 0 disables. */
+  idleTimeoutMs?: number;
+}
+
+export interface SendResult {
+  message: ApiMessage;
+  /** The API's `request-id` header, when there was one. */
+  requestId?: string;
+}
+
+export interface ModelClient {
+  /** `anthropic` for the real API, `simulator` when pointed at rein's embedded simulator. */
+  readonly kind: 'anthropic' | 'simulator';
+  /** Base URL the client talks to. */
+  readonly baseURL: string;
+  /** Sends one request. Throws `ModelRequestError` for every failure. */
+  send(params: ModelRequest, options: SendOptions): Promise<SendResult>;
+  /** Exact input token count through `/v1/messages/count_tokens`. */
+  countTokens(params: ModelRequest): Promise<number>;
+  /** Releases resources (the embedded simulator's server). */
+  close(): Promise<void>;
+}
+
+/** A failed request, normalised. `info` is what the `apiError` hook sees. */
+export class ModelRequestError extends Error {
+  constructor(readonly info: ApiError, options?: { cause?: unknown }) {
+    super(info.message, options);
+    this.name = 'ModelRequestError';
+  }
+}
+
+/** Parses a `retry-after` header (seconds, or an HTTP date) into ms. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** True for the API's 400 "prompt is too long" (book ch6b §C3: `prompt_too_long`). */
+export function isPromptTooLong(status: number | undefined, message: string): boolean {
+  return (status === 400 || status === 413) && /prompt is too long|too many tokens|context.{0,20}(window|length)/i.test(message);
+}

@@ -1,0 +1,90 @@
+/**
+ * The tool contract. A tool is data plus one async function; the kernel owns validation, permission,
+ * hooks, size limits and ordering, so a tool author writes only what the tool does.
+ *
+ * Defaults fail closed (book ch2 §2.2): a tool that does not say otherwise is treated as
+ * not read-only and not safe to run concurrently.
+ */
+import type { z } from 'zod';
+import type { ContentBlock } from './types.js';
+import type { Kernel } from './kernel.js';
+
+/** What a tool's `call` may return: text, content blocks, or either with an error flag. */
+export type ToolOutput = string | ContentBlock[] | { content: string | ContentBlock[]; isError?: boolean };
+
+/** Per-call context handed to `Tool.call`. */
+export interface ToolContext {
+  /** Working directory of the session (absolute path). Tools resolve relative paths against it. */
+  cwd: string;
+  /** Aborts when the run is aborted, the call times out, or a sibling Bash call failed. */
+  signal: AbortSignal;
+  sessionId: string;
+  /** Directory where the session keeps files beside its transcript (saved large outputs, ...). */
+  sessionDir: string;
+  toolUseId: string;
+  kernel: Kernel;
+  /** Emits a notice event (progress, warnings) into the run's event stream. */
+  notify(message: string, level?: 'info' | 'warn'): void;
+}
+
+/** A JSON Schema object (draft 2020-12) as sent in the API's `tools[].input_schema`. */
+export type JsonSchema = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+
+export interface Tool<I = any> {
+  /** The name the model calls, e.g. `Read`. Claude Code's names, so rules and hook matchers carry over. */
+  name: string;
+  /** What the model reads to decide when and how to call the tool. */
+  description: string;
+  /** Zod schema of the input; the API's `input_schema` is generated from it. */
+  inputSchema: z.ZodType<I>;
+  /**
+   * A JSON Schema to send instead of the one generated from `inputSchema` (MCP tools bring their own).
+   * When set, input validation uses `validateInput` if given, else `inputSchema`.
+   */
+  inputJsonSchema?: JsonSchema;
+  /** Extra validation for tools whose schema is JSON Schema (returns an error message, or undefined). */
+  validateInput?(input: unknown): string | undefined;
+  /** True when this call cannot change anything outside the process. Default false. */
+  isReadOnly(input: I): boolean;
+  /** True when this call may run in parallel with other concurrency-safe calls. Default false. */
+  isConcurrencySafe(input: I): boolean;
+  /**
+   * Results longer than this (characters) are saved to the session directory and replaced by a
+   * preview; the kernel applies min(this, 50,000) (book ch2 §2.5). `Infinity` opts out.
+   */
+  maxResultSizeChars: number;
+  /** Runs the tool. Throw `ToolError` (or any error) to return an `is_error` result to the model. */
+  call(input: I, ctx: ToolContext): Promise<ToolOutput>;
+  /** For permission rules and hooks: the path a file tool touches, if any (absolute or relative to cwd). */
+  filePath?(input: I): string | undefined;
+  /** The plugin that registered the tool (set by the registry). */
+  plugin?: string;
+}
+
+/** What `defineTool` accepts: the contract with the fail-closed members optional. */
+export type ToolSpec<I> = Omit<Tool<I>, 'isReadOnly' | 'isConcurrencySafe' | 'maxResultSizeChars'> &
+  Partial<Pick<Tool<I>, 'isReadOnly' | 'isConcurrencySafe' | 'maxResultSizeChars'>>;
+
+/** Default result cap for a tool that does not set one, characters (book ch2 §2.5: 50,000 global cap). */
+export const DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000;
+
+/**
+ * Builds a tool with fail-closed defaults: `isReadOnly` → false, `isConcurrencySafe` → false,
+ * `maxResultSizeChars` → 50,000.
+ */
+export function defineTool<I>(spec: ToolSpec<I>): Tool<I> {
+  return {
+    isReadOnly: () => false,
+    isConcurrencySafe: () => false,
+    maxResultSizeChars: DEFAULT_MAX_RESULT_SIZE_CHARS,
+    ...spec,
+  };
+}
+
+/** An error whose message goes back to the model verbatim as an `is_error` tool_result. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}

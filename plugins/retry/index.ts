@@ -1,0 +1,83 @@
+/**
+ * `retry`: rein's one retry policy, answering the kernel's `apiError` hook.
+ *
+ * Constants are Claude Code's (book ch6b §C1–§C6): 10 retries; delay 500 ms × 2^(attempt−1) plus up to
+ * 25% jitter, capped at 32 s; a `retry-after` header wins over the computed delay; 529 (overloaded) is
+ * retried only for foreground requests (the main loop and subagents), because retrying background
+ * requests during an overload multiplies it; after 3 consecutive 529s the request switches to the
+ * preset's `fallbackModel`; a stream that went idle or was cut is retried once without streaming.
+ */
+import { z } from 'zod';
+import { definePlugin } from '../../kernel/plugin.js';
+import type { ApiErrorDecision, ApiErrorInfo } from '../../kernel/hook-payloads.js';
+
+export const retryOptions = z.object({
+  /** Retries after the first failure (book ch6b §C1: DEFAULT_MAX_RETRIES = 10). */
+  maxRetries: z.number().int().min(0).max(100).default(10),
+  /** First delay, ms (book ch6b §C1: BASE_DELAY_MS = 500). */
+  baseDelayMs: z.number().int().min(0).default(500),
+  /** Cap on one computed delay, ms (book ch6b §C1: the 32 s plateau of the retry sequence). */
+  maxDelayMs: z.number().int().min(0).default(32_000),
+  /** Random extra delay as a fraction of the computed delay (book ch6b §C1: 0–25%). */
+  jitter: z.number().min(0).max(1).default(0.25),
+  /** Consecutive 529s before switching to `model.fallbackModel` (book ch6b §C4: MAX_529_RETRIES = 3). */
+  fallbackAfter529: z.number().int().min(1).default(3),
+  /** Request sources that retry on 529 (book ch6b §C4: foreground sources only). */
+  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side'])).default(['main_loop', 'subagent']),
+  /** Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run. */
+  maxRetryAfterMs: z.number().int().min(0).default(5 * 60_000),
+}).strict();
+
+export type RetryOptions = z.output<typeof retryOptions>;
+
+/** Computed backoff for `attempt` (1-based), ms, before jitter. */
+export function backoffDelay(attempt: number, o: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs'>): number {
+  return Math.min(o.baseDelayMs * 2 ** (attempt - 1), o.maxDelayMs);
+}
+
+/** The decision for one failure; `random` is injectable so tests can pin the jitter. */
+export function decideRetry(f: ApiErrorInfo, o: RetryOptions, random: () => number = Math.random): ApiErrorDecision {
+  const e = f.error;
+  if (f.attempt > o.maxRetries) return { action: 'surface' };
+  const overloaded = e.status === 529 || e.type === 'overloaded_error';
+  if (overloaded) {
+    if (!o.foregroundSources.includes(f.source)) return { action: 'surface' };
+    if (f.fallbackModel && f.fallbackModel !== f.model && f.consecutive529 >= o.fallbackAfter529) {
+      return { action: 'fallback', model: f.fallbackModel };
+    }
+  }
+  if (e.shouldRetry === false && !overloaded) return { action: 'surface' };
+  const delay = () => {
+    if (e.retryAfterMs !== undefined) return e.retryAfterMs;
+    const base = backoffDelay(f.attempt, o);
+    return base + base * o.jitter * random();
+  };
+  switch (e.kind) {
+    case 'aborted':
+      return { action: 'surface' };
+    case 'stream_idle':
+    case 'stream_cut':
+      // Once without streaming; a second stream failure in a row is handled as a connection error.
+      return { action: 'retry', delayMs: 0, stream: false };
+    case 'connection':
+      return { action: 'retry', delayMs: delay() };
+    case 'http': {
+      if (e.promptTooLong) return { action: 'surface' };
+      const s = e.status ?? 0;
+      const retryable = overloaded || s === 408 || s === 409 || s === 429 || s >= 500 || e.shouldRetry === true;
+      if (!retryable) return { action: 'surface' };
+      const d = delay();
+      if (e.retryAfterMs !== undefined && d > o.maxRetryAfterMs) return { action: 'surface' };
+      return { action: 'retry', delayMs: d };
+    }
+  }
+}
+
+export default definePlugin({
+  name: 'retry',
+  description: 'Retries failed model requests with backoff, honours retry-after, falls back to fallbackModel after repeated 529s.',
+  options: retryOptions,
+  apply(kernel, options) {
+    kernel.hooks.apiError.tap('retry', (failure) => decideRetry(failure, options));
+  },
+});

@@ -9,6 +9,7 @@ type Loader = () => Promise<Plugin>;
 /** Every built-in plugin by name. */
 export const BUILTIN_PLUGINS: Record<string, Loader> = {
   retry: async () => (await import('./retry/index.js')).default,
+  printer: async () => (await import('./printer/index.js')).default,
 };
 
 /**
@@ -16,3 +17,51 @@ export const BUILTIN_PLUGINS: Record<string, Loader> = {
  * `tools:` list is resolved through this map.
  */
 export const TOOL_PLUGINS: Record<string, string> = {};
+
+/** A preset as far as plugin selection reads it. */
+interface PluginSelection {
+  tools?: string[];
+  plugins?: Record<string, unknown>;
+  mcpServers?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always, one
+ * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the permission and hook plugins for
+ * `permissions` / `hooks`), then every entry of `plugins` that is not `false`. An implied plugin
+ * that `plugins` also lists gets the options given there; `plugins: { retry: false }` switches an
+ * implied one off.
+ */
+export function impliedPlugins(preset: PluginSelection): { name: string; options: unknown; origin: string }[] {
+  const listed = preset.plugins ?? {};
+  const out: { name: string; options: unknown; origin: string }[] = [];
+  const seen = new Set<string>();
+  const add = (name: string, options: unknown, origin: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    if (listed[name] === false) return;
+    const own = listed[name];
+    out.push({ name, options: own !== undefined && own !== true && own !== null ? own : options, origin: own !== undefined ? `plugins.${name}` : origin });
+  };
+  add('retry', {}, 'built-in');
+  for (const [i, tool] of (preset.tools ?? []).entries()) {
+    const plugin = TOOL_PLUGINS[tool];
+    // An unknown tool name is left to the preset validator, which names the line; here it is skipped.
+    if (plugin) add(plugin, {}, `tools[${i}]`);
+  }
+  if (preset.mcpServers && Object.keys(preset.mcpServers).length && TOOL_PLUGINS['mcp__*']) add(TOOL_PLUGINS['mcp__*'], { servers: preset.mcpServers }, 'mcpServers');
+  for (const [name, options, origin] of policyPlugins(preset)) add(name, options, origin);
+  for (const [name, options] of Object.entries(listed)) {
+    if (options === false) continue;
+    add(name, options === true || options === null ? {} : options, `plugins.${name}`);
+  }
+  return out;
+}
+
+/**
+ * Permission and hook plugins implied by `permissions`, `autoMode` and `hooks`: [name, options, origin].
+ */
+function policyPlugins(_preset: PluginSelection): [string, unknown, string][] {
+  return [];
+}

@@ -1,0 +1,20 @@
+/**
+ * Errors that mean "the input was wrong, nothing ran": printed as their message alone (one line per
+ * problem) with exit code 2. Anything else is a bug and keeps its stack.
+ */
+const INPUT_ERRORS = new Set(['PresetError', 'PluginError', 'SessionError', 'ScenarioError', 'InputError']);
+
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** True for errors that describe bad input rather than a fault in rein. */
+export function isInputError(err: unknown): err is Error {
+  return err instanceof Error && INPUT_ERRORS.has(err.name);
+}
+
+/** Writes an input error to stderr, each line prefixed with `rein: `. */
+export function printInputError(err: Error): void {
+  const lines = err.message.split('\n').filter(Boolean);
+  process.stderr.write(lines.map((l) => `rein: ${l}`).join('\n') + '\n');
+}

@@ -1,0 +1,143 @@
+/**
+ * The `rein` command. Thin: it parses flags (commander), then hands off to a command module that is
+ * imported only when that command runs, so `rein --version` and `rein --help` stay fast.
+ *
+ * Exit codes:
+ *   0    the run ended with `end_turn` (or the command succeeded)
+ *   1    the run ended with any other terminal reason (max_turns, model_error, prompt_too_long, ...)
+ *   2    bad input: an invalid preset, flag, scenario or session; nothing was run
+ *   130  interrupted (SIGINT)
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createRequire } from 'node:module';
+
+export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130 });
+
+const require = createRequire(import.meta.url);
+
+function version(): string {
+  for (const p of ['../../package.json', '../package.json']) {
+    try {
+      return (require(p) as { version: string }).version;
+    } catch {
+      // from dist/cli the package.json is two levels up, from cli/ one
+    }
+  }
+  return '0.0.0';
+}
+
+export function buildProgram(): Command {
+  const program = new Command('rein')
+    .description('A headless agent kernel: runs the Messages API tool-use loop from a YAML preset.')
+    .version(version(), '-V, --version')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('run')
+    .description('Run an agent on a prompt until it ends its turn. Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
+    .argument('[prompt...]', 'the prompt (or use -p; "-" reads it from stdin)')
+    .option('-p, --prompt <text>', 'the prompt')
+    .option('--preset <file|name>', 'preset file or built-in name', 'minimal')
+    .addOption(new Option('--output-format <format>', 'how to print the run').choices(['text', 'json', 'stream-json']).default('text'))
+    .option('--max-turns <n>', 'stop after this many model requests', (v) => positiveInt(v, '--max-turns'))
+    .option('--max-budget-usd <usd>', 'stop once the run has cost this much', (v) => positiveNumber(v, '--max-budget-usd'))
+    .option('--model <name>', 'model name (overrides the preset)')
+    .option('--fallback-model <name>', 'model to switch to after repeated overload errors')
+    .addOption(new Option('--permission-mode <mode>', 'permission mode (overrides the preset)').choices(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions', 'auto']))
+    .option('--permission-prompt-tool <name>', 'an MCP tool that answers permission asks')
+    .option('--resume <id>', 'resume a session by id (or transcript path)')
+    .option('-c, --continue', 'resume the newest session in this directory')
+    .option('--sim <scenario>', 'run against the embedded simulator with this scenario file')
+    .option('--cwd <dir>', 'working directory (default: the current one)')
+    .option('--no-layers', 'ignore user, project and local config layers; use the preset alone')
+    .option('--include-partial-messages', 'stream-json: also print each server-sent event')
+    .option('-v, --verbose', 'text: print tool calls and notices to stderr')
+    .action(async (words: string[], opts) => {
+      const { runCommand } = await import('./commands/run.js');
+      process.exitCode = await runCommand(words, opts);
+    });
+
+  program
+    .command('hooks')
+    .description('Print every hook with the plugins tapped into it, in order, with stages.')
+    .option('--preset <file|name>', 'preset file or built-in name', 'minimal')
+    .option('--cwd <dir>', 'working directory')
+    .option('--no-layers', 'ignore user, project and local config layers')
+    .option('--json', 'print JSON')
+    .action(async (opts) => {
+      const { hooksCommand } = await import('./commands/hooks.js');
+      process.exitCode = await hooksCommand(opts);
+    });
+
+  const sim = program.command('sim').description('rein\'s offline Messages API simulator.');
+  sim
+    .command('serve')
+    .description('Serve the simulator on 127.0.0.1 (SSE and JSON /v1/messages, /v1/messages/count_tokens).')
+    .option('--port <n>', 'port (0 picks a free one)', (v) => nonNegativeInt(v, '--port'), 0)
+    .option('--scenario <file>', 'scenario YAML (default: echo the last user message)')
+    .option('--log <file>', 'append every request body to this JSONL file')
+    .action(async (opts) => {
+      const { simServeCommand } = await import('./commands/sim.js');
+      process.exitCode = await simServeCommand(opts);
+    });
+
+  return program;
+}
+
+function positiveInt(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
+  return n;
+}
+function nonNegativeInt(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a non-negative integer.`);
+  return n;
+}
+function positiveNumber(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive number.`);
+  return n;
+}
+
+/** Registers the commands whose modules live beside this one (preset, cache, bench). */
+async function registerExtras(program: Command, argv: string[]): Promise<void> {
+  // Only the command being run (or all, for --help) is imported, to keep start-up light.
+  const first = argv.find((a) => !a.startsWith('-'));
+  const want = (name: string) => first === undefined || first === name || first === 'help';
+  const extras: [string, string, string][] = [
+    ['preset', './commands/preset.js', 'registerPresetCommands'],
+    ['cache', './commands/cache.js', 'registerCacheCommands'],
+    ['bench', './commands/bench.js', 'registerBenchCommands'],
+  ];
+  for (const [name, path, fn] of extras) {
+    if (!want(name)) continue;
+    try {
+      const mod = (await import(path)) as Record<string, (p: Command) => void>;
+      mod[fn]?.(program);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    }
+  }
+}
+
+/** Runs the command line; sets process.exitCode. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  await registerExtras(program, argv);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (err) {
+    const e = err as { code?: string; exitCode?: number; message?: string };
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') {
+      process.exitCode = EXIT.OK;
+      return;
+    }
+    if (e.code?.startsWith('commander.')) {
+      process.exitCode = EXIT.BAD_INPUT;
+      return;
+    }
+    throw err;
+  }
+}

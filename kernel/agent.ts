@@ -1,0 +1,114 @@
+/**
+ * `createAgent()`: the one call that turns a preset into a running kernel. It loads and validates the
+ * preset (layers, `extends`), resolves the plugins the preset implies and lists, picks the model
+ * client (the real API with a key, rein's embedded simulator without one), and loads everything.
+ */
+import { resolve } from 'node:path';
+import type { Plugin } from './plugin.js';
+import { PluginError } from './plugin.js';
+import { createKernel, type Kernel, type KernelPreset } from './kernel.js';
+import type { RunInput } from './loop/run.js';
+import type { ModelClient } from './model/client.js';
+import { selectClient, type ClientChoice } from './model/select.js';
+import { Transcript, SessionError } from './session/transcript.js';
+import type { AgentEvent, PermissionDecision, RunResult } from './types.js';
+
+export interface AgentOptions {
+  /** A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default: `minimal`. */
+  preset?: string | KernelPreset;
+  /** Working directory. Default: process.cwd(). */
+  cwd?: string;
+  /** Values that override the preset, as command-line flags do (`{ model: { name } }`, `{ limits: { maxTurns } }`). */
+  overrides?: Record<string, unknown>;
+  /** Read user/project/local config layers around the preset. Default true. */
+  layers?: boolean;
+  /** A simulator scenario file: run against the embedded simulator with this script. */
+  sim?: string;
+  /** A ready model client (tests, custom providers). */
+  client?: ModelClient;
+  /** Resume a session by id or transcript path. */
+  resume?: string;
+  /** Resume the newest session of this working directory. */
+  continue?: boolean;
+  /** Extra plugins, loaded after the preset's. */
+  plugins?: { plugin: Plugin; options?: unknown }[];
+  /**
+   * Answers permission `ask`s (the headless host callback). Without it an `ask` is denied.
+   * Return `{ behavior: 'allow' }` or `{ behavior: 'deny', message }`.
+   */
+  canUseTool?: (toolName: string, input: Record<string, unknown>) => Promise<PermissionDecision> | PermissionDecision;
+  /** Environment for `${VAR}` interpolation and the API key. Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Agent {
+  kernel: Kernel;
+  /** How the model client was chosen (real API, embedded simulator with a scenario or the demo). */
+  client: ClientChoice;
+  /** Runs one user message; iterate the events, or await `.result`. */
+  run(prompt: string, options?: Omit<RunInput, 'prompt'>): AsyncIterable<AgentEvent> & { result: Promise<RunResult> };
+  close(): Promise<void>;
+}
+
+/** Plugin entries with their raw options, in load order, and where each was asked for. */
+export interface PluginEntry { name: string; options: unknown; origin: string }
+
+/**
+ * Creates an agent. Throws `PresetError` (bad preset, with file:line:column), `PluginError` (a plugin
+ * missing, with bad options, or failing to apply), `SessionError` (no such session to resume), or a
+ * scenario error (bad `--sim` file).
+ */
+export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  const { loadPreset } = await import('./preset/index.js');
+  let preset: KernelPreset;
+  let presetDir = cwd;
+  if (options.preset && typeof options.preset === 'object') {
+    preset = options.preset;
+  } else {
+    const resolved = await loadPreset({ preset: options.preset ?? 'minimal', cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+    preset = resolved.preset as KernelPreset;
+    presetDir = resolved.baseDir;
+  }
+
+  let resume = options.resume;
+  if (options.continue && !resume) {
+    resume = Transcript.latest({ cwd, root: preset.session?.dir });
+    if (!resume) throw new SessionError(`no earlier session to continue in ${cwd}`);
+  }
+
+  const { impliedPlugins, BUILTIN_PLUGINS } = await import('../plugins/index.js');
+  const { resolvePlugin } = await import('./preset/resolve-plugins.js');
+  const entries: PluginEntry[] = impliedPlugins(preset);
+  const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
+  for (const e of entries) {
+    const load = BUILTIN_PLUGINS[e.name];
+    const plugin = load ? await load() : await resolvePlugin(e.name, presetDir);
+    loaded.push({ plugin, options: e.options, origin: e.origin });
+  }
+  for (const p of options.plugins ?? []) loaded.push({ plugin: p.plugin, options: p.options, origin: 'createAgent({ plugins })' });
+
+  const choice = options.client
+    ? { client: options.client, kind: options.client.kind === 'simulator' ? 'simulator' as const : 'api' as const }
+    : await selectClient({ sim: options.sim, env, cwd });
+  let kernel: Kernel;
+  try {
+    kernel = await createKernel({ preset, presetDir, cwd, client: choice.client, plugins: loaded, resume });
+  } catch (err) {
+    await choice.client.close();
+    throw err;
+  }
+  if (options.canUseTool) {
+    const answer = options.canUseTool;
+    kernel.hooks.permissionRequest.tapPromise('createAgent.canUseTool', async (ask) => answer(ask.toolName, ask.input));
+  }
+  return {
+    kernel,
+    client: choice,
+    run: (prompt, o) => kernel.run({ ...o, prompt }),
+    close: () => kernel.close(),
+  };
+}
+
+export { PluginError };

@@ -1,0 +1,78 @@
+/**
+ * The demo responder: what `rein run` answers with when there is no API key and no scenario. It
+ * drives the real read-only tools on the working directory — list the files with `Glob`, read a few
+ * with `Read` (in one parallel batch), then answer with what it found — so a first run shows the
+ * loop, tools, parallel calls and the usage report rather than an echo.
+ */
+import type { Responder, ResponderRequest, ResponderResult } from './types.js';
+
+/** Files read in the second step, at most. */
+export const DEMO_READ_COUNT = 3;
+
+type Block = { type: string; [k: string]: any };
+
+function blocks(content: unknown): Block[] {
+  return Array.isArray(content) ? (content as Block[]) : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
+}
+
+function resultText(b: Block): string {
+  return blocks(b.content).filter((x) => x.type === 'text').map((x) => String(x.text)).join('\n');
+}
+
+function toolNames(body: Record<string, any>): Set<string> {
+  return new Set(((body.tools ?? []) as { name: string }[]).map((t) => t.name));
+}
+
+/** Picks files worth reading first: a README, a manifest, then other text files. */
+export function pickFiles(paths: string[], n = DEMO_READ_COUNT): string[] {
+  const score = (p: string) => {
+    const base = p.split('/').pop()!.toLowerCase();
+    if (base.startsWith('readme')) return 0;
+    if (['package.json', 'pyproject.toml', 'cargo.toml', 'go.mod', 'makefile'].includes(base)) return 1;
+    if (/\.(md|txt|ts|js|py|rs|go|json|ya?ml|toml|sh)$/.test(base)) return 2 + p.split('/').length;
+    return 100;
+  };
+  return [...paths].filter((p) => score(p) < 100).sort((a, b) => score(a) - score(b) || a.localeCompare(b)).slice(0, n);
+}
+
+export function createDemoResponder(): Responder {
+  return {
+    respond(req: ResponderRequest): ResponderResult {
+      const messages = (req.body.messages ?? []) as { role: string; content: unknown }[];
+      const tools = toolNames(req.body);
+      const lastAssistant = [...messages].reverse().find((m) => m.role === 'assistant');
+      const lastUser = messages[messages.length - 1];
+      const calls = blocks(lastAssistant?.content).filter((b) => b.type === 'tool_use');
+      const results = blocks(lastUser?.content).filter((b) => b.type === 'tool_result');
+
+      if (!calls.length) {
+        if (!tools.has('Glob') || !tools.has('Read')) {
+          return { reply: { content: [{ type: 'text', text: 'This is rein\'s demo. The preset offers no Glob and Read tools, so there is nothing to look at; try `--preset minimal`.' }] } };
+        }
+        return { reply: { content: [
+          { type: 'text', text: 'I\'ll look at what is in this directory.' },
+          { type: 'tool_use', name: 'Glob', input: { pattern: '**/*' } },
+        ] } };
+      }
+      if (calls[0]!.name === 'Glob') {
+        const listing = resultText(results[0] ?? { type: 'tool_result' });
+        const paths = listing.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('(') && !l.startsWith('No files'));
+        const chosen = pickFiles(paths);
+        if (!chosen.length) {
+          return { reply: { content: [{ type: 'text', text: `I found no text files to read here (${paths.length} entries listed).` }] } };
+        }
+        return { reply: { content: [
+          { type: 'text', text: `There are ${paths.length} files. I'll read ${chosen.length} of them.` },
+          ...chosen.map((file_path) => ({ type: 'tool_use' as const, name: 'Read', input: { file_path } })),
+        ] } };
+      }
+      const summary = calls.map((c, i) => {
+        const r = results[i];
+        const text = r ? resultText(r) : '';
+        const lines = text.split('\n').filter(Boolean);
+        return r?.is_error ? `- ${c.input.file_path}: could not be read (${lines[0] ?? 'error'})` : `- ${c.input.file_path}: ${lines.length} lines`;
+      });
+      return { reply: { content: [{ type: 'text', text: `Here is what I read:\n${summary.join('\n')}\n\nThis answer came from rein's embedded simulator (no ANTHROPIC_API_KEY is set); the tool calls above were real.` }] } };
+    },
+  };
+}

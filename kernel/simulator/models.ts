@@ -1,0 +1,53 @@
+/**
+ * Per-model facts the simulator needs: the minimum cacheable prefix length and the context window.
+ * Model ids match by prefix, longest first, so date-suffixed ids behave like their alias.
+ */
+
+/**
+ * Minimum cacheable prefix, tokens, by model-id prefix. A breakpoint whose prefix is shorter is
+ * ignored: no write, no read, no error (platform.claude.com/docs prompt-caching, "Cache
+ * limitations"; per-model figures from the orq.ai docs and the clawdemy cheatsheet):
+ * Opus 4.5/4.6/4.7 and Haiku 4.5 = 4,096; Sonnet 4.5, Sonnet 4, Sonnet 3.7, Opus 4/4.1 = 1,024;
+ * Haiku 3/3.5 = 2,048. Sonnet 4.6 = 2,048: sources disagree (1,024 in the cookbook), 2,048 is what
+ * was observed on the wire. Override per simulator with `minCacheableTokens`.
+ */
+export const MIN_CACHEABLE_TOKENS: readonly (readonly [prefix: string, tokens: number])[] = Object.freeze([
+  ['claude-opus-4-7', 4096],
+  ['claude-opus-4-6', 4096],
+  ['claude-opus-4-5', 4096],
+  ['claude-haiku-4-5', 4096],
+  ['claude-sonnet-4-6', 2048],
+  ['claude-3-5-haiku', 2048],
+  ['claude-3-haiku', 2048],
+  ['claude-sonnet-4-5', 1024],
+  ['claude-sonnet-4', 1024],
+  ['claude-3-7-sonnet', 1024],
+  ['claude-opus-4-1', 1024],
+  ['claude-opus-4', 1024],
+] as const).slice().sort((a, b) => b[0].length - a[0].length);
+
+/** Minimum used for a model the table does not know, tokens (the Sonnet/Opus 4 figure). */
+export const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
+
+/** The minimum cacheable prefix of `model`, tokens. */
+export function minCacheableTokens(model: string): number {
+  for (const [prefix, tokens] of MIN_CACHEABLE_TOKENS) if (model.startsWith(prefix)) return tokens;
+  return DEFAULT_MIN_CACHEABLE_TOKENS;
+}
+
+/** Standard context window, tokens (platform.claude.com/docs "Context windows"). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+/** Context window with the `context-1m-2025-08-07` beta on a model that supports it, tokens. */
+export const LONG_CONTEXT_WINDOW = 1_000_000;
+/** The beta that turns on the 1M-token window. */
+export const CONTEXT_1M_BETA = 'context-1m-2025-08-07';
+/** Models that accept the 1M-token window beta (by id prefix). */
+export const LONG_CONTEXT_MODELS: readonly string[] = Object.freeze([
+  'claude-sonnet-4', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8',
+]);
+
+/** The context window of `model` given the request's betas, tokens. */
+export function contextWindow(model: string, betas: ReadonlySet<string>): number {
+  if (betas.has(CONTEXT_1M_BETA) && LONG_CONTEXT_MODELS.some((p) => model.startsWith(p))) return LONG_CONTEXT_WINDOW;
+  return DEFAULT_CONTEXT_WINDOW;
+}

@@ -16,8 +16,41 @@ export const MAX_TOOL_CONCURRENCY = 10;
 /** Text of the tool_result given for a call that never ran because the run was aborted. */
 export const ABORTED_RESULT_TEXT = 'The tool call was not completed: the run was aborted.';
 
+/**
+ * Tools whose failure in a parallel batch cancels the other calls of the same tool in that batch
+ * (book ch4 §4.9: only Bash; parallel shell commands tend to depend on each other, while a failed
+ * Read or WebFetch says nothing about its siblings).
+ */
+export const SIBLING_CANCEL_TOOLS: ReadonlySet<string> = new Set(['Bash']);
+
+/**
+ * The abort reason a call sees when a sibling of the same batch failed. The run itself goes on:
+ * the batch's own AbortController is a child of the run's signal, never the other way round.
+ */
+export class SiblingAbortError extends Error {
+  constructor(
+    /** The tool of the call that failed (`Bash`). */
+    readonly toolName: string,
+    /** What the failed call was (its `description`, else its command, cut to 100 characters). */
+    readonly failedCall: string,
+  ) {
+    super(`a parallel ${toolName} call failed (${failedCall})`);
+    this.name = 'SiblingAbortError';
+  }
+}
+
+/** The tool_result text for a call stopped by `signal`: sibling failure or run abort. */
+export function abortedText(reason: unknown): string {
+  if (reason instanceof SiblingAbortError) {
+    return `Cancelled: ${reason.message}, so this call was stopped. Fix that call first, then run this one again if it is still needed.`;
+  }
+  return ABORTED_RESULT_TEXT;
+}
+
 export interface ToolCallOutcome {
   block: ToolResultBlock;
+  /** True when the tool itself ran and failed (not a validation error, denial or cancellation). */
+  toolFailed?: boolean;
   denial?: PermissionDenial;
   preventContinuation?: string;
   additionalContext: string[];
@@ -66,7 +99,7 @@ export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[
       for (const call of batch.calls) outcomes.push(ctx.signal.aborted ? abortedOutcome(call) : await runToolCall(kernel, call, ctx));
       continue;
     }
-    outcomes.push(...(await runConcurrently(batch.calls, MAX_TOOL_CONCURRENCY, (c) => runToolCall(kernel, c, ctx))));
+    outcomes.push(...(await runParallelBatch(kernel, batch.calls, ctx)));
   }
   return {
     results: outcomes.map((o) => o.block),
@@ -74,6 +107,37 @@ export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[
     preventContinuation: outcomes.find((o) => o.preventContinuation)?.preventContinuation,
     additionalContext: outcomes.flatMap((o) => o.additionalContext),
   };
+}
+
+/**
+ * One concurrency-safe batch, at most MAX_TOOL_CONCURRENCY at once. Calls of SIBLING_CANCEL_TOOLS get
+ * the batch's own signal (aborted with the run, or by a failing sibling); the others get the run's.
+ */
+async function runParallelBatch(kernel: Kernel, calls: readonly ToolUseBlock[], ctx: RunContext): Promise<ToolCallOutcome[]> {
+  const siblings = new AbortController();
+  const onRunAbort = () => siblings.abort(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onRunAbort, { once: true });
+  const siblingCtx: RunContext = { ...ctx, signal: siblings.signal };
+  try {
+    return await runConcurrently(calls, MAX_TOOL_CONCURRENCY, async (call) => {
+      const cascades = SIBLING_CANCEL_TOOLS.has(call.name);
+      const outcome = await runToolCall(kernel, call, cascades ? siblingCtx : ctx);
+      if (cascades && outcome.toolFailed && !siblings.signal.aborted) {
+        siblings.abort(new SiblingAbortError(call.name, describeCall(call)));
+      }
+      return outcome;
+    });
+  } finally {
+    ctx.signal.removeEventListener('abort', onRunAbort);
+  }
+}
+
+/** A short label for a call in messages: its `description`, else its `command`, else its name. */
+function describeCall(call: ToolUseBlock): string {
+  const input = (call.input ?? {}) as Record<string, unknown>;
+  const label = typeof input.description === 'string' && input.description ? input.description
+    : typeof input.command === 'string' ? input.command : call.name;
+  return label.length > 100 ? `${label.slice(0, 99)}…` : label;
 }
 
 async function runConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -136,6 +200,8 @@ export async function runToolCall(kernel: Kernel, call: ToolUseBlock, ctx: RunCo
 }
 
 async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunContext): Promise<ToolCallOutcome> {
+  // A call queued behind the concurrency cap whose batch was cancelled meanwhile never starts.
+  if (ctx.signal.aborted) return { block: errorResult(call.id, abortedText(ctx.signal.reason)), additionalContext: [] };
   const tool = kernel.tools.get(call.name);
   if (!tool) {
     return { block: errorResult(call.id, `No such tool: ${call.name}. Available tools: ${kernel.tools.names().join(', ')}`), additionalContext: [] };
@@ -185,8 +251,10 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
     if (typeof output === 'object' && !Array.isArray(output) && output.isError) isError = true;
   } catch (err) {
     isError = true;
-    output = ctx.signal.aborted ? ABORTED_RESULT_TEXT : `Error: ${(err as Error).message ?? String(err)}`;
+    output = ctx.signal.aborted ? abortedText(ctx.signal.reason) : `Error: ${(err as Error).message ?? String(err)}`;
   }
+  // A call stopped by a failing sibling is a consequence, not a new failure: it must not cascade again.
+  const toolFailed = isError && !ctx.signal.aborted;
   const durationMs = performance.now() - t0;
   if (isError) {
     await kernel.hooks.postToolUseFailure.promise({ tool, toolName: tool.name, toolUseId: call.id, input, error: textOf(output) }, ctx).catch(() => undefined);
@@ -200,7 +268,7 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
     post = { output: `Error: a PostToolUse hook failed: ${(err as Error).message}`, isError: true, additionalContext: [], preventContinuation: undefined };
   }
   const block = await finalizeResult(kernel, tool, call.id, post.output, post.isError, ctx);
-  return { block, preventContinuation: post.preventContinuation ?? pre.preventContinuation, additionalContext: post.additionalContext };
+  return { block, toolFailed, preventContinuation: post.preventContinuation ?? pre.preventContinuation, additionalContext: post.additionalContext };
 }
 
 function validate(tool: Tool, raw: unknown): string | { value: Record<string, unknown> } {

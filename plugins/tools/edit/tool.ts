@@ -1,0 +1,133 @@
+/**
+ * `Edit`: exact string replacement in a file. `old_string` must occur exactly once unless
+ * `replace_all` is set; the file must have been read in this session and be unchanged since.
+ * Files with CRLF line endings keep them: matching is done on `\n` text and the endings restored.
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { defineTool, ToolError } from '../../../kernel/tool.js';
+import { getFileState } from '../shared/file-state.js';
+import { assertFreshForWrite } from '../shared/guard.js';
+import { errnoCode, resolveToolPath } from '../shared/paths.js';
+import { numberedLine, splitLines } from '../shared/text.js';
+
+/** Lines of context shown around an edit in the result. */
+export const SNIPPET_CONTEXT_LINES = 4;
+
+export const editInput = z.strictObject({
+  file_path: z.string().min(1).describe('Absolute path of the file to change (a relative path is taken from the working directory)'),
+  old_string: z.string().describe('The exact text to replace, including its indentation and line breaks'),
+  new_string: z.string().describe('The text to put in its place (must differ from old_string)'),
+  replace_all: z.boolean().default(false).describe('Replace every occurrence of old_string (default false: old_string must occur exactly once)'),
+});
+
+export type EditInput = z.output<typeof editInput>;
+
+const DESCRIPTION = `Replaces exact text in a file.
+
+Usage:
+- Read the file earlier in this session first: Edit refuses a file you have not read, and a file that changed on disk after you read it (Read it again then).
+- old_string must match the file exactly: same indentation (tabs or spaces), same line breaks. When copying from Read output, take only the text after the line number and its tab; never include the number or the tab.
+- The edit fails if old_string occurs more than once. Add surrounding lines to make it unique, or set replace_all to change every occurrence (handy for renaming a variable across a file).
+- Keep old_string short but unique: usually 2 to 4 adjacent lines are enough.
+- An empty old_string creates a new file containing new_string (the file must not exist yet).
+- Prefer editing existing files to creating new ones.`;
+
+/** Non-overlapping occurrences of `needle` in `hay`, as start offsets. */
+function occurrences(hay: string, needle: string): number[] {
+  const at: number[] = [];
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) at.push(i);
+  return at;
+}
+
+function lineOf(text: string, offset: number): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** Numbered lines around lines [from, to] of `text`. */
+function snippet(text: string, from: number, to: number): string {
+  const lines = splitLines(text);
+  const a = Math.max(1, from - SNIPPET_CONTEXT_LINES);
+  const b = Math.min(lines.length, to + SNIPPET_CONTEXT_LINES);
+  const out: string[] = [];
+  for (let i = a; i <= b; i++) out.push(numberedLine(i, lines[i - 1]!));
+  return out.join('\n');
+}
+
+function notFoundHint(content: string, old: string): string {
+  const withoutNumbers = old.replace(/^\s*\d+\t/gm, '');
+  if (withoutNumbers !== old && content.includes(withoutNumbers)) {
+    return ' old_string contains line-number prefixes copied from Read output; remove them (everything up to and including the tab) and try again.';
+  }
+  const squash = (s: string) => s.replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n').trim();
+  if (squash(content).includes(squash(old))) {
+    return ' The text is there with different whitespace or indentation; copy it exactly from a fresh Read.';
+  }
+  return ' Read the file again and copy the text exactly, including indentation and line breaks.';
+}
+
+export const editTool = defineTool<EditInput>({
+  name: 'Edit',
+  description: DESCRIPTION,
+  inputSchema: editInput,
+  filePath: (input) => input.file_path,
+  async call(input, ctx) {
+    const path = resolveToolPath(ctx.cwd, input.file_path);
+    if (input.old_string === input.new_string) throw new ToolError('old_string and new_string are the same, so there is nothing to change.');
+    const store = getFileState(ctx.kernel);
+
+    let exists = true;
+    try {
+      const st = await stat(path);
+      if (st.isDirectory()) throw new ToolError(`${path} is a directory; give the path of a file.`);
+    } catch (err) {
+      if (err instanceof ToolError) throw err;
+      if (errnoCode(err) !== 'ENOENT') throw new ToolError(`Cannot edit ${path}: ${(err as Error).message}`);
+      exists = false;
+    }
+
+    if (!exists) {
+      if (input.old_string !== '') throw new ToolError(`File does not exist: ${path}. To create it, use Write, or Edit with an empty old_string.`);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, input.new_string);
+      store.record(path, { content: input.new_string });
+      return `Created ${path} with the given content (${splitLines(input.new_string).length} lines).`;
+    }
+
+    assertFreshForWrite(ctx.kernel, path);
+    const raw = await readFile(path, 'utf8');
+    if (input.old_string === '') {
+      if (raw.trim() !== '') throw new ToolError(`${path} already exists and is not empty; an empty old_string only creates new files. Give the exact text to replace.`);
+      await writeFile(path, input.new_string);
+      store.record(path, { content: input.new_string });
+      return `Wrote ${path} (it was empty).`;
+    }
+
+    const crlf = raw.includes('\r\n');
+    const content = crlf ? raw.replace(/\r\n/g, '\n') : raw;
+    const oldStr = crlf ? input.old_string.replace(/\r\n/g, '\n') : input.old_string;
+    const newStr = crlf ? input.new_string.replace(/\r\n/g, '\n') : input.new_string;
+    const found = occurrences(content, oldStr);
+    if (found.length === 0) throw new ToolError(`old_string was not found in ${path}.${notFoundHint(content, oldStr)}`);
+    if (found.length > 1 && !input.replace_all) {
+      const lines = found.slice(0, 10).map((o) => lineOf(content, o));
+      throw new ToolError(`old_string occurs ${found.length} times in ${path} (at lines ${lines.join(', ')}${found.length > 10 ? ', ...' : ''}), and replace_all is false. Include more surrounding text so it matches exactly one place, or set replace_all to true to change all of them.`);
+    }
+
+    // Slicing, not String.replace: `$&` and friends in new_string must stay literal.
+    const updated = input.replace_all
+      ? content.split(oldStr).join(newStr)
+      : content.slice(0, found[0]!) + newStr + content.slice(found[0]! + oldStr.length);
+    const bytes = crlf ? updated.replace(/\n/g, '\r\n') : updated;
+    await writeFile(path, bytes);
+    store.record(path, { content: bytes });
+
+    const start = lineOf(updated, found[0]!);
+    const end = start + Math.max(0, splitLines(newStr).length - 1);
+    const what = input.replace_all ? `replaced ${found.length} occurrence${found.length === 1 ? '' : 's'}` : 'replaced 1 occurrence';
+    return `Edited ${path}: ${what}. The file around the ${input.replace_all && found.length > 1 ? 'first ' : ''}change now reads:\n${snippet(updated, start, end)}`;
+  },
+});

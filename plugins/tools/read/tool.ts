@@ -1,0 +1,166 @@
+/**
+ * `Read`: a file's lines, numbered, from `offset` for `limit` lines (2,000 by default); images as
+ * image blocks; binary files refused with a message that says what to do instead.
+ */
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { closest, distance } from 'fastest-levenshtein';
+import { z } from 'zod';
+import { defineTool, ToolError } from '../../../kernel/tool.js';
+import type { ContentBlock } from '../../../kernel/types.js';
+import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
+import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
+import {
+  BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
+} from '../shared/text.js';
+
+/** Lines returned when no `limit` is given (Claude Code's MAX_LINES_TO_READ, book ch8 §E3). */
+export const DEFAULT_READ_LINES = 2_000;
+
+/**
+ * Most characters one Read may return (about 25,000 tokens at 4 characters a token, Claude Code's
+ * Read token cap). Read is exempt from result persistence (its cap is Infinity, book ch2 §2.5), so
+ * it bounds itself: a larger range is refused with the file's line count, so the model asks for less.
+ */
+export const MAX_READ_CHARS = 100_000;
+
+/**
+ * Largest image returned, bytes: base64 grows data by 4/3 and the Messages API takes at most 5 MB
+ * of base64 per image (API docs, "Vision": image size limits).
+ */
+export const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
+
+export const readInput = z.strictObject({
+  file_path: z.string().min(1).describe('Absolute path of the file to read (a relative path is taken from the working directory)'),
+  offset: z.number().int().min(0).optional().describe('Line number to start from (1 is the first line). Give it only for files too long to read at once'),
+  limit: z.number().int().positive().optional().describe(`How many lines to read (default ${DEFAULT_READ_LINES})`),
+});
+
+export type ReadInput = z.output<typeof readInput>;
+
+const DESCRIPTION = `Reads a file from the local file system.
+
+Usage:
+- file_path should be an absolute path. A relative path is taken from the session's working directory.
+- By default it returns up to ${DEFAULT_READ_LINES} lines from the start of the file. For a long file, pass offset (the first line wanted, counting from 1) and limit (how many lines); otherwise read the whole file.
+- Output is numbered like \`cat -n\`: each line is its line number, a tab, then the line's text exactly as in the file. The number and the tab are not part of the file.
+- Lines longer than 2,000 characters are cut. One call returns at most ${MAX_READ_CHARS.toLocaleString('en-US')} characters; for more, read in ranges or search with Grep.
+- PNG, JPEG, GIF and WebP images are returned as images you can look at.
+- Other binary files (archives, executables, PDFs, fonts, ...) are refused; inspect them with Bash tools instead.
+- It reads files, not directories: list a directory with Glob, or with ls through Bash.
+- Read a file before you Edit or overwrite it with Write; those tools refuse files not read in this session.
+- When you need several files, read them in one message with several Read calls: they run in parallel.`;
+
+/** Lists a few names in `dir` close to `name`, for a "did you mean" hint. */
+async function similarName(path: string): Promise<string | undefined> {
+  try {
+    const names = await readdir(dirname(path));
+    if (!names.length) return undefined;
+    const want = basename(path);
+    const best = closest(want, names);
+    return distance(want, best) <= Math.max(2, Math.floor(want.length / 3)) ? join(dirname(path), best) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const readTool = defineTool<ReadInput>({
+  name: 'Read',
+  description: DESCRIPTION,
+  inputSchema: readInput,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  maxResultSizeChars: Infinity,
+  filePath: (input) => input.file_path,
+  async call(input, ctx) {
+    const path = resolveToolPath(ctx.cwd, input.file_path);
+    const shown = displayPath(ctx.cwd, path);
+    let st;
+    try {
+      st = await stat(path);
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') {
+        const near = await similarName(path);
+        throw new ToolError(`File does not exist: ${path}${near ? `. Did you mean ${near}?` : ''}`);
+      }
+      throw new ToolError(`Cannot read ${path}: ${(err as Error).message}`);
+    }
+    if (st.isDirectory()) throw new ToolError(`${path} is a directory, not a file. List it with Glob (pattern "*" and path "${shown}") or with ls through Bash.`);
+    const store = getFileState(ctx.kernel);
+    const ext = extensionOf(path);
+
+    const media = IMAGE_MEDIA_TYPES[ext];
+    if (media) {
+      if (st.size > MAX_IMAGE_BYTES) throw new ToolError(`Image ${path} is ${st.size} bytes; the largest image Read returns is ${MAX_IMAGE_BYTES} bytes. Make a smaller copy (for example with ImageMagick through Bash) and read that.`);
+      const data = await readFile(path);
+      store.record(path, { content: data, stat: st });
+      return [{ type: 'image', source: { type: 'base64', media_type: media, data: data.toString('base64') } } as ContentBlock];
+    }
+    if (BINARY_EXTENSIONS.has(ext)) throw binaryError(path, st.size, ext);
+
+    // Small enough to hold: read once, hash for stale detection, number the wanted range.
+    if (st.size <= MAX_HASHED_BYTES) {
+      const buf = await readFile(path);
+      if (looksBinary(buf.subarray(0, BINARY_SNIFF_BYTES))) throw binaryError(path, st.size, ext);
+      let text = buf.toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      const lines = splitLines(text);
+      const out = render(path, lines, input, lines.length);
+      store.record(path, { content: buf, stat: st, partial: out.partial });
+      return out.text;
+    }
+    // Very large: read only the wanted range, line by line.
+    const fh = await open(path, 'r');
+    try {
+      const head = Buffer.alloc(BINARY_SNIFF_BYTES);
+      await fh.read(head, 0, head.length, 0);
+      if (looksBinary(head)) throw binaryError(path, st.size, ext);
+      const first = Math.max(1, input.offset ?? 1);
+      const want = input.limit ?? DEFAULT_READ_LINES;
+      const lines: string[] = [];
+      let n = 0;
+      for await (const line of fh.readLines({ encoding: 'utf8' })) {
+        n++;
+        if (n >= first) lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
+        if (lines.length >= want) break;
+      }
+      const out = render(path, lines, { ...input, offset: 1, limit: want }, undefined, first);
+      store.record(path, { stat: st, partial: true });
+      return out.text;
+    } finally {
+      await fh.close();
+    }
+  },
+});
+
+function binaryError(path: string, size: number, ext: string): ToolError {
+  const kind = ext === '.pdf' ? 'a PDF document' : 'a binary file';
+  return new ToolError(`Cannot read ${path}: it is ${kind} (${size} bytes), and Read shows only text files and PNG, JPEG, GIF or WebP images. Inspect it with a suitable command through Bash (file, strings, xxd, unzip -l, ...).`);
+}
+
+/**
+ * Numbers the requested range. `total` is the file's line count when known; `startAt` is the line
+ * number of `lines[0]` when `lines` is already the range.
+ */
+function render(path: string, lines: string[], input: ReadInput, total: number | undefined, startAt?: number): { text: string; partial: boolean } {
+  const first = startAt ?? Math.max(1, input.offset ?? 1);
+  const want = input.limit ?? DEFAULT_READ_LINES;
+  const range = startAt !== undefined ? lines : lines.slice(first - 1, first - 1 + want);
+  if (total === 0) return { text: `(${path} exists but is empty.)`, partial: false };
+  if (range.length === 0) {
+    return { text: `(${path} has ${total ?? 'fewer than ' + first} lines, so there is nothing from line ${first} on. Use a smaller offset.)`, partial: true };
+  }
+  const body = range.map((l, i) => numberedLine(first + i, cutLine(l))).join('\n');
+  const last = first + range.length - 1;
+  const partial = first > 1 || total === undefined || last < total;
+  if (body.length > MAX_READ_CHARS) {
+    throw new ToolError(`Lines ${first}-${last} of ${path} come to ${body.length} characters, more than the ${MAX_READ_CHARS} one Read returns${total !== undefined ? ` (the file has ${total} lines)` : ''}. Read a smaller range with offset and limit, or search the file with Grep.`);
+  }
+  if (total !== undefined && last < total) {
+    return { text: `${body}\n\n(Showing lines ${first}-${last} of ${total}. Pass offset and limit to read further.)`, partial };
+  }
+  if (total === undefined) {
+    return { text: `${body}\n\n(Showing lines ${first}-${last}; the file is large. Pass offset and limit to read further.)`, partial };
+  }
+  return { text: body, partial };
+}

@@ -1,0 +1,66 @@
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import globPlugin, { GLOB_MAX_RESULTS } from './index.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../shared/testing.js';
+
+let dir: string;
+function file(rel: string, content = 'x\n', ageS = 0): void {
+  const p = join(dir, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, content);
+  const t = new Date(Date.UTC(2024, 0, 1) + (1000 - ageS) * 1000);
+  utimesSync(p, t, t);
+}
+
+beforeAll(() => {
+  useTempReinHome();
+  dir = tempDir();
+  file('.gitignore', 'dist/\n*.log\n!keep.log\n');
+  file('src/a.ts', 'a', 30);
+  file('src/b.ts', 'b', 10);
+  file('src/deep/c.ts', 'c', 20);
+  file('src/deep/.gitignore', 'ignored.ts\n');
+  file('src/deep/ignored.ts');
+  file('dist/out.ts');
+  file('debug.log');
+  file('keep.log');
+  file('.hidden/h.ts', 'h', 40);
+  file('.git/config.ts');
+  file('README.md');
+});
+afterAll(cleanupTempDirs);
+
+const kernel = () => toolKernel({ plugins: [{ plugin: globPlugin }], cwd: dir });
+
+describe('Glob', () => {
+  it('matches at any depth with **, newest first, honouring .gitignore files at every level', async () => {
+    const t = textOf(await callTool(await kernel(), 'Glob', { pattern: '**/*.ts' }));
+    expect(t.split('\n')).toEqual(['src/b.ts', 'src/deep/c.ts', 'src/a.ts', '.hidden/h.ts']);
+  });
+
+  it('matches only the top folder without **', async () => {
+    expect(textOf(await callTool(await kernel(), 'Glob', { pattern: '*.log' }))).toBe('keep.log');
+    expect(textOf(await callTool(await kernel(), 'Glob', { pattern: '*.ts' }))).toBe('No files found');
+  });
+
+  it('takes a path, a pattern with a folder prefix, or an absolute pattern', async () => {
+    expect(textOf(await callTool(await kernel(), 'Glob', { pattern: '*.ts', path: join(dir, 'src/deep') }))).toBe('src/deep/c.ts');
+    expect(textOf(await callTool(await kernel(), 'Glob', { pattern: 'src/*.ts' })).split('\n')).toEqual(['src/b.ts', 'src/a.ts']);
+    expect(textOf(await callTool(await kernel(), 'Glob', { pattern: `${dir}/src/**/*.{ts,md}` })).split('\n')).toEqual(['src/b.ts', 'src/deep/c.ts', 'src/a.ts']);
+  });
+
+  it('caps the list and says so', async () => {
+    for (let i = 0; i < GLOB_MAX_RESULTS + 5; i++) file(`many/f${i}.txt`);
+    const t = textOf(await callTool(await kernel(), 'Glob', { pattern: 'many/*.txt' }));
+    const lines = t.split('\n');
+    expect(lines).toHaveLength(GLOB_MAX_RESULTS + 1);
+    expect(lines.at(-1)).toContain(`${GLOB_MAX_RESULTS + 5} files matched`);
+  });
+
+  it('reports a missing search folder as an is_error result', async () => {
+    const r = await callTool(await kernel(), 'Glob', { pattern: '*', path: join(dir, 'nope') });
+    expect(r.is_error).toBe(true);
+    expect(textOf(r)).toContain('Directory does not exist');
+  });
+});

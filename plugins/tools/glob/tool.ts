@@ -1,0 +1,80 @@
+/**
+ * `Glob`: files whose path matches a glob pattern, newest first, at most GLOB_MAX_RESULTS of them.
+ * The walk honours `.gitignore` files and skips version-control folders (see shared/walk.ts).
+ */
+import { stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { defineTool, ToolError } from '../../../kernel/tool.js';
+import { comparePaths, walkFiles } from '../shared/walk.js';
+import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
+
+/** Most paths one Glob returns (Claude Code's Glob limit). */
+export const GLOB_MAX_RESULTS = 100;
+
+export const globInput = z.strictObject({
+  pattern: z.string().min(1).describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/test_*.py"'),
+  path: z.string().optional().describe('Folder to search in (default: the working directory). Omit it to search the working directory; never pass "undefined" or "null"'),
+});
+
+export type GlobInput = z.output<typeof globInput>;
+
+const DESCRIPTION = `Finds files by name with a glob pattern, in any size of code base.
+
+Usage:
+- Patterns match paths relative to the search folder: "*.json" matches only that folder's files, "**/*.json" matches at any depth, "src/**/*.{ts,tsx}" matches under src.
+- Results are file paths (relative to the working directory when inside it), newest first, at most ${GLOB_MAX_RESULTS}; narrow the pattern or path if you hit the limit.
+- Files ignored by .gitignore and version-control folders such as .git are left out; hidden files are included.
+- Use Glob rather than find or ls through Bash to locate files by name; use Grep to find files by content.
+- When you need several searches, make them in one message: they run in parallel.`;
+
+export const globTool = defineTool<GlobInput>({
+  name: 'Glob',
+  description: DESCRIPTION,
+  inputSchema: globInput,
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+  maxResultSizeChars: 100_000,
+  filePath: (input) => input.path,
+  async call(input, ctx) {
+    let root = resolveToolPath(ctx.cwd, input.path ?? '.');
+    const scan = picomatch.scan(input.pattern);
+    let glob = input.pattern;
+    if (isAbsolute(input.pattern)) {
+      root = scan.base || '/';
+      glob = scan.glob;
+    } else if (scan.base) {
+      root = join(root, scan.base);
+      glob = scan.glob;
+    }
+    try {
+      const st = await stat(root);
+      if (!st.isDirectory()) {
+        if (!scan.isGlob) return displayPath(ctx.cwd, root);
+        throw new ToolError(`${root} is not a directory; give a folder as path.`);
+      }
+    } catch (err) {
+      if (err instanceof ToolError) throw err;
+      if (errnoCode(err) === 'ENOENT') {
+        if (input.path !== undefined && !scan.base) throw new ToolError(`Directory does not exist: ${root}`);
+        return 'No files found';
+      }
+      throw new ToolError(`Cannot search ${root}: ${(err as Error).message}`);
+    }
+    if (!glob) return 'No files found';
+
+    const isMatch = picomatch(glob, { dot: true });
+    const maxDepth = glob.includes('**') || glob.includes('{') ? undefined : glob.split('/').length - 1;
+    const files = await walkFiles(root, { accept: isMatch, maxDepth, signal: ctx.signal });
+    if (files.length === 0) return 'No files found';
+
+    const dated = await Promise.all(files.map(async (f) => ({ f, shown: displayPath(ctx.cwd, f), mtime: await stat(f).then((s) => s.mtimeMs, () => 0) })));
+    dated.sort((a, b) => b.mtime - a.mtime || comparePaths(a.shown, b.shown));
+    const shown = dated.slice(0, GLOB_MAX_RESULTS).map((d) => d.shown);
+    if (dated.length > GLOB_MAX_RESULTS) {
+      shown.push(`(${dated.length} files matched; showing the ${GLOB_MAX_RESULTS} newest. Use a narrower pattern or path to see the others.)`);
+    }
+    return shown.join('\n');
+  },
+});

@@ -117,7 +117,9 @@ async function registerExtras(program: Command, argv: string[]): Promise<void> {
       const mod = (await import(path)) as Record<string, (p: Command) => void>;
       mod[fn]?.(program);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+      // A command module that is not part of this build is simply not offered.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
     }
   }
 }

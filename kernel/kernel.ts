@@ -67,6 +67,9 @@ export interface KernelOptions {
   streamIdleTimeoutMs?: number;
 }
 
+/** The model when the preset names none. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+
 /** Default output cap when the preset sets none, tokens (book ch3 §3.11: the 8k default cap). */
 export const DEFAULT_MAX_TOKENS = 8_000;
 /** Stream idle timeout, ms (book ch6b §C5: STREAM_IDLE_TIMEOUT_MS = 90,000). */
@@ -102,7 +105,7 @@ export class Kernel {
 
   /** The main model's name. */
   get model(): string {
-    return this.preset.model?.name ?? 'claude-sonnet-4-5';
+    return this.preset.model?.name ?? DEFAULT_MODEL;
   }
 
   /** The session transcript, opened (resume) or created on first use. */
@@ -187,7 +190,7 @@ export class Kernel {
     };
     this.current = { state, channel };
     const result = runLoop(this, state, input).then(
-      (r) => { channel.push({ type: 'result', result: r }); channel.close(); return r; },
+      (r) => { this.emit({ type: 'result', result: r }); channel.close(); return r; },
       (err) => { channel.fail(err); throw err; },
     ).finally(() => { this.current = undefined; });
     result.catch(() => undefined);

@@ -4,9 +4,7 @@
  */
 const INPUT_ERRORS = new Set(['PresetError', 'PluginError', 'SessionError', 'ScenarioError', 'InputError']);
 
-export class InputError extends Error {
-  override name = 'InputError';
-}
+export { InputError } from '../../kernel/errors.js';
 
 /** True for errors that describe bad input rather than a fault in rein. */
 export function isInputError(err: unknown): err is Error {

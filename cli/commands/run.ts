@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createAgent } from '../../kernel/agent.js';
 import { BUILTIN_PLUGINS } from '../../plugins/index.js';
-import { InputError, isInputError, printInputError } from './errors.js';
+import { InputError } from '../../kernel/errors.js';
+import { isInputError, printInputError } from './errors.js';
 import { EXIT } from '../main.js';
 
 export interface RunFlags {

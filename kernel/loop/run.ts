@@ -115,7 +115,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const result: RunResult = {
       sessionId: kernel.sessionId,
       terminalReason: reason,
-      isError: !['end_turn', 'max_turns'].includes(reason),
+      isError: reason !== 'end_turn',
       text: v.lastText,
       numTurns: state.turn,
       durationMs: Math.round(performance.now() - state.started),
@@ -158,6 +158,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const before = kernel.messages;
     const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
     if (shaped.messages !== kernel.messages) replaceHistory(kernel, shaped.messages, 'context');
+    if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
 
     const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
     let params: ModelRequest;

@@ -11,9 +11,20 @@ import { z } from 'zod';
 import { definePlugin } from '../../kernel/plugin.js';
 import type { ApiErrorDecision, ApiErrorInfo } from '../../kernel/hook-payloads.js';
 
+/** REIN_MAX_RETRIES as a retry count, when it is a non-negative integer. */
+function envMaxRetries(): number | undefined {
+  const v = process.env.REIN_MAX_RETRIES;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+}
+
 export const retryOptions = z.object({
-  /** Retries after the first failure (book ch6b §C1: DEFAULT_MAX_RETRIES = 10). */
-  maxRetries: z.number().int().min(0).max(100).default(10),
+  /**
+   * Retries after the first failure (book ch6b §C1: DEFAULT_MAX_RETRIES = 10). The environment
+   * variable REIN_MAX_RETRIES overrides the default (not a value set in the preset).
+   */
+  maxRetries: z.number().int().min(0).max(100).default(() => envMaxRetries() ?? 10),
   /** First delay, ms (book ch6b §C1: BASE_DELAY_MS = 500). */
   baseDelayMs: z.number().int().min(0).default(500),
   /** Cap on one computed delay, ms (book ch6b §C1: the 32 s plateau of the retry sequence). */

@@ -3,7 +3,7 @@ import { backoffDelay, decideRetry, retryOptions } from './index.js';
 import type { ApiErrorInfo } from '../../kernel/hook-payloads.js';
 
 const o = retryOptions.parse({});
-const failure = (over: Partial<ApiErrorInfo> & { error?: Partial<ApiErrorInfo['error']> } = {}): ApiErrorInfo => ({
+const failure = (over: Omit<Partial<ApiErrorInfo>, 'error'> & { error?: Partial<ApiErrorInfo['error']> } = {}): ApiErrorInfo => ({
   attempt: 1, consecutive529: 0, source: 'main_loop', model: 'claude-opus-4-5', streamed: true,
   ...over,
   error: { kind: 'http', status: 500, message: 'boom', ...(over.error ?? {}) },

@@ -1,0 +1,189 @@
+/**
+ * The `rein` command as a real process: a scripted run with a plugin tool from a preset file, the
+ * same run through `rein sim serve`, and bad input.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { estimateRequestTokens } from '../kernel/tokens/estimate.js';
+import { cleanEnv, REPO, runCli, tempDir } from '../kernel/test/support.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  tmp = tempDir('rein-cli-');
+  env = { REIN_HOME: join(tmp.dir, 'home') };
+});
+afterEach(() => tmp.cleanup());
+
+const SCENARIO = `
+model: claude-sonnet-4-6
+turns:
+  - reply: [{ text: "Reading it." }, { tool_use: { name: Note, input: { file_path: notes.txt } } }]
+  - reply: [{ text: "It says: buy milk." }]
+`;
+
+/** A tool plugin in the user's project, loaded from a relative path in the preset. */
+const NOTE_PLUGIN = `
+import { z } from '${pathToFileURL(join(REPO, 'node_modules/zod/index.js')).href}';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { definePlugin, defineTool } from '${pathToFileURL(join(REPO, 'kernel/index.ts')).href}';
+
+export default definePlugin({
+  name: 'note-tool',
+  apply(kernel) {
+    kernel.tools.register(defineTool({
+      name: 'Note',
+      description: 'Reads a note.',
+      inputSchema: z.object({ file_path: z.string() }).strict(),
+      isReadOnly: () => true,
+      isConcurrencySafe: () => true,
+      call: async ({ file_path }, ctx) => readFileSync(join(ctx.cwd, file_path), 'utf8'),
+    }));
+    // Automatic caching: the API's top-level cache_control marker.
+    kernel.hooks.request.tap('note-tool', (params) => ({ ...params, cache_control: { type: 'ephemeral' } }));
+  },
+});
+`;
+
+function project(): void {
+  writeFileSync(join(tmp.dir, 'notes.txt'), 'buy milk');
+  writeFileSync(join(tmp.dir, 's.yaml'), SCENARIO);
+  writeFileSync(join(tmp.dir, 'note-tool.ts'), NOTE_PLUGIN);
+  // A system prompt long enough to pass the model's minimum cacheable length (2,048 tokens for Sonnet 4.6).
+  writeFileSync(join(tmp.dir, 'agent.yaml'), [
+    'name: cli-test',
+    'model: { name: claude-sonnet-4-6 }',
+    'tools: []',
+    `system: { append: "${'You are a careful assistant. '.repeat(400)}" }`,
+    'plugins:',
+    '  ./note-tool.ts: {}',
+    '',
+  ].join('\n'));
+}
+
+function serve(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'sim', 'serve', ...args], { cwd: tmp.dir, env: cleanEnv() });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`sim serve exited ${code}`)));
+  });
+}
+
+describe('rein run', () => {
+  it('runs a scripted session to end_turn and reports the cache usage the prefix implies', async () => {
+    project();
+    const r = await runCli(['run', '-p', 'read notes.txt', '--sim', 's.yaml', '--preset', './agent.yaml', '--output-format', 'json', '--no-layers'], { cwd: tmp.dir, env });
+    expect(r.stderr).toContain('running against the embedded simulator with scenario s.yaml');
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, num_turns: 2, result: 'It says: buy milk.', terminal_reason: 'end_turn', permission_denials: [] });
+
+    // Hand computation: with one automatic marker on the last block, request 1 writes its whole
+    // prompt (T1 tokens) to the cache; request 2 reads those T1 back and writes the T2 − T1 new ones.
+    const lines = readFileSync(join(tmp.dir, 's.yaml'), 'utf8'); // scenario unchanged
+    expect(lines).toContain('Note');
+    const transcript = readFileSync(join(env.REIN_HOME!, 'sessions', tmp.dir.replace(/[^A-Za-z0-9]/g, '-'), `${result.session_id}.jsonl`), 'utf8')
+      .trim().split('\n').map((l) => JSON.parse(l));
+    const responses = transcript.filter((e) => e.type === 'response');
+    expect(responses).toHaveLength(2);
+    const [u1, u2] = responses.map((e) => e.usage);
+    expect(u1.cache_read_input_tokens).toBe(0);
+    expect(u1.input_tokens).toBe(0);
+    expect(u2.cache_read_input_tokens).toBe(u1.cache_creation_input_tokens);
+    expect(u2.input_tokens).toBe(0);
+    expect(result.usage.cache_read_input_tokens).toBe(u1.cache_creation_input_tokens);
+    expect(result.usage.cache_creation_input_tokens).toBe(u1.cache_creation_input_tokens + u2.cache_creation_input_tokens);
+    expect(result.usage.cache_creation.ephemeral_5m_input_tokens).toBe(result.usage.cache_creation_input_tokens);
+    expect(u1.cache_creation_input_tokens).toBeGreaterThan(2048);
+  });
+
+  it('gives the same result through `rein sim serve` and ANTHROPIC_BASE_URL, and the server logs every body', async () => {
+    project();
+    const embedded = await runCli(['run', '-p', 'read notes.txt', '--sim', 's.yaml', '--preset', './agent.yaml', '--output-format', 'json', '--no-layers'], { cwd: tmp.dir, env });
+    const { child, url } = await serve(['--port', '0', '--scenario', 's.yaml', '--log', 'requests.jsonl']);
+    try {
+      const served = await runCli(['run', '-p', 'read notes.txt', '--preset', './agent.yaml', '--output-format', 'json', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: url } });
+      expect(served.code).toBe(0);
+      expect(served.stderr).not.toContain('simulator');
+      const a = JSON.parse(embedded.stdout);
+      const b = JSON.parse(served.stdout);
+      for (const k of ['result', 'usage', 'num_turns', 'terminal_reason', 'total_cost_usd', 'subtype']) expect(b[k]).toEqual(a[k]);
+      const log = readFileSync(join(tmp.dir, 'requests.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(log).toHaveLength(2);
+      expect(log[1].body.messages[2].content[0]).toMatchObject({ type: 'tool_result', content: [{ type: 'text', text: 'buy milk' }] });
+      // The log's bodies are what the accounting saw: T2 > T1 and both above the cache minimum.
+      expect(estimateRequestTokens(log[1].body)).toBeGreaterThan(estimateRequestTokens(log[0].body));
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('prints one stream-json line per event: init, messages, and a Claude-Code-shaped result', async () => {
+    project();
+    const r = await runCli(['run', 'read notes.txt', '--sim', 's.yaml', '--preset', './agent.yaml', '--output-format', 'stream-json', '--no-layers'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', tools: ['Note'], simulated: true });
+    expect(lines.map((l) => l.type)).toEqual(['system', 'user', 'assistant', 'user', 'system', 'assistant', 'system', 'result']);
+    expect(Object.keys(lines.at(-1)).sort()).toEqual(expect.arrayContaining(['type', 'subtype', 'is_error', 'num_turns', 'session_id', 'result', 'duration_ms', 'usage', 'total_cost_usd', 'terminal_reason', 'permission_denials']));
+  });
+});
+
+describe('bad input: one line naming the cause, exit 2, nothing run', () => {
+  it('a scenario file that does not exist', async () => {
+    const r = await runCli(['run', 'hi', '--sim', 'nope.yaml', '--no-layers'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').filter((l) => !l.includes('deprecated'))).toHaveLength(1);
+    expect(r.stderr).toMatch(/nope\.yaml/);
+  });
+
+  it('an unknown preset', async () => {
+    const r = await runCli(['run', 'hi', '--preset', 'no-such-preset', '--no-layers'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no-such-preset/);
+  });
+
+  it('a scenario with a malformed turn names file, line and column', async () => {
+    writeFileSync(join(tmp.dir, 'bad.yaml'), 'turns:\n  - reply: [{ txt: "hi" }]\n');
+    const r = await runCli(['run', 'hi', '--sim', 'bad.yaml', '--no-layers'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.yaml:2:\d+/);
+  });
+
+  it('an unreachable base URL ends the run with model_error (exit 1) and a message naming the connection', async () => {
+    const r = await runCli(['run', 'hi', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
+    expect(r.code).toBe(1);
+    const result = JSON.parse(r.stdout);
+    expect(result).toMatchObject({ terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
+  }, 120_000);
+
+  it('a bad flag value', async () => {
+    const r = await runCli(['run', 'hi', '--max-turns', 'zero'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--max-turns must be a positive integer/);
+  });
+});
+
+describe('rein --version and rein hooks', () => {
+  it('prints the version', async () => {
+    const r = await runCli(['--version'], { cwd: tmp.dir, env });
+    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+  });
+
+  it('lists every hook in loop order with its taps', async () => {
+    const r = await runCli(['hooks', '--preset', 'minimal', '--no-layers', '--json'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(0);
+    const table = JSON.parse(r.stdout);
+    expect(table[0].hook).toBe('sessionStart');
+    expect(table.find((h: { hook: string }) => h.hook === 'apiError').taps).toEqual([{ name: 'retry', stage: 0, type: 'sync' }]);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * `rein sim serve`: the simulator on 127.0.0.1, speaking the Messages API wire protocol, until
+ * SIGINT/SIGTERM. Prints `listening on URL` on stdout so scripts can read the port.
+ */
+import { resolve } from 'node:path';
+import { loadScenario } from '../../kernel/simulator/scenario.js';
+import { createSimulator } from '../../kernel/simulator/simulator.js';
+import { startSimServer } from '../../kernel/simulator/server.js';
+import { isInputError, printInputError } from './errors.js';
+import { EXIT } from '../main.js';
+
+export async function simServeCommand(opts: { port: number; scenario?: string; log?: string }): Promise<number> {
+  let simulator;
+  try {
+    simulator = createSimulator(opts.scenario ? { scenario: loadScenario(resolve(opts.scenario)) } : {});
+  } catch (err) {
+    if (isInputError(err)) { printInputError(err); return EXIT.BAD_INPUT; }
+    throw err;
+  }
+  let server;
+  try {
+    server = await startSimServer({ simulator, port: opts.port, log: opts.log ? resolve(opts.log) : undefined });
+  } catch (err) {
+    process.stderr.write(`rein: cannot listen on 127.0.0.1:${opts.port}: ${(err as Error).message}\n`);
+    return EXIT.BAD_INPUT;
+  }
+  process.stdout.write(`listening on ${server.url}\n`);
+  await new Promise<void>((done) => {
+    const stop = () => { process.off('SIGINT', stop); process.off('SIGTERM', stop); done(); };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await server.close();
+  return EXIT.OK;
+}

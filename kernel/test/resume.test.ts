@@ -1,0 +1,129 @@
+/**
+ * Sessions: a resumed session sends the same request bytes as one that never stopped, and a process
+ * killed mid-turn leaves a transcript that resumes without a dangling tool_use.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { definePlugin } from '../plugin.js';
+import { defineTool } from '../tool.js';
+import { Transcript } from '../session/transcript.js';
+import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, tempDir, type SimHarness } from './support.js';
+
+let tmp: ReturnType<typeof tempDir>;
+const sims: SimHarness[] = [];
+beforeEach(() => {
+  tmp = tempDir('rein-resume-');
+  process.env.REIN_HOME = join(tmp.dir, 'home');
+});
+afterEach(async () => {
+  await Promise.all(sims.splice(0).map((s) => s.close()));
+  tmp.cleanup();
+  delete process.env.REIN_HOME;
+});
+
+const SCRIPT = `
+turns:
+  - reply: [{ text: "Looking." }, { tool_use: { name: Echo, input: { text: "one" } } }]
+  - reply: [{ text: "First answer." }]
+  - reply: [{ text: "Second answer." }]
+`;
+
+const echo = definePlugin({
+  name: 'test/echo',
+  apply(kernel) {
+    kernel.tools.register(defineTool({
+      name: 'Echo', description: 'Echoes.', inputSchema: z.object({ text: z.string() }).strict(),
+      isReadOnly: () => true, call: async ({ text }) => text,
+    }));
+    kernel.hooks.systemPrompt.tap('test/echo', (s) => [...s, { name: 'role', text: 'You echo.', kind: 'static' as const }]);
+  },
+});
+
+describe('resume', () => {
+  it('rebuilds byte-identical requests: a resumed session sends what an uninterrupted one sends', async () => {
+    // Uninterrupted: two prompts on one kernel.
+    const a = await serveScenario(SCRIPT, tmp.dir); sims.push(a);
+    const k1 = await simKernel(a, { cwd: tmp.dir, plugins: [{ plugin: echo }] });
+    await collect(k1, 'first');
+    await collect(k1, 'second');
+
+    // Interrupted: the first prompt, then a new kernel resumes the transcript for the second.
+    const b = await serveScenario(SCRIPT, tmp.dir); sims.push(b);
+    const k2 = await simKernel(b, { cwd: tmp.dir, plugins: [{ plugin: echo }] });
+    await collect(k2, 'first');
+    const k3 = await simKernel(b, { cwd: tmp.dir, plugins: [{ plugin: echo }], resume: k2.sessionId });
+    const { result } = await collect(k3, 'second');
+
+    expect(result.terminalReason).toBe('end_turn');
+    const want = a.requests()[2]!.body;
+    const got = b.requests()[2]!.body;
+    expect(JSON.stringify(got)).toBe(JSON.stringify(want));
+    expect(got.messages).toHaveLength(5);
+  });
+
+  it('a process killed mid-turn leaves a transcript that resumes without a dangling tool_use', async () => {
+    writeFileSync(join(tmp.dir, 's.yaml'), `
+turns:
+  - reply: [{ tool_use: { name: Hang, input: {} } }]
+  - reply: [{ text: "resumed fine" }]
+`);
+    writeFileSync(join(tmp.dir, 'hang.ts'), `
+import { z } from '${pathToFileURL(join(REPO, 'node_modules/zod/index.js')).href}';
+import { definePlugin, defineTool } from '${pathToFileURL(join(REPO, 'kernel/index.ts')).href}';
+export default definePlugin({
+  name: 'hang',
+  apply(kernel) {
+    kernel.tools.register(defineTool({ name: 'Hang', description: 'never returns', inputSchema: z.object({}), isReadOnly: () => true,
+      call: () => { process.stdout.write('HANGING\\n'); return new Promise(() => {}); } }));
+  },
+});
+`);
+    writeFileSync(join(tmp.dir, 'p.yaml'), 'tools: []\nplugins:\n  ./hang.ts: {}\n');
+    const env = { ...cleanEnv(), REIN_HOME: process.env.REIN_HOME };
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: tmp.dir, env });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d) => { if (String(d).includes('HANGING')) resolve(); });
+      child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('close', r));
+
+    const projectDir = join(process.env.REIN_HOME!, 'sessions', tmp.dir.replace(/[^A-Za-z0-9]/g, '-'));
+    const file = readdirSync(projectDir).find((f) => f.endsWith('.jsonl'))!;
+    const id = file.slice(0, -6);
+    const before = Transcript.open(id, { cwd: tmp.dir }).replayMessages();
+    expect(before.at(-1)!.content.map((b) => b.type)).toEqual(['tool_use']);
+
+    // Resume with a scenario whose first turn answers the resumed request.
+    writeFileSync(join(tmp.dir, 's2.yaml'), 'turns:\n  - reply: [{ text: "resumed fine" }]\n');
+    const r = await runCli(['run', 'go on', '--sim', 's2.yaml', '--preset', './p.yaml', '--no-layers', '--resume', id, '--output-format', 'json'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: 'resumed fine', session_id: id });
+    const after = Transcript.open(id, { cwd: tmp.dir }).replayMessages();
+    const closing = after[before.length]!;
+    expect(closing.role).toBe('user');
+    expect(closing.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: (before.at(-1)!.content[0] as { id: string }).id, is_error: true });
+    expect(existsSync(join(projectDir, file))).toBe(true);
+    // Every tool_use in the final history has a result.
+    const uses = after.flatMap((m) => m.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id));
+    const results = after.flatMap((m) => m.content.filter((b) => b.type === 'tool_result').map((b) => (b as { tool_use_id: string }).tool_use_id));
+    expect(results.sort()).toEqual(uses.sort());
+    expect(readFileSync(join(projectDir, file), 'utf8')).toContain('"resumed fine"');
+  });
+
+  it('--continue picks the newest session of the directory; with none it is an input error', async () => {
+    writeFileSync(join(tmp.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    const none = await runCli(['run', 'x', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no earlier session to continue/);
+    const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    const id = JSON.parse(first.stdout).session_id;
+    const again = await runCli(['run', 'y', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).session_id).toBe(id);
+  });
+});

@@ -44,7 +44,7 @@ export interface PromptShape {
   model: string;
   at: number;
   /** Prefix hashes in order, with the part each block belongs to. */
-  blocks: ReadonlyArray<{ hash: string; level: 'tools' | 'system' | 'messages' }>;
+  blocks: ReadonlyArray<{ hash: string | number; level: 'tools' | 'system' | 'messages' }>;
 }
 
 /**

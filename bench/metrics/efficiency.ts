@@ -65,10 +65,10 @@ export function seenFromUsage(promptTokens: number, previousPrompt: number, cach
  * block before it: a request's seen part ends at its last block whose hash is known.
  */
 export class SeenPrefixes {
-  private readonly seen = new Set<string>();
+  private readonly seen = new Set<string | number>();
 
   /** Seen tokens of a request given its blocks (hash and running token total), then records them. */
-  observe(blocks: ReadonlyArray<{ hash: string; prefixTokens: number }>): number {
+  observe(blocks: ReadonlyArray<{ hash: string | number; prefixTokens: number }>): number {
     let hit = -1;
     for (let i = blocks.length - 1; i >= 0; i--) {
       if (this.seen.has(blocks[i]!.hash)) { hit = i; break; }

@@ -1,0 +1,154 @@
+/**
+ * The in-process model client of a replay: every request goes to the simulator engine's `handle()`
+ * (the same validation and prompt-cache accounting as `rein sim serve` over HTTP), on the
+ * recording's clock, and main-loop requests are answered with the recorded replies in order.
+ *
+ * The step cursor decides which recorded step answers a request: the first request of a run takes
+ * the step whose prompt started it; later requests take the next step as long as it continues the
+ * same turn (no prompt of its own). A request the recording does not have (the preset asked for
+ * more, e.g. a stop hook forced another turn) gets a short synthetic reply and is flagged.
+ */
+import type { ModelClient, ModelRequest, SendOptions, SendResult } from '../../kernel/model/client.js';
+import { isPromptTooLong, ModelRequestError } from '../../kernel/model/client.js';
+import type { SimResponse, Simulator } from '../../kernel/simulator/simulator.js';
+import type { DraftBlock, Reply, Responder } from '../../kernel/simulator/responders/types.js';
+import type { ApiMessage, QuerySource } from '../../kernel/types.js';
+import type { Workload, WorkloadStep } from '../workloads/types.js';
+
+/** Text of the reply given to a request the recording does not have. */
+export const SYNTHETIC_REPLY_TEXT = '(no recorded reply)';
+
+/** Which recorded step answers the next main-loop request. */
+export class StepCursor {
+  /** Index of the next unconsumed step. */
+  pos = 0;
+  /** The recording's clock: time of the latest request sent, ms. */
+  now: number;
+  /** Set by the driver before it starts a run: the next request is the first of a turn. */
+  startingTurn = false;
+  private tookStarting = false;
+
+  constructor(readonly steps: readonly WorkloadStep[]) {
+    this.now = steps[0]?.at ?? 0;
+  }
+
+  peek(): WorkloadStep | undefined {
+    return this.steps[this.pos];
+  }
+
+  /** True when the step at `pos` begins a new turn (a prompt, a manual compaction) or there is none. */
+  turnEndsHere(): boolean {
+    const next = this.peek();
+    return !next || next.prompt !== undefined || next.compactionBefore?.trigger === 'manual';
+  }
+
+  /** The step for the next main-loop request, or undefined when the recording has none for it. */
+  take(): WorkloadStep | undefined {
+    const next = this.peek();
+    if (!next) return undefined;
+    if (this.startingTurn || !this.turnEndsHere()) {
+      this.tookStarting = this.startingTurn;
+      this.startingTurn = false;
+      this.pos++;
+      if (next.at > this.now) this.now = next.at;
+      return next;
+    }
+    return undefined;
+  }
+
+  /** Gives back the step just taken (its request failed and may be retried). */
+  untake(step: WorkloadStep): void {
+    if (this.steps[this.pos - 1] === step) { this.pos--; this.startingTurn = this.tookStarting; }
+  }
+}
+
+/** One request and its answer, as the client saw them. */
+export interface Exchange {
+  params: ModelRequest;
+  source: QuerySource;
+  response: SimResponse;
+  /** The recorded step that answered it (main requests). */
+  step?: WorkloadStep;
+  /** A main request the recording did not have. */
+  synthetic: boolean;
+  /** Request time on the recording's clock, ms. */
+  now: number;
+}
+
+function draft(b: Record<string, any>): DraftBlock | undefined {
+  switch (b.type) {
+    case 'text': return { type: 'text', text: String(b.text ?? '') };
+    case 'tool_use': return { type: 'tool_use', id: String(b.id), name: String(b.name), input: (b.input ?? {}) as Record<string, unknown> };
+    case 'thinking': return { type: 'thinking', thinking: String(b.thinking ?? ''), signature: String(b.signature ?? '') };
+    case 'redacted_thinking': return { type: 'redacted_thinking', data: String(b.data ?? '') };
+    default: return undefined;
+  }
+}
+
+/**
+ * The reply for a step. The stop reason follows the content (tool_use when it calls a tool, else
+ * end_turn) so the loop's turn structure follows the recording: a recorded max_tokens stop would
+ * otherwise make the kernel resend the request, which the recording does not have.
+ */
+export function replyFor(step: WorkloadStep | undefined): Reply {
+  if (!step) return { content: [{ type: 'text', text: SYNTHETIC_REPLY_TEXT }], stop_reason: 'end_turn' };
+  const content = step.reply.map((b) => draft(b as Record<string, any>)).filter((b): b is DraftBlock => b !== undefined);
+  const hasTool = content.some((b) => b.type === 'tool_use');
+  const reply: Reply = { content: content.length ? content : [{ type: 'text', text: '' }], stop_reason: hasTool ? 'tool_use' : 'end_turn' };
+  if (step.usage) reply.usage = { output_tokens: step.usage.output };
+  return reply;
+}
+
+/** A responder that answers with whatever reply the client set just before calling `handle()`. */
+export function pendingResponder(get: () => Reply): Responder {
+  return { respond: () => ({ reply: get() }) };
+}
+
+export class ReplayClient implements ModelClient {
+  readonly kind = 'simulator' as const;
+  readonly baseURL = 'rein-simulator:in-process';
+  private pending: Reply = replyFor(undefined);
+
+  constructor(
+    private readonly sim: Simulator,
+    readonly cursor: StepCursor,
+    private readonly onExchange: (x: Exchange) => void,
+  ) {}
+
+  /** The reply `handle()` should give (read by the responder). */
+  current(): Reply {
+    return this.pending;
+  }
+
+  async send(params: ModelRequest, options: SendOptions): Promise<SendResult> {
+    const main = options.source === 'main_loop' || options.source === 'subagent';
+    const step = main ? this.cursor.take() : undefined;
+    this.pending = main ? replyFor(step) : replyFor(undefined);
+    const now = this.cursor.now;
+    const { betas, ...body } = params;
+    const headers: Record<string, string> = { 'x-rein-source': options.source };
+    if (betas?.length) headers['anthropic-beta'] = betas.join(',');
+    const response = this.sim.handle(body, { headers, now });
+    if (response.status !== 200 || !response.message) {
+      if (step) this.cursor.untake(step);
+      const message = response.error?.error.message ?? `simulator answered HTTP ${response.status}`;
+      throw new ModelRequestError({ kind: 'http', status: response.status, type: response.error?.error.type, message, promptTooLong: isPromptTooLong(response.status, message) });
+    }
+    this.onExchange({ params, source: options.source, response, ...(step ? { step } : {}), synthetic: main && !step, now });
+    return { message: response.message as unknown as ApiMessage, requestId: response.requestId };
+  }
+
+  async countTokens(params: ModelRequest): Promise<number> {
+    const { betas, ...body } = params;
+    const r = this.sim.countTokens(body, betas?.length ? { headers: { 'anthropic-beta': betas.join(',') } } : {});
+    if (r.status !== 200 || !('input_tokens' in r.body)) throw new ModelRequestError({ kind: 'http', status: r.status, message: 'count_tokens failed' });
+    return r.body.input_tokens;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The model a replay sends: the recording's unless overridden. */
+export function replayModel(w: Workload, override?: string): string {
+  return override ?? w.model;
+}

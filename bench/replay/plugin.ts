@@ -1,0 +1,112 @@
+/**
+ * The replay plugin, loaded after the preset's own plugins. It:
+ * - swaps every tool for its recorded-result twin (tools.ts), so nothing runs;
+ * - allows every call ahead of all permission rules (the recorded session already made those
+ *   decisions; a denial here would put a different result into the context);
+ * - ends the kernel's turn after the tool results where the recording continued with a new prompt;
+ * - maps the recording's clock onto message timestamps (`meta.at`), so a strategy that measures
+ *   idle time from them sees the recorded gaps;
+ * - observes compactions and context-stage rewrites: sizes, latency and retained facts.
+ */
+import type { Kernel } from '../../kernel/kernel.js';
+import { definePlugin, type Plugin } from '../../kernel/plugin.js';
+import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
+import type { Message } from '../../kernel/types.js';
+import { extractFacts, retained, type Facts } from '../metrics/retention.js';
+import type { CompactionMetrics } from '../metrics/types.js';
+import type { Workload } from '../workloads/types.js';
+import type { StepCursor } from './client.js';
+import { installRecordedTools } from './tools.js';
+
+/** Name of the replay plugin. */
+export const REPLAY_PLUGIN_NAME = 'bench/replay';
+
+/** Stage far before every permission stage (PERMISSION_STAGE starts at −100). */
+const FIRST = -1_000_000_000;
+/** Stage after every other tap. */
+const LAST = 1_000_000_000;
+
+/** What the plugin reports to the driver while the replay runs. */
+export interface ReplayObserver {
+  /** Requests made so far (main and side), to place a compaction. */
+  requestCount(): number;
+  compaction(c: CompactionMetrics): void;
+}
+
+function tokensOf(messages: readonly Message[]): number {
+  let n = 0;
+  for (const m of messages) n += estimateMessageTokens(m);
+  return n;
+}
+
+/** Builds the replay plugin for one workload replay. */
+export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: ReadonlySet<string>, observer: ReplayObserver, added: string[]): Plugin {
+  return definePlugin({
+    name: REPLAY_PLUGIN_NAME,
+    description: 'Replays a recorded session: recorded tool results, recorded permission decisions, recorded clock.',
+    apply(kernel: Kernel) {
+      added.push(...installRecordedTools(kernel, w));
+
+      kernel.hooks.permission.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, () => ({ behavior: 'allow' as const, reason: 'replay: the recorded session ran this call', source: REPLAY_PLUGIN_NAME }));
+      kernel.hooks.permissionRequest.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, () => ({ behavior: 'allow' as const, reason: 'replay', source: REPLAY_PLUGIN_NAME }));
+      kernel.hooks.postToolUse.tap({ name: REPLAY_PLUGIN_NAME, stage: LAST }, (post) => {
+        if (cursor.turnEndsHere()) post.preventContinuation = 'replay: the recording goes on with a new prompt here';
+        return post;
+      });
+
+      // Recorded time of each message: when it entered the history (the request time it followed).
+      const recordedAt = new WeakMap<object, number>();
+      let before: { messages: Message[]; compactions: number } | undefined;
+      let compactionCount = 0;
+      kernel.hooks.context.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, (state) => {
+        const nowRecorded = Math.max(cursor.now, cursor.peek()?.at ?? cursor.now);
+        const wall = Date.now();
+        for (const m of state.messages) {
+          let at = recordedAt.get(m);
+          if (at === undefined) { at = m.role === 'user' && m === state.messages[state.messages.length - 1] ? nowRecorded : cursor.now; recordedAt.set(m, at); }
+          if (m.meta) m.meta.at = wall - (nowRecorded - at);
+        }
+        before = { messages: state.messages, compactions: compactionCount };
+        return state;
+      });
+      kernel.hooks.context.tap({ name: REPLAY_PLUGIN_NAME, stage: LAST }, (state) => {
+        const b = before;
+        before = undefined;
+        if (!b || state.messages === b.messages || compactionCount !== b.compactions) return state;
+        const tokensBefore = tokensOf(b.messages);
+        const tokensAfter = tokensOf(state.messages);
+        if (tokensAfter >= tokensBefore) return state;
+        const facts = extractFacts(b.messages, typedPrompts);
+        observer.compaction({
+          kind: 'context-edit', strategy: 'context', afterRequest: observer.requestCount(), tokensBefore, tokensAfter,
+          ...(hasFacts(facts) ? { retention: retained(facts, state.messages) } : {}),
+        });
+        return state;
+      });
+
+      let pending: { facts: Facts; started: number } | undefined;
+      kernel.hooks.preCompact.tap({ name: REPLAY_PLUGIN_NAME, stage: LAST }, (pre) => {
+        if (!pre.cancel) pending = { facts: extractFacts(pre.messages, typedPrompts), started: performance.now() };
+        return pre;
+      });
+      kernel.hooks.postCompact.tap({ name: REPLAY_PLUGIN_NAME, stage: LAST }, (post) => {
+        compactionCount++;
+        const p = pending;
+        pending = undefined;
+        observer.compaction({
+          kind: 'compaction',
+          strategy: `${post.trigger}:${post.result.strategy}`,
+          afterRequest: observer.requestCount(),
+          tokensBefore: post.tokensBefore,
+          tokensAfter: post.result.tokensAfter,
+          ...(p ? { latencyMs: performance.now() - p.started } : {}),
+          ...(p && hasFacts(p.facts) ? { retention: retained(p.facts, post.result.messages) } : {}),
+        });
+      });
+    },
+  });
+}
+
+function hasFacts(f: Facts): boolean {
+  return f.files.size + f.identifiers.size + f.instructions.size > 0;
+}

@@ -1,0 +1,217 @@
+/**
+ * Open-loop replay of a workload through a preset. At each recorded step the preset builds its own
+ * request from its own context (its compaction and cache plugins at work, in the real kernel); the
+ * simulator accounts it on the recording's clock; the recorded reply and tool results go back in.
+ * Every turn of the recording is one `kernel.run()` with the recorded prompt.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKernel, type KernelPreset } from '../../kernel/kernel.js';
+import type { Plugin } from '../../kernel/plugin.js';
+import { loadPreset } from '../../kernel/preset/index.js';
+import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
+import { buildPrefix } from '../../kernel/simulator/prefix.js';
+import { betasOf, createSimulator } from '../../kernel/simulator/simulator.js';
+import type { ContentBlock } from '../../kernel/types.js';
+import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
+import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
+import { instructionKey } from '../metrics/retention.js';
+import { summarize } from '../metrics/summary.js';
+import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
+import type { Workload } from '../workloads/types.js';
+import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
+import { replayPlugin } from './plugin.js';
+
+/** The prompt used when a recorded step must start a turn but the recording has no prompt for it. */
+export const CONTINUE_PROMPT = 'Continue.';
+
+/** A preset ready to replay: loaded once, used for many workloads. */
+export interface LoadedPreset {
+  /** The file or built-in name it was loaded from. */
+  source: string;
+  name: string;
+  preset: KernelPreset;
+  baseDir: string;
+  plugins: { plugin: Plugin; options: unknown; origin: string }[];
+}
+
+/** Loads a preset file or built-in name without the user/project layers (benchmarks must not depend on them). */
+export async function loadBenchPreset(source: string, cwd = process.cwd()): Promise<LoadedPreset> {
+  const r = await loadPreset({ preset: source, cwd, layers: false });
+  return {
+    source,
+    name: String((r.preset as { name?: unknown }).name ?? source),
+    preset: r.preset as KernelPreset,
+    baseDir: r.baseDir,
+    plugins: r.plugins.map((p) => ({ plugin: p.plugin, options: p.options, origin: p.origin })),
+  };
+}
+
+export interface ReplayOptions {
+  /** Model to send instead of the recording's. */
+  model?: string;
+  /** Called after each request with (requests so far, steps in the workload). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ReplayResult {
+  workload: string;
+  preset: string;
+  model: string;
+  requests: RequestMetrics[];
+  compactions: CompactionMetrics[];
+  summary: RunSummary;
+  /** Recorded steps never sent, because the kernel ended a turn early (with why). */
+  skippedSteps: number;
+  /** Turns started with CONTINUE_PROMPT because their first step had no prompt. */
+  syntheticPrompts: number;
+  /** How the kernel's runs ended. */
+  terminals: Record<string, number>;
+  /** Tools the recording called that the preset lacks (added with a minimal schema). */
+  addedTools: string[];
+  /** Problems worth showing (a turn ended by a model error, ...), at most 20. */
+  problems: string[];
+  /** Wall time of the replay, ms. */
+  durationMs: number;
+}
+
+const MAX_PROBLEMS = 20;
+
+/**
+ * Replays `w` through `preset`. Throws only for a preset whose plugins fail to load; a request the
+ * simulator rejects ends that turn (counted in `terminals` and `problems`) and the replay goes on
+ * with the next recorded prompt.
+ */
+export async function replayWorkload(w: Workload, preset: LoadedPreset, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const started = performance.now();
+  const dir = await mkdtemp(join(tmpdir(), 'rein-bench-'));
+  const model = options.model ?? w.model;
+  const cursor = new StepCursor(w.steps);
+  const requests: RequestMetrics[] = [];
+  const compactions: CompactionMetrics[] = [];
+  const typedPrompts = new Set<string>();
+  for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
+
+  const seen = new SeenPrefixes();
+  let prevMain: { shape: PromptShape; read: number } | undefined;
+  let compactedSince = false;
+  let editedSince = false;
+
+  const onExchange = (x: Exchange) => {
+    const msg = x.response.message!;
+    const u = msg.usage;
+    const usage = {
+      input: u.input_tokens,
+      cacheRead: u.cache_read_input_tokens,
+      cacheWrite5m: u.cache_creation.ephemeral_5m_input_tokens,
+      cacheWrite1h: u.cache_creation.ephemeral_1h_input_tokens,
+      output: u.output_tokens,
+    };
+    const { betas, ...body } = x.params;
+    const prefix = buildPrefix(applyContextManagement(body as never, betasOf(betas?.length ? { 'anthropic-beta': betas.join(',') } : {})).request as never);
+    const seenTokens = seen.observe(prefix.blocks);
+    const r: RequestMetrics = {
+      n: requests.length + 1,
+      source: x.source,
+      ...(x.step ? { step: x.step.index } : {}),
+      ...(x.synthetic ? { synthetic: true } : {}),
+      at: x.now,
+      model: body.model,
+      ...usage,
+      promptTokens: prefix.totalTokens,
+      seenTokens,
+      costUsd: requestCost(body.model, usage),
+      inputCostUsd: actualInputCost(body.model, usage),
+      idealInputCostUsd: idealInputCost(body.model, prefix.totalTokens, seenTokens),
+    };
+    if (x.source === 'main_loop' || x.source === 'subagent') {
+      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks };
+      if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
+        r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: compactedSince, contextEdit: editedSince });
+        r.breakTokens = prevMain.read - usage.cacheRead;
+      }
+      prevMain = { shape, read: usage.cacheRead };
+      compactedSince = false;
+      editedSince = false;
+    }
+    requests.push(r);
+    options.onProgress?.(requests.length, w.steps.length);
+  };
+
+  const client: ReplayClient = new ReplayClient(createSimulator({ responder: pendingResponder(() => client.current()), clock: () => cursor.now }), cursor, onExchange);
+  const addedTools: string[] = [];
+  const plugin = replayPlugin(w, cursor, typedPrompts, {
+    requestCount: () => requests.length,
+    compaction: (c) => {
+      compactions.push(c);
+      if (c.kind === 'compaction') compactedSince = true;
+      else editedSince = true;
+    },
+  }, addedTools);
+
+  const kernelPreset: KernelPreset = {
+    ...preset.preset,
+    model: { ...(preset.preset.model ?? {}), name: model },
+    session: { ...(preset.preset.session ?? {}), dir: join(dir, 'sessions') },
+  };
+  delete kernelPreset.limits;
+
+  const terminals: Record<string, number> = {};
+  const problems: string[] = [];
+  let skippedSteps = 0;
+  let syntheticPrompts = 0;
+  try {
+    const kernel = await createKernel({
+      preset: kernelPreset,
+      presetDir: preset.baseDir,
+      cwd: dir,
+      client,
+      plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }],
+      sessionId: `bench-${process.pid}-${Math.floor(started)}`,
+    });
+    try {
+      while (cursor.peek()) {
+        const step = cursor.peek()!;
+        if (step.compactionBefore?.trigger === 'manual') await kernel.compact();
+        let prompt: ContentBlock[];
+        if (step.prompt?.length) prompt = step.prompt.map((p) => p.block);
+        else { prompt = [{ type: 'text', text: CONTINUE_PROMPT }]; syntheticPrompts++; }
+        cursor.startingTurn = true;
+        const posBefore = cursor.pos;
+        const run = kernel.run({ prompt, maxTurns: Number.MAX_SAFE_INTEGER });
+        for await (const ev of run) {
+          if (ev.type === 'result') {
+            const reason = ev.result.terminalReason;
+            terminals[reason] = (terminals[reason] ?? 0) + 1;
+            if (ev.result.isError && reason !== 'hook_stopped' && problems.length < MAX_PROBLEMS) problems.push(`step ${step.index}: turn ended with ${reason}${ev.result.text ? '' : ''}`);
+          } else if (ev.type === 'notice' && ev.level !== 'info' && problems.length < MAX_PROBLEMS) {
+            problems.push(`step ${step.index}: ${ev.source}: ${ev.message}`);
+          }
+        }
+        cursor.startingTurn = false;
+        // A turn that ended before the recording's did leaves steps that continue it: skip them.
+        if (cursor.pos === posBefore) { cursor.pos++; skippedSteps++; }
+        while (cursor.peek() && !cursor.turnEndsHere()) { cursor.pos++; skippedSteps++; }
+      }
+    } finally {
+      await kernel.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return {
+    workload: w.name,
+    preset: preset.name,
+    model,
+    requests,
+    compactions,
+    summary: summarize(requests, compactions),
+    skippedSteps,
+    syntheticPrompts,
+    terminals,
+    addedTools,
+    problems,
+    durationMs: performance.now() - started,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Recorded-result tools: a replay never runs a tool. Each tool the preset registered keeps its
+ * name, description and input schema (so the request's `tools` parameter is exactly what the preset
+ * sends) but its `call` returns the recorded result for that tool_use id. Tools the recording
+ * called that the preset does not have are added with a minimal schema, so the recorded result
+ * still reaches the context instead of a "no such tool" error.
+ */
+import { z } from 'zod';
+import type { Kernel } from '../../kernel/kernel.js';
+import { defineTool, type JsonSchema, type Tool } from '../../kernel/tool.js';
+import { inputSchemaOf } from '../../kernel/tool-registry.js';
+import type { RecordedToolResult, Workload } from '../workloads/types.js';
+
+/** What a call with no recorded result returns (the recording ended, or was interrupted, before it). */
+export const MISSING_RESULT_TEXT = 'No result was recorded for this call: the session was interrupted before the tool finished.';
+
+/** Description given to tools the preset lacks. */
+export const RECORDED_TOOL_DESCRIPTION = 'A tool of the recorded session (its results are replayed).';
+
+const ANY_INPUT = z.record(z.string(), z.unknown());
+const OPEN_SCHEMA: JsonSchema = { type: 'object', additionalProperties: true };
+
+/** Every recorded result of a workload by tool_use id. */
+export function recordedResults(w: Workload): Map<string, RecordedToolResult> {
+  const map = new Map<string, RecordedToolResult>();
+  for (const s of w.steps) for (const r of s.toolResults) map.set(r.toolUseId, r);
+  return map;
+}
+
+/** Names of the tools a workload's replies call, in first-call order. */
+export function recordedToolNames(w: Workload): string[] {
+  const names = new Set<string>();
+  for (const s of w.steps) for (const b of s.reply) if (b.type === 'tool_use') names.add((b as { name: string }).name);
+  return [...names];
+}
+
+function replayTool(base: { name: string; description: string; schema: JsonSchema; maxResultSizeChars: number }, results: ReadonlyMap<string, RecordedToolResult>): Tool {
+  return defineTool({
+    name: base.name,
+    description: base.description,
+    inputSchema: ANY_INPUT,
+    inputJsonSchema: base.schema,
+    // The recording already validated (or rejected) the input; the replay takes it as it was.
+    validateInput: () => undefined,
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    maxResultSizeChars: base.maxResultSizeChars,
+    async call(_input, ctx) {
+      const r = results.get(ctx.toolUseId);
+      if (!r) return { content: MISSING_RESULT_TEXT, isError: true };
+      return { content: r.content.length ? r.content : '', isError: r.isError };
+    },
+  });
+}
+
+/**
+ * Replaces every registered tool of `kernel` by its recorded-result twin and registers the
+ * recording's other tools. Returns the names added that the preset did not have.
+ */
+export function installRecordedTools(kernel: Kernel, w: Workload): string[] {
+  const results = recordedResults(w);
+  for (const tool of kernel.tools.list()) {
+    const schema = inputSchemaOf(tool) as JsonSchema;
+    kernel.tools.unregister(tool.name);
+    kernel.tools.register(replayTool({ name: tool.name, description: tool.description, schema, maxResultSizeChars: tool.maxResultSizeChars }, results), tool.plugin);
+  }
+  const added: string[] = [];
+  for (const name of recordedToolNames(w)) {
+    if (kernel.tools.has(name)) continue;
+    kernel.tools.register(replayTool({ name, description: RECORDED_TOOL_DESCRIPTION, schema: OPEN_SCHEMA, maxResultSizeChars: 50_000 }, results), 'bench/replay');
+    added.push(name);
+  }
+  return added;
+}

@@ -36,13 +36,16 @@ export const CACHE_READ_MULTIPLIER = 0.1;
  */
 export const LONG_CONTEXT_THRESHOLD_TOKENS = 200_000;
 
+/** Rounds to 1e-6 USD per MTok so derived prices print as listed (0.3, not 0.30000000000000004). */
+const tidy = (x: number) => Math.round(x * 1e6) / 1e6;
+
 function price(input: number, output: number): ModelPrice {
   return {
     input,
     output,
-    cacheWrite5m: input * CACHE_WRITE_5M_MULTIPLIER,
-    cacheWrite1h: input * CACHE_WRITE_1H_MULTIPLIER,
-    cacheRead: input * CACHE_READ_MULTIPLIER,
+    cacheWrite5m: tidy(input * CACHE_WRITE_5M_MULTIPLIER),
+    cacheWrite1h: tidy(input * CACHE_WRITE_1H_MULTIPLIER),
+    cacheRead: tidy(input * CACHE_READ_MULTIPLIER),
   };
 }
 

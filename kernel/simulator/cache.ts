@@ -19,11 +19,11 @@ export interface CacheEntry {
 const PRUNE_AT = 4096;
 
 export class PromptCache {
-  private readonly entries = new Map<string, CacheEntry>();
+  private readonly entries = new Map<number, CacheEntry>();
   private pruneAt = PRUNE_AT;
 
   /** The live entry for a prefix hash at `now` (ms), or undefined. */
-  get(hash: string, now: number): CacheEntry | undefined {
+  get(hash: number, now: number): CacheEntry | undefined {
     const e = this.entries.get(hash);
     if (!e) return undefined;
     if (e.expiresAt <= now) {
@@ -37,7 +37,7 @@ export class PromptCache {
    * Writes (or refreshes) the entry of a prefix. A refresh restarts the TTL from `now`; the longer of
    * the old and new TTL wins, so a 5-minute read never shortens a 1-hour entry.
    */
-  put(hash: string, tokens: number, ttl: CacheTtl, now: number): CacheEntry {
+  put(hash: number, tokens: number, ttl: CacheTtl, now: number): CacheEntry {
     const old = this.get(hash, now);
     if (old) {
       if (ttl === '1h') old.ttl = '1h';

@@ -3,8 +3,8 @@
  * messages), each with its tokens, the running prefix total and a hash of the whole prefix up to
  * and including it; and the request's cache breakpoints, validated as the API validates them.
  */
-import { createHash } from 'node:crypto';
-import { blockPositions, type BlockPosition, type EstimatableRequest } from '../tokens/estimate.js';
+import * as crypto from 'node:crypto';
+import { estimateBlockTokens, estimateTextTokens, estimateToolTokens, type BlockPosition, type EstimatableRequest } from '../tokens/estimate.js';
 import { invalidRequest } from './errors.js';
 
 /** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */
@@ -18,8 +18,13 @@ export const TTL_MS: Readonly<Record<CacheTtl, number>> = Object.freeze({ '5m': 
 
 /** One cacheable block of the prompt. */
 export interface PrefixBlock extends BlockPosition {
-  /** Hash of the prefix up to and including this block (model and request parameters included). */
-  hash: string;
+  /** Hash of the prefix up to and including this block (model and request parameters included), 53 bits. */
+  hash: number;
+  /** Chain state after this block and the facts it was built from (lets the next request reuse the entry). */
+  lane1: number;
+  lane2: number;
+  digest0: number;
+  tag: number;
 }
 
 /** A cache breakpoint: the prefix up to and including block `block` is a cache candidate. */
@@ -37,6 +42,9 @@ export interface PromptPrefix {
   breakpoints: Breakpoint[];
   /** Tokens of the whole prompt. */
   totalTokens: number;
+  model: string;
+  /** `tool_choice` and `thinking` as hashed into the messages level. */
+  params: string;
 }
 
 /** The request fields the prefix depends on. */
@@ -61,13 +69,13 @@ function readCacheControl(cc: unknown, where: string): CacheTtl | undefined {
 }
 
 /** The TTL of the explicit marker on a block (a `tool_result` also counts markers on its inner blocks). */
-function blockTtl(block: unknown, where: string): CacheTtl | undefined {
+function blockTtl(block: unknown, at: BlockPosition): CacheTtl | undefined {
   if (!block || typeof block !== 'object') return undefined;
   const b = block as Obj;
-  let ttl = readCacheControl(b.cache_control, where);
+  let ttl = b.cache_control == null ? undefined : readCacheControl(b.cache_control, whereOf(at));
   if (b.type === 'tool_result' && Array.isArray(b.content)) {
     b.content.forEach((inner, i) => {
-      const t = inner && typeof inner === 'object' ? readCacheControl((inner as Obj).cache_control, `${where}.content.${i}`) : undefined;
+      const t = inner && typeof inner === 'object' && (inner as Obj).cache_control != null ? readCacheControl((inner as Obj).cache_control, `${whereOf(at)}.content.${i}`) : undefined;
       if (t === '1h' || (t && !ttl)) ttl = t;
     });
   }
@@ -82,56 +90,162 @@ function whereOf(p: BlockPosition): string {
 
 const NOT_AUTO_CACHEABLE = new Set(['thinking', 'redacted_thinking']);
 
+const dropMarkers = (key: string, value: unknown) => (key === 'cache_control' ? undefined : value);
+
+/** The block's JSON without `cache_control` (markers are not part of the cached bytes). */
 function stableJson(block: unknown): string {
-  if (typeof block === 'string') return JSON.stringify(block);
-  const json = JSON.stringify(block);
-  // Markers are not part of the cached bytes: moving a breakpoint must not invalidate the prefix.
-  if (!json.includes('"cache_control"')) return json;
-  return JSON.stringify(block, (key, value) => (key === 'cache_control' ? undefined : value));
+  if (!block || typeof block !== 'object') return JSON.stringify(block);
+  const b = block as Obj;
+  const nested = b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c) => c && typeof c === 'object' && 'cache_control' in c);
+  return 'cache_control' in b || nested ? JSON.stringify(block, dropMarkers) : JSON.stringify(block);
 }
 
-function digest(data: string): string {
-  return createHash('sha1').update(data).digest('base64');
+/** A block's digest (four 32-bit words of its SHA-1) and tokens. */
+interface BlockFacts {
+  d0: number; d1: number; d2: number; d3: number;
+  tokens: number;
 }
+
+/** What a memoised block looked like: its own fields by reference (cache_control excluded). */
+interface Memo extends BlockFacts {
+  keys: string[];
+  values: unknown[];
+}
+
+/**
+ * Per-object memo of block facts. Requests of one conversation share most block objects, so a
+ * replay hashes each block once instead of once per request. A hit is trusted only if every
+ * top-level field still holds the same value (by reference), so replacing `text`, `content` or
+ * `input` is seen; editing a nested object of an already-sent block in place is not (blocks are
+ * treated as immutable once sent, as the transcript does).
+ */
+const memo = new WeakMap<object, Memo>();
+
+// One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per block; older Nodes use createHash.
+const sha1: (data: string) => Buffer = typeof (crypto as { hash?: unknown }).hash === 'function'
+  ? (data) => (crypto as unknown as { hash(a: string, d: string, e: 'buffer'): Buffer }).hash('sha1', data, 'buffer')
+  : (data) => crypto.createHash('sha1').update(data).digest();
+
+function factsOf(data: string, tokens: number): BlockFacts {
+  const h = sha1(data);
+  return { d0: h.readUInt32LE(0), d1: h.readUInt32LE(4), d2: h.readUInt32LE(8), d3: h.readUInt32LE(12), tokens };
+}
+
+function memoHit(block: Obj): Memo | undefined {
+  const m = memo.get(block);
+  if (!m) return undefined;
+  let n = 0;
+  for (const k in block) {
+    if (k === 'cache_control') continue;
+    if (m.keys[n] !== k || m.values[n] !== block[k]) return undefined;
+    n++;
+  }
+  return n === m.keys.length ? m : undefined;
+}
+
+function blockFacts(block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
+  if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? estimateTextTokens(block) : 0);
+  const hit = memoHit(block as Obj);
+  if (hit) return hit;
+  const facts = factsOf(stableJson(block), tokensOf(block));
+  const keys = Object.keys(block).filter((k) => k !== 'cache_control');
+  memo.set(block, { ...facts, keys, values: keys.map((k) => (block as Obj)[k]) });
+  return facts;
+}
+
+// The prefix chain mixes block digests with MurmurHash3's 32-bit steps in two lanes (64 bits of
+// state): cheap enough to run over every block of every request, wide enough that unrelated
+// prefixes do not collide in practice.
+function mix(h: number, k: number): number {
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const LEVEL_CODE = { tools: 1, system: 2, messages: 3 } as const;
 
 /**
  * Builds the hashed prefix of a request and its breakpoints.
  *
  * The hash chain starts from the model id (a model switch misses everything) and mixes
  * `tool_choice` and `thinking` in before the first message block (changing them invalidates the
- * messages level only, as the prompt-caching docs' invalidation table says). `cache_control`
- * markers are left out of the hashed bytes.
+ * messages level only, as the prompt-caching docs' invalidation table says). Each block adds its
+ * level, its message's index and role, and the SHA-1 of its JSON without `cache_control` markers.
  *
  * Throws SimulatorApiError (400) for: more than 4 breakpoints, a malformed `cache_control`, a
  * 1-hour breakpoint after a 5-minute one.
  */
-export function buildPrefix(request: PrefixRequest): PromptPrefix {
-  const positions = blockPositions(request);
-  const blocks: PrefixBlock[] = new Array(positions.length);
+export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): PromptPrefix {
+  const blocks: PrefixBlock[] = [];
   const byBlock = new Map<number, Breakpoint>();
   let explicitCount = 0;
-  let hash = digest(`model:${request.model}`);
-  let messagesSeeded = false;
-  for (let i = 0; i < positions.length; i++) {
-    const p = positions[i]!;
-    let tag: string;
-    if (p.level === 'messages') {
-      if (!messagesSeeded) {
-        hash = digest(`${hash}|params:${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`);
-        messagesSeeded = true;
-      }
-      tag = `m${p.index}:${request.messages[p.index]?.role ?? ''}`;
+  const seed = factsOf(`model:${request.model}`, 0);
+  let h1 = seed.d0;
+  let h2 = seed.d1;
+  let sum = 0;
+  const params = `${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`;
+  // While the blocks are the very objects of the previous request's prefix (same place, unchanged),
+  // its entries are reused as they are: a growing conversation only hashes its new blocks.
+  const prev = previous && previous.model === request.model ? previous.blocks : undefined;
+  let reusing = prev !== undefined;
+  const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
+    const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
+    const i = blocks.length;
+    const facts = blockFacts(block, tokensOf);
+    const old = reusing ? prev![i] : undefined;
+    if (old && old.block === block && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0) {
+      blocks.push(old);
+      h1 = old.lane1;
+      h2 = old.lane2;
+      sum = old.prefixTokens;
     } else {
-      tag = p.level === 'tools' ? `t${p.index}` : `s${p.index}`;
+      reusing = false;
+      h1 = fmix(mix(mix(mix(h1, facts.d0), facts.d1), tag));
+      h2 = fmix(mix(mix(mix(h2, facts.d2), facts.d3), tag ^ 0x5bd1e995));
+      sum += facts.tokens;
+      // 32 bits of one lane and 21 of the other: an exact integer, a cheap Map key.
+      blocks.push({
+        level, index, blockIndex, block, tokens: facts.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
+        lane1: h1, lane2: h2, digest0: facts.d0, tag,
+      });
     }
-    hash = digest(`${hash}|${tag}|${stableJson(p.block)}`);
-    blocks[i] = { ...p, hash };
-    const ttl = blockTtl(p.block, whereOf(p));
+    const ttl = blockTtl(block, blocks[i]!);
     if (ttl) {
       explicitCount++;
       byBlock.set(i, { block: i, ttl, automatic: false });
     }
+  };
+  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, estimateToolTokens, 0));
+  const system = request.system;
+  if (typeof system === 'string') {
+    if (system.length > 0) push('system', 0, 0, system, estimateBlockTokens, 0);
+  } else if (system) {
+    system.forEach((b, i) => push('system', i, 0, b, estimateBlockTokens, 0));
   }
+  if (request.messages.length) {
+    if (reusing && previous!.params !== params) reusing = false;
+    // When the first message block is reused, push() takes its lanes and this mix is overwritten.
+    const p = factsOf(`params:${params}`, 0);
+    h1 = fmix(mix(mix(h1, p.d0), p.d1));
+    h2 = fmix(mix(mix(h2, p.d2), p.d3));
+  }
+  request.messages.forEach((m, i) => {
+    const roleBit = m.role === 'assistant' ? 1 : 0;
+    if (typeof m.content === 'string') push('messages', i, 0, m.content, estimateBlockTokens, roleBit);
+    else m.content.forEach((b, j) => push('messages', i, j, b, estimateBlockTokens, roleBit));
+  });
   let count = explicitCount;
   const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');
   if (autoTtl) {
@@ -159,7 +273,7 @@ export function buildPrefix(request: PrefixRequest): PromptPrefix {
     }
   }
   const totalTokens = blocks.length ? blocks[blocks.length - 1]!.prefixTokens : 0;
-  return { blocks, breakpoints, totalTokens };
+  return { blocks, breakpoints, totalTokens, model: request.model, params };
 }
 
 function isNotAutoCacheable(block: unknown): boolean {

@@ -161,8 +161,8 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length) {
     throw new ScenarioError(file, doc.errors.map((e) => {
-      const pos = e.linePos?.[0];
-      return { line: pos?.line, column: pos?.col, text: e.message.split('\n')[0]! };
+      const pos = lineCounter.linePos(e.pos[0]);
+      return { line: pos.line, column: pos.col, text: e.message.split('\n')[0]! };
     }));
   }
   const data = doc.toJS({ maxAliasCount: 100 }) ?? {};

@@ -37,6 +37,8 @@ export interface SimServer {
 /** Request headers copied into the log. */
 const LOGGED_HEADERS = ['anthropic-beta', 'anthropic-version', 'x-rein-source', 'user-agent', 'x-app'];
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024;
+/** Pause between the last event before a cut and closing the socket, ms. */
+const CUT_GRACE_MS = 100;
 
 class BodyTooLarge extends Error {}
 
@@ -140,14 +142,22 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
     res.flushHeaders();
     let sent = 0;
+    // A cut must land after the client has read the events already written: a fetch body stream
+    // that errors drops the chunks still queued in it, so the close waits for the bytes to drain
+    // and then a little longer.
+    const cut = async () => {
+      await new Promise<void>((resolve) => res.write('', () => resolve()));
+      await sleep(CUT_GRACE_MS);
+      res.destroy();
+    };
     for (const e of r.events) {
-      if (d.cut && sent >= d.cut.afterEvents) { res.destroy(); return; }
+      if (d.cut && sent >= d.cut.afterEvents) return cut();
       if (d.idle && sent === d.idle.afterEvents) await sleep(d.idle.ms);
       if (res.destroyed) return;
       res.write(formatSse(e));
       sent++;
     }
-    if (d.cut) { res.destroy(); return; }
+    if (d.cut) return cut();
     res.end();
   }
 

@@ -13,7 +13,7 @@ import { PromptCache } from './cache.js';
 import { applyContextManagement, type AppliedEdit } from './context-edits.js';
 import { errorTypeFor, DEFAULT_ERROR_MESSAGE, SimulatorApiError, type ApiErrorBody } from './errors.js';
 import { contextWindow, minCacheableTokens as tableMinimum } from './models.js';
-import { buildPrefix } from './prefix.js';
+import { buildPrefix, type PromptPrefix } from './prefix.js';
 import { createEchoResponder } from './responders/echo.js';
 import { createScriptResponder } from './responders/script.js';
 import type { Delivery, DraftBlock, Fault, Reply, Responder, ResponderResult } from './responders/types.js';
@@ -135,6 +135,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const responder = options.responder ?? (options.scenario ? createScriptResponder(options.scenario) : createEchoResponder());
   const clock = options.clock ?? Date.now;
   const cache = new PromptCache();
+  // The last prefix per source: the next request of the same conversation reuses its unchanged blocks.
+  const lastPrefix = new Map<QuerySource, PromptPrefix>();
   const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, mainTurns: 0 };
   const minimum = (model: string) => {
     const m = options.minCacheableTokens;
@@ -168,15 +170,18 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     const headers = normalizeHeaders(opts.headers);
     const now = opts.now ?? clock();
     let body: Record<string, any>;
-    let accountingPrefix: ReturnType<typeof buildPrefix>;
+    let accountingPrefix: PromptPrefix;
     let appliedEdits: AppliedEdit[] | undefined;
+    let classified: ReturnType<typeof classifySource>;
     try {
       body = fillModel(raw, options.defaultModel);
       validateRequest(body);
+      classified = classifySource(body, headers);
       const betas = betasOf(headers);
       const edited = applyContextManagement(body as any, betas);
       if (body.context_management != null) appliedEdits = edited.appliedEdits;
-      accountingPrefix = buildPrefix(edited.request as any);
+      accountingPrefix = buildPrefix(edited.request as any, lastPrefix.get(classified.source));
+      lastPrefix.set(classified.source, accountingPrefix);
       const window = contextWindow(body.model, betas);
       if (accountingPrefix.totalTokens > window) {
         throw new SimulatorApiError(400, `prompt is too long: ${accountingPrefix.totalTokens} tokens > ${window} maximum`, 'invalid_request_error');
@@ -186,7 +191,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       throw err;
     }
 
-    const { source, by } = classifySource(body, headers);
+    const { source, by } = classified;
     let result: ResponderResult | undefined;
     let mainTurn: number | undefined;
     if (source !== 'main_loop') result = responder.respondSide?.({ body, headers, source, mainTurn: stats.mainTurns });

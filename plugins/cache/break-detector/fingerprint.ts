@@ -1,0 +1,194 @@
+/**
+ * Fingerprints of a request's cache-relevant parts, and the comparison of two fingerprints.
+ *
+ * Parts (book ch14 §14.2, reduced to what the public API keys the cache on): model, system text,
+ * the markers on system blocks and tools (a TTL flip changes no text), tools (each definition
+ * hashed too, so a change names the tool), beta flags (sorted), thinking, tool_choice, effort,
+ * context_management edits, the top-level marker, and each message. Markers are stripped before
+ * hashing content: moving the tail marker is not a change.
+ */
+import { createHash } from 'node:crypto';
+import type { ModelRequest } from '../../../kernel/model/client.js';
+
+/** Short hash of a string: 12 base64url characters of SHA-1 (collisions are not a concern here). */
+export function shortHash(data: string): string {
+  return createHash('sha1').update(data).digest('base64url').slice(0, 12);
+}
+
+/** JSON with every `cache_control` key dropped. */
+export function stripCacheControl(value: unknown): string {
+  const json = JSON.stringify(value ?? null);
+  if (!json.includes('"cache_control"')) return json;
+  return JSON.stringify(value, (k, v) => (k === 'cache_control' ? undefined : v));
+}
+
+/** The recorded fingerprint of one request. Compact: it goes into the transcript for every request. */
+export interface Fingerprint {
+  model: string;
+  system: string;
+  /** Characters of system text. */
+  systemChars: number;
+  /** Hash of the markers on system blocks and tools (TTL or placement). */
+  markers: string;
+  tools: string;
+  /** Tool name → hash of its definition. */
+  toolHashes: Record<string, string>;
+  betas: string[];
+  thinking: string;
+  toolChoice: string;
+  effort: string;
+  contextManagement: string;
+  /** The request's top-level `cache_control`, as JSON (`null` when absent). */
+  autoMarker: string;
+  /** Per message: hash of role + content, markers stripped. */
+  messages: string[];
+  /** Longest TTL among the request's markers, or null when it has none. */
+  ttl: '5m' | '1h' | null;
+}
+
+type Obj = Record<string, unknown>;
+
+/** Memo of message-content hashes by content array (history blocks are shared, never mutated). */
+const contentHashes = new WeakMap<object, string>();
+
+function messageHash(m: { role: string; content: unknown }): string {
+  const c = m.content;
+  if (c && typeof c === 'object') {
+    const cached = contentHashes.get(c as object);
+    if (cached !== undefined) return m.role[0] + cached;
+    const h = shortHash(stripCacheControl(c));
+    contentHashes.set(c as object, h);
+    return m.role[0] + h;
+  }
+  return m.role[0] + shortHash(JSON.stringify(c ?? null));
+}
+
+function ttlOf(cc: unknown): '5m' | '1h' | null {
+  if (!cc || typeof cc !== 'object') return null;
+  return (cc as Obj).ttl === '1h' ? '1h' : '5m';
+}
+
+function maxTtl(a: '5m' | '1h' | null, b: '5m' | '1h' | null): '5m' | '1h' | null {
+  if (a === '1h' || b === '1h') return '1h';
+  return a ?? b;
+}
+
+/** Fingerprints a request as sent. */
+export function fingerprint(params: ModelRequest): Fingerprint {
+  const p = params as ModelRequest & Obj;
+  const system = typeof p.system === 'string' ? [{ type: 'text', text: p.system }] : (p.system ?? []);
+  const toolHashes: Record<string, string> = {};
+  let ttl: '5m' | '1h' | null = ttlOf(p.cache_control);
+  const markerParts: unknown[] = [];
+  for (const t of p.tools ?? []) {
+    const tool = t as unknown as Obj;
+    const name = String(tool.name);
+    toolHashes[name] = shortHash(stripCacheControl(t));
+    markerParts.push(tool.cache_control ?? null);
+    ttl = maxTtl(ttl, ttlOf(tool.cache_control));
+  }
+  let systemChars = 0;
+  for (const b of system as Obj[]) {
+    systemChars += typeof b.text === 'string' ? b.text.length : 0;
+    markerParts.push(b.cache_control ?? null);
+    ttl = maxTtl(ttl, ttlOf(b.cache_control));
+  }
+  for (const m of p.messages) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as unknown as Obj[]) {
+      if (b.cache_control) ttl = maxTtl(ttl, ttlOf(b.cache_control));
+    }
+  }
+  return {
+    model: p.model,
+    system: shortHash(stripCacheControl(system)),
+    systemChars,
+    markers: shortHash(JSON.stringify(markerParts)),
+    tools: shortHash(stripCacheControl(p.tools ?? [])),
+    toolHashes,
+    betas: [...(p.betas ?? [])].sort(),
+    thinking: JSON.stringify(p.thinking ?? null),
+    toolChoice: JSON.stringify(p.tool_choice ?? null),
+    effort: JSON.stringify((p.output_config as Obj | undefined)?.effort ?? null),
+    contextManagement: JSON.stringify(p.context_management ?? null),
+    autoMarker: JSON.stringify(p.cache_control ?? null),
+    messages: p.messages.map((m) => messageHash(m as { role: string; content: unknown })),
+    ttl,
+  };
+}
+
+/** What changed between two requests, as named parts. */
+export interface PrefixChange {
+  /** Machine name: `model`, `system`, `tools`, `betas`, `thinking`, `tool_choice`, `effort`, `context_management`, `markers`, `messages`. */
+  part: string;
+  /** One line for people: "system prompt changed (+120 chars)". */
+  text: string;
+  /** For `messages`: the first message index whose bytes differ. */
+  index?: number;
+}
+
+/**
+ * The client-side changes from `prev` to `cur` that can invalidate a cached prefix. Growth of the
+ * conversation (new messages after the previous ones) is not a change; a previous message that now
+ * differs, or fewer messages than before, is.
+ */
+export function compareFingerprints(prev: Fingerprint, cur: Fingerprint): PrefixChange[] {
+  const out: PrefixChange[] = [];
+  if (prev.model !== cur.model) out.push({ part: 'model', text: `model changed (${prev.model} → ${cur.model})` });
+  const systemChanged = prev.system !== cur.system;
+  if (systemChanged) {
+    const d = cur.systemChars - prev.systemChars;
+    out.push({ part: 'system', text: `system prompt changed (${d >= 0 ? '+' : '−'}${Math.abs(d)} chars)` });
+  }
+  let toolsChanged = false;
+  if (prev.tools !== cur.tools) {
+    toolsChanged = true;
+    const before = Object.keys(prev.toolHashes);
+    const after = Object.keys(cur.toolHashes);
+    const added = after.filter((n) => !(n in prev.toolHashes));
+    const removed = before.filter((n) => !(n in cur.toolHashes));
+    const changed = after.filter((n) => n in prev.toolHashes && prev.toolHashes[n] !== cur.toolHashes[n]);
+    const sameSet = !added.length && !removed.length;
+    const reordered = sameSet && !changed.length;
+    const bits: string[] = [];
+    if (added.length) bits.push(`+${added.map(sanitizeToolName).join(',+')}`);
+    if (removed.length) bits.push(`−${removed.map(sanitizeToolName).join(',−')}`);
+    if (changed.length) bits.push(`definition changed: ${changed.map(sanitizeToolName).join(', ')}`);
+    if (reordered) bits.push('order changed');
+    out.push({ part: 'tools', text: `tools changed (${bits.join('; ')})` });
+  }
+  const pb = prev.betas.join(',');
+  const cb = cur.betas.join(',');
+  if (pb !== cb) {
+    const added = cur.betas.filter((b) => !prev.betas.includes(b));
+    const removed = prev.betas.filter((b) => !cur.betas.includes(b));
+    out.push({ part: 'betas', text: `betas changed (${[...added.map((b) => `+${b}`), ...removed.map((b) => `−${b}`)].join(' ')})` });
+  }
+  if (prev.thinking !== cur.thinking) out.push({ part: 'thinking', text: `thinking changed (${prev.thinking} → ${cur.thinking})` });
+  if (prev.toolChoice !== cur.toolChoice) out.push({ part: 'tool_choice', text: `tool_choice changed (${prev.toolChoice} → ${cur.toolChoice})` });
+  if (prev.effort !== cur.effort) out.push({ part: 'effort', text: `effort changed (${prev.effort} → ${cur.effort})` });
+  if (prev.contextManagement !== cur.contextManagement) out.push({ part: 'context_management', text: 'context_management edits changed' });
+  // A marker change is only worth naming when the text did not change too (then it is a TTL or
+  // placement flip; otherwise it is a consequence).
+  if ((prev.markers !== cur.markers || prev.autoMarker !== cur.autoMarker || prev.ttl !== cur.ttl) && !systemChanged && !toolsChanged) {
+    const ttl = prev.ttl !== cur.ttl ? ` (TTL ${prev.ttl ?? 'none'} → ${cur.ttl ?? 'none'})` : '';
+    out.push({ part: 'markers', text: `cache_control changed${ttl}` });
+  }
+  const n = Math.min(prev.messages.length, cur.messages.length);
+  let first = -1;
+  for (let i = 0; i < n; i++) {
+    if (prev.messages[i] !== cur.messages[i]) { first = i; break; }
+  }
+  if (first >= 0) {
+    const role = cur.messages[first]!.startsWith('u') ? 'user' : 'assistant';
+    out.push({ part: 'messages', index: first, text: `messages changed from message ${first} (${role}) on: the history was rewritten` });
+  } else if (cur.messages.length < prev.messages.length) {
+    out.push({ part: 'messages', index: cur.messages.length, text: `messages removed (${prev.messages.length} → ${cur.messages.length})` });
+  }
+  return out;
+}
+
+/** MCP tool names are user-configured (they may hold paths); reports name them `mcp`. */
+export function sanitizeToolName(name: string): string {
+  return name.startsWith('mcp__') ? 'mcp' : name;
+}

@@ -1,0 +1,138 @@
+/**
+ * `cache/break-detector`: watches every main-loop request and response for prompt-cache breaks.
+ *
+ * Phase 1 fingerprints the request as sent (system, tools, model, betas, thinking, tool_choice,
+ * effort, context edits, markers, each message); phase 2, after the response, flags a break when
+ * cache reads fell by more than 5% and at least 2,000 tokens, and names the cause: the parts that
+ * changed, a TTL expiry, or none found (server side). Drops other plugins announced (compaction,
+ * cleared results, server context edits) are reported as expected, not as breaks.
+ *
+ * Every observation is recorded in the transcript, so `rein cache explain` can show afterwards what
+ * each request cost and why, and a resumed session compares its first request with the last one
+ * before the resume. Observability only: the detector changes no request.
+ */
+import { SyncHook } from 'tapable';
+import { z } from 'zod';
+import { createHooksGetter } from '../../../kernel/hooks.js';
+import type { Kernel } from '../../../kernel/kernel.js';
+import type { ModelRequest } from '../../../kernel/model/client.js';
+import { definePlugin } from '../../../kernel/plugin.js';
+import type { Usage } from '../../../kernel/types.js';
+import { advance, judge, MIN_ABSOLUTE_DROP_TOKENS, MIN_RELATIVE_DROP, type DetectorState, type Verdict } from './detect.js';
+import { fingerprint, type Fingerprint } from './fingerprint.js';
+import { getCacheSignals } from './signals.js';
+
+export const PLUGIN_NAME = 'cache/break-detector';
+
+export const breakDetectorOptions = z.object({
+  /** A break needs reads to fall by more than this share (book ch14 §14.4: 0.05). */
+  minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP),
+  /** … and by at least this many tokens (book ch14 §14.4: 2,000). */
+  minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS),
+  /** Record each observation in the transcript (needed by `rein cache explain` and resume). */
+  record: z.boolean().default(true),
+}).strict();
+
+/** One observation, as recorded in the transcript. */
+export interface DetectorRecord {
+  /** 1-based number of the main-loop request in the session. */
+  n: number;
+  turn: number;
+  model: string;
+  /** ms since the epoch when the request was sent. */
+  at: number;
+  /** ms since the epoch when the response completed. */
+  completedAt: number;
+  /** ms since the previous response completed (undefined for the first). */
+  gapMs?: number;
+  fp: Fingerprint;
+  usage: Usage;
+  verdict: Verdict;
+}
+
+/** A break as the plugin's `cacheBreak` hook reports it. */
+export type CacheBreak = Extract<Verdict, { kind: 'break' }> & { n: number; turn: number };
+
+/** The detector's own hooks: `cacheBreak` fires for every break found. */
+export const getBreakDetectorHooks = createHooksGetter<Kernel, { cacheBreak: SyncHook<[CacheBreak]> }>(() => ({
+  cacheBreak: new SyncHook<[CacheBreak]>(['break']),
+}));
+
+const reports = new WeakMap<Kernel, DetectorRecord[]>();
+
+/** Observations made by this process on `kernel` (not those replayed from a resumed transcript). */
+export function detectorRecords(kernel: Kernel): readonly DetectorRecord[] {
+  return reports.get(kernel) ?? [];
+}
+
+function serverCleared(message: unknown): number {
+  const cm = (message as { context_management?: { applied_edits?: { cleared_input_tokens?: number }[] } }).context_management;
+  let n = 0;
+  for (const e of cm?.applied_edits ?? []) n += e.cleared_input_tokens ?? 0;
+  return n;
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'flags prompt-cache breaks (reads down >5% and ≥2,000 tokens) and names the cause: a changed part, TTL expiry, or server side',
+  options: breakDetectorOptions,
+  apply(kernel, options) {
+    const records: DetectorRecord[] = [];
+    reports.set(kernel, records);
+    let state: DetectorState = { prevRead: null };
+    let n = 0;
+    let loaded = false;
+    const load = () => {
+      if (loaded) return;
+      loaded = true;
+      const past = kernel.transcript.pluginData<DetectorRecord>(PLUGIN_NAME);
+      const last = past[past.length - 1];
+      if (last) {
+        n = last.n;
+        state = { prev: last.fp, prevRead: last.usage.cache_read_input_tokens ?? 0, prevAt: last.completedAt };
+      }
+    };
+    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => load());
+
+    const signals = getCacheSignals(kernel);
+    signals.expectedDrop.tap(PLUGIN_NAME, (drop) => {
+      // A rebuilt history outranks a partial clearing.
+      if (state.pending?.kind !== 'compaction') state = { ...state, pending: drop };
+    });
+    kernel.hooks.postCompact.tap(PLUGIN_NAME, (c) => {
+      state = { ...state, pending: { kind: 'compaction', source: c.result.strategy, detail: `${c.trigger} compaction` } };
+    });
+
+    kernel.hooks.response.tap(PLUGIN_NAME, (info, ctx) => {
+      if (info.source !== 'main_loop' && info.source !== 'subagent') return;
+      load();
+      const fp = fingerprint(info.request as ModelRequest);
+      const completedAt = info.at + info.durationMs;
+      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, sentAt: info.at, serverCleared: serverCleared(info.message) };
+      const verdict = judge(state, obs, options);
+      const record: DetectorRecord = {
+        n: ++n,
+        turn: ctx.turn,
+        model: info.request.model,
+        at: info.at,
+        completedAt,
+        ...(state.prevAt !== undefined ? { gapMs: info.at - state.prevAt } : {}),
+        fp,
+        usage: info.usage,
+        verdict,
+      };
+      state = advance(state, obs, completedAt);
+      records.push(record);
+      if (options.record) kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: record });
+      if (verdict.kind === 'break') {
+        getBreakDetectorHooks(kernel).cacheBreak.call({ ...verdict, n: record.n, turn: record.turn });
+        kernel.emit({
+          type: 'notice',
+          level: verdict.cause === 'client' ? 'warn' : 'info',
+          source: PLUGIN_NAME,
+          message: `cache break at request ${record.n}: cache reads ${verdict.prevRead} → ${verdict.read} (−${verdict.drop} tokens); cause: ${verdict.cause}: ${verdict.reason}`,
+        });
+      }
+    });
+  },
+});

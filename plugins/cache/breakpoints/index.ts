@@ -1,0 +1,118 @@
+/**
+ * `cache/breakpoints`: puts `cache_control` markers on each request so the API caches its prefix,
+ * and keeps everything that is part of the cache key stable for the whole session:
+ * - the TTL (`5m` or `1h`) is chosen once and recorded, so a resumed session keeps it even if the
+ *   preset changed (Claude Code latches it for the same reason, book ch13 §13.3);
+ * - beta flags, once sent, are sent on every later request (book ch13 §13.4: a beta toggled
+ *   mid-session changes the cache key);
+ * - tool definitions go out in a stable order: built-in tools by name, then MCP tools by name.
+ * Markers never exceed the API's limit of 4 per request, counting markers others placed.
+ */
+import { z } from 'zod';
+import { REQUEST_STAGE } from '../../../kernel/hooks.js';
+import type { Kernel } from '../../../kernel/kernel.js';
+import type { ModelRequest } from '../../../kernel/model/client.js';
+import { definePlugin } from '../../../kernel/plugin.js';
+import type { ToolDefinition } from '../../../kernel/types.js';
+import { cacheControlFor, LAYOUTS, placeMarkers, type TailMark } from './layout.js';
+
+export const PLUGIN_NAME = 'cache/breakpoints';
+
+export const breakpointsOptions = z.object({
+  /** Where markers go (see layout.ts). */
+  layout: z.enum(LAYOUTS).default('tools+system+tail'),
+  /** Cache TTL: `5m` (writes cost 1.25× input) or `1h` (2×); chosen once per session. */
+  ttl: z.enum(['5m', '1h']).default('5m'),
+  /** Send tools in a stable order (built-ins by name, then `mcp__` tools by name). */
+  sortTools: z.boolean().default(true),
+  /** Keep sending every beta flag once it has been sent. */
+  latchBetas: z.boolean().default(true),
+}).strict();
+
+export type BreakpointsOptions = z.output<typeof breakpointsOptions>;
+
+/** What the plugin records in the transcript. */
+export interface BreakpointsRecord {
+  ttl?: '5m' | '1h';
+  /** Beta flags latched so far (the whole set, in first-sent order). */
+  betas?: string[];
+}
+
+/** The session's cache settings as the plugin decided them. */
+export interface SessionCache {
+  ttl: '5m' | '1h';
+  layout: BreakpointsOptions['layout'];
+  betas: readonly string[];
+}
+
+const sessions = new WeakMap<Kernel, SessionCache>();
+
+/** The cache settings of a kernel's session, once `cache/breakpoints` has started it. */
+export function sessionCache(kernel: Kernel): SessionCache | undefined {
+  return sessions.get(kernel);
+}
+
+/** Built-ins by name, then MCP tools (`mcp__server__tool`) by name. */
+export function sortToolDefinitions(tools: readonly ToolDefinition[]): ToolDefinition[] {
+  const mcp = (t: ToolDefinition) => (t.name.startsWith('mcp__') ? 1 : 0);
+  return [...tools].sort((a, b) => mcp(a) - mcp(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'cache_control markers (layouts none … two-tail, auto), a TTL chosen once per session, latched betas, stable tool order',
+  options: breakpointsOptions,
+  apply(kernel, options) {
+    const state: SessionCache & { betas: string[] } = { ttl: options.ttl, layout: options.layout, betas: [] };
+    let started = false;
+    let staticSystemBlocks = 0;
+    let previousTail: TailMark | undefined;
+    let warnedLimit = false;
+
+    const start = () => {
+      if (started) return;
+      started = true;
+      const records = kernel.transcript.pluginData<BreakpointsRecord>(PLUGIN_NAME);
+      const recordedTtl = records.find((r) => r.ttl)?.ttl;
+      for (const r of records) for (const b of r.betas ?? []) if (!state.betas.includes(b)) state.betas.push(b);
+      if (recordedTtl) {
+        if (recordedTtl !== options.ttl) {
+          kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: `keeping this session's cache TTL ${recordedTtl} (the preset now says ${options.ttl}); changing it mid-session would rewrite the whole cached prefix` });
+        }
+        state.ttl = recordedTtl;
+      } else {
+        kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { ttl: state.ttl } satisfies BreakpointsRecord });
+      }
+      sessions.set(kernel, state);
+    };
+
+    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => start());
+
+    if (options.sortTools) kernel.hooks.toolDefinitions.tap(PLUGIN_NAME, (tools) => sortToolDefinitions(tools));
+
+    kernel.hooks.systemPrompt.tap({ name: PLUGIN_NAME, stage: 100_000 }, (sections) => {
+      staticSystemBlocks = sections.some((s) => s.kind === 'static' && s.text) ? 1 : 0;
+      return sections;
+    });
+
+    kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.CACHE_BREAKPOINTS }, (params) => {
+      start();
+      let out = params as ModelRequest;
+      if (options.latchBetas) {
+        const added = (out.betas ?? []).filter((b) => !state.betas.includes(b));
+        if (added.length) {
+          state.betas.push(...added);
+          kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { betas: [...state.betas] } satisfies BreakpointsRecord });
+        }
+        if (state.betas.length) out = { ...out, betas: [...state.betas] };
+      }
+      const r = placeMarkers({ layout: state.layout, cacheControl: cacheControlFor(state.ttl), staticSystemBlocks, previousTail }, out);
+      if (r.tail) previousTail = r.tail;
+      if (r.skipped.length && !warnedLimit) {
+        warnedLimit = true;
+        kernel.emit({ type: 'notice', level: 'warn', source: PLUGIN_NAME, message: `the limit of 4 cache markers per request left no room for ${r.skipped.join(', ')} (other plugins placed markers too)` });
+      }
+      return r.params;
+    });
+  },
+});

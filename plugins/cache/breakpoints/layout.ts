@@ -1,0 +1,167 @@
+/**
+ * Where `cache_control` markers go, as a pure function of the request params. Never mutates its
+ * input: every tool, system block, message and content block that gets a marker is a copy, because
+ * the request shares its blocks with the kernel's history.
+ */
+import type { ModelRequest } from '../../../kernel/model/client.js';
+
+/**
+ * The marker layouts:
+ * - `none`: no markers;
+ * - `system`: the end of the static system block (the last system block when there is none);
+ * - `tools+system`: also the last tool definition, so the tools survive a system change;
+ * - `tools+system+tail`: also the last block of the last message, one marker that moves forward
+ *   with the conversation (what Claude Code and pi send);
+ * - `two-tail`: as above plus a marker left where the previous request's tail was, so a turn that
+ *   adds more than 20 blocks (the API's lookback) still reads the previous prefix;
+ * - `auto`: the request's top-level `cache_control` (the API places it on the last cacheable block).
+ */
+export const LAYOUTS = ['none', 'system', 'tools+system', 'tools+system+tail', 'two-tail', 'auto'] as const;
+export type Layout = (typeof LAYOUTS)[number];
+
+/** Most `cache_control` markers one request may carry, explicit and top-level together (prompt-caching docs). */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+/** A marker as sent. `5m` is the API's default TTL and is sent without a `ttl` field. */
+export type CacheControl = { type: 'ephemeral'; ttl?: '1h' };
+
+/** The marker for a TTL. */
+export function cacheControlFor(ttl: '5m' | '1h'): CacheControl {
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+type Obj = Record<string, unknown>;
+
+/** Block types the API does not let carry a marker (thinking) or that cannot be cached (empty text). */
+function markable(block: unknown): boolean {
+  if (!block || typeof block !== 'object') return false;
+  const b = block as Obj;
+  if (b.type === 'thinking' || b.type === 'redacted_thinking') return false;
+  if (b.type === 'text' && !b.text) return false;
+  return true;
+}
+
+function hasMarker(block: unknown): boolean {
+  if (!block || typeof block !== 'object') return false;
+  const b = block as Obj;
+  if (b.cache_control != null) return true;
+  if (b.type === 'tool_result' && Array.isArray(b.content)) return b.content.some((c) => c && typeof c === 'object' && (c as Obj).cache_control != null);
+  return false;
+}
+
+/** Markers already in a request (placed by someone else), top-level included. */
+export function countMarkers(params: ModelRequest): number {
+  let n = 0;
+  for (const t of params.tools ?? []) if (hasMarker(t)) n++;
+  if (Array.isArray(params.system)) for (const b of params.system) if (hasMarker(b)) n++;
+  for (const m of params.messages) if (Array.isArray(m.content)) for (const b of m.content) if (hasMarker(b)) n++;
+  if ((params as unknown as Obj).cache_control != null) n++;
+  return n;
+}
+
+/** Where the previous request's tail marker sat: the message index and its content array. */
+export interface TailMark {
+  index: number;
+  content: unknown;
+}
+
+export interface PlaceInput {
+  layout: Layout;
+  cacheControl: CacheControl;
+  /** Number of leading system blocks that are static (0 or 1 with rein's request builder). */
+  staticSystemBlocks: number;
+  /** The previous request's tail (for `two-tail`). */
+  previousTail?: TailMark;
+}
+
+export interface PlaceResult {
+  params: ModelRequest;
+  /** Where markers went: `tools.N`, `system.N`, `messages.N.content.M`, `request`. */
+  placed: string[];
+  /** Markers the layout wanted but the 4-marker limit did not allow. */
+  skipped: string[];
+  /** The tail marked in this request (for the next `two-tail` request). */
+  tail?: TailMark;
+}
+
+/** Index of the last block of `content` that may carry a marker, or -1. */
+function lastMarkable(content: readonly unknown[]): number {
+  for (let i = content.length - 1; i >= 0; i--) if (markable(content[i])) return i;
+  return -1;
+}
+
+/**
+ * Places the layout's markers. Markers already in the request count against the limit of 4; the
+ * layout's markers are taken in prefix order (tools, system, previous tail, tail) while the limit
+ * allows, and the rest are reported in `skipped`.
+ */
+export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResult {
+  const placed: string[] = [];
+  const skipped: string[] = [];
+  if (input.layout === 'none') return { params, placed, skipped };
+  let budget = MAX_CACHE_BREAKPOINTS - countMarkers(params);
+  const out: ModelRequest = { ...params };
+  const cc = input.cacheControl;
+  const take = (where: string) => {
+    if (budget > 0) {
+      budget--;
+      placed.push(where);
+      return true;
+    }
+    skipped.push(where);
+    return false;
+  };
+
+  if (input.layout === 'auto') {
+    if ((params as unknown as Obj).cache_control == null && take('request')) (out as unknown as Obj).cache_control = { ...cc };
+    return { params: out, placed, skipped };
+  }
+
+  const wantTools = input.layout !== 'system';
+  if (wantTools && out.tools?.length) {
+    const i = out.tools.length - 1;
+    if (!hasMarker(out.tools[i]) && take(`tools.${i}`)) {
+      const tools = out.tools.slice();
+      tools[i] = { ...(tools[i] as unknown as Obj), cache_control: { ...cc } } as unknown as (typeof tools)[number];
+      out.tools = tools;
+    }
+  }
+
+  if (Array.isArray(out.system) && out.system.length) {
+    const i = input.staticSystemBlocks > 0 ? Math.min(input.staticSystemBlocks, out.system.length) - 1 : out.system.length - 1;
+    if (!hasMarker(out.system[i]) && take(`system.${i}`)) {
+      const system = out.system.slice();
+      system[i] = { ...system[i]!, cache_control: { ...cc } };
+      out.system = system;
+    }
+  }
+
+  let tail: TailMark | undefined;
+  if (input.layout === 'tools+system+tail' || input.layout === 'two-tail') {
+    const messages = out.messages.slice();
+    const mark = (mi: number, label: string): boolean => {
+      const m = messages[mi];
+      if (!m || !Array.isArray(m.content)) return false;
+      const bi = lastMarkable(m.content);
+      if (bi < 0 || hasMarker(m.content[bi])) return false;
+      if (!take(`messages.${mi}.content.${bi}${label}`)) return false;
+      const content = m.content.slice();
+      content[bi] = { ...(content[bi] as unknown as Obj), cache_control: { ...cc } } as unknown as (typeof content)[number];
+      messages[mi] = { ...m, content } as typeof m;
+      return true;
+    };
+    const last = messages.length - 1;
+    const prev = input.previousTail;
+    // The previous tail is marked only while it is still the same message (same content array)
+    // and no longer the last one.
+    if (input.layout === 'two-tail' && prev && prev.index < last && params.messages[prev.index]?.content === prev.content) {
+      mark(prev.index, '');
+    }
+    if (last >= 0) {
+      const original = params.messages[last]!;
+      if (mark(last, '')) tail = { index: last, content: original.content };
+    }
+    out.messages = messages;
+  }
+  return { params: out, placed, skipped, tail };
+}

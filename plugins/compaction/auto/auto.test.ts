@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseScenario } from '../../../kernel/simulator/scenario.js';
+import { createSimulator } from '../../../kernel/simulator/simulator.js';
+import { estimateBlockTokens, estimateSystemTokens, estimateToolTokens } from '../../../kernel/tokens/estimate.js';
+import { httpClient, loggedRequests, notices, runPrompt, strategyKernel } from '../../../bench/strategies/harness.js';
+import breakpoints from '../../cache/breakpoints/index.js';
+import memoryFiles from '../../memory-files/index.js';
+import systemPrompt from '../../system-prompt/index.js';
+import autoCompact, { autoCompactStats } from './index.js';
+import { SUMMARIZER_SYSTEM, summaryMessageText } from './prompt.js';
+import { computeThresholds } from './threshold.js';
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rein-auto-'));
+  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
+  process.env.REIN_HOME = home;
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+  delete process.env.REIN_HOME;
+});
+
+/** A file of `lines` lines of 39 characters + newline (10 tokens a line before numbering). */
+function writeLines(name: string, lines: number, tag: string): void {
+  writeFileSync(join(dir, name), Array.from({ length: lines }, (_, i) => `${tag} line ${String(i).padStart(4, '0')} ${'x'.repeat(39 - tag.length - 11)}`).join('\n') + '\n');
+}
+
+describe('thresholds', () => {
+  it('follows window − min(max output, 20,000) − 13,000, with warning 20,000 below and blocking at effective − 3,000', () => {
+    expect(computeThresholds({ contextWindow: 200_000, maxOutputTokens: 64_000 })).toMatchObject({ threshold: 167_000, warning: 147_000, blocking: 177_000, effective: 180_000 });
+    expect(computeThresholds({ contextWindow: 200_000, maxOutputTokens: 8_192 })).toMatchObject({ threshold: 178_808, blocking: 188_808 });
+    expect(computeThresholds({ contextWindow: 200_000, maxOutputTokens: 64_000, threshold: { ratio: 0.5 } }).threshold).toBe(100_000);
+    expect(computeThresholds({ contextWindow: 200_000, maxOutputTokens: 64_000, threshold: { tokens: 123_456 } }).threshold).toBe(123_456);
+  });
+});
+
+const SCENARIO = `
+model: claude-sonnet-4-6
+turns:
+  - reply: [{ text: "Reading a." }, { tool_use: { name: Read, input: { file_path: a.txt } } }]
+  - reply: [{ text: "Reading b." }, { tool_use: { name: Read, input: { file_path: b.txt } } }]
+  - reply: [{ text: "Reading c." }, { tool_use: { name: Read, input: { file_path: c.txt } } }]
+  - reply: [{ text: "All three files are read." }]
+side:
+  - match: { source: compact }
+    reply: [{ text: "<analysis>scratch notes</analysis>\\n<summary>\\n1. Requests and intent: read a, b and c.\\n</summary>" }]
+`;
+
+describe('compaction/auto in a session', () => {
+  it('crosses the threshold, summarises with no tools, keeps the prompt, restores the files, and the simulator accounts the new prefix', async () => {
+    writeLines('a.txt', 100, 'a');
+    writeLines('b.txt', 100, 'b');
+    writeLines('c.txt', 100, 'c');
+    // Project instructions of 2,500 tokens: the pinned message the cached prefix runs through.
+    writeFileSync(join(dir, 'AGENTS.md'), `# Project rules\n${'Keep every change small and tested. '.repeat(280)}\n`);
+    const simulator = createSimulator({ scenario: parseScenario(SCENARIO, 'auto.yaml') });
+    const log = join(home, 'requests.jsonl');
+    const { client } = await httpClient(simulator, log);
+    const kernel = await strategyKernel({
+      cwd: dir, client, sessionId: 'auto-1',
+      plugins: [
+        { plugin: memoryFiles, options: { userDirs: [home] } },
+        { plugin: systemPrompt, options: { date: '2026-01-15', userContext: { platform: false, git: false } } },
+        { plugin: autoCompact, options: { triggerTokens: 6_500, restore: { maxFiles: 1 } } },
+        { plugin: breakpoints, options: { layout: 'tools+system+tail' } },
+      ],
+    });
+    try {
+      const { events, result } = await runPrompt(kernel, 'Read a.txt, b.txt and c.txt.');
+      expect(result.terminalReason).toBe('end_turn');
+      const reqs = loggedRequests(log);
+      // 4 main-loop requests and 1 summary request, in this order: 3 turns, the summary, the 4th turn.
+      expect(reqs.map((r) => r.source)).toEqual(['main_loop', 'main_loop', 'main_loop', 'compact', 'main_loop']);
+
+      const compact = events.find((e) => e.type === 'compact');
+      expect(compact).toMatchObject({ type: 'compact', trigger: 'auto', strategy: 'compaction/auto' });
+      expect(autoCompactStats(kernel)).toMatchObject({ compactions: 1, failures: 0, breakerOpen: false });
+
+      // The summary request: no tools, rein's summariser system prompt, a transcript and the instructions.
+      const summaryReq = reqs[3]!.body;
+      expect(summaryReq.tools).toBeUndefined();
+      expect(summaryReq.system).toEqual([{ type: 'text', text: SUMMARIZER_SYSTEM }]);
+      const transcript: string = summaryReq.messages[0].content[0].text;
+      expect(transcript.startsWith('<transcript>\nUser:\nRead a.txt, b.txt and c.txt.\n\nAssistant:\nReading a.\n[called Read {"file_path":"a.txt"}]')).toBe(true);
+      expect(transcript).toContain('[Read result]\n     1\ta line 0000');
+      expect(transcript).toContain('characters left out');
+      expect(summaryReq.messages[0].content[1].text).toContain('<summary> block, with these numbered sections');
+
+      // Before: the third request holds the whole history (memory, prompt, 2 rounds).
+      const before = reqs[2]!.body;
+      expect(before.messages).toHaveLength(6);
+      expect(before.messages[0].content[1].text).toContain('Contents of ' + join(dir, 'AGENTS.md'));
+      // After: the pinned memory message (with the session reminder in front) and the prompt, both
+      // verbatim, then one message with the summary (analysis stripped), the newest file read back,
+      // and the tool list.
+      const after = reqs[4]!.body;
+      expect(after.messages).toHaveLength(3);
+      expect(after.messages[0]).toEqual(before.messages[0]);
+      expect(after.messages[1]).toEqual(before.messages[1]);
+      const num = (tag: string) => Array.from({ length: 100 }, (_, i) => `${String(i + 1).padStart(6)}\t${tag} line ${String(i).padStart(4, '0')} ${'x'.repeat(39 - tag.length - 11)}`).join('\n');
+      // Only the most recently read file comes back (maxFiles: 1).
+      const restored = `File ${join(dir, 'c.txt')}:\n${num('c')}`;
+      expect(after.messages[2]).toEqual({
+        role: 'user',
+        content: [
+          { type: 'text', text: summaryMessageText('1. Requests and intent: read a, b and c.') },
+          { type: 'text', text: `These files were read before the summary; here is their current content, so they need not be read again:\n\n${restored}` },
+          { type: 'text', text: 'Tools available in this session: Grep, Read.', cache_control: { type: 'ephemeral' } },
+        ],
+      });
+      // Same tools and system bytes before and after: the cached prefix through the prompt survives.
+      expect(after.tools).toEqual(before.tools);
+      expect(after.system).toEqual(before.system);
+
+      // The simulator reads tools + system + memory + prompt from cache (the first request's tail
+      // marker wrote that prefix) and writes the new summary message.
+      const blocks = (m: { content: unknown[] }) => m.content.reduce((n: number, b: unknown) => n + estimateBlockTokens(b), 0);
+      const prefix = after.tools.reduce((n: number, t: unknown) => n + estimateToolTokens(t), 0) + estimateSystemTokens(after.system)
+        + blocks(after.messages[0]) + blocks(after.messages[1]);
+      const summaryMsg = blocks(after.messages[2]);
+      expect(reqs[4]!.usage).toMatchObject({ cache_read_input_tokens: prefix, cache_creation_input_tokens: summaryMsg, input_tokens: 0 });
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it('enabled: false never compacts: no summary request even far over the threshold', async () => {
+    writeLines('a.txt', 100, 'a');
+    writeLines('b.txt', 100, 'b');
+    writeLines('c.txt', 100, 'c');
+    const simulator = createSimulator({ scenario: parseScenario(SCENARIO, 'auto.yaml') });
+    const log = join(home, 'requests.jsonl');
+    const { client } = await httpClient(simulator, log);
+    const kernel = await strategyKernel({ cwd: dir, client, plugins: [{ plugin: autoCompact, options: { enabled: false, triggerTokens: 1_000 } }] });
+    try {
+      const { events, result } = await runPrompt(kernel, 'Read a.txt, b.txt and c.txt.');
+      expect(result.terminalReason).toBe('end_turn');
+      expect(loggedRequests(log).map((r) => r.source)).toEqual(['main_loop', 'main_loop', 'main_loop', 'main_loop']);
+      expect(events.some((e) => e.type === 'compact')).toBe(false);
+      expect(notices(events, 'compaction/auto')[0]).toMatch(/auto-compaction is off/);
+    } finally {
+      await kernel.close();
+    }
+  });
+});

@@ -1,0 +1,287 @@
+/**
+ * `compaction/auto`: summarises the conversation when the context nears the window.
+ *
+ * When: before each request (the `context` hook, at CONTEXT_STAGE.AUTOCOMPACT) the context is counted
+ * (kernel/tokens/accounting.ts); at the threshold (default `window − min(max output, 20,000) −
+ * 13,000`, or `triggerTokens` / `triggerRatio`) a compaction runs through `runCompaction`, which fires
+ * `preCompact` / `compact` / `postCompact`. A warning event comes 20,000 tokens earlier; at the
+ * blocking limit (`effective window − 3,000`) the run ends with `blocking_limit` rather than send a
+ * request the API would refuse.
+ *
+ * How (this plugin's `compact` tap, also used by manual `kernel.compact(instructions)` and by the
+ * loop's reactive compaction after a "prompt is too long"): the history, as a plain-text transcript
+ * with large tool results clipped, goes to a summary side request with no tools and rein's structured
+ * prompt. The new history is: the pinned messages (memory files, verbatim, first), the user's latest
+ * prompt (verbatim), the summary, the most recently read files read again from disk (at most 5, 5,000
+ * tokens each, 50,000 in all) and the list of tools.
+ *
+ * Failures (the request failed, the reply called a tool or was empty, the request stayed too long
+ * after 3 retries that drop the oldest rounds, or the new history is not at least 5% smaller) count
+ * toward a circuit breaker: after 3 in a row auto-compaction stops for the rest of the session, with
+ * an event saying so (book ch9 §9.3). `enabled: false` means never: no automatic and no reactive
+ * compaction (a too-long prompt then ends the run); manual compaction still works unless
+ * `manual: false`.
+ */
+import { z } from 'zod';
+import type { CompactRequest, CompactResult, PreCompact, RunContext } from '../../../kernel/hook-payloads.js';
+import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
+import type { Kernel } from '../../../kernel/kernel.js';
+import { DEFAULT_MAX_TOKENS } from '../../../kernel/kernel.js';
+import { runCompaction } from '../../../kernel/loop/compact.js';
+import { definePlugin } from '../../../kernel/plugin.js';
+import { tokenCounter } from '../../../kernel/tokens/accounting.js';
+import type { ContentBlock, Message } from '../../../kernel/types.js';
+import { memoryFilesOf } from '../../memory-files/index.js';
+import { isPinned, latestUserPromptIndex } from './history.js';
+import { RESTORED_FILES_PREAMBLE, summaryMessageText } from './prompt.js';
+import { MAX_FILES_TO_RESTORE, MAX_TOKENS_PER_FILE, RESTORE_TOKEN_BUDGET, restoreFiles } from './restore.js';
+import { CompactionFailure, summarize } from './summarize.js';
+import {
+  AUTOCOMPACT_BUFFER_TOKENS, BLOCKING_OFFSET_TOKENS, computeThresholds, DEFAULT_CONTEXT_WINDOW, SUMMARY_RESERVE_TOKENS,
+  WARNING_OFFSET_TOKENS, type Thresholds,
+} from './threshold.js';
+
+export const PLUGIN_NAME = 'compaction/auto';
+
+/** Consecutive failures before auto-compaction stops for the session (book ch9 §9.3: 3). */
+export const MAX_CONSECUTIVE_FAILURES = 3;
+/** A compaction must free at least this share of the history, or it counts as a failure (opencode's 95% rule). */
+export const MIN_FREED_RATIO = 0.05;
+
+export const autoCompactOptions = z.object({
+  /** false: never compact automatically, neither at the threshold nor after a "prompt is too long". */
+  enabled: z.boolean().default(true),
+  /** Allow manual `kernel.compact(instructions)`. */
+  manual: z.boolean().default(true),
+  /** Fire at this many context tokens instead of the default formula. */
+  triggerTokens: z.number().int().positive().optional(),
+  /** Fire at this share of the context window instead of the default formula (0.835 ≈ the default on 200k). */
+  triggerRatio: z.number().gt(0).max(1).optional(),
+  /** Context window, tokens. Default: the preset's `model.contextWindow`, else 200,000. */
+  contextWindow: z.number().int().positive().optional(),
+  /** Output reserved for the summary, tokens (capped by the model's output limit). */
+  summaryReserveTokens: z.number().int().min(0).default(SUMMARY_RESERVE_TOKENS),
+  /** Gap between the effective window and the default threshold, tokens. */
+  bufferTokens: z.number().int().min(0).default(AUTOCOMPACT_BUFFER_TOKENS),
+  /** The warning comes this many tokens before the threshold. */
+  warningOffsetTokens: z.number().int().min(0).default(WARNING_OFFSET_TOKENS),
+  /** The blocking limit sits this many tokens below the effective window. */
+  blockingOffsetTokens: z.number().int().min(0).default(BLOCKING_OFFSET_TOKENS),
+  /** End the run with `blocking_limit` instead of sending a request over the blocking limit. */
+  blocking: z.boolean().default(true),
+  /** Failures in a row before auto-compaction stops for the session. */
+  maxConsecutiveFailures: z.number().int().min(1).default(MAX_CONSECUTIVE_FAILURES),
+  /** Least share of the history a compaction must free to count as a success. */
+  minFreedRatio: z.number().min(0).max(1).default(MIN_FREED_RATIO),
+  /** Output cap of the summary request, tokens. Default: the reserve. */
+  summaryMaxTokens: z.number().int().positive().optional(),
+  /** Model for the summary request. Default: the session's model. */
+  model: z.string().min(1).optional(),
+  /** Extra instructions for every summary (appended after rein's prompt). */
+  instructions: z.union([z.string(), z.array(z.string())]).optional(),
+  /** Confirm a crossing with an exact count (`count_tokens`) before compacting. */
+  exactCount: z.boolean().default(false),
+  /** Tool results longer than this are clipped in the summary's transcript, characters. */
+  toolResultChars: z.number().int().min(100).default(2_000),
+  /** Tool inputs longer than this are clipped in the summary's transcript, characters. */
+  toolInputChars: z.number().int().min(100).default(1_000),
+  /** Files read back after a compaction. */
+  restore: z.object({
+    maxFiles: z.number().int().min(0).default(MAX_FILES_TO_RESTORE),
+    perFileTokens: z.number().int().min(100).default(MAX_TOKENS_PER_FILE),
+    totalTokens: z.number().int().min(0).default(RESTORE_TOKEN_BUDGET),
+    /** Tools whose `file_path` input counts as reading a file. */
+    readTools: z.array(z.string()).default(['Read']),
+  }).strict().default({ maxFiles: MAX_FILES_TO_RESTORE, perFileTokens: MAX_TOKENS_PER_FILE, totalTokens: RESTORE_TOKEN_BUDGET, readTools: ['Read'] }),
+  /** Name the available tools after a compaction. */
+  announceTools: z.boolean().default(true),
+}).strict().refine((o) => o.triggerTokens === undefined || o.triggerRatio === undefined, { message: 'set triggerTokens or triggerRatio, not both' });
+
+export type AutoCompactOptions = z.output<typeof autoCompactOptions>;
+
+/** What the plugin records in the transcript. */
+export interface AutoCompactRecord {
+  /** The breaker tripped: no more automatic compaction in this session. */
+  breakerOpen?: boolean;
+  /** A compaction that happened: trigger, tokens before and after, files restored. */
+  compaction?: { trigger: string; tokensBefore: number; tokensAfter: number; restoredFiles: number; summaryRequests: number };
+}
+
+/** Counters for reports and the benchmark. */
+export interface AutoCompactStats {
+  thresholds: Thresholds;
+  compactions: number;
+  failures: number;
+  consecutiveFailures: number;
+  breakerOpen: boolean;
+  summaryRequests: number;
+  /** Compactions skipped because the breaker was open while the context was over the threshold. */
+  skippedByBreaker: number;
+}
+
+const stats = new WeakMap<Kernel, AutoCompactStats>();
+
+/** The plugin's counters for a kernel. */
+export function autoCompactStats(kernel: Kernel): AutoCompactStats | undefined {
+  return stats.get(kernel);
+}
+
+/** The thresholds a kernel's preset and these options give. */
+export function thresholdsFor(kernel: Kernel, o: AutoCompactOptions): Thresholds {
+  return computeThresholds({
+    contextWindow: o.contextWindow ?? kernel.preset.model?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    maxOutputTokens: kernel.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS,
+    threshold: o.triggerTokens !== undefined ? { tokens: o.triggerTokens } : o.triggerRatio !== undefined ? { ratio: o.triggerRatio } : undefined,
+    summaryReserveTokens: o.summaryReserveTokens,
+    bufferTokens: o.bufferTokens,
+    warningOffsetTokens: o.warningOffsetTokens,
+    blockingOffsetTokens: o.blockingOffsetTokens,
+  });
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'summary compaction at a token threshold (warning and blocking levels, circuit breaker, file restore, pinned and latest messages kept)',
+  options: autoCompactOptions,
+  apply(kernel, options) {
+    const counter = tokenCounter(kernel);
+    const t = thresholdsFor(kernel, options);
+    const s: AutoCompactStats = { thresholds: t, compactions: 0, failures: 0, consecutiveFailures: 0, breakerOpen: false, summaryRequests: 0, skippedByBreaker: 0 };
+    stats.set(kernel, s);
+    const extra = options.instructions === undefined ? [] : Array.isArray(options.instructions) ? options.instructions : [options.instructions];
+    let loaded = false;
+    let announced = false;
+    let warned = false;
+    let cancelled = false;
+    let lastFailure = '';
+
+    const record = (data: AutoCompactRecord) => kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data });
+    const notice = (level: 'info' | 'warn' | 'error', message: string) => kernel.emit({ type: 'notice', level, source: PLUGIN_NAME, message });
+
+    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
+      if (loaded) return;
+      loaded = true;
+      if (kernel.transcript.pluginData<AutoCompactRecord>(PLUGIN_NAME).some((r) => r.breakerOpen)) s.breakerOpen = true;
+    });
+
+    // Watch the final preCompact answer: a cancelled compaction is not a failure.
+    kernel.hooks.preCompact.tap({ name: PLUGIN_NAME, stage: 100_000 }, (pre: PreCompact) => {
+      cancelled = pre.cancel !== undefined;
+      return pre;
+    });
+
+    const fail = (why: string) => {
+      s.failures++;
+      s.consecutiveFailures++;
+      if (s.consecutiveFailures >= options.maxConsecutiveFailures && !s.breakerOpen) {
+        s.breakerOpen = true;
+        record({ breakerOpen: true });
+        notice('warn', `auto-compaction stopped for this session after ${s.consecutiveFailures} failures in a row (last: ${why}); the context will not be compacted automatically again`);
+      }
+    };
+
+    kernel.hooks.context.tapPromise({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.AUTOCOMPACT }, async (state, ctx) => {
+      await counter.prime(ctx);
+      if (!announced) {
+        announced = true;
+        notice('info', options.enabled
+          ? `auto-compaction at ${t.threshold} tokens (warning at ${t.warning}, blocking at ${t.blocking}, window ${t.contextWindow})`
+          : `auto-compaction is off (blocking at ${t.blocking} tokens, window ${t.contextWindow})`);
+      }
+      let count = counter.count(state.messages).tokens;
+      if (options.enabled && count >= t.threshold) {
+        if (s.breakerOpen) {
+          s.skippedByBreaker++;
+        } else {
+          let go = true;
+          if (options.exactCount) {
+            const exact = await counter.exact(state.messages, ctx).catch(() => undefined);
+            if (exact !== undefined && exact < t.threshold) go = false;
+          }
+          if (go) {
+            const before = counter.messagesTokens(state.messages);
+            cancelled = false;
+            lastFailure = '';
+            const r = await runCompaction(kernel, 'auto', ctx, undefined, state.messages);
+            if (r) {
+              if (r.tokensAfter > before * (1 - options.minFreedRatio)) {
+                fail(`${r.strategy} freed less than ${Math.round(options.minFreedRatio * 100)}%`);
+              } else {
+                s.consecutiveFailures = 0;
+              }
+              state = { ...state, messages: kernel.messages, tokensFreed: state.tokensFreed + Math.max(0, before - r.tokensAfter) };
+              count = counter.count(state.messages).tokens;
+            } else if (!cancelled) {
+              fail(lastFailure || 'no strategy produced a summary');
+            }
+          }
+        }
+      }
+      if (count < t.warning) warned = false;
+      else if (!warned && count < t.threshold) {
+        warned = true;
+        notice('warn', `context at ${count} of ${t.contextWindow} tokens; auto-compaction ${options.enabled && !s.breakerOpen ? `at ${t.threshold}` : 'will not run'}, blocking at ${t.blocking}`);
+      }
+      if (options.blocking && count >= t.blocking) {
+        return { ...state, terminal: { reason: 'blocking_limit', detail: `the context is ${count} tokens, over the blocking limit of ${t.blocking} (window ${t.contextWindow} minus the output reserve and a safety margin)` } };
+      }
+      return state;
+    });
+
+    kernel.hooks.compact.tapPromise(PLUGIN_NAME, async (req, ctx) => {
+      if (req.trigger === 'manual' ? !options.manual : !options.enabled) return undefined;
+      try {
+        return await compact(req, ctx);
+      } catch (err) {
+        lastFailure = (err as Error).message;
+        throw err;
+      }
+    });
+
+    const compact = async (req: CompactRequest, ctx: RunContext): Promise<CompactResult> => {
+      const messages = req.messages;
+      const before = counter.messagesTokens(messages);
+      const pinned = messages.filter(isPinned);
+      const li = latestUserPromptIndex(messages);
+      const latest = li >= 0 ? messages[li]! : undefined;
+      const toSummarize = messages.filter((m) => !isPinned(m));
+      if (!toSummarize.some((m) => m !== latest)) {
+        throw new CompactionFailure('there is nothing to summarise besides the pinned messages and the latest prompt');
+      }
+      const out = await summarize({
+        kernel, ctx, counter, messages: toSummarize,
+        instructions: [...extra, ...(req.instructions ? [req.instructions] : [])],
+        maxTokens: options.summaryMaxTokens ?? t.reserve,
+        render: { toolResultChars: options.toolResultChars, toolInputChars: options.toolInputChars },
+        ...(options.model ? { model: options.model } : {}),
+      });
+      s.summaryRequests += out.requests;
+
+      const exclude = new Set(memoryFilesOf(kernel).map((f) => f.path));
+      const restored = options.restore.maxFiles > 0
+        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, exclude })
+        : [];
+      const content: ContentBlock[] = [{ type: 'text', text: summaryMessageText(out.summary) }];
+      if (restored.length) content.push({ type: 'text', text: `${RESTORED_FILES_PREAMBLE}\n\n${restored.map((r) => r.text).join('\n\n')}` });
+      if (options.announceTools) {
+        const names = counter.lastRequest?.tools?.map((x) => String((x as { name?: unknown }).name)) ?? kernel.tools.names();
+        if (names.length) content.push({ type: 'text', text: `Tools available in this session: ${names.join(', ')}.` });
+      }
+      const summaryMessage: Message = { role: 'user', content, meta: { meta: true, compactSummary: true, source: PLUGIN_NAME, at: Date.now() } };
+      const latestIsLast = li === messages.length - 1;
+      const next: Message[] = [
+        ...pinned,
+        ...(latest && !latestIsLast ? [latest] : []),
+        summaryMessage,
+        ...(latest && latestIsLast ? [latest] : []),
+      ];
+      const tokensAfter = counter.messagesTokens(next);
+      if (tokensAfter > before * (1 - options.minFreedRatio)) {
+        throw new CompactionFailure(`the compacted history (${tokensAfter} tokens) is not at least ${Math.round(options.minFreedRatio * 100)}% smaller than the history (${before} tokens)`);
+      }
+      s.compactions++;
+      record({ compaction: { trigger: req.trigger, tokensBefore: before, tokensAfter, restoredFiles: restored.length, summaryRequests: out.requests } });
+      return { messages: next, tokensAfter, strategy: PLUGIN_NAME, summary: out.summary };
+    };
+  },
+});

@@ -1,0 +1,83 @@
+/**
+ * `memory-files`: the user's and the project's standing instructions (`AGENTS.md`, `CLAUDE.md`) as
+ * one pinned message at the start of the history.
+ *
+ * Levels, lowest priority first: user (`$REIN_HOME` or `~/.rein`, and `~/.claude`), project (each
+ * directory from the repository root down to the working directory), local (`AGENTS.local.md`,
+ * `CLAUDE.local.md`, right after their directory's project files). `@path` includes nest up to 5
+ * levels; HTML comments are stripped; a file over 40,000 characters is loaded with a warning.
+ *
+ * The message is pinned: compaction keeps it verbatim, first, so the instructions never get
+ * summarised away and the cached prefix through them survives every compaction. It is written once,
+ * when a session starts with an empty history, and is part of the transcript from then on: a resumed
+ * session sends the same bytes even if the files changed.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { definePlugin } from '../../kernel/plugin.js';
+import type { Message } from '../../kernel/types.js';
+import { loadMemoryFiles, renderMemory, type MemoryFile } from './load.js';
+
+export const PLUGIN_NAME = 'memory-files';
+
+export const memoryFilesOptions = z.object({
+  /** File names at user and project level, looked for in this order in each directory. */
+  names: z.array(z.string().min(1)).default(['AGENTS.md', 'CLAUDE.md']),
+  /** File names at local level. */
+  localNames: z.array(z.string().min(1)).default(['AGENTS.local.md', 'CLAUDE.local.md']),
+  /** User-level directories. Default: `$REIN_HOME` (or `~/.rein`), then `~/.claude`. */
+  userDirs: z.array(z.string().min(1)).optional(),
+  /** Load user-level files. */
+  user: z.boolean().default(true),
+  /** Let project files include files outside the project. */
+  allowExternalIncludes: z.boolean().default(false),
+}).strict();
+
+/** Default user-level directories. */
+export function defaultUserDirs(): string[] {
+  return [process.env.REIN_HOME ? resolve(process.env.REIN_HOME) : join(homedir(), '.rein'), join(homedir(), '.claude')];
+}
+
+/** True for the pinned memory message. */
+export function isMemoryMessage(m: Message): boolean {
+  return m.meta?.source === PLUGIN_NAME;
+}
+
+const loadedFiles = new WeakMap<object, MemoryFile[]>();
+
+/** The files the plugin loaded for a kernel's session (empty on resume: the message was already there). */
+export function memoryFilesOf(kernel: object): readonly MemoryFile[] {
+  return loadedFiles.get(kernel) ?? [];
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'AGENTS.md / CLAUDE.md (user, project root → cwd, local) with @includes, as one pinned message compaction keeps verbatim',
+  options: memoryFilesOptions,
+  apply(kernel, options) {
+    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
+      if (kernel.messages.some(isMemoryMessage)) return;
+      if (kernel.messages.length > 0) {
+        // Inserting before an existing history would change every request's prefix.
+        kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: 'this session started without memory files; they are not added to an existing history' });
+        return;
+      }
+      const files = loadMemoryFiles({
+        cwd: kernel.cwd,
+        userDirs: options.user ? (options.userDirs?.map((d) => resolve(kernel.presetDir, d)) ?? defaultUserDirs()) : [],
+        names: options.names,
+        localNames: options.localNames,
+        allowExternalIncludes: options.allowExternalIncludes,
+        warn: (message) => kernel.emit({ type: 'notice', level: 'warn', source: PLUGIN_NAME, message }),
+      });
+      loadedFiles.set(kernel, files);
+      const text = renderMemory(files);
+      if (!text) return;
+      const message: Message = { role: 'user', content: [{ type: 'text', text }], meta: { pinned: true, meta: true, source: PLUGIN_NAME, at: Date.now() } };
+      kernel.transcript.append({ type: 'message', message });
+      kernel.messages = [message, ...kernel.messages];
+      kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: `loaded ${files.length} memory file${files.length === 1 ? '' : 's'}: ${files.map((f) => f.path).join(', ')}` });
+    });
+  },
+});

@@ -1,0 +1,140 @@
+/**
+ * `system-prompt`: the system prompt as named sections, and the session's dynamic context.
+ *
+ * - Sections are static (resolved once per session, then served from memory: the same bytes every
+ *   request) or dynamic (resolved for every request). The request builder puts all static sections in
+ *   the first system block and the dynamic ones in a second, so a cache marker on the first block
+ *   survives any change in the second (the static/dynamic boundary, book ch5 §A4).
+ * - A section comes from inline `text` or a `file` (relative to the preset's directory). Later
+ *   sections replace earlier ones of the same name: rein's defaults, then the preset's own
+ *   `system.sections`, then this plugin's `sections`.
+ * - The dynamic context (date, working directory, platform, git state) is not in the system prompt:
+ *   it is captured once when the session starts and sent as a `<system-reminder>` block at the start
+ *   of the first message, so the cached system prompt stays byte-stable.
+ * Resolved static sections and the captured context are recorded in the transcript: a resumed session
+ * sends the same bytes even if a section file or the git state changed in between.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { SystemSection } from '../../kernel/hook-payloads.js';
+import { REQUEST_STAGE } from '../../kernel/hooks.js';
+import type { ModelRequest } from '../../kernel/model/client.js';
+import { definePlugin, PluginError } from '../../kernel/plugin.js';
+import { DEFAULT_SECTIONS } from './defaults.js';
+import { buildUserContext } from './user-context.js';
+
+export const PLUGIN_NAME = 'system-prompt';
+
+const Section = z.object({
+  name: z.string().min(1),
+  /** The section's text. */
+  text: z.string().optional(),
+  /** A file holding the section's text, relative to the preset's directory. */
+  file: z.string().min(1).optional(),
+  /** `static`: resolved once per session; `dynamic`: resolved for every request. */
+  kind: z.enum(['static', 'dynamic']).default('static'),
+}).strict().refine((s) => (s.text === undefined) !== (s.file === undefined), { message: 'a section has exactly one of text or file' });
+
+export const systemPromptOptions = z.object({
+  /** Include rein's default sections (identity, how to work, tools, reporting). */
+  defaults: z.boolean().default(true),
+  /** Extra sections, after the preset's `system.sections`. */
+  sections: z.array(Section).default([]),
+  /** What the session-context reminder includes. */
+  userContext: z.object({
+    date: z.boolean().default(true),
+    cwd: z.boolean().default(true),
+    platform: z.boolean().default(true),
+    git: z.boolean().default(true),
+  }).strict().default({ date: true, cwd: true, platform: true, git: true }),
+  /** Fixed date for the reminder (YYYY-MM-DD) instead of today's. */
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
+}).strict();
+
+export type SystemPromptOptions = z.output<typeof systemPromptOptions>;
+
+/** What the plugin records in the transcript. */
+export interface SystemPromptRecord {
+  /** Static sections read from files: name → text. */
+  staticFiles: Record<string, string>;
+  /** The reminder sent at the start of the first message ('' for none). */
+  userContext: string;
+}
+
+/** Merges section lists: a later section replaces an earlier one of the same name, in its place. */
+export function mergeSections(...lists: readonly (readonly SystemSection[])[]): SystemSection[] {
+  const out: SystemSection[] = [];
+  for (const list of lists) {
+    for (const s of list) {
+      const i = out.findIndex((o) => o.name === s.name);
+      if (i >= 0) out[i] = s;
+      else out.push(s);
+    }
+  }
+  return out;
+}
+
+/** Returns params whose first message starts with a text block holding `text` (copies; never mutates). */
+export function prependToFirstMessage(params: ModelRequest, text: string): ModelRequest {
+  if (!text || !params.messages.length) return params;
+  const first = params.messages[0]!;
+  const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : first.content;
+  const messages = params.messages.slice();
+  messages[0] = { ...first, content: [{ type: 'text', text }, ...content] } as typeof first;
+  return { ...params, messages };
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'system prompt from named static/dynamic sections; date, cwd and git state frozen per session in a <system-reminder>',
+  options: systemPromptOptions,
+  apply(kernel, options) {
+    const fileOf = (f: string) => resolve(kernel.presetDir, f);
+    for (const s of options.sections) {
+      if (s.file && s.kind === 'static' && !existsSync(fileOf(s.file))) {
+        throw new PluginError(PLUGIN_NAME, `plugin ${PLUGIN_NAME}: section "${s.name}": file ${fileOf(s.file)} does not exist`);
+      }
+    }
+    let record: SystemPromptRecord | undefined;
+    const start = () => {
+      if (record) return record;
+      const past = kernel.transcript.pluginData<SystemPromptRecord>(PLUGIN_NAME);
+      if (past.length) {
+        record = past[past.length - 1]!;
+        return record;
+      }
+      const staticFiles: Record<string, string> = {};
+      for (const s of options.sections) if (s.file && s.kind === 'static') staticFiles[s.name] = readFileSync(fileOf(s.file), 'utf8');
+      record = {
+        staticFiles,
+        userContext: buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext }),
+      };
+      kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: record });
+      return record;
+    };
+    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => { start(); });
+
+    const own = (): SystemSection[] => {
+      const r = start();
+      return options.sections.map((s) => {
+        if (s.text !== undefined) return { name: s.name, text: s.text, kind: s.kind };
+        if (s.kind === 'static') return { name: s.name, text: r.staticFiles[s.name] ?? '', kind: 'static' };
+        let text = '';
+        try {
+          text = readFileSync(fileOf(s.file!), 'utf8');
+        } catch (err) {
+          kernel.emit({ type: 'notice', level: 'warn', source: PLUGIN_NAME, message: `section "${s.name}": cannot read ${fileOf(s.file!)} (${(err as Error).message}); sent empty` });
+        }
+        return { name: s.name, text, kind: 'dynamic' };
+      });
+    };
+
+    // Stage -100: the base sections go in first, so other plugins' taps see them and can add after.
+    kernel.hooks.systemPrompt.tap({ name: PLUGIN_NAME, stage: -100 }, (incoming) =>
+      mergeSections(options.defaults ? DEFAULT_SECTIONS : [], incoming, own()));
+
+    kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.USER_CONTEXT }, (params) =>
+      prependToFirstMessage(params as ModelRequest, start().userContext));
+  },
+});

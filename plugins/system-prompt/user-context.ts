@@ -1,0 +1,63 @@
+/**
+ * The session's dynamic context (date, working directory, platform, git state), gathered once when
+ * the session starts and sent as a `<system-reminder>` at the start of the first user message. It sits
+ * after the system prompt, so the system prompt's bytes never depend on it, and it is frozen for the
+ * session (Claude Code behaviour, book ch15 §15.1: a date that changes at midnight would rewrite the
+ * whole cached prefix; a slightly stale value is cheaper).
+ */
+import { execFileSync } from 'node:child_process';
+import { platform, release } from 'node:os';
+
+/** Longest `git status --short` kept, characters (Claude Code truncates its git status the same way). */
+export const MAX_GIT_STATUS_CHARS = 2_000;
+/** Recent commits listed. */
+export const GIT_LOG_COUNT = 5;
+/** Timeout for each git command, ms. */
+export const GIT_TIMEOUT_MS = 5_000;
+
+/** Local date as YYYY-MM-DD. */
+export function localIsoDate(now = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
+}
+
+function git(cwd: string, args: string[]): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] }).trimEnd();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Git branch, status and recent commits of `cwd`, or a line saying it is not a repository. */
+export function gitState(cwd: string): string {
+  const inside = git(cwd, ['rev-parse', '--is-inside-work-tree']);
+  if (inside !== 'true') return 'Git: not a git repository.';
+  const branch = git(cwd, ['rev-parse', '--abbrev-ref', 'HEAD']) ?? '(unknown)';
+  let status = git(cwd, ['status', '--short']) ?? '';
+  if (status.length > MAX_GIT_STATUS_CHARS) {
+    status = `${status.slice(0, MAX_GIT_STATUS_CHARS)}\n… (status truncated; run git status for the rest)`;
+  }
+  const log = git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)]) ?? '';
+  const lines = [`Git branch: ${branch}`];
+  lines.push(status ? `Git status (uncommitted changes):\n${status}` : 'Git status: clean.');
+  if (log) lines.push(`Recent commits:\n${log}`);
+  return lines.join('\n');
+}
+
+export interface UserContextOptions {
+  date?: string;
+  cwd: string;
+  include: { date: boolean; cwd: boolean; platform: boolean; git: boolean };
+}
+
+/** The reminder text (empty when nothing is included). */
+export function buildUserContext(o: UserContextOptions): string {
+  const parts: string[] = [];
+  if (o.include.date) parts.push(`Today's date: ${o.date ?? localIsoDate()}`);
+  if (o.include.cwd) parts.push(`Working directory: ${o.cwd}`);
+  if (o.include.platform) parts.push(`Platform: ${platform()} ${release()}`);
+  if (o.include.git) parts.push(gitState(o.cwd));
+  if (!parts.length) return '';
+  return `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\n${parts.join('\n')}\n</system-reminder>`;
+}

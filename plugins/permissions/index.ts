@@ -1,0 +1,47 @@
+/**
+ * `permissions`: the rules engine. Reads `permissions.allow`, `ask` and `deny` from the preset
+ * (plus this plugin's options) and taps the `permission` hook at the rule stages:
+ *
+ *   DENY_RULES  a deny rule matches → deny
+ *   SAFETY      a protected or outside-working-directory write → ask (no mode may allow it)
+ *   ASK_RULES   an ask rule matches, or a shell command cannot be parsed → ask
+ *   ALLOW_RULES allow rules cover the whole call → allow
+ *
+ * Calls no rule decides go on to the permission mode's plugin (`permissions/default`, …, or
+ * `classifier` for auto). A bare tool name in `deny` also removes that tool from the request.
+ */
+import { PERMISSION_STAGE } from '../../kernel/hooks.js';
+import { definePlugin } from '../../kernel/plugin.js';
+import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './config.js';
+import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './rules.js';
+import { safetyDecision } from './safety.js';
+import { SAFETY_STAGE } from './stages.js';
+
+/** Options: the same keys as the preset's `permissions` (lists are appended to the preset's). */
+export const permissionsOptions = permissionsConfigSchema.omit({ mode: true, allowBypassPermissions: true }).partial().strict();
+
+export default definePlugin({
+  name: 'permissions',
+  description: 'Permission rules: deny, ask and allow lists (Bash, path, domain and MCP specifiers), protected paths.',
+  options: permissionsOptions,
+  apply(kernel, options) {
+    const pc = buildPermissionContext(kernel, readPermissionsConfig(kernel, options));
+    setPermissionContext(kernel, pc);
+    const { rules, base } = pc;
+    kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.DENY_RULES }, async (q) => denyDecision(rules, q, base));
+    kernel.hooks.permission.tapPromise({ name: 'permissions', stage: SAFETY_STAGE }, async (q) => safetyDecision(pc, q));
+    kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.ASK_RULES }, async (q) => askDecision(rules, q, base));
+    kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.ALLOW_RULES }, async (q) => allowDecision(rules, q, base));
+    const removed = bareDeniedTools(rules);
+    if (removed.length) {
+      kernel.hooks.toolDefinitions.tap('permissions', (tools) => tools.filter((t) => !removed.some((r) => r.appliesTo(t.name))));
+    }
+  },
+});
+
+export { answerWith, checkAnswer, type CanUseTool, type PermissionResult } from './callback.js';
+export { permissionContext, PERMISSION_MODES, permissionsConfigSchema, type PermissionContext, type PermissionMode, type PermissionsConfig } from './config.js';
+export { MODE_DECISIONS, readDecision, editDecision } from './modes.js';
+export { parseRule, formatRule, RuleSyntaxError, type PermissionRule } from './rule.js';
+export { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
+export { SAFETY_STAGE, REQUEST_STAGE } from './stages.js';

@@ -1,0 +1,69 @@
+/**
+ * `permissions/plan`: plan mode. Read-only calls inside the working directories run; every other
+ * call is denied with a message pointing at `ExitPlanMode`. The `ExitPlanMode` tool (Claude Code's
+ * name) presents the plan: it is an `ask` (the host approves the plan), or allowed outright with
+ * `onExit: allow`. Once the plan is approved, calls are judged by the `afterApproval` mode.
+ */
+import { z } from 'zod';
+import { PERMISSION_STAGE } from '../../../kernel/hooks.js';
+import { definePlugin, PluginError } from '../../../kernel/plugin.js';
+import { defineTool } from '../../../kernel/tool.js';
+import { permissionContext } from '../config.js';
+import { MODE_PLUGINS } from '../mode-plugin.js';
+import { MODE_DECISIONS } from '../modes.js';
+
+/** The tool's name, as Claude Code calls it, so rules and hook matchers carry over. */
+export const EXIT_PLAN_MODE = 'ExitPlanMode';
+
+export const planOptions = z.object({
+  /** `ask`: the plan needs the host's approval (headless with no host: denied). `allow`: approved at once. */
+  onExit: z.enum(['ask', 'allow']).default('ask'),
+  /** The mode in force after the plan is approved. */
+  afterApproval: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions']).default('default'),
+}).strict();
+
+/** Our own words: what the model is told while plan mode is on. */
+export const PLAN_MODE_SECTION = [
+  'Plan mode is on. Investigate with read-only tools only: nothing may be changed yet.',
+  `When you know what to do, call ${EXIT_PLAN_MODE} with the complete plan as markdown. Editing files and running commands become possible only after the plan is approved.`,
+].join('\n');
+
+const exitInput = z.object({
+  /** The plan, as markdown. */
+  plan: z.string().min(1).describe('The plan to carry out, as markdown: the steps, the files involved, how the result will be checked.'),
+}).strict();
+
+export default definePlugin({
+  name: 'permissions/plan',
+  description: 'Permission mode plan: read-only until the ExitPlanMode tool is approved, then another mode.',
+  options: planOptions,
+  conflicts: MODE_PLUGINS.filter((n) => n !== 'permissions/plan'),
+  apply(kernel, options) {
+    const pc = permissionContext(kernel);
+    if (options.afterApproval === 'bypassPermissions' && !pc.config.allowBypassPermissions) {
+      throw new PluginError('permissions/plan', 'afterApproval: bypassPermissions needs the explicit opt-in `permissions.allowBypassPermissions: true` in the preset');
+    }
+    pc.mode = 'plan';
+    let approved = false;
+    kernel.tools.register(defineTool({
+      name: EXIT_PLAN_MODE,
+      description: 'Leave plan mode by presenting your plan for approval. Call it once you have investigated enough to know what to change; pass the whole plan in `plan`. After approval you may edit files and run commands.',
+      inputSchema: exitInput,
+      async call() {
+        approved = true;
+        pc.mode = options.afterApproval;
+        return `The plan was approved. Plan mode is over (mode ${options.afterApproval} now): carry out the plan.`;
+      },
+    }), 'permissions/plan');
+    kernel.hooks.permission.tapPromise({ name: 'permissions/plan', stage: PERMISSION_STAGE.MODE }, async (q) => {
+      if (approved) return MODE_DECISIONS[options.afterApproval](pc, q);
+      if (q.toolName === EXIT_PLAN_MODE) {
+        if (options.onExit === 'allow') return { behavior: 'allow', reason: 'plan approved by the preset (onExit: allow)', source: 'permissions/plan' };
+        return { behavior: 'ask', message: 'The plan needs approval.', reason: 'the plan needs approval', source: 'permissions/plan' };
+      }
+      return MODE_DECISIONS.plan(pc, q);
+    });
+    kernel.hooks.systemPrompt.tapPromise('permissions/plan', async (sections) =>
+      approved ? sections : [...sections, { name: 'plan-mode', text: PLAN_MODE_SECTION, kind: 'dynamic' as const }]);
+  },
+});

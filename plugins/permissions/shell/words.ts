@@ -1,0 +1,123 @@
+/**
+ * Shell words as rein sees them after parsing: the value the shell would pass to the program, with
+ * any part that is only known at run time (a variable, a command substitution, arithmetic, brace
+ * expansion) replaced by DYNAMIC.
+ */
+import sh, { type ShNode } from 'mvdan-sh';
+
+const { syntax } = sh;
+
+/**
+ * Stands for text only known at run time. A rule's literal text never contains it, so a dynamic
+ * part can only be covered by a rule's `*` or `:*` tail, never by its literal words.
+ */
+export const DYNAMIC = '\u0000';
+
+export interface ShellWord {
+  /** The word's value after quote removal, DYNAMIC where it is not known before run time. */
+  value: string;
+  /** True when some part is not known before run time. */
+  dynamic: boolean;
+  /** True when an unquoted `*`, `?` or `[` makes the word a filename pattern. */
+  glob: boolean;
+}
+
+/** Removes backslash escapes from an unquoted literal (`\r\m` → `rm`, line continuations vanish). */
+function unescapeBare(raw: string): string {
+  return raw.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+}
+
+/** Removes the escapes double quotes honour (`\$`, `` \` ``, `\"`, `\\`, `\<newline>`). */
+function unescapeDouble(raw: string): string {
+  return raw.replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+};
+
+/** Decodes `$'…'` (ANSI-C quoting). `exact` is false when an escape could not be decoded. */
+export function decodeAnsiC(raw: string): { value: string; exact: boolean } {
+  let exact = true;
+  const value = raw.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_m, e: string) => {
+    const c = e[0]!;
+    if (c === 'x' || c === 'u' || c === 'U') return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/[0-7]/.test(c)) return String.fromCharCode(parseInt(e, 8) & 0xff);
+    if (c === 'c') { exact = false; return DYNAMIC; }
+    if (c in SIMPLE_ESCAPES) return SIMPLE_ESCAPES[c]!;
+    exact = false;
+    return `\\${e}`;
+  });
+  return { value, exact };
+}
+
+/** True when an unquoted literal holds an unescaped glob character. */
+function hasGlob(raw: string): boolean {
+  return /[*?[]/.test(raw.replace(/\\./gs, ''));
+}
+
+/** True when an unquoted literal holds a brace expansion (`{a,b}`, `{1..3}`), whose word count is unknown. */
+function hasBraceExpansion(raw: string): boolean {
+  return /\{[^{}]*(,|\.\.)[^{}]*\}/.test(raw.replace(/\\./gs, ''));
+}
+
+/** Evaluates a parsed Word node. */
+export function evalWord(word: ShNode): ShellWord {
+  let value = '';
+  let dynamic = false;
+  let glob = false;
+  for (const part of word.Parts as ShNode[]) {
+    switch (syntax.NodeType(part)) {
+      case 'Lit': {
+        const raw = part.Value as string;
+        if (hasGlob(raw)) glob = true;
+        if (hasBraceExpansion(raw)) { dynamic = true; value += DYNAMIC; break; }
+        value += unescapeBare(raw);
+        break;
+      }
+      case 'SglQuoted': {
+        if (part.Dollar) {
+          const d = decodeAnsiC(part.Value as string);
+          value += d.value;
+          if (!d.exact) dynamic = true;
+        } else {
+          value += part.Value as string;
+        }
+        break;
+      }
+      case 'DblQuoted':
+        for (const inner of part.Parts as ShNode[]) {
+          if (syntax.NodeType(inner) === 'Lit') value += unescapeDouble(inner.Value as string);
+          else { value += DYNAMIC; dynamic = true; }
+        }
+        break;
+      default:
+        // ParamExp, CmdSubst, ArithmExp, ProcSubst, ExtGlob: known only at run time.
+        value += DYNAMIC;
+        dynamic = true;
+    }
+  }
+  return { value, dynamic, glob };
+}
+
+/** A plain literal word (for words rein builds itself, such as xargs' appended arguments). */
+export function literalWord(value: string): ShellWord {
+  return { value, dynamic: value.includes(DYNAMIC), glob: false };
+}
+
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./~^*?[\]-]+$/;
+
+/**
+ * The canonical text of a command: words joined by single spaces, a word with characters outside a
+ * safe set written in single quotes. Word boundaries survive, so `git 'status; rm x'` does not read
+ * as `git status; rm x` to a prefix rule.
+ */
+export function canonical(words: readonly ShellWord[]): string {
+  return words.map((w) => quoteWord(w.value)).join(' ');
+}
+
+/** One word in canonical form. */
+export function quoteWord(value: string): string {
+  if (value !== '' && SAFE_WORD.test(value)) return value;
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}

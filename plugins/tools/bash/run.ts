@@ -1,0 +1,107 @@
+/**
+ * Runs one command in a real bash, as its own process group, with stdout and stderr going to one
+ * log file (so their interleaving is kept, and background jobs left running cannot hold the call
+ * open). On timeout or abort the whole group is killed. The shell's final working directory is
+ * reported so the next call starts where this one ended.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Runs the command text, then records the directory it ended in. `eval` so heredocs, functions and syntax errors behave as typed. */
+const SCRIPT = 'eval "$REIN_BASH_COMMAND"\n__rein_status=$?\npwd -P >| "$REIN_BASH_CWD_FILE" 2>/dev/null\nexit $__rein_status\n';
+
+export interface ShellOptions {
+  /** Directory to start in (absolute). */
+  cwd: string;
+  /** Kill the process group after this long, ms. */
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** File that receives stdout and stderr. */
+  logFile: string;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+export interface ShellResult {
+  /** Exit status, or null when the shell was killed by a signal. */
+  exitCode: number | null;
+  /** The signal that ended the shell, if any. */
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** Set when `signal` aborted the call (its reason). */
+  aborted?: { reason: unknown };
+  /** Bytes written to the log. */
+  outputBytes: number;
+  /** The directory the shell ended in, when it got to record it. */
+  cwdAfter?: string;
+  durationMs: number;
+}
+
+/** Kills every process of the group led by `pid`. */
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Runs `command`; never rejects for the command's own failures (they are in the result). */
+export function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
+  const started = performance.now();
+  const cwdFile = `${o.logFile}.cwd`;
+  const fd = openSync(o.logFile, 'w');
+  return new Promise<ShellResult>((resolve, reject) => {
+    let timedOut = false;
+    let aborted: { reason: unknown } | undefined;
+    let child;
+    try {
+      child = spawn('bash', ['-c', SCRIPT], {
+        cwd: o.cwd,
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', ...o.env, REIN_BASH_COMMAND: command, REIN_BASH_CWD_FILE: cwdFile },
+      });
+    } catch (err) {
+      closeSync(fd);
+      reject(err);
+      return;
+    }
+    closeSync(fd);
+    const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, o.timeoutMs);
+    const onAbort = () => { aborted = { reason: o.signal.reason }; killGroup(child.pid); };
+    if (o.signal.aborted) onAbort();
+    else o.signal.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      o.signal.removeEventListener('abort', onAbort);
+      reject(err);
+    });
+    child.on('exit', (code, sig) => {
+      clearTimeout(timer);
+      o.signal.removeEventListener('abort', onAbort);
+      // Whatever the shell left behind in its group after a kill goes too.
+      if (timedOut || aborted) killGroup(child.pid);
+      let cwdAfter: string | undefined;
+      try {
+        cwdAfter = readFileSync(cwdFile, 'utf8').trim() || undefined;
+      } catch {
+        // the command ran `exit` or was killed: the directory stays as it was
+      }
+      let outputBytes = 0;
+      try {
+        outputBytes = statSync(o.logFile).size;
+      } catch {
+        // removed by the command itself
+      }
+      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputBytes, cwdAfter, durationMs: performance.now() - started });
+    });
+  });
+}
+
+/** Path of the log file for one call. */
+export function logFileFor(sessionDir: string, toolUseId: string): string {
+  return join(sessionDir, 'bash', `${toolUseId.replace(/[^A-Za-z0-9_-]/g, '_')}.log`);
+}

@@ -1,0 +1,164 @@
+/**
+ * `Bash`: runs a command in a real bash (see run.ts). Timeout 120 s by default, 600 s at most;
+ * the working directory carries over from call to call; output over BASH_MAX_OUTPUT_CHARS is kept
+ * in full in the session directory and the model gets its head and tail with the file's path.
+ */
+import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import type { Kernel } from '../../../kernel/kernel.js';
+import { abortedText } from '../../../kernel/loop/tools.js';
+import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
+import { isReadOnlyCommand } from './read-only.js';
+import { logFileFor, runShell } from './run.js';
+
+/** Default timeout, ms (Claude Code's Bash default, book ch8 §E1: 120,000). */
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+/** Longest timeout a call may ask for, ms (book ch8 §E1: 600,000). */
+export const MAX_BASH_TIMEOUT_MS = 600_000;
+/** Output returned in full up to this many characters (Bash's maxResultSizeChars, book ch2 §2.5: 30,000). */
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/** Bytes of the head and of the tail shown for a larger output. */
+export const BASH_PREVIEW_BYTES = 2_000;
+
+/** Transcript plugin name for the working-directory entries. */
+const CWD_ENTRY = 'tools/bash';
+
+const cwds = new WeakMap<Kernel, string>();
+
+/** The directory the next Bash call of this kernel starts in (restored from the transcript on resume). */
+export function bashCwd(kernel: Kernel): string {
+  let cwd = cwds.get(kernel);
+  if (cwd === undefined) {
+    const entries = kernel.transcript.pluginData<{ cwd: string }>(CWD_ENTRY);
+    cwd = entries.at(-1)?.cwd ?? kernel.cwd;
+    cwds.set(kernel, cwd);
+  }
+  return cwd;
+}
+
+function setBashCwd(kernel: Kernel, cwd: string): void {
+  if (cwds.get(kernel) === cwd) return;
+  cwds.set(kernel, cwd);
+  kernel.transcript.append({ type: 'plugin', plugin: CWD_ENTRY, data: { cwd } });
+}
+
+export const bashInput = z.strictObject({
+  command: z.string().min(1).describe('The command to run'),
+  timeout: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
+  description: z.string().optional().describe('What the command does, in 5-10 words (e.g. "Run the unit tests", "List files in src")'),
+});
+
+export type BashInput = z.output<typeof bashInput>;
+
+const DESCRIPTION = `Runs a command in a bash shell and returns its output (stdout and stderr together) and exit code.
+
+The working directory carries over between calls (a cd stays in effect); environment variables and shell state do not.
+
+Use the dedicated tools instead of shell commands where one exists; they are faster, their output is easier to use, and permission rules can check them precisely:
+- find files by name: Glob (not find or ls -R)
+- search file contents: Grep (not grep or rg)
+- read files: Read (not cat, head or tail)
+- change files: Edit (not sed or awk); create files: Write (not echo > or cat <<EOF)
+- talk to the user: plain text in your reply (not echo)
+
+Running commands:
+- Before creating files or folders, check that the parent folder exists.
+- Quote paths that contain spaces: cd "/path/with spaces".
+- Prefer absolute paths over cd, so the working directory stays predictable.
+- Commands time out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s unless you pass timeout (in ms, at most ${MAX_BASH_TIMEOUT_MS / 1000} s); on timeout the command and everything it started are killed.
+- Output over ${BASH_MAX_OUTPUT_CHARS.toLocaleString('en-US')} characters is saved to a file; you get its beginning and end and the file's path, which you can Read or Grep.
+- Commands get no input: anything that waits for a keypress or a password fails. Use non-interactive flags (git --no-edit, apt-get -y).
+- Independent commands: make several Bash calls in one message. Read-only ones (ls, git status, cat, ...) run in parallel, and if one of them fails the others of that message are cancelled. Dependent commands: chain them in one call with &&, or with ; when a failure should not stop the rest. Do not separate commands with newlines.
+- Do not sleep between commands that can run at once, and do not poll in sleep loops; find out why something is not ready instead. If you must wait, keep it to a few seconds.
+
+Git:
+- Never change git config, force-push, rewrite published history, or run destructive commands (reset --hard, clean -f, checkout -- .) unless the user asked for exactly that.
+- Do not skip hooks (--no-verify). If a hook fails, fix the problem and make a new commit rather than amending.
+- Stage files by name rather than with git add -A or git add ., which can sweep in secrets or build output.
+- Commit only when the user asks. Write the message with a heredoc: git commit -m "$(cat <<'EOF'
+  Message here.
+  EOF
+  )".`;
+
+/** Reads `bytes` bytes at `position` of `file` as text. */
+function readSlice(file: string, position: number, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    const n = readSync(fd, buf, 0, bytes, position);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The output as the model sees it: whole when small, else head + tail + where the whole of it is. */
+function outputText(logFile: string, bytes: number): string {
+  if (bytes === 0) return '';
+  if (bytes <= BASH_MAX_OUTPUT_CHARS * 4) {
+    const all = readFileSync(logFile, 'utf8');
+    if (all.length <= BASH_MAX_OUTPUT_CHARS) {
+      rmSync(logFile, { force: true });
+      return all.replace(/\n$/, '');
+    }
+  }
+  let head = readSlice(logFile, 0, BASH_PREVIEW_BYTES).replace(/\uFFFD$/, '');
+  const nl = head.lastIndexOf('\n');
+  if (nl > BASH_PREVIEW_BYTES / 2) head = head.slice(0, nl);
+  let tail = readSlice(logFile, Math.max(0, bytes - BASH_PREVIEW_BYTES), BASH_PREVIEW_BYTES).replace(/^\uFFFD+/, '');
+  const tnl = tail.indexOf('\n');
+  if (tnl !== -1 && tnl < BASH_PREVIEW_BYTES / 2) tail = tail.slice(tnl + 1);
+  return `<persisted-output>\nOutput too large (${bytes} bytes). Full output saved to: ${logFile}\n\nFirst lines:\n${head}\n...\n\nLast lines:\n${tail.replace(/\n$/, '')}\n</persisted-output>`;
+}
+
+export interface BashToolOptions {
+  /** Default timeout, ms. */
+  defaultTimeoutMs?: number;
+  /** Extra environment for every command. */
+  env?: Record<string, string>;
+}
+
+/** Builds the Bash tool. */
+export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
+  const defaultTimeout = options.defaultTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS;
+  return defineTool<BashInput>({
+    name: 'Bash',
+    description: DESCRIPTION,
+    inputSchema: bashInput,
+    isReadOnly: (input) => isReadOnlyCommand(input.command),
+    isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
+    maxResultSizeChars: BASH_MAX_OUTPUT_CHARS,
+    async call(input, ctx): Promise<ToolOutput> {
+      const kernel = ctx.kernel;
+      let cwd = bashCwd(kernel);
+      let note = '';
+      if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+        note = `(The previous working directory ${cwd} no longer exists; this command ran in ${kernel.cwd}.)\n`;
+        cwd = kernel.cwd;
+        setBashCwd(kernel, cwd);
+      }
+      const logFile = logFileFor(ctx.sessionDir, ctx.toolUseId);
+      mkdirSync(dirname(logFile), { recursive: true });
+      const timeoutMs = Math.min(input.timeout ?? defaultTimeout, MAX_BASH_TIMEOUT_MS);
+      const r = await runShell(input.command, { cwd, timeoutMs, signal: ctx.signal, logFile, env: options.env });
+      rmSync(`${logFile}.cwd`, { force: true });
+      if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
+      const out = outputText(logFile, r.outputBytes);
+
+      if (r.aborted) {
+        return { content: `${abortedText(r.aborted.reason)}${out ? `\nOutput before it was stopped:\n${out}` : ''}`, isError: true };
+      }
+      if (r.timedOut) {
+        return { content: `${note}Command timed out after ${timeoutMs / 1000} s and was killed, with every process it started.${out ? `\nOutput before the timeout:\n${out}` : ''}`, isError: true };
+      }
+      if (r.exitCode !== 0) {
+        const status = r.exitCode === null ? `Killed by signal ${r.signal}` : `Exit code ${r.exitCode}`;
+        return { content: `${note}${status}${out ? `\n${out}` : ''}`, isError: true };
+      }
+      return `${note}${out}`;
+    },
+  });
+}
+
+export const bashTool = createBashTool();

@@ -85,6 +85,8 @@ export interface SimResponse {
   sourceBy: 'header' | 'heuristic';
   /** Cache accounting of the request (absent when it was rejected before accounting). */
   accounting?: CacheAccounting;
+  /** The prompt as the cache saw it (after context edits): blocks with tokens and prefix hashes, breakpoints. */
+  prefix?: PromptPrefix;
   /** 1-based main turn consumed, if the request went to the main responder. */
   mainTurn?: number;
 }
@@ -203,7 +205,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         result = { reply: defaultSideReply(source, body) };
       }
     }
-    const extra = { source, sourceBy: by, ...(mainTurn !== undefined ? { mainTurn } : {}) };
+    const extra = { source, sourceBy: by, prefix: accountingPrefix, ...(mainTurn !== undefined ? { mainTurn } : {}) };
     if ('fault' in result) return faultResponse(result.fault, requestId, extra);
 
     const accounting = accountPrefix(cache, accountingPrefix, { now, minCacheableTokens: minimum(body.model) });

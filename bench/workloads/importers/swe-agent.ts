@@ -55,7 +55,9 @@ export async function importSweAgent(path: string): Promise<Workload> {
   stats.lines = history.length;
   stats.entries = history.length;
   const builder = new StepBuilder(stats);
-  const model = String(doc.info?.config?.model?.model_name ?? doc.replay_config?.agent?.model?.name ?? doc.info?.model ?? 'unknown');
+  let replayConfig: Obj | undefined = doc.replay_config;
+  if (typeof replayConfig === 'string') { try { replayConfig = JSON.parse(replayConfig); } catch { replayConfig = undefined; } }
+  const model = String(doc.info?.config?.model?.model_name ?? replayConfig?.agent?.model?.name ?? doc.info?.model ?? 'unknown');
   let request = 0;
   let firstUser = true;
   history.forEach((m, i) => {
@@ -66,8 +68,9 @@ export async function importSweAgent(path: string): Promise<Workload> {
         return;
       case 'user': {
         builder.inputAt(at);
-        // The first user message is the task; later ones are observations or format reminders.
-        builder.prompt({ block: { type: 'text', text: textOf(m.content) }, typed: firstUser && m.message_type !== 'observation' });
+        // The first user message is the task (SWE-agent files it as an observation too); later ones
+        // are observations or format reminders.
+        builder.prompt({ block: { type: 'text', text: textOf(m.content) }, typed: firstUser });
         firstUser = false;
         return;
       }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { generateWorkload, parseGeneratorSpec } from './generator.js';
+
+describe('generator', () => {
+  it('makes exactly `turns` requests split over `prompts`, with parallel calls and their results', () => {
+    const w = generateWorkload('gen:turns=30,prompts=3,parallel=2,results=500,seed=7');
+    expect(w.steps).toHaveLength(30);
+    expect(w.steps.filter((s) => s.prompt).length).toBe(3);
+    const withCalls = w.steps.filter((s) => s.stopReason === 'tool_use');
+    expect(withCalls.length).toBe(27);
+    for (const s of withCalls) {
+      const ids = s.reply.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
+      expect(ids).toHaveLength(2);
+      expect(s.toolResults.map((r) => r.toolUseId)).toEqual(ids);
+      for (const r of s.toolResults) {
+        const len = (r.content[0] as { text: string }).text.length;
+        expect(len).toBeGreaterThanOrEqual(250);
+        expect(len).toBeLessThanOrEqual(750);
+      }
+    }
+  });
+
+  it('is deterministic for a spec and differs by seed', () => {
+    expect(JSON.stringify(generateWorkload('gen:turns=20,seed=3'))).toBe(JSON.stringify(generateWorkload('gen:turns=20,seed=3')));
+    expect(JSON.stringify(generateWorkload('gen:turns=20,seed=3'))).not.toBe(JSON.stringify(generateWorkload('gen:turns=20,seed=4')));
+  });
+
+  it('puts idle gaps before prompts and the step time between requests', () => {
+    const w = generateWorkload('gen:turns=4,prompts=2,gap=600,step=3');
+    const at = w.steps.map((s) => s.at - w.steps[0]!.at);
+    expect(at).toEqual([0, 3000, 603_000, 606_000]);
+  });
+
+  it('follows the tool mix', () => {
+    const w = generateWorkload('gen:turns=40,tools=Glob:1');
+    const names = new Set(w.steps.flatMap((s) => s.toolResults.map((r) => r.toolName)));
+    expect([...names]).toEqual(['Glob']);
+  });
+
+  it('rejects unknown keys and bad values with a message naming them', () => {
+    expect(() => parseGeneratorSpec('gen:turns=0')).toThrow(/turns must be an integer ≥ 1/);
+    expect(() => parseGeneratorSpec('gen:turn=5')).toThrow(/unknown key "turn"/);
+    expect(() => parseGeneratorSpec('gen:tools=Read:x')).toThrow(/bad tool mix entry/);
+  });
+});

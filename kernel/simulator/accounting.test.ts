@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { accountRequest, LOOKBACK_BLOCKS } from './accounting.js';
 import { PromptCache } from './cache.js';
@@ -270,5 +271,35 @@ describe('automatic caching (top-level cache_control)', () => {
     const a = run(cache, r);
     expect(a.breakpoints.map((b) => [b.block, b.automatic])).toEqual([[0, false], [1, true]]);
     expect(a.usage).toEqual(usage({ input: 0, write5m: 2100 }));
+  });
+});
+
+describe('invariants (property test)', () => {
+  it('input + cache writes + cache reads always equal the prompt; an identical request right after reads all that was written', () => {
+    const blockArb = fc.record({ tokens: fc.integer({ min: 1, max: 900 }), fill: fc.constantFrom('a', 'b', 'c'), mark: fc.constantFrom(undefined, EPHEMERAL, ONE_HOUR) });
+    fc.assert(fc.property(fc.array(fc.tuple(fc.array(blockArb, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 400_000 })), { minLength: 1, maxLength: 6 }), (requests) => {
+      const cache = new PromptCache();
+      let now = 0;
+      for (const [spec, gap] of requests) {
+        now += gap;
+        // At most 4 markers, 1h ones first: drop the rest.
+        let marks = 0;
+        let seen5m = false;
+        const blocks = spec.map((b) => {
+          let mark = b.mark;
+          if (mark && (marks >= 4 || (mark.ttl === '1h' && seen5m))) mark = undefined;
+          if (mark) { marks++; if (!mark.ttl) seen5m = true; }
+          return text(b.tokens, b.fill, mark);
+        });
+        const req: PrefixRequest = { model, system: [text(500, 's')], messages: [user(...blocks)] };
+        const r = run(cache, req, now);
+        const u = r.usage;
+        expect(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens).toBe(r.totalTokens);
+        expect(u.cache_creation.ephemeral_5m_input_tokens + u.cache_creation.ephemeral_1h_input_tokens).toBe(u.cache_creation_input_tokens);
+        const again = run(cache, req, now);
+        expect(again.usage.cache_creation_input_tokens).toBe(0);
+        expect(again.usage.cache_read_input_tokens).toBe(u.cache_read_input_tokens + u.cache_creation_input_tokens);
+      }
+    }), { numRuns: 200 });
   });
 });

@@ -72,6 +72,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   let plainIds = 0;
+  // Aborted by close(): scripted delays (slow first byte, idle, cut grace) end with the server.
+  const closing = new AbortController();
+  const wait = (ms: number) => sleep(ms, undefined, { signal: closing.signal });
 
   const log = (entry: Record<string, unknown>) => {
     if (options.log) appendFileSync(options.log, JSON.stringify({ time: new Date().toISOString(), ...entry }) + '\n');
@@ -129,13 +132,13 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 
   async function deliver(r: SimResponse, res: ServerResponse, stream: boolean): Promise<void> {
     const d = r.delivery ?? {};
-    if (d.slowFirstByteMs) await sleep(d.slowFirstByteMs);
+    if (d.slowFirstByteMs) await wait(d.slowFirstByteMs);
     if (res.destroyed) return;
     const headers = { 'request-id': r.requestId, ...r.headers };
     if (r.status !== 200 || !r.message) { sendJson(res, r.status, r.body, headers); return; }
     if (!stream) {
       if (d.cut) { res.destroy(); return; }
-      if (d.idle) await sleep(d.idle.ms);
+      if (d.idle) await wait(d.idle.ms);
       sendJson(res, 200, r.body, headers);
       return;
     }
@@ -147,12 +150,12 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     // and then a little longer.
     const cut = async () => {
       await new Promise<void>((resolve) => res.write('', () => resolve()));
-      await sleep(CUT_GRACE_MS);
+      await wait(CUT_GRACE_MS);
       res.destroy();
     };
     for (const e of r.events) {
       if (d.cut && sent >= d.cut.afterEvents) return cut();
-      if (d.idle && sent === d.idle.afterEvents) await sleep(d.idle.ms);
+      if (d.idle && sent === d.idle.afterEvents) await wait(d.idle.ms);
       if (res.destroyed) return;
       res.write(formatSse(e));
       sent++;
@@ -163,6 +166,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 
   const server = createServer((req, res) => {
     onRequest(req, res).catch((err) => {
+      if (closing.signal.aborted || res.destroyed) return;
       if (!res.headersSent) errorJson(res, 500, 'api_error', `simulator failure: ${(err as Error).message}`, `req_sim_http_${++plainIds}`);
       else res.destroy();
     });
@@ -176,6 +180,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     url: `http://${host}:${port}`,
     port,
     close: () => new Promise<void>((resolve) => {
+      closing.abort();
       server.close(() => resolve());
       server.closeAllConnections();
     }),

@@ -47,9 +47,9 @@ export function displayPath(file: string, cwd = process.cwd()): string {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
-/** `file:line:column: message`, the format editors and CI annotate. */
+/** `file:line:column: message`, the format editors and CI annotate; `file: message` without a position. */
 export function formatDiagnostic(d: PresetDiagnostic, cwd?: string): string {
-  return `${displayPath(d.file, cwd)}:${d.line}:${d.column}: ${d.message}`;
+  return d.line > 0 ? `${displayPath(d.file, cwd)}:${d.line}:${d.column}: ${d.message}` : `${displayPath(d.file, cwd)}: ${d.message}`;
 }
 
 /** Orders diagnostics by file, then position, dropping exact duplicates. */

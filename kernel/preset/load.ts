@@ -266,11 +266,21 @@ function checkMerged(state: MergeState, sink: DiagnosticSink): void {
 }
 
 /**
- * True when the plugin stage can run without producing follow-on noise: no file failed to parse and
- * nothing about plugins or tools is already wrong.
+ * The preset the plugin stage may look at, given the errors already reported: without the keys
+ * (or plugin entries) that have errors, since a plugin fed a bad value would only add noise;
+ * undefined when a file could not be parsed at all.
  */
-function pluginStageSafe(list: readonly PresetDiagnostic[]): boolean {
-  return list.every((d) => d.key !== '' && !d.key.startsWith('plugins') && !d.key.startsWith('tools'));
+function prunedForPlugins(preset: Record<string, unknown>, list: readonly PresetDiagnostic[]): Preset | undefined {
+  if (list.some((d) => d.key === '')) return undefined;
+  const keys = list.map((d) => d.key);
+  const under = (k: string) => keys.some((x) => x === k || x.startsWith(`${k}.`) || x.startsWith(`${k}[`));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(preset)) {
+    if (k === 'plugins' && isPlainObject(v)) {
+      out.plugins = Object.fromEntries(Object.entries(v).filter(([name]) => !under(keyPath(['plugins', name]))));
+    } else if (!under(keyPath([k]))) out[k] = v;
+  }
+  return out as Preset;
 }
 
 function defaultsLayer(): MergeLayer {
@@ -320,9 +330,8 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   checkMerged(state, loader.sink);
   const preset = state.value as Preset;
   let plugins: PresetPlugin[] = [];
-  if (opts.plugins !== false && pluginStageSafe(loader.sink.list)) {
-    plugins = await loadPresetPlugins(preset, state.origins, loader.sink, { cwd, homeDir });
-  }
+  const pruned = opts.plugins !== false ? prunedForPlugins(preset, loader.sink.list) : undefined;
+  if (pruned) plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd, homeDir, partial: loader.sink.size > 0 });
   if (loader.sink.size) throw new PresetError(loader.sink.list);
   return { preset, origins: state.origins, files: loader.files, baseDir: presetDir ?? projectDir ?? cwd, plugins };
 }
@@ -347,9 +356,8 @@ export async function validatePresetFile(file: string, opts: { env?: NodeJS.Proc
     const state = mergeLayers(layers);
     applyDenyWins(state);
     checkMerged(state, loader.sink);
-    if (pluginStageSafe(loader.sink.list)) {
-      await loadPresetPlugins(state.value as Preset, state.origins, loader.sink, { cwd: dirname(target), homeDir });
-    }
+    const pruned = prunedForPlugins(state.value, loader.sink.list);
+    if (pruned) await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
     const subs = state.value.subagents;
     if (isPlainObject(subs)) {
       for (const ref of Object.values(subs)) {

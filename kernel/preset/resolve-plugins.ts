@@ -196,19 +196,22 @@ function zodKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return d?.type === 'object' ? Object.keys(d.shape) : [];
 }
 
-/** The key path a plugins/index.ts `impliedPlugins` origin refers to (`plugins.x`, `tools[2]`, `mcpServers`). */
-function originPath(origin: string, name: string): (string | number)[] {
+/**
+ * The key path a plugins/index.ts `impliedPlugins` origin refers to: `plugins.<name>`, `tools[2]`,
+ * `permissions.mode`, `mcpServers`, `permissions (default mode)`; `built-in` has none.
+ */
+export function originPath(origin: string, name: string): (string | number)[] {
   if (origin.startsWith('plugins.')) return ['plugins', name];
-  const tool = /^tools\[(\d+)\]$/.exec(origin);
-  if (tool) return ['tools', Number(tool[1])];
-  // `mcpServers`, `permissions`, `hooks`, ...: the preset key that implies the plugin.
-  return /^[A-Za-z]+$/.test(origin) ? [origin] : [];
+  const bare = origin.replace(/\s*\(.*\)$/, '');
+  if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*$/.test(bare)) return [];
+  return bare.split(/\.|(?=\[)/).map((seg) => (seg.startsWith('[') ? Number(seg.slice(1, -1)) : seg));
 }
 
 /**
  * Loads every plugin a resolved preset asks for, in the order the kernel loads them
  * (plugins/index.ts `impliedPlugins`: the built-ins its keys imply, then `plugins:` in layer order,
- * minus those set to `false`). Validates each plugin's options with its zod schema and checks
+ * minus those set to `false`). `partial`: parts of the preset were left out because of errors
+ * already reported, so a missing `requires` is not reported. Validates each plugin's options with its zod schema and checks
  * `requires` / `conflicts`. Problems go to `sink` as diagnostics at the preset line that named the
  * plugin or option; the plugins that loaded are returned.
  */
@@ -216,7 +219,7 @@ export async function loadPresetPlugins(
   preset: Preset,
   origins: ReadonlyMap<string, Origin>,
   sink: DiagnosticSink,
-  opts: { cwd: string; homeDir?: string },
+  opts: { cwd: string; homeDir?: string; partial?: boolean },
 ): Promise<PresetPlugin[]> {
   const wanted = impliedPlugins(preset as Parameters<typeof impliedPlugins>[0]).map((e) => {
     const path = originPath(e.origin, e.name);
@@ -268,7 +271,8 @@ export async function loadPresetPlugins(
   for (const p of out) {
     const path = wanted.find((w) => w.key === p.key)!.path;
     for (const r of p.plugin.requires ?? []) {
-      if (!byName.has(r)) report(sink, origins, path, `plugin "${p.plugin.name}" requires plugin "${r}", which this preset does not load; add it under plugins`);
+      // With parts of the preset left out because of earlier errors, a missing requirement may be there.
+      if (!byName.has(r) && !opts.partial && out.length === wanted.length) report(sink, origins, path, `plugin "${p.plugin.name}" requires plugin "${r}", which this preset does not load; add it under plugins`);
     }
     for (const c of p.plugin.conflicts ?? []) {
       const other = byName.get(c);

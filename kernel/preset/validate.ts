@@ -270,28 +270,38 @@ export function knownToolNames(extra: Iterable<string> = []): Set<string> {
   return new Set<string>([...KNOWN_TOOL_NAMES, ...extra]);
 }
 
-const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_*-]*$/;
+const TOOL_NAME = /^[A-Za-z_][\w.*-]*$/;
 
 /**
- * Why a permission rule is malformed, or undefined when it is fine. Syntax: `Tool` or
- * `Tool(specifier)` (Claude Code's rule syntax, book ch. D §2); `:*` (prefix match) only at the end.
+ * Why a permission rule is malformed, or undefined when it is fine. The syntax is the one the
+ * permissions plugin reads (Claude Code's, book ch. D §2): `Tool` or `Tool(specifier)`, surrounding
+ * spaces ignored, parentheses inside the specifier balanced (or escaped as `\(` `\)`), `Tool()` the
+ * same as `Tool`. On top of that, `:*` (prefix match) only at the end, and a tool name that is a
+ * near miss of a known tool is an error.
  */
-export function ruleProblem(rule: string, known: ReadonlySet<string>): string | undefined {
-  if (rule.trim() === '') return 'a rule must not be blank';
-  if (rule !== rule.trim()) return `rule ${JSON.stringify(rule)} has leading or trailing spaces, so it would never match`;
+export function ruleProblem(text: string, known: ReadonlySet<string>): string | undefined {
+  const rule = text.trim();
+  if (rule === '') return 'a rule must not be blank';
   const open = rule.indexOf('(');
-  const name = open < 0 ? rule : rule.slice(0, open);
+  const name = (open < 0 ? rule : rule.slice(0, open)).trim();
+  if (open < 0 && rule.includes(')')) return `rule "${rule}" has a ")" without "("`;
   if (open === 0) return `rule "${rule}" has no tool name before "("`;
-  if (!TOOL_NAME.test(name)) return `rule "${rule}": "${name}" is not a tool name (letters, digits, _ and -)`;
+  if (!TOOL_NAME.test(name)) return `rule "${rule}": "${name}" is not a tool name (letters, digits, _, - and .)`;
   if (open >= 0) {
-    const rest = rule.slice(open + 1);
-    if (!rest.endsWith(')')) {
-      return rest.includes(')') ? `rule "${rule}" has text after its closing ")"` : `rule "${rule}" is missing its closing ")"`;
+    if (!rule.endsWith(')')) {
+      return rule.indexOf(')', open) >= 0 ? `rule "${rule}" has text after its closing ")"` : `rule "${rule}" is missing its closing ")"`;
     }
-    const spec = rest.slice(0, -1);
-    if (spec.trim() === '') return `rule "${rule}" has an empty specifier; write "${name}" to match every ${name} call`;
+    const spec = rule.slice(open + 1, -1);
+    let depth = 0;
+    for (let i = 0; i < spec.length; i++) {
+      const c = spec[i];
+      if (c === '\\' && (spec[i + 1] === '(' || spec[i + 1] === ')')) i++;
+      else if (c === '(') depth++;
+      else if (c === ')' && --depth < 0) return `rule "${rule}" has an unbalanced ")" (escape a literal one as "\\)")`;
+    }
+    if (depth !== 0) return `rule "${rule}" has an unbalanced "(" (escape a literal one as "\\(")`;
     const star = spec.indexOf(':*');
-    if (star >= 0 && star !== spec.length - 2) return `rule "${rule}": ":*" (prefix match) is only allowed at the end of the specifier`;
+    if (star >= 0 && star !== spec.trimEnd().length - 2) return `rule "${rule}": ":*" (prefix match) is only allowed at the end of the specifier`;
   }
   if (!known.has(name) && !name.startsWith('mcp__')) {
     const near = closest(name, known);

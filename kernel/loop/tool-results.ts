@@ -27,7 +27,8 @@ export async function finalizeResult(
   if (content.length === 0 || content.every((b) => b.type === 'text' && b.text.trim() === '')) {
     content = [{ type: 'text', text: `(${tool.name} completed with no output)` }];
   }
-  const cap = Math.min(tool.maxResultSizeChars, MAX_RESULT_CHARS);
+  // `Infinity` opts out (Read bounds its own output; book ch2 §2.5); any other cap is clamped to 50,000.
+  const cap = Number.isFinite(tool.maxResultSizeChars) ? Math.min(tool.maxResultSizeChars, MAX_RESULT_CHARS) : Infinity;
   const textLen = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
   if (Number.isFinite(cap) && textLen > cap && content.every((b) => b.type === 'text')) {
     const full = content.map((b) => (b as { text: string }).text).join('\n');

@@ -10,13 +10,27 @@ type Loader = () => Promise<Plugin>;
 export const BUILTIN_PLUGINS: Record<string, Loader> = {
   retry: async () => (await import('./retry/index.js')).default,
   printer: async () => (await import('./printer/index.js')).default,
+  'tools/read': async () => (await import('./tools/read/index.js')).default,
+  'tools/write': async () => (await import('./tools/write/index.js')).default,
+  'tools/edit': async () => (await import('./tools/edit/index.js')).default,
+  'tools/glob': async () => (await import('./tools/glob/index.js')).default,
+  'tools/grep': async () => (await import('./tools/grep/index.js')).default,
+  'tools/bash': async () => (await import('./tools/bash/index.js')).default,
+  'tool-result-budget': async () => (await import('./tool-result-budget/index.js')).default,
 };
 
 /**
  * Built-in tools by the name the model calls them → the plugin that registers them. The preset's
  * `tools:` list is resolved through this map.
  */
-export const TOOL_PLUGINS: Record<string, string> = {};
+export const TOOL_PLUGINS: Record<string, string> = {
+  Read: 'tools/read',
+  Write: 'tools/write',
+  Edit: 'tools/edit',
+  Glob: 'tools/glob',
+  Grep: 'tools/grep',
+  Bash: 'tools/bash',
+};
 
 /** A preset as far as plugin selection reads it. */
 interface PluginSelection {
@@ -45,6 +59,8 @@ export function impliedPlugins(preset: PluginSelection): { name: string; options
     out.push({ name, options: own !== undefined && own !== true && own !== null ? own : options, origin: own !== undefined ? `plugins.${name}` : origin });
   };
   add('retry', {}, 'built-in');
+  // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
+  if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
   for (const [i, tool] of (preset.tools ?? []).entries()) {
     const plugin = TOOL_PLUGINS[tool];
     // An unknown tool name is left to the preset validator, which names the line; here it is skipped.

@@ -1,5 +1,5 @@
 /** rein's offline Messages API: engine, HTTP server, scenarios, responders, cache accounting. */
-export { createSimulator, type Simulator, type SimulatorOptions, type HandleOptions, type SimResponse, type SimMessage, type SimUsage, type CountTokensResponse, type SimulatorStats } from './simulator.js';
+export { createSimulator, betasOf, normalizeHeaders, type Simulator, type SimulatorOptions, type HandleOptions, type SimResponse, type SimMessage, type SimUsage, type CountTokensResponse, type SimulatorStats } from './simulator.js';
 export { startSimServer, type SimServer, type SimServerOptions } from './server.js';
 export { parseScenario, loadScenario, ScenarioError, ScenarioSchema, type Scenario } from './scenario.js';
 export { createScriptResponder, createReplayResponder, createEchoResponder } from './responders/index.js';

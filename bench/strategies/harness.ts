@@ -4,7 +4,7 @@
  * benchmark: thousands of requests without sockets), plus two small read-only tools over real files
  * and a responder that plays a planned session.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { createKernel, type Kernel, type KernelPreset } from '../../kernel/kernel.js';
@@ -15,6 +15,7 @@ import { defineTool, ToolError } from '../../kernel/tool.js';
 import { startSimServer, type SimServer } from '../../kernel/simulator/server.js';
 import type { Simulator } from '../../kernel/simulator/simulator.js';
 import type { DraftBlock, Responder } from '../../kernel/simulator/responders/types.js';
+import { estimateBlockTokens, estimateToolTokens } from '../../kernel/tokens/estimate.js';
 import type { AgentEvent, ApiMessage, RunResult } from '../../kernel/types.js';
 
 /** A model client that calls the simulator in-process (no HTTP), with the same error mapping. */
@@ -173,4 +174,28 @@ export async function runPrompt(kernel: Kernel, prompt: string): Promise<{ event
 /** Notices of a run from one source. */
 export function notices(events: readonly AgentEvent[], source: string): string[] {
   return events.flatMap((e) => (e.type === 'notice' && e.source === source ? [e.message] : []));
+}
+
+/** Writes a file of `lines` lines of 39 characters plus a newline (≈ 10 tokens a line, ≈ 12 once numbered). */
+export function writeLines(dir: string, name: string, lines: number, tag: string): void {
+  const pad = Math.max(0, 39 - tag.length - 11);
+  writeFileSync(join(dir, name), Array.from({ length: lines }, (_, i) => `${tag} line ${String(i).padStart(4, '0')} ${'x'.repeat(pad)}`).join('\n') + '\n');
+}
+
+/** Writes an AGENTS.md of about `tokens` tokens (so a cached prefix is above the model's minimum). */
+export function writeAgentsMd(dir: string, tokens = 2_500): void {
+  const sentence = 'Keep every change small and tested. ';
+  writeFileSync(join(dir, 'AGENTS.md'), `# Project rules\n${sentence.repeat(Math.ceil((tokens * 4) / sentence.length))}\n`);
+}
+
+/** Estimated tokens of a message's content blocks, or of a list of tools / a system param. */
+export function tokensOf(value: { content: unknown[] } | unknown[] | undefined): number {
+  if (!value) return 0;
+  if (Array.isArray(value)) return value.reduce((n: number, b) => n + ((b as { name?: string }).name !== undefined && (b as { type?: string }).type === undefined ? estimateToolTokens(b) : estimateBlockTokens(b)), 0);
+  return value.content.reduce((n: number, b) => n + estimateBlockTokens(b), 0);
+}
+
+/** A copy of `value` with every `cache_control` key dropped (to compare bytes apart from markers). */
+export function withoutMarkers<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (k, v) => (k === 'cache_control' ? undefined : v))) as T;
 }

@@ -65,10 +65,11 @@ export function detectorRecords(kernel: Kernel): readonly DetectorRecord[] {
   return reports.get(kernel) ?? [];
 }
 
-function serverCleared(message: unknown): number {
-  const cm = (message as { context_management?: { applied_edits?: { cleared_input_tokens?: number }[] } }).context_management;
+type Applied = { cleared_input_tokens?: number }[];
+
+function clearedTokens(applied: Applied): number {
   let n = 0;
-  for (const e of cm?.applied_edits ?? []) n += e.cleared_input_tokens ?? 0;
+  for (const e of applied) n += e.cleared_input_tokens ?? 0;
   return n;
 }
 
@@ -103,12 +104,22 @@ export default definePlugin({
       state = { ...state, pending: { kind: 'compaction', source: c.result.strategy, detail: `${c.trigger} compaction` } };
     });
 
+    // Server context edits arrive on the stream's message_delta (the SDK's accumulator drops them).
+    let streamedEdits: Applied | undefined;
+    kernel.hooks.streamEvent.tap(PLUGIN_NAME, (e) => {
+      if (e.type === 'message_start') streamedEdits = undefined;
+      const cm = (e as { context_management?: { applied_edits?: Applied } }).context_management;
+      if (e.type === 'message_delta' && cm) streamedEdits = cm.applied_edits ?? [];
+    });
+
     kernel.hooks.response.tap(PLUGIN_NAME, (info, ctx) => {
       if (info.source !== 'main_loop' && info.source !== 'subagent') return;
       load();
+      const applied = streamedEdits ?? (info.message as { context_management?: { applied_edits?: Applied } }).context_management?.applied_edits ?? [];
+      streamedEdits = undefined;
       const fp = fingerprint(info.request as ModelRequest);
       const completedAt = info.at + info.durationMs;
-      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, sentAt: info.at, serverCleared: serverCleared(info.message) };
+      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, sentAt: info.at, serverCleared: clearedTokens(applied) };
       const verdict = judge(state, obs, options);
       const record: DetectorRecord = {
         n: ++n,

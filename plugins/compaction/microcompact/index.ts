@@ -1,0 +1,170 @@
+/**
+ * `compaction/microcompact`: clears the content of old tool results without a model call.
+ *
+ * Only results of clearable tools are touched (by default the ones whose output can be fetched
+ * again: Read, Bash, Grep, Glob, WebSearch, WebFetch, Edit, Write; Claude Code's COMPACTABLE_TOOLS,
+ * book ch11 §11.4), and the newest `keepRecent` always stay. Two triggers:
+ * - `count`: more than `countTrigger` results are still uncleared: clear all but the newest
+ *   `keepRecent` at once (one cache rewrite per batch instead of one per turn);
+ * - `idle`: the last response is older than the cache TTL, so the cache is cold anyway and the next
+ *   request rewrites the whole prefix: shrink it first (book ch11 §11.1).
+ * A cleared result keeps its tool_use_id and says what it was: the tool, its target, the size.
+ * Cleared ids are recorded in the transcript; the history rewrite itself is recorded by the loop.
+ */
+import { z } from 'zod';
+import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
+import type { Kernel } from '../../../kernel/kernel.js';
+import { definePlugin } from '../../../kernel/plugin.js';
+import { tokenCounter } from '../../../kernel/tokens/accounting.js';
+import { estimateBlockTokens } from '../../../kernel/tokens/estimate.js';
+import type { ContentBlock, Message, ToolResultBlock } from '../../../kernel/types.js';
+import { sessionCache } from '../../cache/breakpoints/index.js';
+import { expectCacheDrop } from '../../cache/break-detector/signals.js';
+import { toolUses } from '../auto/history.js';
+
+export const PLUGIN_NAME = 'compaction/microcompact';
+
+/** Tools whose results may be cleared (book ch11 §11.4: COMPACTABLE_TOOLS). */
+export const CLEARABLE_TOOLS: readonly string[] = Object.freeze(['Read', 'Bash', 'Grep', 'Glob', 'WebSearch', 'WebFetch', 'Edit', 'Write']);
+/** Newest results always kept (book ch11 §11.1: keepRecent = 5). */
+export const KEEP_RECENT = 5;
+/** The API's default cache TTL, minutes (prompt-caching docs), used when `cache/breakpoints` is not loaded. */
+export const DEFAULT_TTL_MINUTES = 5;
+/** Text that starts every cleared result. */
+export const CLEARED_PREFIX = '[Old tool result cleared to save context:';
+
+export const microcompactOptions = z.object({
+  /** `count`, `idle`, or `both`. */
+  trigger: z.enum(['count', 'idle', 'both']).default('idle'),
+  /** The newest clearable results kept (at least 1). */
+  keepRecent: z.number().int().min(1).default(KEEP_RECENT),
+  /** `count` trigger: clear when more than this many clearable results are uncleared. */
+  countTrigger: z.number().int().min(1).default(20),
+  /** `idle` trigger: minutes since the last response. Default: the session's cache TTL (5 or 60). */
+  idleMinutes: z.number().positive().optional(),
+  /** Tools whose results may be cleared. */
+  tools: z.array(z.string().min(1)).default([...CLEARABLE_TOOLS]),
+}).strict().refine((o) => o.countTrigger > o.keepRecent, { message: 'countTrigger must be larger than keepRecent' });
+
+export type MicrocompactOptions = z.output<typeof microcompactOptions>;
+
+/** What the plugin records in the transcript: the ids cleared by one pass. */
+export interface MicrocompactRecord {
+  cleared: string[];
+  reason: 'count' | 'idle';
+  tokens: number;
+}
+
+/** Counters for reports and the benchmark. */
+export interface MicrocompactStats {
+  passes: number;
+  cleared: number;
+  tokensFreed: number;
+}
+
+const stats = new WeakMap<Kernel, MicrocompactStats>();
+
+/** The plugin's counters for a kernel. */
+export function microcompactStats(kernel: Kernel): MicrocompactStats | undefined {
+  return stats.get(kernel);
+}
+
+/** The placeholder of a cleared result: the tool, its target, and the size it had. */
+export function placeholderFor(tool: string, input: Record<string, unknown>, tokens: number): string {
+  const target = ['file_path', 'path', 'pattern', 'command', 'url', 'query'].map((k) => input[k]).find((v) => typeof v === 'string' && v) as string | undefined;
+  const what = target ? `${tool} ${target.length > 120 ? `${target.slice(0, 117)}...` : target}` : tool;
+  return `${CLEARED_PREFIX} ${what} (${tokens} tokens). Call the tool again if you need it.]`;
+}
+
+function isCleared(block: ToolResultBlock): boolean {
+  const c = block.content;
+  const text = typeof c === 'string' ? c : Array.isArray(c) && c.length === 1 && c[0]!.type === 'text' ? c[0]!.text : undefined;
+  return text !== undefined && text.startsWith(CLEARED_PREFIX);
+}
+
+export interface ClearResult {
+  messages: Message[];
+  cleared: string[];
+  tokens: number;
+}
+
+/**
+ * Clears every clearable result but the newest `keepRecent`. Returns the input array itself when
+ * nothing changed; otherwise a new array in which only the changed messages are copies.
+ */
+export function clearOldResults(messages: Message[], tools: readonly string[], keepRecent: number): ClearResult {
+  const uses = toolUses(messages);
+  const results: { m: number; b: number; id: string }[] = [];
+  messages.forEach((msg, m) => {
+    if (msg.role !== 'user') return;
+    msg.content.forEach((block, b) => {
+      if (block.type !== 'tool_result') return;
+      const use = uses.get((block as ToolResultBlock).tool_use_id);
+      if (use && tools.includes(use.name)) results.push({ m, b, id: (block as ToolResultBlock).tool_use_id });
+    });
+  });
+  const old = results.slice(0, Math.max(0, results.length - keepRecent));
+  const copies = new Map<number, ContentBlock[]>();
+  const cleared: string[] = [];
+  let tokens = 0;
+  for (const r of old) {
+    const block = messages[r.m]!.content[r.b] as ToolResultBlock;
+    if (isCleared(block)) continue;
+    const use = uses.get(r.id)!;
+    const before = estimateBlockTokens(block);
+    const replacement: ToolResultBlock = { ...block, content: [{ type: 'text', text: placeholderFor(use.name, use.input, before) }] };
+    tokens += before - estimateBlockTokens(replacement);
+    let content = copies.get(r.m);
+    if (!content) { content = messages[r.m]!.content.slice(); copies.set(r.m, content); }
+    content[r.b] = replacement;
+    cleared.push(r.id);
+  }
+  if (!cleared.length) return { messages, cleared, tokens: 0 };
+  return { messages: messages.map((msg, i) => (copies.has(i) ? { ...msg, content: copies.get(i)! } : msg)), cleared, tokens };
+}
+
+/** Number of clearable results not cleared yet. */
+export function unclearedCount(messages: readonly Message[], tools: readonly string[]): number {
+  const uses = toolUses(messages);
+  let n = 0;
+  for (const msg of messages) {
+    if (msg.role !== 'user') continue;
+    for (const block of msg.content) {
+      if (block.type !== 'tool_result') continue;
+      const use = uses.get((block as ToolResultBlock).tool_use_id);
+      if (use && tools.includes(use.name) && !isCleared(block as ToolResultBlock)) n++;
+    }
+  }
+  return n;
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'clears old results of clearable tools (keeping the newest N), by count or after an idle gap longer than the cache TTL',
+  options: microcompactOptions,
+  apply(kernel, options) {
+    const counter = tokenCounter(kernel);
+    const s: MicrocompactStats = { passes: 0, cleared: 0, tokensFreed: 0 };
+    stats.set(kernel, s);
+    const idleMs = () => (options.idleMinutes ?? (sessionCache(kernel)?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
+
+    kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
+      let reason: 'count' | 'idle' | undefined;
+      if (options.trigger !== 'count') {
+        const last = counter.lastResponseAt ?? [...state.messages].reverse().find((m) => m.role === 'assistant')?.meta?.at;
+        if (last !== undefined && Date.now() - last > idleMs()) reason = 'idle';
+      }
+      if (!reason && options.trigger !== 'idle' && unclearedCount(state.messages, options.tools) > options.countTrigger) reason = 'count';
+      if (!reason) return state;
+      const r = clearOldResults(state.messages, options.tools, options.keepRecent);
+      if (!r.cleared.length) return state;
+      s.passes++;
+      s.cleared += r.cleared.length;
+      s.tokensFreed += r.tokens;
+      kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { cleared: r.cleared, reason, tokens: r.tokens } satisfies MicrocompactRecord });
+      expectCacheDrop(kernel, { kind: 'deletion', source: PLUGIN_NAME, detail: `${r.cleared.length} old tool results cleared (${reason})` });
+      kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: `cleared ${r.cleared.length} old tool result${r.cleared.length === 1 ? '' : 's'} (${r.tokens} tokens; trigger: ${reason === 'idle' ? 'idle longer than the cache TTL' : `more than ${options.countTrigger} results`})` });
+      return { ...state, messages: r.messages, tokensFreed: state.tokensFreed + r.tokens };
+    });
+  },
+});

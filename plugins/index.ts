@@ -17,6 +17,14 @@ export const BUILTIN_PLUGINS: Record<string, Loader> = {
   'tools/grep': async () => (await import('./tools/grep/index.js')).default,
   'tools/bash': async () => (await import('./tools/bash/index.js')).default,
   'tool-result-budget': async () => (await import('./tool-result-budget/index.js')).default,
+  'system-prompt': async () => (await import('./system-prompt/index.js')).default,
+  'memory-files': async () => (await import('./memory-files/index.js')).default,
+  'compaction/auto': async () => (await import('./compaction/auto/index.js')).default,
+  'compaction/microcompact': async () => (await import('./compaction/microcompact/index.js')).default,
+  'compaction/snip': async () => (await import('./compaction/snip/index.js')).default,
+  'compaction/context-edits': async () => (await import('./compaction/context-edits/index.js')).default,
+  'cache/breakpoints': async () => (await import('./cache/breakpoints/index.js')).default,
+  'cache/break-detector': async () => (await import('./cache/break-detector/index.js')).default,
 };
 
 /**

@@ -1,0 +1,62 @@
+/**
+ * The `hooks` setting, in Claude Code's settings.json format plus a per-hook `onFailure`:
+ *
+ *   hooks:
+ *     PreToolUse:
+ *       - matcher: "Write|Edit"
+ *         hooks: [{ type: command, command: "./check.sh", timeout: 30, onFailure: block }]
+ */
+import { z } from 'zod';
+
+/** Events rein runs shell hooks for (Claude Code's names). */
+export const SHELL_HOOK_EVENTS = [
+  'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'UserPromptSubmit', 'Stop', 'SubagentStart',
+  'SubagentStop', 'PreCompact', 'PostCompact', 'SessionStart', 'SessionEnd', 'Notification',
+] as const;
+export type ShellHookEvent = (typeof SHELL_HOOK_EVENTS)[number];
+
+/**
+ * Guard events: a hook that crashes or times out blocks what it guards unless it says
+ * `onFailure: continue`.
+ */
+export const GUARD_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
+
+/** Default hook timeout, seconds (book ch18 §D3: TOOL_HOOK_EXECUTION_TIMEOUT_MS = 10 min). */
+export const DEFAULT_HOOK_TIMEOUT_S = 600;
+/** Default SessionEnd hook timeout, seconds (book ch18 §D3: 1,500 ms, so ending a run stays quick). */
+export const SESSION_END_TIMEOUT_S = 1.5;
+
+export const commandHookSchema = z.object({
+  type: z.literal('command'),
+  /** Run with `bash -c` in the working directory; the event arrives as JSON on stdin. */
+  command: z.string().min(1),
+  /** Seconds before the hook's process group is killed. */
+  timeout: z.number().positive().optional(),
+  /** What a crash or timeout means: `block` (the default for guard events) or `continue`. */
+  onFailure: z.enum(['block', 'continue']).optional(),
+}).strict();
+
+export const matcherGroupSchema = z.object({
+  /** Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular expression, or empty for all. */
+  matcher: z.string().optional(),
+  hooks: z.array(commandHookSchema).min(1),
+}).strict();
+
+export const shellHooksOptions = z.object(
+  Object.fromEntries(SHELL_HOOK_EVENTS.map((e) => [e, z.array(matcherGroupSchema).optional()])) as Record<ShellHookEvent, z.ZodOptional<z.ZodArray<typeof matcherGroupSchema>>>,
+).strict();
+
+export type CommandHook = z.output<typeof commandHookSchema>;
+export type ShellHooksConfig = z.output<typeof shellHooksOptions>;
+
+/** A compiled matcher: Claude Code's rule is that only `[A-Za-z0-9_|]` means exact names, anything else a regular expression. */
+export function compileMatcher(matcher: string | undefined): (value: string | undefined) => boolean {
+  const m = (matcher ?? '').trim();
+  if (m === '' || m === '*') return () => true;
+  if (/^[A-Za-z0-9_|]+$/.test(m)) {
+    const names = new Set(m.split('|').filter(Boolean));
+    return (v) => v !== undefined && names.has(v);
+  }
+  const re = new RegExp(m); // throws SyntaxError for a bad pattern: reported when the plugin loads
+  return (v) => v !== undefined && re.test(v);
+}

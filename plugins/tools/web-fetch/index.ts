@@ -1,0 +1,33 @@
+/**
+ * `tools/web-fetch`: registers the `WebFetch` tool (see tool.ts and README.md).
+ */
+import { z } from 'zod';
+import { definePlugin } from '../../../kernel/plugin.js';
+import { createWebFetchTool, DEFAULT_MAX_BYTES, DEFAULT_MAX_CONTENT_CHARS, DEFAULT_MAX_RAW_CHARS, DEFAULT_TIMEOUT_MS } from './tool.js';
+
+export { createWebFetchTool } from './tool.js';
+export { fetchPage } from './fetch.js';
+
+export const webFetchOptions = z.strictObject({
+  /** `extract`: a side request reads the page and answers the prompt; `raw`: return the page text. */
+  mode: z.enum(['extract', 'raw']).default('extract'),
+  /** Model of the reading side request (default: the session's model). */
+  model: z.string().optional(),
+  /** Largest body read, bytes (default 10 MB). */
+  maxBytes: z.number().int().positive().default(DEFAULT_MAX_BYTES),
+  /** Time for the whole fetch, ms (default 60,000). */
+  timeoutMs: z.number().int().positive().default(DEFAULT_TIMEOUT_MS),
+  /** Page characters given to the reading model (default 100,000). */
+  maxContentChars: z.number().int().positive().default(DEFAULT_MAX_CONTENT_CHARS),
+  /** Page characters returned in raw mode (default 40,000). */
+  maxRawChars: z.number().int().positive().default(DEFAULT_MAX_RAW_CHARS),
+});
+
+export default definePlugin({
+  name: 'tools/web-fetch',
+  description: 'The WebFetch tool: fetches a page (size and time limits, same-host redirects), converts HTML to Markdown, answers the prompt with a side request.',
+  options: webFetchOptions,
+  apply(kernel, options) {
+    kernel.tools.register(createWebFetchTool(options), 'tools/web-fetch');
+  },
+});

@@ -10,6 +10,8 @@ type Loader = () => Promise<Plugin>;
 export const BUILTIN_PLUGINS: Record<string, Loader> = {
   retry: async () => (await import('./retry/index.js')).default,
   printer: async () => (await import('./printer/index.js')).default,
+  'tools/todo-write': async () => (await import('./tools/todo-write/index.js')).default,
+  'tools/web-fetch': async () => (await import('./tools/web-fetch/index.js')).default,
   'tools/read': async () => (await import('./tools/read/index.js')).default,
   'tools/write': async () => (await import('./tools/write/index.js')).default,
   'tools/edit': async () => (await import('./tools/edit/index.js')).default,
@@ -38,6 +40,8 @@ export const TOOL_PLUGINS: Record<string, string> = {
   Glob: 'tools/glob',
   Grep: 'tools/grep',
   Bash: 'tools/bash',
+  TodoWrite: 'tools/todo-write',
+  WebFetch: 'tools/web-fetch',
 };
 
 /** A preset as far as plugin selection reads it. */

@@ -1,0 +1,56 @@
+/**
+ * Cold start of the built `rein` command (dist/), measured as real processes:
+ *   - `rein --version` until the process exits;
+ *   - `rein run` until its first request reaches a simulator listening in this process
+ *     (ANTHROPIC_BASE_URL), which is what a user waits for before anything happens.
+ * Targets (DESIGN.md): both under 150 ms median; `node -e 0` is the floor and is measured beside them.
+ * Needs `npm run build` first.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Bench } from 'tinybench';
+import { createSimulator } from '../../kernel/simulator/simulator.js';
+import { startSimServer } from '../../kernel/simulator/server.js';
+import { parseScenario } from '../../kernel/simulator/scenario.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = join(REPO, 'bin/rein.js');
+
+function exitTime(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { env, stdio: 'ignore' });
+    child.on('error', fail);
+    child.on('exit', () => done());
+  });
+}
+
+export async function run(bench: Bench): Promise<void> {
+  if (!existsSync(join(REPO, 'dist/cli/main.js'))) {
+    console.warn('startup bench: dist/ is missing; run `npm run build` first');
+    return;
+  }
+  const cwd = mkdtempSync(join(tmpdir(), 'rein-startup-'));
+  // The simulator answers every request with a short text; the task ends when the request arrives.
+  let arrived: (() => void) | undefined;
+  const simulator = createSimulator({ scenario: parseScenario('turns:\n' + '  - reply: [{ text: "ok" }]\n'.repeat(10_000)) });
+  const handle = simulator.handle.bind(simulator);
+  simulator.handle = (body, o) => { arrived?.(); return handle(body, o); };
+  const server = await startSimServer({ simulator, port: 0 });
+  const env = { ...process.env, ANTHROPIC_BASE_URL: server.url, REIN_HOME: join(cwd, 'home') };
+  delete env.ANTHROPIC_API_KEY;
+
+  bench.add('node -e 0 (floor)', () => exitTime(['-e', '0']));
+  bench.add('rein --version, cold', () => exitTime([BIN, '--version']));
+  bench.add('rein run → first request, cold', () => new Promise<void>((done, fail) => {
+    arrived = done;
+    const child = spawn(process.execPath, [BIN, 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { env, cwd, stdio: 'ignore' });
+    child.on('error', fail);
+  }));
+  bench.addEventListener?.('complete', () => { void server.close(); });
+}
+
+/** tinybench options for this file: process spawns are slow, so few iterations. */
+export const options = { iterations: 15, time: 0, warmupIterations: 2 };

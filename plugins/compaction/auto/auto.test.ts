@@ -149,3 +149,49 @@ describe('compaction/auto in a session', () => {
     }
   });
 });
+
+describe('compaction/auto failure handling', () => {
+  it('summaries that do not shrink the context trip the breaker after 3 failures; the run then ends at the blocking limit, never looping', async () => {
+    // 6,000 tokens of pinned instructions dominate the context; the history beside them is small, and
+    // every summary (2,500 tokens) is bigger than what it replaces.
+    writeFileSync(join(dir, 'AGENTS.md'), `# Rules\n${'Follow the house style in every file. '.repeat(650)}\n`);
+    for (let i = 0; i < 12; i++) writeLines(`f${i}.txt`, 60, `f${i}`);
+    const turns = Array.from({ length: 12 }, (_, i) => `  - reply: [{ text: "Reading f${i}." }, { tool_use: { name: Read, input: { file_path: f${i}.txt } } }]`).join('\n');
+    const yaml = `model: claude-sonnet-4-6\nturns:\n${turns}\n  - reply: [{ text: "Done." }]\nside:\n  - match: { source: compact }\n    reply: [{ text: "<summary>${'summary words '.repeat(700)}</summary>" }]\n`;
+    const simulator = createSimulator({ scenario: parseScenario(yaml, 'breaker.yaml') });
+    const log = join(home, 'requests.jsonl');
+    const { client } = await httpClient(simulator, log);
+    const kernel = await strategyKernel({
+      cwd: dir, client,
+      preset: { model: { name: 'claude-sonnet-4-6', maxTokens: 4_000, contextWindow: 20_000 } },
+      plugins: [
+        { plugin: memoryFiles, options: { userDirs: [home] } },
+        { plugin: autoCompact, options: { triggerTokens: 8_000 } },
+      ],
+    });
+    try {
+      const { events, result } = await runPrompt(kernel, 'Read all the files.');
+      const sources = loggedRequests(log).map((r) => r.source);
+      // Exactly three summary attempts, then none.
+      expect(sources.filter((s) => s === 'compact')).toHaveLength(3);
+      // One attempt before each request once over the threshold, then only main-loop requests.
+      const third = sources.lastIndexOf('compact');
+      expect(sources.slice(third + 1).length).toBeGreaterThan(0);
+      expect(sources.slice(third + 1).every((s) => s === 'main_loop')).toBe(true);
+      expect(sources.slice(sources.indexOf('compact'), third + 1)).toEqual(['compact', 'main_loop', 'compact', 'main_loop', 'compact']);
+      const stats = autoCompactStats(kernel)!;
+      expect(stats).toMatchObject({ compactions: 0, failures: 3, consecutiveFailures: 3, breakerOpen: true });
+      expect(stats.skippedByBreaker).toBeGreaterThan(0);
+      const msgs = notices(events, 'compaction/auto');
+      expect(msgs.filter((m) => m.startsWith('auto-compaction stopped for this session after 3 failures in a row'))).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'notice' && e.source === 'compact' && /is not at least 5% smaller/.test(e.message))).toHaveLength(3);
+      // The context keeps growing to the blocking limit (20,000 − 4,000 − 3,000 = 13,000): the run ends there.
+      expect(result.terminalReason).toBe('blocking_limit');
+      expect(result.numRequests).toBeLessThan(12);
+      // The breaker's state is in the transcript, so a resumed session keeps it.
+      expect(kernel.transcript.pluginData('compaction/auto')).toContainEqual({ breakerOpen: true });
+    } finally {
+      await kernel.close();
+    }
+  });
+});

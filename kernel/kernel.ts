@@ -65,6 +65,8 @@ export interface KernelOptions {
   sessionId?: string;
   /** Stream idle timeout, ms (book ch6b §C5: 90,000). */
   streamIdleTimeoutMs?: number;
+  /** Set for a child agent (the Task tool): the parent's session id and the Task tool_use id. */
+  parent?: { sessionId: string; toolUseId: string };
 }
 
 /** The model when the preset names none. */
@@ -84,6 +86,8 @@ export class Kernel {
   readonly client: ModelClient;
   readonly plugins: LoadedPlugin[] = [];
   readonly streamIdleTimeoutMs: number;
+  /** Set for a child agent: the parent's session id and the Task tool_use id (copied into every RunContext). */
+  readonly parent: { sessionId: string; toolUseId: string } | undefined;
   /** The conversation so far (survives across `run()` calls on the same kernel). */
   messages: Message[] = [];
   /** Usage of the last main-loop response and the history length it covered (for token accounting). */
@@ -92,6 +96,7 @@ export class Kernel {
   private readonly resumeId: string | undefined;
   private readonly fixedSessionId: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
+  private readonly closers: (() => void | Promise<void>)[] = [];
 
   constructor(options: Omit<KernelOptions, 'plugins'>) {
     this.preset = options.preset;
@@ -101,6 +106,7 @@ export class Kernel {
     this.resumeId = options.resume;
     this.fixedSessionId = options.sessionId;
     this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+    this.parent = options.parent;
   }
 
   /** The main model's name. */
@@ -200,7 +206,9 @@ export class Kernel {
   /** The run context for hooks outside a run (manual compaction, plugin setup). */
   runContext(signal?: AbortSignal): RunContext {
     const s = this.current?.state;
-    return { kernel: this, sessionId: this.sessionId, cwd: this.cwd, turn: s?.turn ?? 0, model: s?.model ?? this.model, signal: signal ?? s?.signal ?? new AbortController().signal };
+    const ctx: RunContext = { kernel: this, sessionId: this.sessionId, cwd: this.cwd, turn: s?.turn ?? 0, model: s?.model ?? this.model, signal: signal ?? s?.signal ?? new AbortController().signal };
+    if (this.parent) ctx.parent = this.parent;
+    return ctx;
   }
 
   /**
@@ -220,14 +228,29 @@ export class Kernel {
     const c = ctx ?? this.runContext();
     const full = { ...params, model: params.model ?? c.model } as ModelRequest;
     const r = await callModel(full, { client: this.client, hooks: this.hooks, ctx: c, source, idleTimeoutMs: this.streamIdleTimeoutMs, emit: (e) => this.emit(e) });
-    const state = this.current?.state;
-    if (state) {
-      const u = (state.sideUsage[source] ??= emptyUsage());
-      addUsage(u, r.message.usage as Usage);
-      state.costUsd += costUsd(r.message.model ?? full.model, r.message.usage as Usage).usd;
-    }
+    this.addSideUsage(source, r.message.model ?? full.model, r.message.usage as Usage);
     this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source });
     return r.message;
+  }
+
+  /**
+   * Adds usage spent outside the main loop to the current run (its side usage by source, and its
+   * cost, which `limits.maxBudgetUsd` checks). A subagent's requests are added here as `subagent`.
+   * Does nothing outside a run.
+   */
+  addSideUsage(source: Exclude<QuerySource, 'main_loop'>, model: string, usage: Usage): void {
+    const state = this.current?.state;
+    if (!state) return;
+    addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
+    state.costUsd += costUsd(model, usage).usd;
+  }
+
+  /**
+   * Registers work for `close()`: plugins that hold connections or child processes (MCP servers)
+   * release them here. Run in reverse order of registration; a failing one does not stop the rest.
+   */
+  onClose(fn: () => void | Promise<void>): void {
+    this.closers.push(fn);
   }
 
   /** Names of loaded plugins, in load order. */
@@ -235,8 +258,15 @@ export class Kernel {
     return this.plugins.map((p) => p.plugin.name);
   }
 
-  /** Closes the model client (stops the embedded simulator). */
+  /** Runs the `onClose` work of plugins, then closes the model client (stops the embedded simulator). */
   async close(): Promise<void> {
+    for (const fn of this.closers.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        this.emit({ type: 'notice', level: 'warn', source: 'close', message: `cleanup failed: ${(err as Error).message}` });
+      }
+    }
     await this.client.close();
   }
 }

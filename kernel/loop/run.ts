@@ -65,7 +65,9 @@ interface LoopVars {
 }
 
 function ctxOf(kernel: Kernel, state: RunState): RunContext {
-  return { kernel, sessionId: kernel.sessionId, cwd: kernel.cwd, turn: state.turn, model: state.model, signal: state.signal };
+  const ctx: RunContext = { kernel, sessionId: kernel.sessionId, cwd: kernel.cwd, turn: state.turn, model: state.model, signal: state.signal };
+  if (kernel.parent) ctx.parent = kernel.parent;
+  return ctx;
 }
 
 function textOf(content: readonly ContentBlock[]): string {

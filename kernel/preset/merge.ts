@@ -3,7 +3,8 @@
  * chains (bases first, then the file itself) all merge with the same rules.
  *
  * - Objects merge deeply, key by key; the higher layer's value wins for a key both set.
- * - Permission rule lists (`permissions.allow`, `ask`, `deny`, `additionalDirectories`) and the
+ * - Permission rule lists (`permissions.allow`, `ask`, `deny`, `additionalDirectories`,
+ *   `protectedPaths`) and the
  *   auto-mode lists (`autoMode.*`) are unioned across layers, first occurrence first. A higher layer
  *   cannot remove a rule a lower layer added.
  * - A rule in `deny` anywhere wins: after merging it is removed from `allow` and `ask` (and the
@@ -35,7 +36,7 @@ export interface Origin {
 
 /** Union-merged list paths (dotted). */
 export const UNION_LISTS: ReadonlySet<string> = new Set([
-  'permissions.allow', 'permissions.ask', 'permissions.deny', 'permissions.additionalDirectories',
+  'permissions.allow', 'permissions.ask', 'permissions.deny', 'permissions.additionalDirectories', 'permissions.protectedPaths',
   'autoMode.allow', 'autoMode.soft_deny', 'autoMode.hard_deny', 'autoMode.environment',
 ]);
 

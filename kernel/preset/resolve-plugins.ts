@@ -229,17 +229,20 @@ export async function loadPresetPlugins(
   // Key paths in messages use the plugin name as written (`plugins["./x.ts"].strict`).
   const shown = (w: (typeof wanted)[number], rest: readonly (string | number)[]) => keyPath(w.path[0] === 'plugins' ? ['plugins', w.name, ...rest] : [...w.path, ...rest]);
 
-  const loaded = await Promise.all(wanted.map(async (w) => {
+  // One at a time, in load order: imports are CPU-bound anyway, and concurrent imports of modules
+  // that import each other can see half-initialised modules under some loaders (jiti).
+  const loaded: ({ w: (typeof wanted)[number]; plugin: Plugin } | undefined)[] = [];
+  for (const w of wanted) {
     const o = findOrigin(origins, w.path);
     const fromDir = o?.file ? dirname(o.file) : opts.cwd;
     try {
-      return { w, plugin: await resolvePlugin(w.name, fromDir, undefined, opts.homeDir) };
+      loaded.push({ w, plugin: await resolvePlugin(w.name, fromDir, undefined, opts.homeDir) });
     } catch (err) {
       const msg = err instanceof PluginResolveError ? err.message : `plugin "${w.name}" failed to load: ${firstLine(err)}`;
       report(sink, origins, w.path, msg, w.useKey);
-      return undefined;
+      loaded.push(undefined);
     }
-  }));
+  }
 
   const out: PresetPlugin[] = [];
   for (const entry of loaded) {

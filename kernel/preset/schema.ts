@@ -68,6 +68,7 @@ const permissionsSchema = z.object({
   deny: ruleList('Rules that deny. Unioned across layers; a deny in any layer wins over allow and ask.'),
   additionalDirectories: z.array(nonEmpty).describe('Directories besides the working directory that tools may touch, relative to this preset. Unioned across layers.'),
   allowBypassPermissions: z.boolean().describe('Explicit opt-in required for mode bypassPermissions.'),
+  protectedPaths: z.array(nonEmpty).describe('More paths (rule path syntax) that no mode may write without asking. Unioned across layers.'),
 }).partial().strict();
 
 const hookHandlerSchema = z.object({

@@ -1,0 +1,129 @@
+/**
+ * `rein preset validate | print | init`, through the command functions and once as a real process.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REPO, runCli, tempDir } from '../../kernel/test/support.js';
+import { validatePresetFile } from '../../kernel/preset/index.js';
+import { displayPath } from '../../kernel/preset/errors.js';
+import { presetInit, presetPrint, presetValidate, type PresetIO } from './preset.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let io: PresetIO & { stdout: string; stderr: string };
+
+beforeEach(() => {
+  tmp = tempDir('rein-preset-cli-');
+  mkdirSync(join(tmp.dir, '.git'));
+  io = {
+    stdout: '',
+    stderr: '',
+    out(t) { this.stdout += t; },
+    err(t) { this.stderr += t; },
+    cwd: tmp.dir,
+    env: { HOME: join(tmp.dir, 'home') },
+  };
+});
+afterEach(() => tmp.cleanup());
+
+const write = (name: string, text: string) => {
+  const p = join(tmp.dir, name);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('rein preset validate', () => {
+  it('prints every problem of every file as file:line:column: message and returns 2', async () => {
+    write('a.yaml', 'modle: {}\ntools: Read\n');
+    write('b.yaml', 'permissions:\n  mode: yolo\n');
+    write('ok.yaml', 'extends: minimal\nname: ok\n');
+    const code = await presetValidate(['a.yaml', 'ok.yaml', 'b.yaml'], {}, io);
+    expect(code).toBe(2);
+    expect(io.stdout.split('\n').filter(Boolean)).toEqual([
+      'a.yaml:1:1: unknown key "modle" at the top level; did you mean "model"?',
+      'a.yaml:2:8: tools: expected a list, got a string ("Read"); write [Read] for a list of one',
+      'b.yaml:2:9: permissions.mode: "yolo" is not one of default, acceptEdits, plan, dontAsk, bypassPermissions, auto',
+    ]);
+    expect(io.stderr).toBe('3 problems in 2 files\n');
+  });
+
+  it('returns 0 for valid presets, and 2 for a file that does not exist', async () => {
+    write('ok.yaml', 'extends: minimal\n');
+    expect(await presetValidate(['ok.yaml'], {}, io)).toBe(0);
+    expect(io.stderr).toBe('1 preset valid\n');
+    expect(await presetValidate(['missing.yaml'], { json: true }, io)).toBe(2);
+    expect(JSON.parse(io.stdout)).toEqual([{ file: join(tmp.dir, 'missing.yaml'), line: 0, column: 0, key: '', message: 'no such file' }]);
+  });
+});
+
+describe('rein preset print', () => {
+  it('prints the merged preset with the layer and file:line of each value', async () => {
+    write('rein.config.yaml', 'tools: [Read, Grep]\npermissions:\n  deny: ["Read(./.env)"]\n');
+    write('rein.local.yaml', 'permissions:\n  deny: ["Bash(rm:*)"]\n');
+    expect(await presetPrint(undefined, { origins: true }, io)).toBe(0);
+    expect(io.stdout).toBe([
+      'model:',
+      '  provider: anthropic # default',
+      '  name: claude-sonnet-4-5 # default',
+      'tools:',
+      '  - Read # project rein.config.yaml:1',
+      '  - Grep # project rein.config.yaml:1',
+      'permissions:',
+      '  mode: default # default',
+      '  deny:',
+      '    - Read(./.env) # project rein.config.yaml:3',
+      '    - Bash(rm:*) # local rein.local.yaml:2',
+      '',
+    ].join('\n'));
+  });
+
+  it('--json gives the preset, the origins and the files; errors return 2', async () => {
+    write('agent.yaml', 'extends: minimal\nlimits: { maxTurns: 7 }\n');
+    expect(await presetPrint('agent.yaml', { json: true, layers: false }, io)).toBe(0);
+    const out = JSON.parse(io.stdout);
+    expect(out.preset.limits).toEqual({ maxTurns: 7 });
+    expect(out.origins['limits.maxTurns']).toMatchObject({ layer: 'preset', file: join(tmp.dir, 'agent.yaml'), line: 2 });
+    expect(out.files).toEqual([join(tmp.dir, 'agent.yaml'), resolve(REPO, 'presets/minimal.yaml')]);
+    write('bad.yaml', 'limits: { maxTurns: many }\n');
+    expect(await presetPrint('bad.yaml', {}, io)).toBe(2);
+    // PresetError shows paths relative to the process's working directory when inside it.
+    expect(io.stderr).toBe(`${displayPath(join(tmp.dir, 'bad.yaml'))}:1:21: limits.maxTurns: expected an integer, got a string ("many")\n`);
+  });
+});
+
+describe('rein preset init', () => {
+  it('writes a commented starter preset that validates and points the editor at agent.schema.json', async () => {
+    expect(await presetInit(undefined, {}, io)).toBe(0);
+    const file = join(tmp.dir, 'rein.config.yaml');
+    const text = readFileSync(file, 'utf8');
+    const schemaRef = /^# yaml-language-server: \$schema=(.+)$/m.exec(text)?.[1];
+    expect(schemaRef).toBeDefined();
+    expect(existsSync(resolve(tmp.dir, schemaRef!))).toBe(true);
+    expect(text.match(/^#/gm)!.length).toBeGreaterThan(5);
+    expect(await validatePresetFile(file, { env: io.env })).toEqual([]);
+    expect(parse(text).name).toBe('my-agent');
+  });
+
+  it('does not overwrite an existing file without --force', async () => {
+    const file = write('rein.config.yaml', 'name: mine\n');
+    expect(await presetInit(undefined, {}, io)).toBe(2);
+    expect(readFileSync(file, 'utf8')).toBe('name: mine\n');
+    expect(io.stderr).toBe('rein: rein.config.yaml already exists; use --force to overwrite it\n');
+    expect(await presetInit('rein.config.yaml', { force: true }, io)).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('name: my-agent');
+  });
+});
+
+describe('rein preset (process)', () => {
+  it('validate exits 2 with the diagnostics, 0 when valid', async () => {
+    write('bad.yaml', 'permissions:\n  allow: ["Bahs(ls)"]\n');
+    write('good.yaml', 'extends: minimal\n');
+    const bad = await runCli(['preset', 'validate', 'bad.yaml'], { cwd: tmp.dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('bad.yaml:2:11: permissions.allow: rule "Bahs(ls)": unknown tool "Bahs"; did you mean "Bash"?\n');
+    const good = await runCli(['preset', 'validate', 'good.yaml'], { cwd: tmp.dir });
+    expect(good.code).toBe(0);
+  });
+});

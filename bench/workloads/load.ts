@@ -8,6 +8,7 @@
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { InputError } from '../../kernel/errors.js';
 import { generateWorkload, isGeneratorSpec } from './generator.js';
 import { importAtif } from './importers/atif.js';
 import { importClaudeCodeSession, importClaudeCodeStreamJson } from './importers/claude-code.js';
@@ -100,7 +101,7 @@ const DOC_FILE = /(^|\/)(README|LICENSE|NOTICE)(\.[a-z]+)?$/i;
 export async function loadWorkloads(spec: string): Promise<LoadResult> {
   if (isGeneratorSpec(spec)) return { workloads: [generateWorkload(spec)], skippedFiles: [] };
   const st = await stat(spec).catch(() => undefined);
-  if (!st) throw new Error(`workload not found: ${spec} (expected a session file, a directory of them, or a generator spec such as gen:turns=50,results=2000)`);
+  if (!st) throw new InputError(`workload not found: ${spec} (expected a session file, a directory of them, or a generator spec such as gen:turns=50,results=2000)`);
   const files: string[] = [];
   if (st.isDirectory()) await walk(spec, files);
   else files.push(spec);

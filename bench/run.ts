@@ -1,0 +1,132 @@
+/**
+ * `rein bench` as a function: load the workloads, replay each through each preset (in worker threads
+ * when there are several workloads and more than one job), add the recording client's own numbers,
+ * and return the report.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Tinypool } from 'tinypool';
+import { estimateError } from './metrics/estimate-error.js';
+import { recordedMetrics, summarize } from './metrics/summary.js';
+import { addSummaries, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
+import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult } from './replay/replay.js';
+import { loadWorkloads, type SkippedFile } from './workloads/load.js';
+import type { Workload } from './workloads/types.js';
+import type { ReplayTask } from './worker.js';
+
+export interface BenchOptions {
+  /** Files, directories or generator specs. */
+  workloads: string[];
+  /** Preset files or built-in names (at least one). */
+  presets: string[];
+  /** Model to send instead of each recording's own. */
+  model?: string;
+  /** Worker threads; 1 replays in this thread. Default: min(cores, workloads). */
+  jobs?: number;
+  /** Directory presets are resolved from. */
+  cwd: string;
+  /** Progress: replays finished of the total, and what just finished. */
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+/** Where the kernel prices come from (kernel/pricing.ts). */
+export const PRICE_SOURCE = "Anthropic's published Claude API prices (anthropic.com/pricing), November 2025";
+
+function toRun(r: ReplayResult, source: string): RunReport {
+  return {
+    preset: r.preset, source, model: r.model, summary: r.summary, requests: r.requests, compactions: r.compactions,
+    skippedSteps: r.skippedSteps, syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
+    problems: r.problems, durationMs: r.durationMs,
+  };
+}
+
+/** Unique labels for presets: their names, with the file name added when two share a name. */
+function labels(presets: readonly LoadedPreset[]): string[] {
+  const names = presets.map((p) => p.name);
+  return presets.map((p, i) => (names.indexOf(p.name) !== i || names.lastIndexOf(p.name) !== i ? `${p.name} (${basename(p.source)})` : p.name));
+}
+
+function workerFile(): { filename: string; execArgv: string[] } {
+  const js = fileURLToPath(new URL('./worker.js', import.meta.url));
+  if (existsSync(js)) return { filename: js, execArgv: [] };
+  return { filename: fileURLToPath(new URL('./worker.ts', import.meta.url)), execArgv: ['--import', 'jiti/register'] };
+}
+
+/**
+ * Runs the benchmark. Throws for a workload path that does not exist, an invalid generator spec, or
+ * a preset that fails to load (PresetError, with file:line:column); a replay that fails is reported
+ * in its row instead.
+ */
+export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+  if (!opts.presets.length) throw new Error('rein bench: give at least one --preset');
+  const presets = await Promise.all(opts.presets.map((p) => loadBenchPreset(p, opts.cwd)));
+  const names = labels(presets);
+  const workloads: Workload[] = [];
+  const skippedFiles: SkippedFile[] = [];
+  for (const spec of opts.workloads) {
+    const r = await loadWorkloads(spec);
+    workloads.push(...r.workloads);
+    skippedFiles.push(...r.skippedFiles);
+  }
+  const tasks: { w: number; p: number }[] = [];
+  for (let w = 0; w < workloads.length; w++) for (let p = 0; p < presets.length; p++) tasks.push({ w, p });
+  const results: (RunReport | undefined)[] = new Array(tasks.length);
+  let done = 0;
+  const finish = (i: number, run: RunReport) => {
+    results[i] = run;
+    done++;
+    opts.onProgress?.(done, tasks.length, `${workloads[tasks[i]!.w]!.name} × ${run.preset}`);
+  };
+  const jobs = Math.max(1, Math.min(opts.jobs ?? availableParallelism(), workloads.length));
+  if (jobs > 1) {
+    const { filename, execArgv } = workerFile();
+    const pool = new Tinypool({ filename, minThreads: jobs, maxThreads: jobs, execArgv });
+    try {
+      await Promise.all(tasks.map(async (t, i) => {
+        const task: ReplayTask = { workload: workloads[t.w]!, preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}) };
+        try {
+          const r = (await pool.run(task)) as ReplayResult;
+          finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
+        } catch (err) {
+          finish(i, failed(names[t.p]!, opts.presets[t.p]!, err));
+        }
+      }));
+    } finally {
+      await pool.destroy();
+    }
+  } else {
+    for (let i = 0; i < tasks.length; i++) {
+      const t = tasks[i]!;
+      try {
+        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, opts.model ? { model: opts.model } : {});
+        finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
+      } catch (err) {
+        finish(i, failed(names[t.p]!, opts.presets[t.p]!, err));
+      }
+    }
+  }
+
+  const reports: WorkloadReport[] = workloads.map((w, wi) => {
+    const runs: RunReport[] = [];
+    if (w.steps.some((s) => s.usage)) {
+      const m = recordedMetrics(w);
+      runs.push({ preset: RECORDED, model: w.model, summary: summarize(m.requests, m.compactions), requests: m.requests, compactions: m.compactions });
+    }
+    for (let p = 0; p < presets.length; p++) runs.push(results[wi * presets.length + p]!);
+    const est = estimateError(w);
+    return {
+      name: w.name, format: w.format, ...(w.path ? { path: w.path } : {}), ...(w.client ? { client: w.client } : {}), model: w.model,
+      sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}), runs,
+    };
+  });
+  const totals: BenchReport['totals'] = {};
+  const order = [...(reports.some((w) => w.runs.some((r) => r.preset === RECORDED)) ? [RECORDED] : []), ...names];
+  for (const label of order) totals[label] = addSummaries(reports.flatMap((w) => w.runs.filter((r) => r.preset === label)));
+  return { version: 1, presets: names, workloads: reports, skippedFiles, totals, prices: PRICE_SOURCE };
+}
+
+function failed(preset: string, source: string, err: unknown): RunReport {
+  return { preset, source, model: '', summary: summarize([]), requests: [], compactions: [], error: (err as Error)?.message ?? String(err) };
+}

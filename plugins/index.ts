@@ -19,6 +19,16 @@ export const BUILTIN_PLUGINS: Record<string, Loader> = {
   'tools/grep': async () => (await import('./tools/grep/index.js')).default,
   'tools/bash': async () => (await import('./tools/bash/index.js')).default,
   'tool-result-budget': async () => (await import('./tool-result-budget/index.js')).default,
+  permissions: async () => (await import('./permissions/index.js')).default,
+  'permissions/default': async () => (await import('./permissions/default/index.js')).default,
+  'permissions/acceptEdits': async () => (await import('./permissions/acceptEdits/index.js')).default,
+  'permissions/plan': async () => (await import('./permissions/plan/index.js')).default,
+  'permissions/dontAsk': async () => (await import('./permissions/dontAsk/index.js')).default,
+  'permissions/bypassPermissions': async () => (await import('./permissions/bypassPermissions/index.js')).default,
+  'permissions/prompt-tool': async () => (await import('./permissions/prompt-tool/index.js')).default,
+  classifier: async () => (await import('./classifier/index.js')).default,
+  'hooks/shell': async () => (await import('./hooks/shell/index.js')).default,
+  sanitize: async () => (await import('./sanitize/index.js')).default,
   'system-prompt': async () => (await import('./system-prompt/index.js')).default,
   'memory-files': async () => (await import('./memory-files/index.js')).default,
   'compaction/auto': async () => (await import('./compaction/auto/index.js')).default,
@@ -89,7 +99,18 @@ export function impliedPlugins(preset: PluginSelection): { name: string; options
 
 /**
  * Permission and hook plugins implied by `permissions`, `autoMode` and `hooks`: [name, options, origin].
+ * Always the rules engine (`permissions`) and the mode's plugin (`permissions/<mode>`, or
+ * `classifier` for `auto`, which takes the preset's `autoMode` as options); `sanitize` for the
+ * trust boundaries (MCP results, fetched pages); `hooks/shell` when `hooks` has any entry.
  */
-function policyPlugins(_preset: PluginSelection): [string, unknown, string][] {
-  return [];
+export function policyPlugins(preset: PluginSelection): [string, unknown, string][] {
+  const permissions = (preset.permissions ?? {}) as { mode?: string };
+  const mode = permissions.mode ?? 'default';
+  const out: [string, unknown, string][] = [['permissions', {}, 'permissions']];
+  if (mode === 'auto') out.push(['classifier', preset.autoMode ?? {}, 'permissions.mode']);
+  else out.push([`permissions/${mode}`, {}, permissions.mode ? 'permissions.mode' : 'permissions (default mode)']);
+  out.push(['sanitize', {}, 'built-in']);
+  const hooks = (preset.hooks ?? {}) as Record<string, unknown[] | undefined>;
+  if (Object.values(hooks).some((groups) => Array.isArray(groups) && groups.length > 0)) out.push(['hooks/shell', hooks, 'hooks']);
+  return out;
 }

@@ -15,6 +15,7 @@ export type * from './hook-payloads.js';
 export type * from './types.js';
 export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
 export { runCompaction } from './loop/compact.js';
+export { estimateMessageTokens, estimateTextTokens } from './tokens/estimate.js';
 export type { ModelClient, ModelRequest } from './model/client.js';
 export { createAnthropicClient } from './model/anthropic.js';
 export { Transcript } from './session/transcript.js';

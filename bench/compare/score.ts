@@ -1,0 +1,66 @@
+/**
+ * Scoring of captured requests: what `rein sim serve` logged for an agent's run (each request body,
+ * its headers and the usage the simulator accounted), turned into the same request metrics a
+ * replay produces, so an agent CLI and rein's presets are measured alike.
+ */
+import { readFile } from 'node:fs/promises';
+import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
+import { buildPrefix } from '../../kernel/simulator/prefix.js';
+import { betasOf } from '../../kernel/simulator/simulator.js';
+import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
+import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
+import type { RequestMetrics } from '../metrics/types.js';
+
+/** One `POST /v1/messages` the simulator answered, as its log line has it. */
+export interface CapturedRequest {
+  /** ms since the epoch. */
+  at: number;
+  headers: Record<string, string>;
+  body: Record<string, any>;
+  source: string;
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number; cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } };
+  /** Request body size, bytes. */
+  bytes: number;
+}
+
+/** Reads a simulator log (one JSON line per request); keeps answered `/v1/messages` requests. */
+export async function readCapture(logFile: string): Promise<CapturedRequest[]> {
+  const text = await readFile(logFile, 'utf8').catch(() => '');
+  const out: CapturedRequest[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let e: Record<string, any>;
+    try { e = JSON.parse(line); } catch { continue; }
+    if (!String(e.path ?? '').startsWith('/v1/messages') || String(e.path).includes('count_tokens') || e.status !== 200 || !e.usage) continue;
+    out.push({ at: Date.parse(e.time), headers: e.headers ?? {}, body: e.body, source: String(e.source ?? 'main_loop'), usage: e.usage, bytes: Buffer.byteLength(JSON.stringify(e.body)) });
+  }
+  return out;
+}
+
+/** Request metrics of captured requests, in order (seen tokens from content, breaks by cause). */
+export function scoreCapture(captured: readonly CapturedRequest[]): RequestMetrics[] {
+  const seen = new SeenPrefixes();
+  let prevMain: { shape: PromptShape; read: number } | undefined;
+  return captured.map((c, i) => {
+    const u = c.usage;
+    const w1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+    const usage = { input: u.input_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite5m: u.cache_creation?.ephemeral_5m_input_tokens ?? Math.max(0, u.cache_creation_input_tokens - w1h), cacheWrite1h: w1h, output: u.output_tokens };
+    const prefix = buildPrefix(applyContextManagement(c.body as never, betasOf(c.headers)).request as never);
+    const seenTokens = seen.observe(prefix.blocks);
+    const model = String(c.body.model);
+    const r: RequestMetrics = {
+      n: i + 1, source: c.source, at: c.at, model, ...usage,
+      promptTokens: prefix.totalTokens, seenTokens,
+      costUsd: requestCost(model, usage), inputCostUsd: actualInputCost(model, usage), idealInputCostUsd: idealInputCost(model, prefix.totalTokens, seenTokens),
+    };
+    if (c.source === 'main_loop' || c.source === 'subagent') {
+      const shape: PromptShape = { model, at: c.at, blocks: prefix.blocks };
+      if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
+        r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: false, contextEdit: false });
+        r.breakTokens = prevMain.read - usage.cacheRead;
+      }
+      prevMain = { shape, read: usage.cacheRead };
+    }
+    return r;
+  });
+}

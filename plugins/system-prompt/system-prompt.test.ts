@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSimulator } from '../../kernel/simulator/simulator.js';
+import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../bench/strategies/harness.js';
+import { DEFAULT_SECTIONS } from './defaults.js';
+import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';
+import { buildUserContext, gitState } from './user-context.js';
+
+let dir: string;
+let home: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rein-sp-'));
+  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
+  process.env.REIN_HOME = home;
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+  delete process.env.REIN_HOME;
+});
+
+describe('sections', () => {
+  it('a later section replaces an earlier one of the same name, in place', () => {
+    const merged = mergeSections(
+      [{ name: 'a', text: '1', kind: 'static' }, { name: 'b', text: '2', kind: 'static' }],
+      [{ name: 'a', text: 'A', kind: 'static' }, { name: 'c', text: '3', kind: 'dynamic' }],
+    );
+    expect(merged).toEqual([{ name: 'a', text: 'A', kind: 'static' }, { name: 'b', text: '2', kind: 'static' }, { name: 'c', text: '3', kind: 'dynamic' }]);
+  });
+  it('rejects a section with both text and file, and a bad date', () => {
+    expect(() => systemPromptOptions.parse({ sections: [{ name: 'x', text: 'a', file: 'b' }] })).toThrow(/exactly one of text or file/);
+    expect(() => systemPromptOptions.parse({ date: '29/11/2026' })).toThrow(/YYYY-MM-DD/);
+  });
+  it('the default sections are static and name no date, path or tool', () => {
+    for (const s of DEFAULT_SECTIONS) {
+      expect(s.kind).toBe('static');
+      expect(s.text).not.toMatch(/\d{4}-\d{2}-\d{2}|\/home\/|\/tmp\/|\bBash\b|\bGrep\b|\bGlob\b/);
+    }
+  });
+});
+
+describe('user context', () => {
+  it('is a reminder with the fixed date, the directory and the git state', () => {
+    expect(gitState(dir)).toBe('Git: not a git repository.');
+    expect(buildUserContext({ date: '2026-01-02', cwd: dir, include: { date: true, cwd: true, platform: false, git: true } })).toBe(
+      `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\nToday's date: 2026-01-02\nWorking directory: ${dir}\nGit: not a git repository.\n</system-reminder>`,
+    );
+    expect(buildUserContext({ cwd: dir, include: { date: false, cwd: false, platform: false, git: false } })).toBe('');
+  });
+  it('is prepended to the first message as a copy', () => {
+    const params = { model: 'm', max_tokens: 1, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] };
+    const out = prependToFirstMessage(params, 'CTX');
+    expect(out.messages[0]!.content).toEqual([{ type: 'text', text: 'CTX' }, { type: 'text', text: 'hi' }]);
+    expect(params.messages[0]!.content).toHaveLength(1);
+  });
+});
+
+describe('system-prompt in a session', () => {
+  it('static sections are resolved once (a changed file does not change the bytes), dynamic ones every request; static first, then dynamic', async () => {
+    writeFileSync(join(dir, 'guide.md'), 'Guide v1');
+    writeFileSync(join(dir, 'status.md'), 'Status v1');
+    const log = join(home, 'requests.jsonl');
+    const turns = [[{ type: 'tool_use' as const, name: 'Read', input: { file_path: 'guide.md' } }], [{ type: 'text' as const, text: 'ok' }]];
+    const { client } = await httpClient(createSimulator({ responder: plannedResponder(turns) }), log);
+    const kernel = await strategyKernel({
+      cwd: dir, client,
+      preset: { model: { name: 'claude-sonnet-4-6' }, system: { sections: [{ name: 'style', text: 'Preset style.' }] } },
+      plugins: [{ plugin: systemPrompt, options: { date: '2026-05-05', userContext: { platform: false, git: false }, sections: [{ name: 'guide', file: 'guide.md' }, { name: 'status', file: 'status.md', kind: 'dynamic' }] } }],
+    });
+    // Both files change after the session started: only the dynamic section follows.
+    kernel.hooks.sessionStart.tap('test', () => {
+      writeFileSync(join(dir, 'guide.md'), 'Guide v2');
+      writeFileSync(join(dir, 'status.md'), 'Status v2');
+    });
+    try {
+      await runPrompt(kernel, 'go');
+      const [r1, r2] = loggedRequests(log).map((r) => r.body);
+      const staticText = [DEFAULT_SECTIONS[0]!.text, DEFAULT_SECTIONS[1]!.text, DEFAULT_SECTIONS[2]!.text, 'Preset style.', 'Guide v1'].join('\n\n');
+      expect(r1!.system).toEqual([{ type: 'text', text: staticText }, { type: 'text', text: 'Status v2' }]);
+      expect(r2!.system).toEqual(r1!.system);
+      expect(r1!.messages[0].content[0].text).toBe(`<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\nToday's date: 2026-05-05\nWorking directory: ${dir}\n</system-reminder>`);
+      expect(r2!.messages[0]).toEqual(r1!.messages[0]);
+    } finally {
+      await kernel.close();
+    }
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * MCP server configuration in Claude Code's `mcpServers` format: `stdio` servers are a command to
+ * start (`type` may be left out), `http` servers speak streamable HTTP, `sse` servers the older
+ * HTTP+SSE transport.
+ */
+import { z } from 'zod';
+
+export const stdioServer = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1).describe('Program to start'),
+  args: z.array(z.string()).default([]),
+  /** Added to rein's own environment. */
+  env: z.record(z.string(), z.string()).default({}),
+  /** Working directory of the server (default: the session's). */
+  cwd: z.string().optional(),
+});
+
+export const httpServer = z.strictObject({
+  type: z.enum(['http', 'sse']),
+  url: z.string().url(),
+  headers: z.record(z.string(), z.string()).default({}),
+});
+
+export const serverConfig = z.union([stdioServer, httpServer]);
+
+/** Time a server gets to start and answer `initialize`, ms (Claude Code's MCP_TIMEOUT default: 30 s). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Time one tool call may take, ms. */
+export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
+/** Longest tool description sent to the model, characters (Claude Code caps MCP descriptions at 2,048). */
+export const MAX_MCP_DESCRIPTION_CHARS = 2_048;
+
+export const mcpOptions = z.strictObject({
+  /** Servers by name; the name becomes the middle of `mcp__<server>__<tool>`. */
+  servers: z.record(z.string().min(1), serverConfig).default({}),
+  connectTimeoutMs: z.number().int().positive().default(DEFAULT_CONNECT_TIMEOUT_MS),
+  callTimeoutMs: z.number().int().positive().default(DEFAULT_CALL_TIMEOUT_MS),
+});
+
+export type ServerConfig = z.output<typeof serverConfig>;
+export type McpOptions = z.output<typeof mcpOptions>;

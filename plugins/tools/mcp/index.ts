@@ -1,0 +1,75 @@
+/**
+ * `tools/mcp`: tools from the MCP servers of the preset's `mcpServers` (Claude Code's format; the
+ * preset loader passes them as this plugin's `servers` option). Every server is connected in
+ * parallel when the plugin loads; each tool becomes `mcp__<server>__<tool>`, sorted after the
+ * built-in tools. A server that fails to start is reported (a warning when the session starts, and
+ * `mcpServers(kernel)`), and the others keep working. Connections close with `kernel.close()`.
+ */
+import { definePlugin } from '../../../kernel/plugin.js';
+import type { Kernel } from '../../../kernel/kernel.js';
+import { mcpOptions } from './config.js';
+import { connectServer } from './connect.js';
+import { createMcpTool, mcpToolName } from './tools.js';
+
+export { mcpOptions, type McpOptions, type ServerConfig } from './config.js';
+export { mcpToolName, normalizeName } from './tools.js';
+
+/** How one configured server fared. */
+export interface McpServerStatus {
+  name: string;
+  status: 'connected' | 'failed';
+  /** Why it failed, or why some of its tools were left out. */
+  error?: string;
+  /** Names of the tools registered from it. */
+  tools: string[];
+}
+
+const statuses = new WeakMap<Kernel, McpServerStatus[]>();
+
+/** The MCP servers of a kernel and how each fared. */
+export function mcpServers(kernel: Kernel): readonly McpServerStatus[] {
+  return statuses.get(kernel) ?? [];
+}
+
+export default definePlugin({
+  name: 'tools/mcp',
+  description: 'Tools from MCP servers (stdio, streamable HTTP, SSE), named mcp__<server>__<tool>, inputs validated by their JSON Schema.',
+  options: mcpOptions,
+  async apply(kernel, options) {
+    const list: McpServerStatus[] = [];
+    statuses.set(kernel, list);
+    const entries = Object.entries(options.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0' })));
+    settled.forEach((s, i) => {
+      const name = entries[i]![0];
+      if (s.status === 'rejected') {
+        list.push({ name, status: 'failed', error: (s.reason as Error).message, tools: [] });
+        return;
+      }
+      const { client, tools } = s.value;
+      kernel.onClose(() => client.close());
+      const status: McpServerStatus = { name, status: 'connected', tools: [] };
+      const problems: string[] = [];
+      for (const info of tools) {
+        const toolName = mcpToolName(name, info.name);
+        if (kernel.tools.has(toolName)) { problems.push(`${info.name}: the name ${toolName} is already taken`); continue; }
+        try {
+          kernel.tools.register(createMcpTool(name, info, client, options.callTimeoutMs), 'tools/mcp');
+          status.tools.push(toolName);
+        } catch (err) {
+          problems.push(`${info.name}: its input schema is invalid (${(err as Error).message})`);
+        }
+      }
+      if (problems.length) status.error = `tools left out: ${problems.join('; ')}`;
+      list.push(status);
+    });
+    let reported = false;
+    kernel.hooks.sessionStart.tap('tools/mcp', () => {
+      if (reported) return;
+      reported = true;
+      for (const s of list) {
+        if (s.error) kernel.emit({ type: 'notice', level: 'warn', source: 'tools/mcp', message: s.status === 'failed' ? s.error : `MCP server ${s.name}: ${s.error}` });
+      }
+    });
+  },
+});

@@ -34,8 +34,6 @@ export const STAGE2_MAX_TOKENS = 4096;
 /** Stage-1 stop sequence (book ch17 §B4). */
 export const STAGE1_STOP = '</block>';
 
-/** Tools always judged by the classifier even when they say they only read: they reach outside. */
-const ALWAYS_CLASSIFY = /^(WebFetch|WebSearch|mcp__.*)$/;
 
 export const classifierOptions = z.object({
   /** Actions the classifier should allow (sentences). */
@@ -126,12 +124,11 @@ export default definePlugin({
     pc.mode = 'auto';
     const tracker = new DenialTracker(o.maxConsecutiveDenials, o.maxTotalDenials);
     kernel.hooks.permission.tapPromise({ name: 'classifier', stage: PERMISSION_STAGE.MODE }, async (q, ctx): Promise<PermissionDecision> => {
-      if (!ALWAYS_CLASSIFY.test(q.toolName)) {
-        const read = readDecision('auto', pc, q);
-        if (read?.behavior === 'allow') return read;
-        const edit = editDecision('auto', pc, q);
-        if (edit) return edit;
-      }
+      // Network and MCP tools are never "read-only" here (tools.ts REACHES_OUTSIDE): they are judged.
+      const read = readDecision('auto', pc, q);
+      if (read?.behavior === 'allow') return read;
+      const edit = editDecision('auto', pc, q);
+      if (edit) return edit;
       const fallback = tracker.fallbackReason();
       if (fallback) return { behavior: 'ask', message: `${q.toolName} needs approval: ${fallback}.`, reason: `${fallback}; asking instead (mode auto)`, source: 'classifier' };
       const c = await classify(kernel, q, ctx, o);

@@ -27,9 +27,16 @@ export function filePathOf(q: PermissionQuery): string | undefined {
   return undefined;
 }
 
+/**
+ * Tools that reach outside the machine (network fetches, MCP servers): even a read can send data
+ * out in its URL or arguments, so modes never allow them as "read-only"; rules or the classifier must.
+ */
+export const REACHES_OUTSIDE = /^(WebFetch|WebSearch|mcp__.+)$/;
+
 /** True when the tool says this call only reads. A predicate that throws means "not read-only". */
 export function isReadOnlyCall(q: PermissionQuery): boolean {
   if (q.toolName === SHELL_TOOL) return false; // a command's effects are judged by rules, never by a flag
+  if (REACHES_OUTSIDE.test(q.toolName)) return false;
   try {
     return q.tool.isReadOnly(q.input) === true;
   } catch {

@@ -55,7 +55,7 @@ export type CacheBreak = Extract<Verdict, { kind: 'break' }> & { n: number; turn
 
 /** The detector's own hooks: `cacheBreak` fires for every break found. */
 export const getBreakDetectorHooks = createHooksGetter<Kernel, { cacheBreak: SyncHook<[CacheBreak]> }>(() => ({
-  cacheBreak: new SyncHook<[CacheBreak]>(['break']),
+  cacheBreak: new SyncHook<[CacheBreak]>(['cacheBreak']),
 }));
 
 const reports = new WeakMap<Kernel, DetectorRecord[]>();

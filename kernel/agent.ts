@@ -39,6 +39,8 @@ export interface AgentOptions {
   canUseTool?: (toolName: string, input: Record<string, unknown>) => Promise<PermissionDecision> | PermissionDecision;
   /** Environment for `${VAR}` interpolation and the API key. Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Set when this agent is a child (the Task tool): the parent's session id and the Task tool_use id. */
+  parent?: { sessionId: string; toolUseId: string };
 }
 
 export interface Agent {
@@ -94,7 +96,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     : await selectClient({ sim: options.sim, env, cwd });
   let kernel: Kernel;
   try {
-    kernel = await createKernel({ preset, presetDir, cwd, client: choice.client, plugins: loaded, resume });
+    kernel = await createKernel({ preset, presetDir, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent });
   } catch (err) {
     await choice.client.close();
     throw err;

@@ -167,7 +167,13 @@ function describeInputError(toolName: string, issues: readonly { path: PropertyK
   return `InputValidationError: ${toolName} was called with invalid input: ${parts.join('; ')}`;
 }
 
-async function decide(kernel: Kernel, q: PermissionQuery, ctx: RunContext): Promise<PermissionDecision> {
+/**
+ * The final permission decision for one call: the `permission` hook (a throwing tap denies), then
+ * for an `ask` the `permissionRequest` hook; no answer to an ask denies (headless, fail closed).
+ * With no plugin deciding, read-only calls are allowed and the rest asked. Never returns `ask`.
+ * Exported for child agents, whose calls must get exactly the decision the parent would give.
+ */
+export async function decidePermission(kernel: Kernel, q: PermissionQuery, ctx: RunContext): Promise<PermissionDecision> {
   let d: PermissionDecision | undefined;
   try {
     d = await kernel.hooks.permission.promise(q, ctx);
@@ -214,7 +220,7 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
 
   // 2. Permission (guards fail closed).
   const q: PermissionQuery = { tool, toolName: tool.name, input, toolUseId: call.id };
-  const decision = await decide(kernel, q, ctx);
+  const decision = await decidePermission(kernel, q, ctx);
   if (decision.behavior === 'deny') {
     const denial: PermissionDenial = { tool_name: tool.name, tool_use_id: call.id, tool_input: input, reason: decision.reason ?? decision.message };
     kernel.emit({ type: 'permission_denied', denial });

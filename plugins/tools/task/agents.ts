@@ -1,0 +1,44 @@
+/**
+ * Agent definitions for the Task tool: a named kind of child agent, either a preset (a file or a
+ * built-in name, loaded like `rein run --preset`) or an inline definition (system prompt, tools,
+ * model, turn limit). Without any configured, one general-purpose agent is offered.
+ */
+import { z } from 'zod';
+
+export const agentDefinition = z.strictObject({
+  /** When to use this agent; shown to the model in the Task tool's description. */
+  description: z.string().min(1),
+  /** A preset file (relative to the parent's preset folder) or a built-in preset name. */
+  preset: z.string().optional(),
+  /** System prompt of an inline agent. */
+  prompt: z.string().optional(),
+  /** Tool names the agent gets (default: the parent's tools except Task). */
+  tools: z.array(z.string()).optional(),
+  /** Model (default: the parent's). */
+  model: z.string().optional(),
+  /** Most model requests one task may make. */
+  maxTurns: z.number().int().positive().optional(),
+});
+
+export type AgentDefinition = z.output<typeof agentDefinition>;
+
+/** Turn limit of an agent that sets none. */
+export const DEFAULT_AGENT_MAX_TURNS = 50;
+
+/** The agent offered when none is configured. Its prompt is rein's own wording. */
+export const GENERAL_PURPOSE: AgentDefinition = {
+  description: 'General-purpose agent for researching questions, searching code and carrying out multi-step tasks on its own. Use it when a search may take several rounds, or to keep long explorations out of your own context.',
+  prompt: [
+    'You are an agent that carries out one task for another agent, which will read your final message and nothing else.',
+    'Work through the task with the tools you have. Search broadly when you do not know where something is; read what you find; verify before you conclude.',
+    'Do not create files unless the task needs them, and do not write documentation files unless asked.',
+    'End with a complete, self-contained report: what you found or did, with file paths and line numbers where they help, and anything you could not finish. Give absolute paths.',
+  ].join('\n'),
+};
+
+/** `model` aliases the Task tool accepts, → model names. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  haiku: 'claude-haiku-4-5',
+  sonnet: 'claude-sonnet-4-5',
+  opus: 'claude-opus-4-5',
+});

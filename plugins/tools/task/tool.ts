@@ -1,0 +1,156 @@
+/**
+ * `Task`: runs a child agent on a self-contained task and returns its final report. The child is a
+ * kernel of its own (own tools, model, turn limit, history and transcript, under the parent
+ * session's folder), sharing the parent's model client. Every tool call of the child is decided by
+ * the parent's permission hooks (the same answer the parent would give, asks included) and passes
+ * through the parent's PreToolUse / PostToolUse hooks; `subagentStart` / `subagentStop` fire on the
+ * parent. The child's usage is added to the parent run's side usage (`subagent`) and cost.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { createAgent } from '../../../kernel/agent.js';
+import type { Kernel, KernelPreset } from '../../../kernel/kernel.js';
+import type { RunContext, SubagentInfo } from '../../../kernel/hook-payloads.js';
+import { decidePermission } from '../../../kernel/loop/tools.js';
+import type { ModelClient } from '../../../kernel/model/client.js';
+import { defineTool, ToolError, type Tool } from '../../../kernel/tool.js';
+import type { RunResult } from '../../../kernel/types.js';
+import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
+
+/** Stage of the child's forwarding taps: before anything the child itself might load. */
+const FORWARD_STAGE = -10_000;
+
+export const taskInput = z.strictObject({
+  description: z.string().min(1).describe('A short (3-5 word) label for the task'),
+  prompt: z.string().min(1).describe('The complete task for the agent, with all the context it needs'),
+  subagent_type: z.string().optional().describe('Which kind of agent to run (see the list in the description)'),
+  model: z.enum(['inherit', 'sonnet', 'opus', 'haiku']).optional().describe('Model for this task (default: the agent\'s own, else yours)'),
+});
+
+export type TaskInput = z.output<typeof taskInput>;
+
+/** One line per agent kind. Built once per tool, so the description's bytes never change within a session. */
+function describeAgents(agents: Record<string, AgentDefinition>): string {
+  return Object.entries(agents).map(([name, a]) => {
+    const tools = a.tools ? a.tools.join(', ') : a.preset ? `those of preset ${a.preset}` : 'all of yours except Task';
+    return `- ${name}: ${a.description} (Tools: ${tools})`;
+  }).join('\n');
+}
+
+function description(agents: Record<string, AgentDefinition>, defaultAgent: string): string {
+  return `Runs a separate agent that works on a task on its own and returns one final report.
+
+Available agent types (subagent_type; default ${defaultAgent}):
+${describeAgents(agents)}
+
+When to use it:
+- Open-ended searches that may take several rounds of Glob, Grep and Read, or research whose details you do not need in your own context.
+- Independent pieces of work that can proceed in parallel: put several Task calls in one message and they run at the same time.
+When not to: reading a file you know the path of (use Read), finding a specific name (use Grep or Glob), or anything you can do in a couple of tool calls.
+
+How to brief the agent:
+- It starts with none of your conversation. Write the prompt as you would for a capable colleague who just walked in: the goal, what you already know or tried, the relevant paths, and what to report back.
+- Do your own thinking: give it concrete instructions based on what you have understood, not "based on your findings, fix it".
+- Say whether it should change files or only investigate, and how long or detailed its report should be.
+- Its report comes back to you, not to the user: pass on what matters in your own reply.`;
+}
+
+/** A client that shares `c` but whose close() leaves it open (the parent owns it). */
+function sharedClient(c: ModelClient): ModelClient {
+  return { kind: c.kind, baseURL: c.baseURL, send: (p, o) => c.send(p, o), countTokens: (p) => c.countTokens(p), close: async () => {} };
+}
+
+/** Makes the child's permission and tool hooks be the parent's (see the module comment). */
+function forwardHooks(child: Kernel, parent: Kernel): void {
+  const parentCtx = (ctx: RunContext): RunContext => parent.runContext(ctx.signal);
+  child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (q, ctx) => decidePermission(parent, q, parentCtx(ctx)));
+  child.hooks.preToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.preToolUse.promise(p, parentCtx(ctx)));
+  child.hooks.postToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.postToolUse.promise(p, parentCtx(ctx)));
+  child.hooks.postToolUseFailure.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (f, ctx) => parent.hooks.postToolUseFailure.promise(f, parentCtx(ctx)));
+}
+
+export interface TaskToolOptions {
+  agents: Record<string, AgentDefinition>;
+  defaultAgent: string;
+}
+
+/** Raw options of the parent's plugins that the child reuses (same tool settings). */
+function pluginOptionsFor(parent: Kernel, names: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const lp of parent.plugins) if (names.includes(lp.plugin.name)) out[lp.plugin.name] = lp.options;
+  return out;
+}
+
+/** Builds the Task tool. */
+export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
+  return defineTool<TaskInput>({
+    name: 'Task',
+    description: description(o.agents, o.defaultAgent),
+    inputSchema: taskInput,
+    // The call itself changes nothing: each of the child's tool calls is checked on its own.
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    maxResultSizeChars: 100_000,
+    async call(input, ctx) {
+      const parent = ctx.kernel;
+      const type = input.subagent_type ?? o.defaultAgent;
+      const def = o.agents[type];
+      if (!def) throw new ToolError(`Unknown subagent_type "${type}". Available: ${Object.keys(o.agents).join(', ')}.`);
+      const model = input.model && input.model !== 'inherit' ? MODEL_ALIASES[input.model]! : def.model ?? parent.model;
+      const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
+      const sessionDir = join(parent.sessionDir(), 'subagents');
+      const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
+      const { TOOL_PLUGINS } = await import('../../index.js');
+
+      let presetArg: string | KernelPreset;
+      let overrides: Record<string, unknown> | undefined;
+      if (def.preset) {
+        const p = def.preset;
+        const file = isAbsolute(p) ? p : resolve(parent.presetDir, p);
+        presetArg = /[\\/]|\.ya?ml$/.test(p) && existsSync(file) ? file : p;
+        overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(def.model || input.model ? { model: { name: model } } : {}) };
+      } else {
+        const tools = (def.tools ?? parent.tools.names().filter((n) => n !== 'Task' && !n.startsWith('mcp__'))).filter((n) => n !== 'Task' || def.tools?.includes('Task'));
+        const pluginNames = tools.map((t) => TOOL_PLUGINS[t]).filter((n): n is string => n !== undefined);
+        presetArg = {
+          name: `${parent.preset.name ?? 'agent'}/${type}`,
+          model: { ...parent.preset.model, name: model },
+          tools,
+          system: def.prompt ? { sections: [{ name: 'agent', text: def.prompt }] } : undefined,
+          limits: { maxTurns },
+          session: { dir: sessionDir },
+          plugins: pluginOptionsFor(parent, pluginNames),
+          permissions: parent.preset.permissions,
+        };
+      }
+
+      const agent = await createAgent({
+        preset: presetArg, overrides, cwd: parent.cwd, layers: false, client: sharedClient(parent.client), parent: link,
+      });
+      const child = agent.kernel;
+      forwardHooks(child, parent);
+      const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
+      const pctx = parent.runContext(ctx.signal);
+      let result: RunResult | undefined;
+      try {
+        await parent.hooks.subagentStart.promise(info, pctx);
+        ctx.notify(`subagent ${type} started (${input.description}), session ${child.sessionId}`);
+        const run = agent.run(input.prompt, { signal: ctx.signal, maxTurns });
+        result = await run.result;
+      } finally {
+        await agent.close();
+      }
+      parent.addSideUsage('subagent', result.model, result.usage);
+      for (const [source, usage] of Object.entries(result.sideUsage)) if (usage && source !== 'main_loop') parent.addSideUsage(source as 'subagent', result.model, usage);
+      await parent.hooks.subagentStop.promise({ ...info, result }, pctx);
+      ctx.notify(`subagent ${type} finished: ${result.terminalReason} after ${result.numTurns} turns`);
+
+      const report = result.text.trim() || '(The agent finished without a final report.)';
+      if (result.terminalReason === 'max_turns') return `${report}\n\n(The agent stopped at its limit of ${maxTurns} turns; its work may be unfinished.)`;
+      if (result.isError) return { content: `The agent stopped before finishing (${result.terminalReason}).${result.text.trim() ? `\nIts last message:\n${result.text.trim()}` : ''}`, isError: true };
+      return report;
+    },
+  });
+}
+

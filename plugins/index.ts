@@ -10,6 +10,7 @@ type Loader = () => Promise<Plugin>;
 export const BUILTIN_PLUGINS: Record<string, Loader> = {
   retry: async () => (await import('./retry/index.js')).default,
   printer: async () => (await import('./printer/index.js')).default,
+  'tools/task': async () => (await import('./tools/task/index.js')).default,
   'tools/mcp': async () => (await import('./tools/mcp/index.js')).default,
   'tools/todo-write': async () => (await import('./tools/todo-write/index.js')).default,
   'tools/web-fetch': async () => (await import('./tools/web-fetch/index.js')).default,
@@ -54,6 +55,7 @@ export const TOOL_PLUGINS: Record<string, string> = {
   TodoWrite: 'tools/todo-write',
   WebFetch: 'tools/web-fetch',
   'mcp__*': 'tools/mcp',
+  Task: 'tools/task',
 };
 
 /** A preset as far as plugin selection reads it. */

@@ -133,6 +133,9 @@ describe('protected paths and working directories (never auto-allowed)', () => {
     expect(await decide(k, 'Bash', { command: 'echo x > /tmp/elsewhere.txt' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Write', { file_path: 'src/a.ts', content: '' })).toMatchObject({ behavior: 'allow' });
     expect(await decide(k, 'Bash', { command: 'rm -rf build' })).toMatchObject({ behavior: 'allow' });
+    // What the parser cannot read asks, even here: at the top level and inside an `sh -c` script.
+    expect(await decide(k, 'Bash', { command: 'echo "unterminated' })).toMatchObject({ behavior: 'ask' });
+    expect(await decide(k, 'Bash', { command: `bash -c 'echo "unterminated'` })).toMatchObject({ behavior: 'ask', reason: expect.stringMatching(/nested script could not be parsed/) });
   });
 
   it('a symlink inside the project that points outside is judged by its target', async () => {

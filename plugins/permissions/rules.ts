@@ -159,13 +159,15 @@ export function denyDecision(rules: CompiledRules, q: PermissionQuery, base: Pat
   };
 }
 
-/** Ask stage: a matching ask rule asks; a shell command the parser cannot read asks too. */
+/** Ask stage: a matching ask rule asks; a shell command (or a script inside it) the parser cannot read asks too. */
 export function askDecision(rules: CompiledRules, q: PermissionQuery, base: PathBase): PermissionDecision | undefined {
   const hit = firstLooseMatch(rules.ask, q, base);
   if (hit) return { behavior: 'ask', message: `${q.toolName} needs approval: the rule ${hit.rule.text} asks for it.`, reason: `ask rule ${hit.rule.text} matches ${hit.subject}`, source: 'permissions' };
   if (q.toolName === SHELL_TOOL) {
     const parsed = parsedCommandOf(q);
     if (!parsed.ok) return { behavior: 'ask', message: `The command needs approval: ${parsed.error}.`, reason: `command not understood: ${parsed.error}`, source: 'permissions' };
+    const unknown = parsed.parts.find((p) => p.kind === 'unknown');
+    if (unknown) return { behavior: 'ask', message: `The command needs approval: ${unknown.why}.`, reason: `command not understood: ${unknown.why} (${JSON.stringify(unknown.source)})`, source: 'permissions' };
   }
   return undefined;
 }

@@ -29,7 +29,8 @@ export const STRATEGIES: Record<string, PluginList> = {
   'cache: 1h TTL': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { ttl: '1h' }], ['cache/break-detector', {}]],
   'microcompact by count': [['system-prompt', {}], ['memory-files', {}], ['compaction/microcompact', { trigger: 'count', countTrigger: 30, keepRecent: 10 }], ['compaction/auto', {}], ['cache/breakpoints', {}], ['cache/break-detector', {}]],
   'snip': [['system-prompt', {}], ['memory-files', {}], ['compaction/snip', {}], ['cache/breakpoints', {}], ['cache/break-detector', {}]],
-  'context edits': [['system-prompt', {}], ['memory-files', {}], ['compaction/context-edits', {}], ['compaction/auto', {}], ['cache/breakpoints', {}], ['cache/break-detector', {}]],
+  // The defaults (180k) sit above the auto-compaction threshold and would never fire here.
+  'context edits at 100k': [['system-prompt', {}], ['memory-files', {}], ['compaction/context-edits', { clearToolUses: { triggerTokens: 100_000, targetTokens: 40_000 } }], ['compaction/auto', {}], ['cache/breakpoints', {}], ['cache/break-detector', {}]],
 };
 
 /** Loads a plugin list through the built-in registry. Throws for an unknown name. */

@@ -44,33 +44,33 @@ export interface SnipResult {
 }
 
 /**
- * Drops the oldest droppable rounds until `tokensNow − freed ≤ target`. Rounds are droppable from the
- * second group on, up to (not including) the group holding the latest prompt, and never the last
- * group. Returns the input array when nothing can be dropped.
+ * Drops the oldest rounds until `tokensNow − freed ≤ target`. Rounds are droppable from the second
+ * group on (the first holds the opening messages), never the last one (the turn in progress). The
+ * user's latest prompt and pinned messages inside a dropped round are kept, in order, before the note
+ * that stands for what was dropped. Returns the input array when nothing can be dropped.
  */
 export function snipRounds(messages: Message[], tokensNow: number, target: number, counter: Pick<TokenCounter, 'messagesTokens' | 'messageTokens'>): SnipResult {
   const latest = latestUserPromptIndex(messages);
+  const keep = (i: number) => i === latest || isPinned(messages[i]!);
   const groups = groupByRound(messages.map((_, i) => i), messages);
   const stop = groups.length - 1;
   let end = 1;
   let freed = 0;
   let dropped = 0;
   while (end < stop && tokensNow - freed > target) {
-    const g = groups[end]!;
-    if (g.includes(latest) || g.some((i) => isPinned(messages[i]!))) break;
-    freed += counter.messagesTokens(g.map((i) => messages[i]!));
-    dropped += g.length;
+    const gone = groups[end]!.filter((i) => !keep(i));
+    freed += counter.messagesTokens(gone.map((i) => messages[i]!));
+    dropped += gone.length;
     end++;
   }
   if (!dropped) return { messages, dropped: 0, tokens: 0 };
   const note: Message = { role: 'user', content: [{ type: 'text', text: snipNote(dropped) }], meta: { meta: true, source: PLUGIN_NAME, at: Date.now() } };
-  const removed = new Set(groups.slice(1, end).flat());
-  const first = groups[1]![0]!;
+  const span = groups.slice(1, end).flat();
   const out: Message[] = [];
-  messages.forEach((m, i) => {
-    if (i === first) out.push(note);
-    if (!removed.has(i)) out.push(m);
-  });
+  for (const g of groups.slice(0, 1)) for (const i of g) out.push(messages[i]!);
+  for (const i of span) if (keep(i)) out.push(messages[i]!);
+  out.push(note);
+  for (const g of groups.slice(end)) for (const i of g) out.push(messages[i]!);
   return { messages: out, dropped, tokens: freed - counter.messageTokens(note) };
 }
 

@@ -43,12 +43,14 @@ describe('snipRounds', () => {
     // Every tool_result still follows its tool_use.
     expect(r.messages[3]!.role).toBe('assistant');
   });
-  it('stops at the round that holds the latest prompt', () => {
+  it('keeps the latest prompt when the round holding it goes, and can drop rounds after it', () => {
     const h: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'first' }] }, ...round(1),
       { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, { role: 'user', content: [{ type: 'text', text: 'second' }] }, ...round(2), ...round(3)];
     const r = snipRounds(h, 10_000, 0, counter);
-    expect(r.dropped).toBe(2);
-    expect(r.messages.some((m) => m.content[0]!.type === 'text' && (m.content[0] as { text: string }).text === 'second')).toBe(true);
+    // Dropped: round 1, the "done" reply, round 2; kept: "first", "second", the note, round 3.
+    expect(r.dropped).toBe(5);
+    const label = (m: Message) => (m.content[0]!.type === 'text' ? (m.content[0] as { text: string }).text : m.role);
+    expect(r.messages.map(label)).toEqual(['first', 'second', snipNote(5), 'assistant', 'user']);
   });
 });
 

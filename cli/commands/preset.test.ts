@@ -122,7 +122,7 @@ describe('rein preset (process)', () => {
     write('good.yaml', 'extends: minimal\n');
     const bad = await runCli(['preset', 'validate', 'bad.yaml'], { cwd: tmp.dir });
     expect(bad.code).toBe(2);
-    expect(bad.stdout).toBe('bad.yaml:2:11: permissions.allow: rule "Bahs(ls)": unknown tool "Bahs"; did you mean "Bash"?\n');
+    expect(bad.stdout).toBe('bad.yaml:2:11: permissions.allow: permission rule "Bahs(ls)": unknown tool "Bahs"; did you mean "Bash"?\n');
     const good = await runCli(['preset', 'validate', 'good.yaml'], { cwd: tmp.dir });
     expect(good.code).toBe(0);
   });

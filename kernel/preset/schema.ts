@@ -8,6 +8,7 @@
  * where every value came from.
  */
 import { z } from 'zod';
+import { SHELL_HOOK_EVENTS } from '../../plugins/hooks/shell/config.js';
 
 /** Permission modes, Claude Code's names (book ch. D §1; Agent SDK `PermissionMode`). */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions', 'auto'] as const;
@@ -19,13 +20,10 @@ export const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
 export const MODEL_PROVIDERS = ['anthropic'] as const;
 
 /**
- * Shell hook events a preset may configure, Claude Code's names (settings.json `hooks`), limited to the
- * events rein's hook table has a counterpart for (kernel/hooks.ts).
+ * Shell hook events a preset may configure, Claude Code's names (settings.json `hooks`): the events
+ * the shell-hooks plugin runs hooks for (plugins/hooks/shell), so the two cannot disagree.
  */
-export const HOOK_EVENTS = [
-  'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure',
-  'PreCompact', 'PostCompact', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd',
-] as const;
+export const HOOK_EVENTS = SHELL_HOOK_EVENTS;
 
 /**
  * Minimum thinking budget the Messages API accepts, tokens (API docs, "Extended thinking":
@@ -129,6 +127,7 @@ export const presetSchema = z.object({
     soft_deny: ruleList('Actions to deny unless the user clearly asked for them. Unioned across layers.'),
     hard_deny: ruleList('Actions always denied. Unioned across layers.'),
     environment: ruleList('Trusted repositories, buckets, domains. Unioned across layers.'),
+    model: nonEmpty.describe('Model the auto-mode classifier asks; default: the main model.'),
   }).partial().strict(),
   subagents: z.record(z.string().min(1), nonEmpty).describe('Subagent type (for the Task tool) → preset file or built-in name.'),
   mcpServers: z.record(z.string().min(1), mcpServerSchema).describe('MCP servers, Claude Code format: stdio {command, args, env} or {type: http, url, headers}.'),

@@ -8,6 +8,7 @@ import { presetJsonSchema as generatedSchema, validate as validateCore } from '.
 import { DiagnosticSink, keyPath, type KeyPath } from './errors.js';
 import type { PresetSource } from './source.js';
 import { closest, didYouMean } from './suggest.js';
+import { parseRule, RuleSyntaxError } from '../../plugins/permissions/rule.js';
 
 type JsonSchema = Record<string, any>;
 
@@ -270,42 +271,29 @@ export function knownToolNames(extra: Iterable<string> = []): Set<string> {
   return new Set<string>([...KNOWN_TOOL_NAMES, ...extra]);
 }
 
-const TOOL_NAME = /^[A-Za-z_][\w.*-]*$/;
-
 /**
- * Why a permission rule is malformed, or undefined when it is fine. The syntax is the one the
- * permissions plugin reads (Claude Code's, book ch. D §2): `Tool` or `Tool(specifier)`, surrounding
- * spaces ignored, parentheses inside the specifier balanced (or escaped as `\(` `\)`), `Tool()` the
- * same as `Tool`. On top of that, `:*` (prefix match) only at the end, and a tool name that is a
- * near miss of a known tool is an error.
+ * Why a permission rule is malformed, or undefined when it is fine. The syntax check is the
+ * permissions plugin's own parser (`Tool` or `Tool(specifier)`, Claude Code's syntax, book ch. D §2),
+ * so the preset and the engine never disagree. On top of it: `:*` (prefix match) only at the end, and
+ * a tool name that is a near miss of a known tool is an error.
  */
-export function ruleProblem(text: string, known: ReadonlySet<string>): string | undefined {
-  const rule = text.trim();
-  if (rule === '') return 'a rule must not be blank';
-  const open = rule.indexOf('(');
-  const name = (open < 0 ? rule : rule.slice(0, open)).trim();
-  if (open < 0 && rule.includes(')')) return `rule "${rule}" has a ")" without "("`;
-  if (open === 0) return `rule "${rule}" has no tool name before "("`;
-  if (!TOOL_NAME.test(name)) return `rule "${rule}": "${name}" is not a tool name (letters, digits, _, - and .)`;
-  if (open >= 0) {
-    if (!rule.endsWith(')')) {
-      return rule.indexOf(')', open) >= 0 ? `rule "${rule}" has text after its closing ")"` : `rule "${rule}" is missing its closing ")"`;
-    }
-    const spec = rule.slice(open + 1, -1);
-    let depth = 0;
-    for (let i = 0; i < spec.length; i++) {
-      const c = spec[i];
-      if (c === '\\' && (spec[i + 1] === '(' || spec[i + 1] === ')')) i++;
-      else if (c === '(') depth++;
-      else if (c === ')' && --depth < 0) return `rule "${rule}" has an unbalanced ")" (escape a literal one as "\\)")`;
-    }
-    if (depth !== 0) return `rule "${rule}" has an unbalanced "(" (escape a literal one as "\\(")`;
-    const star = spec.indexOf(':*');
-    if (star >= 0 && star !== spec.trimEnd().length - 2) return `rule "${rule}": ":*" (prefix match) is only allowed at the end of the specifier`;
+export function ruleProblem(text: string, known: ReadonlySet<string>, list: 'allow' | 'ask' | 'deny' = 'allow'): string | undefined {
+  let rule;
+  try {
+    rule = parseRule(text, list);
+  } catch (err) {
+    if (err instanceof RuleSyntaxError) return err.message;
+    throw err;
   }
+  const spec = rule.content;
+  if (spec !== undefined) {
+    const star = spec.indexOf(':*');
+    if (star >= 0 && star !== spec.length - 2) return `permission rule "${rule.text}": ":*" (prefix match) is only allowed at the end of the specifier`;
+  }
+  const name = rule.toolName;
   if (!known.has(name) && !name.startsWith('mcp__')) {
     const near = closest(name, known);
-    if (near) return `rule "${rule}": unknown tool "${name}"; did you mean "${near}"?`;
+    if (near) return `permission rule "${rule.text}": unknown tool "${name}"; did you mean "${near}"?`;
   }
   return undefined;
 }
@@ -322,7 +310,7 @@ export function checkSemantics(source: PresetSource, value: Record<string, unkno
       if (!Array.isArray(rules)) continue;
       rules.forEach((rule, i) => {
         if (typeof rule !== 'string' || rule === '') return;
-        const problem = ruleProblem(rule, known);
+        const problem = ruleProblem(rule, known, list);
         const path = ['permissions', list, i];
         if (problem) sink.add(source.file, source.locate(path), path, `permissions.${list}: ${problem}`);
       });

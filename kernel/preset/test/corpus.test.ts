@@ -98,20 +98,23 @@ const EXPECTED: Record<string, string[]> = {
   "plugin-value-string.yaml": [
     "plugin-value-string.yaml:2:10: plugins.retry: expected a mapping, true, false or nothing, got a string (\"fast\")",
   ],
+  "rule-no-tool-name.yaml": [
+    "rule-no-tool-name.yaml:3:7: permissions.ask: permission rule \"(npm publish)\": a tool name is letters, digits, \"_\", \"-\" and \".\"",
+  ],
   "rule-prefix-middle.yaml": [
-    "rule-prefix-middle.yaml:2:9: permissions.ask: rule \"Bash(npm:* test)\": \":*\" (prefix match) is only allowed at the end of the specifier",
+    "rule-prefix-middle.yaml:2:9: permissions.ask: permission rule \"Bash(npm:* test)\": \":*\" (prefix match) is only allowed at the end of the specifier",
   ],
   "rule-stray-paren.yaml": [
-    "rule-stray-paren.yaml:2:10: permissions.deny: rule \"Read)\" has a \")\" without \"(\"",
+    "rule-stray-paren.yaml:2:10: permissions.deny: permission rule \"Read)\": a \")\" without \"(\"",
   ],
   "rule-tool-typo.yaml": [
-    "rule-tool-typo.yaml:2:17: permissions.allow: rule \"Bahs(ls:*)\": unknown tool \"Bahs\"; did you mean \"Bash\"?",
+    "rule-tool-typo.yaml:2:17: permissions.allow: permission rule \"Bahs(ls:*)\": unknown tool \"Bahs\"; did you mean \"Bash\"?",
   ],
   "rule-unbalanced.yaml": [
-    "rule-unbalanced.yaml:4:7: permissions.allow: rule \"Bash(echo (hi)\" has an unbalanced \"(\" (escape a literal one as \"\\(\")",
+    "rule-unbalanced.yaml:4:7: permissions.allow: permission rule \"Bash(echo (hi)\": unbalanced \"(\" in the specifier",
   ],
   "rule-unclosed.yaml": [
-    "rule-unclosed.yaml:3:7: permissions.allow: rule \"Bash(npm test\" is missing its closing \")\"",
+    "rule-unclosed.yaml:3:7: permissions.allow: permission rule \"Bash(npm test\": the specifier must end with \")\" (escape a literal one as \"\\)\")",
   ],
   "section-missing-file.yaml": [
     "section-missing-file.yaml:4:13: system.sections.0.file: cannot read \"../prompts/missing.md\": no such file (<fixtures>/prompts/missing.md)",
@@ -221,7 +224,7 @@ const EXPECTED: Record<string, string[]> = {
     "unknown-automode-key.yaml:2:3: unknown key \"softDeny\" in autoMode; did you mean \"soft_deny\"?",
   ],
   "unknown-hook-event.yaml": [
-    "unknown-hook-event.yaml:2:3: unknown key \"BeforeTool\" in hooks (expected one of: SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure, PreCompact, PostCompact, Stop, SubagentStart, SubagentStop, SessionEnd)",
+    "unknown-hook-event.yaml:2:3: unknown key \"BeforeTool\" in hooks (expected one of: PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact, PostCompact, SessionStart, SessionEnd, Notification)",
   ],
   "unknown-hook-handler-key.yaml": [
     "unknown-hook-handler-key.yaml:6:11: unknown key \"commnd\" in hooks.PreToolUse.0.hooks.0; did you mean \"command\"?",

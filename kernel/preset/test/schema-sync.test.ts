@@ -4,11 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { AGENT_SCHEMA_PATH, VALIDATOR_PATH, generate } from '../../../scripts/gen-schema.js';
 import { BUILTIN_PLUGINS } from '../../../plugins/index.js';
 import { builtinPresetNames, builtinPresetsDir } from '../paths.js';
+
+// ajv-formats is CommonJS: under ESM the default import may be the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
 
 describe('generated schema files', () => {
   it('are in sync with the zod schemas (run `npm run schema` when this fails)', async () => {
@@ -21,6 +25,8 @@ describe('generated schema files', () => {
     const schema = JSON.parse(readFileSync(AGENT_SCHEMA_PATH, 'utf8'));
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     const ajv = new Ajv2020({ strict: true, allErrors: true });
+    // Plugin options may use formats (uri, ...), as editors understand them.
+    addFormats(ajv);
     const validate = ajv.compile(schema);
     for (const name of builtinPresetNames()) {
       const preset = parse(readFileSync(`${builtinPresetsDir()}/${name}.yaml`, 'utf8'));

@@ -67,7 +67,7 @@ describe('compaction/auto in a session', () => {
       plugins: [
         { plugin: memoryFiles, options: { userDirs: [home] } },
         { plugin: systemPrompt, options: { date: '2026-01-15', userContext: { platform: false, git: false } } },
-        { plugin: autoCompact, options: { triggerTokens: 6_500, restore: { maxFiles: 1 } } },
+        { plugin: autoCompact, options: { triggerTokens: 6_500, warningOffsetTokens: 1_500, restore: { maxFiles: 1 } } },
         { plugin: breakpoints, options: { layout: 'tools+system+tail' } },
       ],
     });
@@ -81,6 +81,10 @@ describe('compaction/auto in a session', () => {
       const compact = events.find((e) => e.type === 'compact');
       expect(compact).toMatchObject({ type: 'compact', trigger: 'auto', strategy: 'compaction/auto' });
       expect(autoCompactStats(kernel)).toMatchObject({ compactions: 1, failures: 0, breakerOpen: false });
+      // One warning between 5,000 and the threshold, before the compaction.
+      const said = notices(events, 'compaction/auto');
+      expect(said[0]).toBe('auto-compaction at 6500 tokens (warning at 5000, blocking at 189000, window 200000)');
+      expect(said.filter((m) => /^context at \d+ of 200000 tokens; auto-compaction at 6500, blocking at 189000$/.test(m))).toHaveLength(1);
 
       // The summary request: no tools, rein's summariser system prompt, a transcript and the instructions.
       const summaryReq = reqs[3]!.body;

@@ -89,6 +89,18 @@ describe('replay', () => {
   });
 });
 
+describe('replay of long replies', () => {
+  it('raises max_tokens so a recorded reply longer than the preset allows is not cut (no extra request)', async () => {
+    const w = handWorkload();
+    // ~12,500 tokens of text, more than the default 8,000-token output cap.
+    w.steps[1]!.reply = [{ type: 'text', text: 'All done. '.repeat(5000) }];
+    const r = await replayWorkload(w, stable);
+    expect(r.requests.map((q) => q.step)).toEqual([0, 1, 2]);
+    expect(r.summary.syntheticRequests).toBe(0);
+    expect(r.requests[1]!.output).toBeGreaterThan(8000);
+  });
+});
+
 describe('replay of a recording interrupted mid-turn', () => {
   it('answers a call with no recorded result with an error result and resumes at the next prompt', async () => {
     const w = handWorkload();

@@ -7,7 +7,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKernel, type KernelPreset } from '../../kernel/kernel.js';
+import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
+import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
 import type { Plugin } from '../../kernel/plugin.js';
 import { loadPreset } from '../../kernel/preset/index.js';
 import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
@@ -77,6 +78,8 @@ export interface ReplayResult {
 }
 
 const MAX_PROBLEMS = 20;
+/** Terminal reasons after which the replay goes on with the next recorded step. */
+const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 'max_turns']);
 
 /**
  * Replays `w` through `preset`. Throws only for a preset whose plugins fail to load; a request the
@@ -150,9 +153,15 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     },
   }, addedTools);
 
+  // Every recorded reply must fit the request's max_tokens, or the simulator would cut it short
+  // (stop_reason max_tokens) and the kernel would ask again for a reply the recording does not have.
+  // max_tokens is not part of the cached prefix, so raising it changes no accounting.
+  let longestReply = 0;
+  for (const s of w.steps) longestReply = Math.max(longestReply, estimateContentTokens(s.reply));
+  const maxTokens = Math.max(preset.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS, longestReply + 1);
   const kernelPreset: KernelPreset = {
     ...preset.preset,
-    model: { ...(preset.preset.model ?? {}), name: model },
+    model: { ...(preset.preset.model ?? {}), name: model, maxTokens },
     session: { ...(preset.preset.session ?? {}), dir: join(dir, 'sessions') },
   };
   delete kernelPreset.limits;
@@ -180,9 +189,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
         cursor.startingTurn = true;
         const posBefore = cursor.pos;
         const run = kernel.run({ prompt, maxTurns: Number.MAX_SAFE_INTEGER });
+        let reason = '';
         for await (const ev of run) {
           if (ev.type === 'result') {
-            const reason = ev.result.terminalReason;
+            reason = ev.result.terminalReason;
             terminals[reason] = (terminals[reason] ?? 0) + 1;
             if (ev.result.isError && reason !== 'hook_stopped' && problems.length < MAX_PROBLEMS) problems.push(`step ${step.index}: turn ended with ${reason}${ev.result.text ? '' : ''}`);
           } else if (ev.type === 'notice' && ev.level !== 'info' && problems.length < MAX_PROBLEMS) {
@@ -190,9 +200,11 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
           }
         }
         cursor.startingTurn = false;
-        // A turn that ended before the recording's did leaves steps that continue it: skip them.
         if (cursor.pos === posBefore) { cursor.pos++; skippedSteps++; }
-        while (cursor.peek() && !cursor.turnEndsHere()) { cursor.pos++; skippedSteps++; }
+        // A turn the kernel ended on an error leaves the steps that continue it unreachable: skip
+        // them. After a normal end, a recorded request with no prompt of its own (a client retry)
+        // starts the next turn with CONTINUE_PROMPT.
+        if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) { cursor.pos++; skippedSteps++; }
       }
     } finally {
       await kernel.close();

@@ -1,0 +1,65 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORDED, type BenchReport } from './report/model.js';
+import { runBench } from './run.js';
+
+const traces = fileURLToPath(new URL('../../shared/traces/', import.meta.url));
+const plugin = fileURLToPath(new URL('./replay/fixtures/prefix-stable.ts', import.meta.url));
+let dir: string;
+let report: BenchReport;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rein-bench-traces-'));
+  await writeFile(join(dir, 'stable.yaml'), `name: stable\nmodel: { provider: anthropic, name: claude-sonnet-4-5 }\ntools: [Read, Write, Edit, Bash, Glob, Grep]\nplugins:\n  ${JSON.stringify(plugin)}: {}\n`);
+  report = await runBench({ workloads: [traces], presets: ['minimal', join(dir, 'stable.yaml')], cwd: dir, jobs: 2 });
+}, 300_000);
+afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+
+describe('rein bench on every shared trace', () => {
+  it('replays every session, with a recorded row from the provider usage', () => {
+    // 14 main sessions and subagent transcripts (4 of them warm-up stubs); the duplicate formats are listed, not replayed.
+    expect(report.workloads.length).toBe(17);
+    for (const w of report.workloads) {
+      expect(w.runs.map((r) => r.preset)).toEqual([RECORDED, 'minimal', 'stable']);
+      for (const r of w.runs) expect(r.error).toBeUndefined();
+      expect(w.runs[0]!.summary.requests).toBe(w.steps);
+    }
+  });
+
+  it('leaves no importer problem unexplained', () => {
+    for (const f of report.skippedFiles) expect(f.reason).toMatch(/documentation|run result|same session|same subagent/);
+    expect(report.skippedFiles.filter((f) => /same session/.test(f.reason))).toHaveLength(4);
+    for (const w of report.workloads) {
+      expect(w.stats.malformed).toBe(0);
+      for (const reason of Object.keys(w.stats.skipped)) expect(reason.length).toBeGreaterThan(10);
+    }
+  });
+
+  it('sends exactly the recorded requests when the preset compacts nothing and fits the window', () => {
+    for (const w of report.workloads) {
+      const stable = w.runs.find((r) => r.preset === 'stable')!;
+      expect(stable.summary.syntheticRequests).toBe(0);
+      if (stable.terminals?.prompt_too_long) continue; // no compaction: a long session outgrows the window
+      expect(stable.summary.requests).toBe(w.steps);
+    }
+  });
+
+  it('a prefix-stable preset caches better than the recording clients and than no caching', () => {
+    const t = report.totals;
+    expect(t.stable!.cacheEfficiency).toBeGreaterThan(t[RECORDED]!.cacheEfficiency);
+    expect(t.minimal!.cacheEfficiency).toBeLessThan(0.2);
+    // What the stable preset still loses is idle time beyond the TTL, nothing else.
+    expect(Object.keys(t.stable!.breaks).every((k) => k.startsWith('idle'))).toBe(true);
+  });
+
+  it("compares rein's estimate with the provider counts for every recorded session", () => {
+    for (const w of report.workloads.filter((x) => x.steps > 5)) {
+      expect(w.estimate!.pairs).toBeGreaterThan(0);
+      expect(w.estimate!.inputRatio).toBeGreaterThan(0.3);
+      expect(w.estimate!.inputRatio).toBeLessThan(3);
+    }
+  });
+});

@@ -1,6 +1,8 @@
 /**
  * `permissions/plan`: plan mode. Read-only calls inside the working directories run; every other
- * call is denied with a message pointing at `ExitPlanMode`. The `ExitPlanMode` tool (Claude Code's
+ * call is denied with a message pointing at `ExitPlanMode`, before allow rules are consulted (an
+ * allow rule such as `Bash(npm install:*)` must not change anything while planning; shell
+ * commands are denied too, since rein does not judge a command read-only). The `ExitPlanMode` tool (Claude Code's
  * name) presents the plan: it is an `ask` (the host approves the plan), or allowed outright with
  * `onExit: allow`. Once the plan is approved, calls are judged by the `afterApproval` mode.
  */
@@ -11,6 +13,10 @@ import { defineTool } from '../../../kernel/tool.js';
 import { permissionContext } from '../config.js';
 import { MODE_PLUGINS } from '../mode-plugin.js';
 import { MODE_DECISIONS } from '../modes.js';
+import { isReadOnlyCall } from '../tools.js';
+
+/** Where plan mode denies changes: after deny, ask and hook stages, before allow rules. */
+export const PLAN_STAGE = PERMISSION_STAGE.ALLOW_RULES - 10;
 
 /** The tool's name, as Claude Code calls it, so rules and hook matchers carry over. */
 export const EXIT_PLAN_MODE = 'ExitPlanMode';
@@ -55,14 +61,16 @@ export default definePlugin({
         return `The plan was approved. Plan mode is over (mode ${options.afterApproval} now): carry out the plan.`;
       },
     }), 'permissions/plan');
-    kernel.hooks.permission.tapPromise({ name: 'permissions/plan', stage: PERMISSION_STAGE.MODE }, async (q) => {
-      if (approved) return MODE_DECISIONS[options.afterApproval](pc, q);
+    kernel.hooks.permission.tapPromise({ name: 'permissions/plan', stage: PLAN_STAGE }, async (q) => {
+      if (approved) return undefined;
       if (q.toolName === EXIT_PLAN_MODE) {
         if (options.onExit === 'allow') return { behavior: 'allow', reason: 'plan approved by the preset (onExit: allow)', source: 'permissions/plan' };
         return { behavior: 'ask', message: 'The plan needs approval.', reason: 'the plan needs approval', source: 'permissions/plan' };
       }
-      return MODE_DECISIONS.plan(pc, q);
+      return isReadOnlyCall(q) ? undefined : MODE_DECISIONS.plan(pc, q);
     });
+    kernel.hooks.permission.tapPromise({ name: 'permissions/plan', stage: PERMISSION_STAGE.MODE }, async (q) =>
+      (approved ? MODE_DECISIONS[options.afterApproval](pc, q) : MODE_DECISIONS.plan(pc, q)));
     kernel.hooks.systemPrompt.tapPromise('permissions/plan', async (sections) =>
       approved ? sections : [...sections, { name: 'plan-mode', text: PLAN_MODE_SECTION, kind: 'dynamic' as const }]);
   },

@@ -10,8 +10,10 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'rein-plan-'));
 
 describe('plan mode', () => {
   it('allows reads, denies everything else with a pointer to ExitPlanMode, and tells the model', async () => {
-    const k = await testKernel({ cwd: tmp(), plugins: [{ plugin: permissions }, { plugin: plan }] });
+    const k = await testKernel({ cwd: tmp(), preset: { permissions: { allow: ['Bash(npm install:*)', 'Write'] } }, plugins: [{ plugin: permissions }, { plugin: plan }] });
     expect(k.tools.has(EXIT_PLAN_MODE)).toBe(true);
+    // Allow rules do not let changes through while planning.
+    expect(await decide(k, 'Bash', { command: 'npm install' })).toMatchObject({ behavior: 'deny', source: 'permissions/plan' });
     expect(await decide(k, 'Read', { file_path: 'a.ts' })).toMatchObject({ behavior: 'allow' });
     const w = await decide(k, 'Write', { file_path: 'a.ts', content: '' });
     expect(w).toMatchObject({ behavior: 'deny', source: 'permissions/plan' });

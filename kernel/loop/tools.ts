@@ -6,7 +6,7 @@
  */
 import type { PermissionQuery, RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
-import type { Tool, ToolOutput } from '../tool.js';
+import { ToolError, type Tool, type ToolOutput } from '../tool.js';
 import type { ContentBlock, PermissionDecision, PermissionDenial, ToolResultBlock, ToolUseBlock } from '../types.js';
 import { finalizeResult } from './tool-results.js';
 
@@ -257,7 +257,8 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
     if (typeof output === 'object' && !Array.isArray(output) && output.isError) isError = true;
   } catch (err) {
     isError = true;
-    output = ctx.signal.aborted ? abortedText(ctx.signal.reason) : `Error: ${(err as Error).message ?? String(err)}`;
+    // A ToolError's message is written for the model and goes back as it is; anything else is labelled.
+    output = ctx.signal.aborted ? abortedText(ctx.signal.reason) : err instanceof ToolError ? err.message : `Error: ${(err as Error).message ?? String(err)}`;
   }
   // A call stopped by a failing sibling is a consequence, not a new failure: it must not cascade again.
   const toolFailed = isError && !ctx.signal.aborted;

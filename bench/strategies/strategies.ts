@@ -22,11 +22,12 @@ export const STRATEGIES: Record<string, PluginList> = {
   /** No markers, no compaction: the baseline everything is compared with. */
   'none': [['system-prompt', {}], ['memory-files', {}], ['cache/break-detector', {}]],
   'default': DEFAULT_CONTEXT_PLUGINS,
-  'auto-only, no cache': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'none' }], ['cache/break-detector', {}]],
-  'cache: system only': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'system' }], ['cache/break-detector', {}]],
-  'cache: auto marker': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'auto' }], ['cache/break-detector', {}]],
-  'cache: two-tail': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'two-tail' }], ['cache/break-detector', {}]],
-  'cache: 1h TTL': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { ttl: '1h' }], ['cache/break-detector', {}]],
+  'default + cached-prefix summary': DEFAULT_CONTEXT_PLUGINS.map(([n, o]) => [n, n === 'compaction/auto' ? { ...o, summaryRequest: 'cached-prefix' } : o]),
+  'auto only (no markers)': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'none' }], ['cache/break-detector', {}]],
+  'markers: system only': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'system' }], ['cache/break-detector', {}]],
+  'markers: auto': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'auto' }], ['cache/break-detector', {}]],
+  'markers: two-tail': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { layout: 'two-tail' }], ['cache/break-detector', {}]],
+  'TTL 1h': [['system-prompt', {}], ['memory-files', {}], ['compaction/auto', {}], ['cache/breakpoints', { ttl: '1h' }], ['cache/break-detector', {}]],
   'microcompact by count': [['system-prompt', {}], ['memory-files', {}], ['compaction/microcompact', { trigger: 'count', countTrigger: 30, keepRecent: 10 }], ['compaction/auto', {}], ['cache/breakpoints', {}], ['cache/break-detector', {}]],
   'snip': [['system-prompt', {}], ['memory-files', {}], ['compaction/snip', {}], ['cache/breakpoints', {}], ['cache/break-detector', {}]],
   // The defaults (180k) sit above the auto-compaction threshold and would never fire here.

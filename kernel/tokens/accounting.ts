@@ -93,6 +93,8 @@ export interface TokenCounter {
   exact(messages: readonly Message[], ctx?: RunContext): Promise<number>;
   /** The last main-loop request as sent (after every `request` tap), if any. */
   readonly lastRequest: ModelRequest | undefined;
+  /** The history array the last main-loop request was built from (its messages, before any tap). */
+  readonly lastRequestHistory: readonly Message[] | undefined;
   /** Usage of the last main-loop response, if any. */
   readonly lastUsage: Usage | undefined;
   /** ms since the epoch when the last main-loop response arrived (its request was sent), if any. */
@@ -123,6 +125,7 @@ function createCounter(kernel: Kernel): TokenCounter {
   let overhead: number | undefined;
   let primedOverhead: number | undefined;
   let lastRequest: ModelRequest | undefined;
+  let lastRequestHistory: readonly Message[] | undefined;
   let lastUsage: Usage | undefined;
   let lastResponseAt: number | undefined;
 
@@ -147,6 +150,7 @@ function createCounter(kernel: Kernel): TokenCounter {
 
   kernel.hooks.request.tap({ name: 'tokens', stage: TOKEN_COUNTER_REQUEST_STAGE }, (params) => {
     lastRequest = params as ModelRequest;
+    lastRequestHistory = kernel.messages;
     return params;
   });
   kernel.hooks.response.tap('tokens', (info) => {
@@ -195,6 +199,7 @@ function createCounter(kernel: Kernel): TokenCounter {
       return kernel.client.countTokens(params);
     },
     get lastRequest() { return lastRequest; },
+    get lastRequestHistory() { return lastRequestHistory; },
     get lastUsage() { return lastUsage; },
     get lastResponseAt() { return lastResponseAt; },
   };

@@ -199,3 +199,44 @@ describe('compaction/auto failure handling', () => {
     }
   });
 });
+
+describe('summaryRequest: cached-prefix', () => {
+  it('continues the last main-loop request, so the conversation is read from cache instead of sent again', async () => {
+    writeFileSync(join(dir, 'AGENTS.md'), `# Project rules\n${'Keep every change small and tested. '.repeat(280)}\n`);
+    writeLines('a.txt', 100, 'a');
+    writeLines('b.txt', 100, 'b');
+    writeLines('c.txt', 100, 'c');
+    const simulator = createSimulator({ scenario: parseScenario(SCENARIO, 'auto.yaml') });
+    const log = join(home, 'requests.jsonl');
+    const { client } = await httpClient(simulator, log);
+    const kernel = await strategyKernel({
+      cwd: dir, client,
+      plugins: [
+        { plugin: memoryFiles, options: { userDirs: [home] } },
+        { plugin: autoCompact, options: { triggerTokens: 6_000, summaryRequest: 'cached-prefix', restore: { maxFiles: 0 } } },
+        { plugin: breakpoints },
+      ],
+    });
+    try {
+      const { result } = await runPrompt(kernel, 'Read a.txt, b.txt and c.txt.');
+      expect(result.terminalReason).toBe('end_turn');
+      const reqs = loggedRequests(log);
+      expect(reqs.map((r) => r.source)).toEqual(['main_loop', 'main_loop', 'main_loop', 'compact', 'main_loop']);
+      const lastMain = reqs[2]!.body;
+      const summary = reqs[3]!.body;
+      // Same tools and system, the last request's messages exactly as sent (its tail marker included),
+      // the reply and results added since, then the instructions.
+      expect(summary.tools).toEqual(lastMain.tools);
+      expect(summary.system).toEqual(lastMain.system);
+      expect(summary.messages.slice(0, lastMain.messages.length)).toEqual(lastMain.messages);
+      expect(summary.messages).toHaveLength(lastMain.messages.length + 3);
+      expect(summary.messages.at(-1).content[0].text).toContain('You cannot call tools in this reply');
+      // The simulator reads the whole previous prompt from cache; only the new part is uncached.
+      const prevTotal = reqs[2]!.usage!.input_tokens! + reqs[2]!.usage!.cache_creation_input_tokens! + reqs[2]!.usage!.cache_read_input_tokens!;
+      expect(reqs[3]!.usage).toMatchObject({ cache_read_input_tokens: prevTotal, cache_creation_input_tokens: 0 });
+      expect(autoCompactStats(kernel)).toMatchObject({ compactions: 1, summaryRequests: 1 });
+    } finally {
+      await kernel.close();
+    }
+  });
+});

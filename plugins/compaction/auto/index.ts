@@ -33,9 +33,9 @@ import { tokenCounter } from '../../../kernel/tokens/accounting.js';
 import type { ContentBlock, Message } from '../../../kernel/types.js';
 import { memoryFilesOf } from '../../memory-files/index.js';
 import { isPinned, latestUserPromptIndex } from './history.js';
-import { RESTORED_FILES_PREAMBLE, summaryMessageText } from './prompt.js';
+import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
 import { MAX_FILES_TO_RESTORE, MAX_TOKENS_PER_FILE, RESTORE_TOKEN_BUDGET, restoreFiles } from './restore.js';
-import { CompactionFailure, summarize } from './summarize.js';
+import { cachedPrefixRequest, CompactionFailure, summarize } from './summarize.js';
 import {
   AUTOCOMPACT_BUFFER_TOKENS, BLOCKING_OFFSET_TOKENS, computeThresholds, DEFAULT_CONTEXT_WINDOW, SUMMARY_RESERVE_TOKENS,
   WARNING_OFFSET_TOKENS, type Thresholds,
@@ -95,6 +95,12 @@ export const autoCompactOptions = z.object({
   }).strict().default({ maxFiles: MAX_FILES_TO_RESTORE, perFileTokens: MAX_TOKENS_PER_FILE, totalTokens: RESTORE_TOKEN_BUDGET, readTools: ['Read'] }),
   /** Name the available tools after a compaction. */
   announceTools: z.boolean().default(true),
+  /**
+   * `transcript`: the history as clipped plain text, no tools sent. `cached-prefix`: continue the
+   * last main-loop request (same tools and prefix, read from cache; tools forbidden by the prompt),
+   * falling back to `transcript` when the history was rewritten since or the request is too long.
+   */
+  summaryRequest: z.enum(['transcript', 'cached-prefix']).default('transcript'),
 }).strict().refine((o) => o.triggerTokens === undefined || o.triggerRatio === undefined, { message: 'set triggerTokens or triggerRatio, not both' });
 
 export type AutoCompactOptions = z.output<typeof autoCompactOptions>;
@@ -248,13 +254,16 @@ export default definePlugin({
       if (!toSummarize.some((m) => m !== latest)) {
         throw new CompactionFailure('there is nothing to summarise besides the pinned messages and the latest prompt');
       }
+      const instructions = [...extra, ...(req.instructions ? [req.instructions] : [])];
+      const maxTokens = options.summaryMaxTokens ?? t.reserve;
+      const cached = options.summaryRequest === 'cached-prefix'
+        ? cachedPrefixRequest(messages, counter, summaryPrompt(instructions), maxTokens, options.model)
+        : undefined;
       const out = await summarize({
-        kernel, ctx, counter, messages: toSummarize,
-        instructions: [...extra, ...(req.instructions ? [req.instructions] : [])],
-        maxTokens: options.summaryMaxTokens ?? t.reserve,
+        kernel, ctx, counter, messages: toSummarize, instructions, maxTokens,
         render: { toolResultChars: options.toolResultChars, toolInputChars: options.toolInputChars },
         ...(options.model ? { model: options.model } : {}),
-      });
+      }, cached);
       s.summaryRequests += out.requests;
 
       const exclude = new Set(memoryFilesOf(kernel).map((f) => f.path));

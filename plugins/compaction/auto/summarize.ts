@@ -5,7 +5,7 @@
  */
 import type { RunContext } from '../../../kernel/hook-payloads.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import { ModelRequestError } from '../../../kernel/model/client.js';
+import { ModelRequestError, type ModelRequest } from '../../../kernel/model/client.js';
 import type { TokenCounter } from '../../../kernel/tokens/accounting.js';
 import type { ApiMessage, Message } from '../../../kernel/types.js';
 import { groupByRound, renderTranscript, type RenderOptions } from './history.js';
@@ -56,6 +56,34 @@ export interface SummarizeInput {
   model?: string;
 }
 
+/**
+ * The summary request as a continuation of the last main-loop request: the same model, tools,
+ * system, betas, thinking and context edits, its messages exactly as sent (markers included), the
+ * messages added since, then the instructions. The cached prefix of the conversation is read at the
+ * cache-read price instead of the conversation being sent again. Tools are sent only because they
+ * are part of that prefix; the instructions forbid calling them and a tool call fails the compaction.
+ * Returns undefined when the history is not a continuation of the last request (it was rewritten
+ * since, or there was none), or another model is asked for.
+ */
+export function cachedPrefixRequest(history: readonly Message[], counter: TokenCounter, prompt: string, maxTokens: number, model?: string): ModelRequest | undefined {
+  const last = counter.lastRequest;
+  const sentFrom = counter.lastRequestHistory;
+  if (!last || !sentFrom || (model && model !== last.model)) return undefined;
+  if (history.length < sentFrom.length || sentFrom.some((m, i) => history[i] !== m)) return undefined;
+  const added = history.slice(sentFrom.length).map((m) => ({ role: m.role, content: m.content }));
+  const { max_tokens: _m, ...rest } = last;
+  return {
+    ...rest,
+    max_tokens: Math.max(maxTokens, thinkingBudget(last) + 1),
+    messages: [...last.messages, ...added, { role: 'user', content: [{ type: 'text', text: prompt }] }],
+  } as ModelRequest;
+}
+
+function thinkingBudget(r: ModelRequest): number {
+  const t = r.thinking as { type?: string; budget_tokens?: number } | undefined;
+  return t?.type === 'enabled' ? t.budget_tokens ?? 0 : 0;
+}
+
 export interface SummarizeOutput {
   summary: string;
   /** Rounds dropped because the request was too long. */
@@ -73,10 +101,20 @@ function replyText(message: ApiMessage): string {
  * calls a tool, writes nothing, or the request stays too long after the retries; rethrows other
  * request errors (they count as failures too).
  */
-export async function summarize(i: SummarizeInput): Promise<SummarizeOutput> {
+export async function summarize(i: SummarizeInput, cached?: ModelRequest): Promise<SummarizeOutput> {
   let indices = i.messages.map((_, k) => k);
   let dropped = 0;
   const prompt = summaryPrompt(i.instructions);
+  if (cached) {
+    try {
+      const reply = await i.kernel.sideRequest(cached, 'compact', i.ctx);
+      return { summary: checkReply(reply), droppedRounds: 0, requests: 1 };
+    } catch (err) {
+      // Too long as a continuation: the transcript (with clipped tool output) is much smaller.
+      if (!(err instanceof ModelRequestError) || !err.info.promptTooLong) throw err;
+      i.kernel.emit({ type: 'notice', level: 'info', source: 'compaction/auto', message: 'the summary request on the cached prefix is too long; summarising a clipped transcript instead' });
+    }
+  }
   for (let attempt = 0; ; attempt++) {
     const kept = indices.map((k) => i.messages[k]!);
     const transcript = renderTranscript(kept, i.render);
@@ -101,11 +139,16 @@ export async function summarize(i: SummarizeInput): Promise<SummarizeOutput> {
       i.kernel.emit({ type: 'notice', level: 'info', source: 'compaction/auto', message: `summary request too long; dropping the ${drop} oldest round${drop === 1 ? '' : 's'} and retrying (${attempt + 1} of ${MAX_PROMPT_TOO_LONG_RETRIES})` });
       continue;
     }
-    if ((reply.content as { type: string }[]).some((b) => b.type === 'tool_use')) {
-      throw new CompactionFailure('the summary reply called a tool instead of writing a summary');
-    }
-    const summary = formatSummary(replyText(reply));
-    if (!summary) throw new CompactionFailure('the summary reply was empty');
-    return { summary, droppedRounds: dropped, requests: attempt + 1 };
+    return { summary: checkReply(reply), droppedRounds: dropped, requests: attempt + 1 + (cached ? 1 : 0) };
   }
+}
+
+/** The cleaned summary of a reply; throws CompactionFailure for a tool call or an empty summary. */
+function checkReply(reply: ApiMessage): string {
+  if ((reply.content as { type: string }[]).some((b) => b.type === 'tool_use')) {
+    throw new CompactionFailure('the summary reply called a tool instead of writing a summary');
+  }
+  const summary = formatSummary(replyText(reply));
+  if (!summary) throw new CompactionFailure('the summary reply was empty');
+  return summary;
 }

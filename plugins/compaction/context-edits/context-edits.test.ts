@@ -59,7 +59,7 @@ describe('compaction/context-edits in a session', () => {
         expect(r.body.context_management).toEqual(edits);
         expect(r.headers['anthropic-beta']).toBe('context-management-2025-06-27');
       }
-      const total = (b: { tools: unknown[]; system: unknown[]; messages: { content: unknown[] }[] }) => tokensOf(b.tools) + tokensOf(b.system) + b.messages.reduce((n, m) => n + tokensOf(m), 0);
+      const total = (b: Record<string, any>) => tokensOf(b.tools) + tokensOf(b.system) + (b.messages as { content: unknown[] }[]).reduce((n, m) => n + tokensOf(m), 0);
       const billed = (u: Record<string, number>) => u.input_tokens! + u.cache_creation_input_tokens! + u.cache_read_input_tokens!;
       // Before the trigger (request 2: prompt + one result, under 2,500): billed as sent.
       expect(total(logged[1]!.body)).toBeLessThan(2_500);

@@ -22,6 +22,7 @@ import { keyPath, type KeyPath, type SourcePos } from './errors.js';
 
 /** The layers, lowest first. */
 export const LAYERS = ['default', 'user', 'project', 'local', 'preset', 'flags'] as const;
+/** One of LAYERS. */
 export type LayerName = (typeof LAYERS)[number];
 
 /** Where a value came from. `line`/`col` point at the value, `keyLine`/`keyCol` at its key. */
@@ -56,6 +57,7 @@ export interface MergeState {
   origins: Map<string, Origin>;
 }
 
+/** True for a plain mapping (not null, not an array). */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

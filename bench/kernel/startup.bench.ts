@@ -39,7 +39,7 @@ export async function run(bench: Bench): Promise<void> {
   const handle = simulator.handle.bind(simulator);
   simulator.handle = (body, o) => { arrived?.(); return handle(body, o); };
   const server = await startSimServer({ simulator, port: 0 });
-  const env = { ...process.env, ANTHROPIC_BASE_URL: server.url, REIN_HOME: join(cwd, 'home') };
+  const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_BASE_URL: server.url, REIN_HOME: join(cwd, 'home') };
   delete env.ANTHROPIC_API_KEY;
 
   bench.add('node -e 0 (floor)', () => exitTime(['-e', '0']));

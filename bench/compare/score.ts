@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
-import { buildPrefix } from '../../kernel/simulator/prefix.js';
+import { buildPrefix, type PromptPrefix } from '../../kernel/simulator/prefix.js';
 import { betasOf } from '../../kernel/simulator/simulator.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
 import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
@@ -40,12 +40,14 @@ export async function readCapture(logFile: string): Promise<CapturedRequest[]> {
 /** Request metrics of captured requests, in order (seen tokens from content, breaks by cause). */
 export function scoreCapture(captured: readonly CapturedRequest[]): RequestMetrics[] {
   const seen = new SeenPrefixes();
+  const lastPrefix = new Map<string, PromptPrefix>();
   let prevMain: { shape: PromptShape; read: number } | undefined;
   return captured.map((c, i) => {
     const u = c.usage;
     const w1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
     const usage = { input: u.input_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite5m: u.cache_creation?.ephemeral_5m_input_tokens ?? Math.max(0, u.cache_creation_input_tokens - w1h), cacheWrite1h: w1h, output: u.output_tokens };
-    const prefix = buildPrefix(applyContextManagement(c.body as never, betasOf(c.headers)).request as never);
+    const prefix = buildPrefix(applyContextManagement(c.body as never, betasOf(c.headers)).request as never, lastPrefix.get(c.source));
+    lastPrefix.set(c.source, prefix);
     const seenTokens = seen.observe(prefix.blocks);
     const model = String(c.body.model);
     const r: RequestMetrics = {

@@ -12,7 +12,7 @@ import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
 import type { Plugin } from '../../kernel/plugin.js';
 import { loadPreset } from '../../kernel/preset/index.js';
 import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
-import { buildPrefix } from '../../kernel/simulator/prefix.js';
+import { buildPrefix, type PromptPrefix } from '../../kernel/simulator/prefix.js';
 import { betasOf, createSimulator } from '../../kernel/simulator/simulator.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
@@ -97,6 +97,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
 
   const seen = new SeenPrefixes();
+  const lastPrefix = new Map<string, PromptPrefix>();
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
@@ -112,7 +113,9 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       output: u.output_tokens,
     };
     const { betas, ...body } = x.params;
-    const prefix = buildPrefix(applyContextManagement(body as never, betasOf(betas?.length ? { 'anthropic-beta': betas.join(',') } : {})).request as never);
+    // The previous prefix of the same source lets buildPrefix reuse the unchanged blocks' hashes.
+    const prefix = buildPrefix(applyContextManagement(body as never, betasOf(betas?.length ? { 'anthropic-beta': betas.join(',') } : {})).request as never, lastPrefix.get(x.source));
+    lastPrefix.set(x.source, prefix);
     const seenTokens = seen.observe(prefix.blocks);
     const r: RequestMetrics = {
       n: requests.length + 1,

@@ -7,6 +7,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DraftBlock, Responder } from '../../kernel/simulator/responders/types.js';
 
+/** The pauses before episodes 2, 3, …, repeating. */
+const GAP_RHYTHM = ['short', 'mid', 'short', 'long', 'mid', 'short'] as const;
+
 /** mulberry32: a small seeded PRNG (deterministic workloads). */
 export function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -78,9 +81,10 @@ export function generateWorkload(dir: string, spec: WorkloadSpec): GeneratedWork
       }
     }
     turns.push([{ type: 'text', text: `Episode ${e + 1} is done: I read what was needed and found nothing to change.` }]);
-    // Mostly short pauses; now and then a coffee break (past the 5-minute TTL) or a long one (past 1 hour).
-    const g = rnd();
-    const gapMs = e === 0 ? 0 : g < 0.6 ? 30_000 + rnd() * 90_000 : g < 0.9 ? 8 * 60_000 + rnd() * 20 * 60_000 : 75 * 60_000;
+    // A fixed rhythm of pauses, so every workload has each kind: short ones (within the 5-minute
+    // TTL), coffee breaks (past 5 minutes, within 1 hour) and a long one (past 1 hour).
+    const kind = GAP_RHYTHM[(e - 1 + GAP_RHYTHM.length) % GAP_RHYTHM.length]!;
+    const gapMs = e === 0 ? 0 : kind === 'short' ? 30_000 + rnd() * 90_000 : kind === 'mid' ? 8 * 60_000 + rnd() * 20 * 60_000 : 75 * 60_000;
     episodes.push({ prompt: `Task ${e + 1}: go through the modules you need and report.`, gapMs, turns });
     e++;
   }

@@ -60,6 +60,11 @@ export interface ContextState {
   messages: Message[];
   /** Estimated tokens freed by earlier stages in this pass, so later stages can account for it. */
   tokensFreed: number;
+  /**
+   * Set by a stage that refuses to send the request (the context is over a hard limit and nothing
+   * could shrink it): the run ends with this terminal reason instead of sending.
+   */
+  terminal?: { reason: TerminalReason; detail?: string };
 }
 
 /** A failed model request. `attempt` counts from 1 for the first failure. */

@@ -1,15 +1,9 @@
-/** Types for the parts of `mvdan-sh` (mvdan/sh compiled to JavaScript) that rein uses. */
+/** Types for the part of `mvdan-sh` (mvdan/sh compiled to JavaScript) that rein uses: the parser. */
 declare module 'mvdan-sh' {
-  /** A position in the source: byte offset from 0. */
-  export interface ShPos { Offset(): number; Line(): number; Col(): number }
-  /** Any syntax node; fields depend on `syntax.NodeType(node)` (mvdan.cc/sh/v3/syntax). */
-  export interface ShNode { Pos(): ShPos; End(): ShPos; [field: string]: any }
-  export interface ShParser { Parse(src: string, name: string): ShNode }
   const sh: {
     syntax: {
-      NewParser(...options: unknown[]): ShParser;
-      NodeType(node: ShNode): string;
-      Walk(node: ShNode, visit: (node: ShNode | null) => boolean): void;
+      /** A bash parser; `Parse` throws an error object with an `Error()` method on a syntax error. */
+      NewParser(...options: unknown[]): { Parse(src: string, name: string): unknown };
     };
   };
   export default sh;

@@ -10,13 +10,11 @@
  * What the parser rejects, or what is too large to check, is reported as not understood; the
  * rules engine answers `ask` for it.
  */
-import sh, { type ShNode, type ShParser } from 'mvdan-sh';
+import { newParser, parseBash, walk, type Node } from './ast.js';
 import { canonical, evalWord, literalWord, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
 } from './wrappers.js';
-
-const { syntax } = sh;
 
 /** Longest command rein parses, characters. Longer ones are `ask`: parsing cost must stay bounded. */
 export const MAX_COMMAND_CHARS = 20_000;
@@ -66,12 +64,12 @@ export type ParsedCommand = { ok: true; parts: ShellPart[] } | { ok: false; erro
 
 class TooComplex extends Error {}
 
-let parser: ShParser | undefined;
+let parser: ReturnType<typeof newParser> | undefined;
 
-function parseFile(src: string): ShNode {
-  parser ??= syntax.NewParser();
+function parseFile(src: string): Node {
+  parser ??= newParser();
   try {
-    return parser.Parse(src, '');
+    return parseBash(src, parser);
   } catch (err) {
     parser = undefined; // start from a fresh parser after a failure
     const e = err as { Error?: () => string; message?: string };
@@ -100,24 +98,24 @@ interface Pending { script: string; depth: number }
 function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]): void {
   const file = parseFile(src);
   const bytes = Buffer.from(src);
-  const text = (n: ShNode) => bytes.subarray(n.Pos().Offset(), n.End().Offset()).toString();
+  const text = (n: Node) => (Number.isNaN(n.start) ? '' : bytes.subarray(n.start, n.end).toString());
   const pending: Pending[] = [];
   const push = (p: ShellPart) => {
     parts.push(p);
     if (parts.length > MAX_PARTS) throw new TooComplex(`the command has more than ${MAX_PARTS} parts`);
   };
-  syntax.Walk(file, (node) => {
-    if (!node || syntax.NodeType(node) !== 'Stmt') return true;
-    const redirs = (node.Redirs as ShNode[]).map((r) => redirection(r, bytes));
+  walk(file, (node) => {
+    if (node.type !== 'Stmt') return;
+    const redirs = ((node.Redirs ?? []) as Node[]).map((r) => redirection(r, bytes));
     const writes = redirs.filter((r) => r.kind === 'write').map((r) => r.target);
-    const cmd = node.Cmd as ShNode | null;
-    const type = cmd ? syntax.NodeType(cmd) : 'None';
+    const cmd = node.Cmd as Node | undefined;
+    const type = cmd ? cmd.type : 'None';
     switch (type) {
       case 'CallExpr':
         simpleCommand(cmd!, text(cmd!), writes, depth, nested, push, pending);
         break;
       case 'DeclClause': {
-        const words = [evalWord0(cmd!.Variant), ...(cmd!.Args as ShNode[]).map(assignWord)];
+        const words = [evalWord0(cmd!.Variant), ...((cmd!.Args ?? []) as Node[]).map(assignWord)];
         commandPart(words, [], text(cmd!), writes, depth, nested, push, pending);
         break;
       }
@@ -131,7 +129,6 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
       default:
         push({ kind: 'unknown', source: text(node), why: `unsupported shell construct ${type}`, deny: [text(node).trim()], writes, nested });
     }
-    return true;
   });
   for (const p of pending) {
     try {
@@ -143,12 +140,12 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
   }
 }
 
-function evalWord0(lit: ShNode | null): ShellWord {
+function evalWord0(lit: Node | undefined): ShellWord {
   return literalWord(lit ? String(lit.Value) : '');
 }
 
 /** An Assign node as one word (`NAME=value`, `NAME+=value`, or a bare `NAME` in `export NAME`). */
-function assignWord(a: ShNode): ShellWord {
+function assignWord(a: Node): ShellWord {
   const name = a.Name ? String(a.Name.Value) : '';
   if (a.Naked) return a.Value ? evalWord(a.Value) : literalWord(name);
   const value = a.Value ? evalWord(a.Value) : literalWord('');
@@ -162,9 +159,9 @@ function isSafeAssignment(w: ShellWord): boolean {
   return eq > 0 && w.value[eq - 1] !== '+' && SAFE_ENV_VARS.has(w.value.slice(0, eq));
 }
 
-function simpleCommand(call: ShNode, source: string, writes: ShellWord[], depth: number, nested: boolean, push: (p: ShellPart) => void, pending: Pending[]): void {
-  const assigns = (call.Assigns as ShNode[]).map(assignWord);
-  const words = (call.Args as ShNode[]).map(evalWord);
+function simpleCommand(call: Node, source: string, writes: ShellWord[], depth: number, nested: boolean, push: (p: ShellPart) => void, pending: Pending[]): void {
+  const assigns = ((call.Assigns ?? []) as Node[]).map(assignWord);
+  const words = ((call.Args ?? []) as Node[]).map(evalWord);
   if (words.length === 0) {
     // Assignments alone: harmless for safe variables; `PATH=…` changes every later command.
     if (assigns.every(isSafeAssignment)) {
@@ -241,8 +238,8 @@ interface Redirection { op: string; kind: 'write' | 'read' | 'dup' | 'discard'; 
 
 const REDIRECT_OP = /^(&>>|&>|<<<|<<-|<<|>>|>&|<&|<>|>\||<|>)/;
 
-function redirection(r: ShNode, bytes: Buffer): Redirection {
-  const at = r.OpPos.Offset() as number;
+function redirection(r: Node, bytes: Buffer): Redirection {
+  const at = r.OpPos as number;
   const op = REDIRECT_OP.exec(bytes.subarray(at, at + 3).toString())?.[1] ?? '>';
   const target = r.Word ? evalWord(r.Word) : literalWord('');
   if (op.startsWith('<') && op !== '<>' && op !== '<&') return { op, kind: 'read', target };

@@ -3,9 +3,7 @@
  * any part that is only known at run time (a variable, a command substitution, arithmetic, brace
  * expansion) replaced by DYNAMIC.
  */
-import sh, { type ShNode } from 'mvdan-sh';
-
-const { syntax } = sh;
+import type { Node } from './ast.js';
 
 /**
  * Stands for text only known at run time. A rule's literal text never contains it, so a dynamic
@@ -62,12 +60,12 @@ function hasBraceExpansion(raw: string): boolean {
 }
 
 /** Evaluates a parsed Word node. */
-export function evalWord(word: ShNode): ShellWord {
+export function evalWord(word: Node): ShellWord {
   let value = '';
   let dynamic = false;
   let glob = false;
-  for (const part of word.Parts as ShNode[]) {
-    switch (syntax.NodeType(part)) {
+  for (const part of word.Parts as Node[]) {
+    switch (part.type) {
       case 'Lit': {
         const raw = part.Value as string;
         if (hasGlob(raw)) glob = true;
@@ -86,8 +84,8 @@ export function evalWord(word: ShNode): ShellWord {
         break;
       }
       case 'DblQuoted':
-        for (const inner of part.Parts as ShNode[]) {
-          if (syntax.NodeType(inner) === 'Lit') value += unescapeDouble(inner.Value as string);
+        for (const inner of part.Parts as Node[]) {
+          if (inner.type === 'Lit') value += unescapeDouble(inner.Value as string);
           else { value += DYNAMIC; dynamic = true; }
         }
         break;

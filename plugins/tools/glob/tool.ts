@@ -2,12 +2,14 @@
  * `Glob`: files whose path matches a glob pattern, newest first, at most GLOB_MAX_RESULTS of them.
  * The walk honours `.gitignore` files and skips version-control folders (see shared/walk.ts).
  */
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool, ToolError } from '../../../kernel/tool.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
+import { slicer } from '../shared/yield.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
 
 /** Most paths one Glob returns (Claude Code's Glob limit). */
@@ -69,7 +71,15 @@ export const globTool = defineTool<GlobInput>({
     const files = await walkFiles(root, { accept: isMatch, maxDepth, signal: ctx.signal });
     if (files.length === 0) return 'No files found';
 
-    const dated = await Promise.all(files.map(async (f) => ({ f, shown: displayPath(ctx.cwd, f), mtime: await stat(f).then((s) => s.mtimeMs, () => 0) })));
+    const tick = slicer(ctx.signal);
+    const dated: { shown: string; mtime: number }[] = [];
+    for (const f of files) {
+      let mtime = 0;
+      try { mtime = statSync(f).mtimeMs; } catch { /* vanished meanwhile */ }
+      dated.push({ shown: displayPath(ctx.cwd, f), mtime });
+      const wait = tick();
+      if (wait) await wait;
+    }
     dated.sort((a, b) => b.mtime - a.mtime || comparePaths(a.shown, b.shown));
     const shown = dated.slice(0, GLOB_MAX_RESULTS).map((d) => d.shown);
     if (dated.length > GLOB_MAX_RESULTS) {

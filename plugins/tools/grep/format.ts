@@ -2,9 +2,10 @@
  * Turns raw Grep results into the text the model reads: the same for both backends. Files come
  * newest first (recently changed files are the likeliest to matter); `head_limit` caps entries.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { comparePaths } from '../shared/walk.js';
+import { slicer } from '../shared/yield.js';
 import type { GrepRaw } from './query.js';
 
 /** Entries returned when `head_limit` is not given (Claude Code's DEFAULT_HEAD_LIMIT, book ch8 §E4). */
@@ -26,7 +27,15 @@ export async function formatGrep(raw: GrepRaw, cwd: string, headLimit: number): 
   const cap = headLimit === 0 ? Infinity : headLimit;
   if (raw.mode === 'files_with_matches') {
     if (raw.files.length === 0) return 'No files found';
-    const dated = await Promise.all(raw.files.map(async (f) => ({ f, mtime: await stat(resolve(cwd, f)).then((s) => s.mtimeMs, () => 0) })));
+    const tick = slicer();
+    const dated: { f: string; mtime: number }[] = [];
+    for (const f of raw.files) {
+      let mtime = 0;
+      try { mtime = statSync(resolve(cwd, f)).mtimeMs; } catch { /* vanished meanwhile */ }
+      dated.push({ f, mtime });
+      const wait = tick();
+      if (wait) await wait;
+    }
     dated.sort((a, b) => b.mtime - a.mtime || comparePaths(a.f, b.f));
     const list = dated.slice(0, cap).map((d) => d.f);
     const head = `Found ${raw.files.length} file${raw.files.length === 1 ? '' : 's'}`;

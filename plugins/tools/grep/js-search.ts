@@ -5,17 +5,15 @@
  * Differences left: the regex dialect (JavaScript's, with ripgrep's leading `(?i)`-style flags
  * translated) and binary files (skipped whole when they contain a NUL byte).
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
 import { ToolError } from '../../../kernel/tool.js';
 import { displayPath } from '../shared/paths.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
+import { slicer } from '../shared/yield.js';
 import { FILE_TYPES } from './file-types.js';
 import type { GrepQuery, GrepRaw } from './query.js';
-
-/** Files read at once. */
-const READ_CONCURRENCY = 16;
 
 /** Builds the JavaScript RegExp for a ripgrep pattern. Throws ToolError for a pattern JS cannot compile. */
 export function toRegExp(pattern: string, opts: { ignoreCase: boolean; multiline: boolean }): RegExp {
@@ -143,6 +141,9 @@ function contentLines(f: FileHits, q: GrepQuery, out: string[], hadGroup: { v: b
 /** Searches without ripgrep. Same results as searchWithRipgrep for the cases described above. */
 export async function searchWithJs(q: GrepQuery): Promise<GrepRaw> {
   const re = toRegExp(q.pattern, { ignoreCase: q.ignoreCase, multiline: q.multiline });
+  // One test over the whole file first: any line that matches also matches the text in 'm' mode,
+  // so files without a match are skipped without splitting them into lines.
+  const pre = q.multiline ? undefined : new RegExp(re.source, re.flags.includes('m') ? re.flags : `${re.flags}m`);
   let files: string[];
   if (q.rootIsFile) files = [q.root];
   else {
@@ -152,25 +153,23 @@ export async function searchWithJs(q: GrepQuery): Promise<GrepRaw> {
   }
   const shown = files.map((f) => ({ abs: f, shown: displayPath(q.cwd, f) })).sort((a, b) => comparePaths(a.shown, b.shown));
 
-  const results: (FileHits | undefined)[] = new Array(shown.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < shown.length) {
-      if (q.signal.aborted) throw q.signal.reason;
-      const i = next++;
-      const { abs, shown: s } = shown[i]!;
-      let buf: Buffer;
-      try {
-        buf = await readFile(abs);
-      } catch {
-        continue; // unreadable: skipped, as ripgrep reports and skips it
-      }
-      if (buf.indexOf(0) !== -1) continue;
-      const r = searchText(buf.toString('utf8'), re, q.multiline);
-      if (r.hits.length) results[i] = { shown: s, ...r };
+  const tick = slicer(q.signal);
+  const results: (FileHits | undefined)[] = [];
+  for (const { abs, shown: s } of shown) {
+    const wait = tick();
+    if (wait) await wait;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(abs);
+    } catch {
+      continue; // unreadable: skipped, as ripgrep reports and skips it
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, shown.length) }, worker));
+    if (buf.indexOf(0) !== -1) continue;
+    const text = buf.toString('utf8');
+    if (pre && !pre.test(text)) continue;
+    const r = searchText(text, re, q.multiline);
+    if (r.hits.length) results.push({ shown: s, ...r });
+  }
   const found = results.filter((r): r is FileHits => r !== undefined);
 
   if (q.mode === 'files_with_matches') return { mode: q.mode, files: found.map((f) => f.shown) };

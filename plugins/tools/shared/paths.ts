@@ -15,6 +15,8 @@ export function resolveToolPath(cwd: string, p: string): string {
 
 /** `abs` relative to `cwd` when it lies inside it, else `abs` itself. */
 export function displayPath(cwd: string, abs: string): string {
+  const prefix = cwd.endsWith(sep) ? cwd : cwd + sep;
+  if (abs.startsWith(prefix) && abs.length > prefix.length && !abs.includes(`${sep}..`) && sep === '/') return abs.slice(prefix.length);
   const rel = relative(cwd, abs);
   if (rel === '') return '.';
   if (rel.startsWith('..') || isAbsolute(rel)) return abs;

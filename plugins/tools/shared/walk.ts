@@ -8,20 +8,19 @@
  *   (the folder holding `.git`), or up to `/` outside a repository;
  * - ignored folders are not entered; symbolic links are not followed (and not listed).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { slicer } from './yield.js';
 
 /** Folders never walked: version-control metadata (Claude Code's Grep excludes the same set). */
 export const VCS_DIRECTORIES: ReadonlySet<string> = new Set(['.git', '.svn', '.hg', '.bzr', '.jj', '_darcs']);
 
-/** Folders read at once by one walk; bounds open file descriptors. */
-const WALK_CONCURRENCY = 16;
-
 interface Level {
   base: string;
   ig: Ignore;
+  /** False when every rule ends in `/` (matches folders only), so files need no check against it. */
+  filesToo: boolean;
 }
 
 export interface WalkOptions {
@@ -50,7 +49,8 @@ function loadIgnore(dir: string): Level | undefined {
   } catch {
     return undefined;
   }
-  return { base: dir, ig: ignore().add(text) };
+  const rules = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  return { base: dir, ig: ignore().add(text), filesToo: rules.some((r) => !r.endsWith('/')) };
 }
 
 /** `.gitignore` levels of the folders above `root`, outermost first, stopping at the repository root. */
@@ -69,12 +69,20 @@ export function parentIgnoreLevels(root: string): Level[] {
   return levels;
 }
 
+/** `abs` relative to its ancestor folder `base`, `/`-separated; undefined when `abs` is not inside `base`. */
+function under(base: string, abs: string): string | undefined {
+  const prefix = base.endsWith(sep) ? base : base + sep;
+  if (!abs.startsWith(prefix) || abs.length === prefix.length) return undefined;
+  return toPosix(abs.slice(prefix.length));
+}
+
 /** True when the chain of levels ignores `abs` (a folder when `isDir`); the deepest deciding level wins. */
 function isIgnored(levels: readonly Level[], abs: string, isDir: boolean): boolean {
   let ignored = false;
-  for (const { base, ig } of levels) {
-    let rel = toPosix(relative(base, abs));
-    if (!rel || rel.startsWith('..')) continue;
+  for (const { base, ig, filesToo } of levels) {
+    if (!isDir && !filesToo) continue;
+    let rel = under(base, abs);
+    if (!rel) continue;
     if (isDir) rel += '/';
     const r = ig.test(rel);
     if (r.ignored) ignored = true;
@@ -83,21 +91,30 @@ function isIgnored(levels: readonly Level[], abs: string, isDir: boolean): boole
   return ignored;
 }
 
-/** Absolute paths of the files under `root` (unsorted). Throws when `root` cannot be read. */
+/** Absolute paths of the files under `root`, in walk order. Throws when `root` cannot be read. */
 export async function walkFiles(root: string, opts: WalkOptions = {}): Promise<string[]> {
   const useIgnore = opts.gitignore ?? true;
   const maxDepth = opts.maxDepth ?? Infinity;
+  const tick = slicer(opts.signal);
   const out: string[] = [];
-  const queue: { dir: string; levels: Level[]; depth: number }[] = [{ dir: root, levels: useIgnore ? parentIgnoreLevels(root) : [], depth: 0 }];
-  let firstError: unknown;
-
-  const visit = async (dir: string, inherited: Level[], depth: number): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
+  // Depth first with an explicit stack; synchronous reads in slices (see yield.ts).
+  const stack: { dir: string; levels: Level[]; depth: number }[] = [{ dir: root, levels: useIgnore ? parentIgnoreLevels(root) : [], depth: 0 }];
+  while (stack.length) {
+    const { dir, levels: inherited, depth } = stack.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      // The root must be readable; an unreadable folder inside it is skipped, as ripgrep does.
+      if (dir === root) throw err;
+      continue;
+    }
     let levels = inherited;
     if (useIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile())) {
       const own = loadIgnore(dir);
       if (own) levels = [...inherited, own];
     }
+    const subdirs: string[] = [];
     for (const e of entries) {
       // A `.git` file (worktrees, submodules) is left out like the folder, as ripgrep's `!.git` glob does.
       if (VCS_DIRECTORIES.has(e.name)) continue;
@@ -105,50 +122,35 @@ export async function walkFiles(root: string, opts: WalkOptions = {}): Promise<s
       if (e.isDirectory()) {
         if (depth >= maxDepth) continue;
         if (useIgnore && levels.length && isIgnored(levels, abs, true)) continue;
-        queue.push({ dir: abs, levels, depth: depth + 1 });
+        subdirs.push(abs);
       } else if (e.isFile()) {
         if (useIgnore && levels.length && isIgnored(levels, abs, false)) continue;
-        if (opts.accept && !opts.accept(toPosix(relative(root, abs)))) continue;
+        if (opts.accept && !opts.accept(under(root, abs) ?? toPosix(relative(root, abs)))) continue;
         out.push(abs);
       }
     }
-  };
-
-  // A small pool: each worker takes the next folder; folders found are queued for any worker.
-  let active = 0;
-  await new Promise<void>((resolve, reject) => {
-    const pump = () => {
-      if (opts.signal?.aborted) { reject(opts.signal.reason); return; }
-      while (active < WALK_CONCURRENCY && queue.length) {
-        const job = queue.shift()!;
-        active++;
-        visit(job.dir, job.levels, job.depth).catch((err) => {
-          // The root must be readable; an unreadable folder inside it is skipped, as ripgrep does.
-          if (job.dir === root) firstError ??= err;
-        }).finally(() => {
-          active--;
-          pump();
-        });
-      }
-      if (active === 0 && queue.length === 0) {
-        if (firstError) reject(firstError);
-        else resolve();
-      }
-    };
-    pump();
-  });
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i]!, levels, depth: depth + 1 });
+    const wait = tick();
+    if (wait) await wait;
+  }
+  if (opts.signal?.aborted) throw opts.signal.reason;
   return out;
 }
 
-/** Compares two `/`-separated paths folder by folder (ripgrep's `--sort path` order). */
+/**
+ * Compares two `/`-separated paths folder by folder (ripgrep's `--sort path` order). Names compare
+ * by UTF-16 code units, which is ripgrep's byte order for every name without astral characters.
+ */
 export function comparePaths(a: string, b: string): number {
-  const pa = a.split('/');
-  const pb = b.split('/');
-  const n = Math.min(pa.length, pb.length);
-  for (let i = 0; i < n; i++) {
-    const x = pa[i]!;
-    const y = pb[i]!;
-    if (x !== y) return Buffer.compare(Buffer.from(x), Buffer.from(y));
-  }
-  return pa.length - pb.length;
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  // At the first difference, a folder separator sorts before any other character: `a/b` < `a-b`.
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  if (x === 47) return -1;
+  if (y === 47) return 1;
+  return x - y;
 }

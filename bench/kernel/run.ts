@@ -108,6 +108,11 @@ if (isMain) {
   const json = JSON.stringify(res, null, 2) + '\n';
   const stamp = res.date.replace(/[:.]/g, '-');
   writeFileSync(join(resultsDir, `kernel-${stamp}.json`), json);
-  writeFileSync(join(resultsDir, 'kernel-latest.json'), json);
+  // kernel-latest.json keeps the latest result of every task, also of suites not run this time.
+  const latest = join(resultsDir, 'kernel-latest.json');
+  const ran = new Set(res.tasks.map((t) => t.file));
+  let kept: TaskSummary[] = [];
+  try { kept = (JSON.parse(readFileSync(latest, 'utf8')) as KernelBenchResults).tasks.filter((t) => !ran.has(t.file)); } catch { kept = []; }
+  writeFileSync(latest, JSON.stringify({ ...res, tasks: [...kept, ...res.tasks] }, null, 2) + '\n');
   console.log(`results: ${join(resultsDir, `kernel-${stamp}.json`)}`);
 }

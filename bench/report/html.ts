@@ -74,6 +74,13 @@ function costRows(w: WorkloadReport): Record<string, unknown>[] {
   return rows;
 }
 
+/** Runs up to this many requests are drawn as bars (and points), longer ones as areas (and lines). */
+export const BARS_UP_TO = 80;
+
+function longestRun(w: WorkloadReport): number {
+  return Math.max(0, ...w.runs.map((r) => r.requests.length));
+}
+
 const classScale = { domain: TOKEN_CLASSES.map((c) => c.label), range: TOKEN_CLASSES.map((c) => c.color) };
 
 /** The Vega-Lite spec of a workload's tokens-per-request chart. */
@@ -82,7 +89,8 @@ export function tokensSpec(w: WorkloadReport): TopLevelSpec {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: `${w.name}: tokens per request by class`,
     data: { values: tokenRows(w) },
-    mark: { type: 'area', interpolate: 'step-after' },
+    // Bars while each request is wide enough to see; stacked areas for long runs.
+    mark: longestRun(w) <= BARS_UP_TO ? { type: 'bar' } : { type: 'area', interpolate: 'step-after' },
     encoding: {
       x: { field: 'request', type: 'quantitative', title: 'request' },
       y: { field: 'tokens', type: 'quantitative', stack: 'zero', title: 'tokens' },
@@ -102,7 +110,7 @@ export function costSpec(w: WorkloadReport): TopLevelSpec {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: `${w.name}: cumulative cost per preset`,
     data: { values: costRows(w) },
-    mark: { type: 'line', interpolate: 'step-after' },
+    mark: { type: 'line', interpolate: 'step-after', point: longestRun(w) <= BARS_UP_TO },
     encoding: {
       x: { field: 'request', type: 'quantitative', title: 'request' },
       y: { field: 'cost', type: 'quantitative', title: 'USD' },

@@ -73,8 +73,9 @@ export function buildPermissionContext(kernel: Kernel, config: PermissionsConfig
   const dirs = [kernel.cwd, ...config.additionalDirectories.map((d) => absolutePath(d, kernel.cwd, base.home))];
   const workingDirs = [...new Set(dirs.flatMap((d) => pathForms(d)))];
   const protect = config.protectedPaths.map((s) => compilePathSpec(s, base));
-  const presetFile = typeof kernel.preset.file === 'string' ? kernel.preset.file : undefined;
-  if (presetFile) protect.push(compilePathSpec(`//${absolutePath(presetFile, kernel.presetDir).replace(/^\/+/, '')}`, base));
+  // The preset files themselves (`preset.file` / `preset.files`, set by the loader when known).
+  const files = [kernel.preset.file, ...(Array.isArray(kernel.preset.files) ? kernel.preset.files : [])].filter((f): f is string => typeof f === 'string' && f !== '');
+  for (const f of files) protect.push(compilePathSpec(`//${absolutePath(f, kernel.presetDir).replace(/^\/+/, '')}`, base));
   return { config, base, workingDirs, rules: compileRules(config, base), protect, mode: config.mode };
 }
 

@@ -40,10 +40,10 @@ interface Denial { tool_name: string; tool_input: Record<string, unknown>; reaso
 const dirs: { cleanup: () => void }[] = [];
 afterEach(() => { for (const d of dirs.splice(0)) d.cleanup(); });
 
-async function runMode(mode: string): Promise<{ denials: Denial[]; ran: { out: boolean; bash: boolean }; result: Record<string, unknown> }> {
+async function runMode(mode: string, extraPreset = ''): Promise<{ denials: Denial[]; ran: { out: boolean; bash: boolean }; result: Record<string, unknown> }> {
   const t = tempDir('rein-perm-e2e-');
   dirs.push(t);
-  writeFiles(t.dir, { 'agent.yaml': PRESET, 's.yaml': SCENARIO, 'notes.txt': 'buy milk' });
+  writeFiles(t.dir, { 'agent.yaml': PRESET + extraPreset, 's.yaml': SCENARIO, 'notes.txt': 'buy milk' });
   writeFileSync(join(t.dir, 'data'), 'keep me');
   const r = await runCli(['run', '-p', 'tidy up', '--sim', 's.yaml', '--preset', './agent.yaml', '--permission-mode', mode, '--output-format', 'json', '--no-layers'], { cwd: t.dir, env: { REIN_HOME: join(t.dir, 'home') } });
   if (r.code !== 0) throw new Error(`rein run exited ${r.code}: ${r.stderr}`);
@@ -100,5 +100,19 @@ describe('rein run, each permission mode, headless', () => {
     expect(side.classifier?.input_tokens).toBeGreaterThan(0);
     expect(side.classifier?.output_tokens).toBeGreaterThan(0);
     expect(result.num_requests).toBe(2); // main-loop requests only
+  });
+
+  it('shell hooks in a run: a PreToolUse hook (a real process) blocks a call bypassPermissions would run', async () => {
+    const hooks = `hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: 'input=$(cat); case "$input" in *touch*) echo "no new files today" >&2; exit 2;; esac'
+`;
+    const { denials, ran } = await runMode('bypassPermissions', hooks);
+    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(denials[1]!.reason).toMatch(/PreToolUse hook .*: no new files today/);
+    expect(ran).toEqual({ out: true, bash: false });
   });
 });

@@ -8,6 +8,11 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Largest log a command may write, bytes; past it the command is killed (a runaway `yes` must not fill the disk). */
+export const MAX_LOG_BYTES = 512 * 1024 * 1024;
+/** How often the log size is checked, ms. */
+const LOG_CHECK_MS = 1_000;
+
 /** Runs the command text, then records the directory it ended in. `eval` so heredocs, functions and syntax errors behave as typed. */
 const SCRIPT = 'eval "$REIN_BASH_COMMAND"\n__rein_status=$?\npwd -P >| "$REIN_BASH_CWD_FILE" 2>/dev/null\nexit $__rein_status\n';
 
@@ -31,6 +36,8 @@ export interface ShellResult {
   timedOut: boolean;
   /** Set when `signal` aborted the call (its reason). */
   aborted?: { reason: unknown };
+  /** True when the command was killed for writing more than MAX_LOG_BYTES. */
+  outputCapped?: boolean;
   /** Bytes written to the log. */
   outputBytes: number;
   /** The directory the shell ended in, when it got to record it. */
@@ -71,19 +78,30 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellResult>
     }
     closeSync(fd);
     const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, o.timeoutMs);
+    let outputCapped = false;
+    const sizeCheck = setInterval(() => {
+      try {
+        if (statSync(o.logFile).size > MAX_LOG_BYTES) { outputCapped = true; killGroup(child.pid); }
+      } catch {
+        // the log is gone: nothing to cap
+      }
+    }, LOG_CHECK_MS);
+    sizeCheck.unref();
     const onAbort = () => { aborted = { reason: o.signal.reason }; killGroup(child.pid); };
     if (o.signal.aborted) onAbort();
     else o.signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (err) => {
       clearTimeout(timer);
+      clearInterval(sizeCheck);
       o.signal.removeEventListener('abort', onAbort);
       reject(err);
     });
     child.on('exit', (code, sig) => {
       clearTimeout(timer);
+      clearInterval(sizeCheck);
       o.signal.removeEventListener('abort', onAbort);
       // Whatever the shell left behind in its group after a kill goes too.
-      if (timedOut || aborted) killGroup(child.pid);
+      if (timedOut || aborted || outputCapped) killGroup(child.pid);
       let cwdAfter: string | undefined;
       try {
         cwdAfter = readFileSync(cwdFile, 'utf8').trim() || undefined;
@@ -96,7 +114,7 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellResult>
       } catch {
         // removed by the command itself
       }
-      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputBytes, cwdAfter, durationMs: performance.now() - started });
+      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputCapped, outputBytes, cwdAfter, durationMs: performance.now() - started });
     });
   });
 }

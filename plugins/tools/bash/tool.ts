@@ -10,7 +10,7 @@ import type { Kernel } from '../../../kernel/kernel.js';
 import { abortedText } from '../../../kernel/loop/tools.js';
 import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
 import { isReadOnlyCommand } from './read-only.js';
-import { logFileFor, runShell } from './run.js';
+import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
 
 /** Default timeout, ms (Claude Code's Bash default, book ch8 §E1: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -148,6 +148,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
 
       if (r.aborted) {
         return { content: `${abortedText(r.aborted.reason)}${out ? `\nOutput before it was stopped:\n${out}` : ''}`, isError: true };
+      }
+      if (r.outputCapped) {
+        return { content: `${note}The command was killed after writing more than ${MAX_LOG_BYTES} bytes of output.\n${out}`, isError: true };
       }
       if (r.timedOut) {
         return { content: `${note}Command timed out after ${timeoutMs / 1000} s and was killed, with every process it started.${out ? `\nOutput before the timeout:\n${out}` : ''}`, isError: true };

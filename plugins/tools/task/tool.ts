@@ -121,7 +121,8 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
           limits: { maxTurns },
           session: { dir: sessionDir },
           plugins: pluginOptionsFor(parent, pluginNames),
-          permissions: parent.preset.permissions,
+          // The parent decides every call (forwardHooks), so the child's own mode never answers; default needs no opt-ins.
+          permissions: { mode: 'default' },
         };
       }
 

@@ -13,8 +13,11 @@ import { selectClient, type ClientChoice } from './model/select.js';
 import { Transcript, SessionError } from './session/transcript.js';
 import type { AgentEvent, PermissionDecision, RunResult } from './types.js';
 
+/** The built-in preset used when none is named. */
+export const DEFAULT_PRESET = 'default';
+
 export interface AgentOptions {
-  /** A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default: `minimal`. */
+  /** A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default: `default`. */
   preset?: string | KernelPreset;
   /** Working directory. Default: process.cwd(). */
   cwd?: string;
@@ -63,15 +66,26 @@ export interface PluginEntry { name: string; options: unknown; origin: string }
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
-  const { loadPreset } = await import('./preset/index.js');
   let preset: KernelPreset;
   let presetDir = cwd;
+  const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
   if (options.preset && typeof options.preset === 'object') {
+    // A preset object from a program: its plugins are resolved here, relative to cwd.
     preset = options.preset;
+    const { impliedPlugins, BUILTIN_PLUGINS } = await import('../plugins/index.js');
+    const { resolvePlugin } = await import('./preset/resolve-plugins.js');
+    for (const e of impliedPlugins(preset) as PluginEntry[]) {
+      const load = BUILTIN_PLUGINS[e.name];
+      loaded.push({ plugin: load ? await load() : await resolvePlugin(e.name, presetDir), options: e.options, origin: e.origin });
+    }
   } else {
-    const resolved = await loadPreset({ preset: options.preset ?? 'minimal', cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+    // A preset file or name: the loader validates it and resolves its plugins (options checked,
+    // each with the file:line:col that asked for it).
+    const { loadPreset } = await import('./preset/index.js');
+    const resolved = await loadPreset({ preset: options.preset ?? DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
     preset = resolved.preset as KernelPreset;
     presetDir = resolved.baseDir;
+    for (const p of resolved.plugins) loaded.push({ plugin: p.plugin, options: p.options, origin: p.origin });
   }
 
   let resume = options.resume;
@@ -80,15 +94,6 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     if (!resume) throw new SessionError(`no earlier session to continue in ${cwd}`);
   }
 
-  const { impliedPlugins, BUILTIN_PLUGINS } = await import('../plugins/index.js');
-  const { resolvePlugin } = await import('./preset/resolve-plugins.js');
-  const entries: PluginEntry[] = impliedPlugins(preset);
-  const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
-  for (const e of entries) {
-    const load = BUILTIN_PLUGINS[e.name];
-    const plugin = load ? await load() : await resolvePlugin(e.name, presetDir);
-    loaded.push({ plugin, options: e.options, origin: e.origin });
-  }
   for (const p of options.plugins ?? []) loaded.push({ plugin: p.plugin, options: p.options, origin: 'createAgent({ plugins })' });
 
   const choice = options.client

@@ -66,7 +66,7 @@ describe('rein preset print', () => {
     expect(io.stdout).toBe([
       'model:',
       '  provider: anthropic # default',
-      '  name: claude-sonnet-4-5 # default',
+      '  name: claude-sonnet-4-6 # default',
       'tools:',
       '  - Read # project rein.config.yaml:1',
       '  - Grep # project rein.config.yaml:1',

@@ -128,7 +128,7 @@ extends: minimal
 
 model:
   provider: anthropic        # uses ANTHROPIC_API_KEY, or the embedded simulator without one
-  name: claude-sonnet-4-5
+  name: claude-sonnet-4-6
   maxTokens: 16000           # max_tokens per request
   # thinking: { type: enabled, budget_tokens: 4000 }
 

@@ -25,7 +25,7 @@ import type { LayerName } from './merge.js';
  * Code's default Sonnet; the permission mode is Claude Code's default (ask before anything risky).
  */
 export const BUILTIN_DEFAULTS = Object.freeze({
-  model: Object.freeze({ provider: 'anthropic', name: 'claude-sonnet-4-5' }),
+  model: Object.freeze({ provider: 'anthropic', name: 'claude-sonnet-4-6' }),
   permissions: Object.freeze({ mode: 'default' }),
 });
 

@@ -37,7 +37,7 @@ const ruleList = (what: string) => z.array(nonEmpty).describe(what);
 
 const modelSchema = z.object({
   provider: z.enum(MODEL_PROVIDERS).describe('Model client. `anthropic` uses ANTHROPIC_API_KEY, or the embedded simulator when it is unset.'),
-  name: nonEmpty.describe('Model id sent as `model`, e.g. claude-sonnet-4-5.'),
+  name: nonEmpty.describe('Model id sent as `model`, e.g. claude-sonnet-4-6.'),
   maxTokens: z.number().int().positive().describe('`max_tokens` per request, tokens.'),
   contextWindow: z.number().int().positive().describe('Context window of the model, tokens (compaction thresholds derive from it).'),
   fallbackModel: nonEmpty.describe('Model to switch to when the main model is overloaded.'),

@@ -72,14 +72,14 @@ describe('layer precedence', () => {
     write(join(home, '.config/rein/config.yaml'), 'model:\n  name: user-model\n');
     write(join(proj, 'rein.config.yaml'), 'tools: [Bash]\n');
     const r = await load({ layers: false, preset: 'minimal' });
-    expect(r.preset.model?.name).toBe('claude-sonnet-4-5');
+    expect(r.preset.model?.name).toBe('claude-sonnet-4-6');
     expect(r.preset.tools).toEqual(['Read', 'Glob', 'Grep', 'Write', 'Edit']);
     expect(r.files).toHaveLength(1);
   });
 
   it('with no layer files the result is the built-in defaults', async () => {
     const r = await load();
-    expect(r.preset).toEqual({ model: { provider: 'anthropic', name: 'claude-sonnet-4-5' }, permissions: { mode: 'default' } });
+    expect(r.preset).toEqual({ model: { provider: 'anthropic', name: 'claude-sonnet-4-6' }, permissions: { mode: 'default' } });
     expect(r.files).toEqual([]);
     expect(r.baseDir).toBe(proj);
   });
@@ -115,7 +115,7 @@ describe('merge rules across layers', () => {
     write(join(proj, 'rein.local.yaml'), 'tools: [Grep]\nmodel:\n  effort: high\n');
     const r = await load();
     expect(r.preset.tools).toEqual(['Grep']);
-    expect(r.preset.model).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-5', maxTokens: 4000, thinking: { type: 'adaptive' }, effort: 'high' });
+    expect(r.preset.model).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6', maxTokens: 4000, thinking: { type: 'adaptive' }, effort: 'high' });
     expect(r.origins.has('tools.1')).toBe(false);
   });
 

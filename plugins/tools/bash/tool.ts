@@ -45,7 +45,7 @@ function setBashCwd(kernel: Kernel, cwd: string): void {
 
 export const bashInput = z.strictObject({
   command: z.string().min(1).describe('The command to run'),
-  timeout: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
+  timeout: z.number().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
   description: z.string().optional().describe('What the command does, in 5-10 words (e.g. "Run the unit tests", "List files in src")'),
 });
 

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../../../kernel/tool.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';
+import { wholeNumber } from '../shared/schema.js';
 import { DEFAULT_HEAD_LIMIT, formatGrep } from './format.js';
 import { searchWithJs } from './js-search.js';
 import { checkPattern, splitGlobs, type GrepQuery } from './query.js';
@@ -20,10 +21,10 @@ export const grepInput = z.strictObject({
     .describe('"content": matching lines; "files_with_matches": paths of files that match (default); "count": matches per file'),
   '-i': z.boolean().optional().describe('Case-insensitive search'),
   '-n': z.boolean().optional().describe('Show line numbers (content mode; default true)'),
-  '-A': z.number().int().min(0).optional().describe('Lines of context after each match (content mode)'),
-  '-B': z.number().int().min(0).optional().describe('Lines of context before each match (content mode)'),
-  '-C': z.number().int().min(0).optional().describe('Lines of context before and after each match (content mode)'),
-  head_limit: z.number().int().min(0).optional().describe(`Return at most this many lines, files or counts (default ${DEFAULT_HEAD_LIMIT}; 0 for no limit, to use sparingly)`),
+  '-A': wholeNumber(0).optional().describe('Lines of context after each match (content mode)'),
+  '-B': wholeNumber(0).optional().describe('Lines of context before each match (content mode)'),
+  '-C': wholeNumber(0).optional().describe('Lines of context before and after each match (content mode)'),
+  head_limit: wholeNumber(0).optional().describe(`Return at most this many lines, files or counts (default ${DEFAULT_HEAD_LIMIT}; 0 for no limit, to use sparingly)`),
   multiline: z.boolean().optional().describe('Let the pattern span lines and "." match newlines (default false)'),
 });
 

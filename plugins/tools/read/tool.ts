@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { defineTool, ToolError } from '../../../kernel/tool.js';
 import type { ContentBlock } from '../../../kernel/types.js';
 import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
+import { wholeNumber } from '../shared/schema.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
 import {
   BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
@@ -32,8 +33,8 @@ export const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
 
 export const readInput = z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to read (a relative path is taken from the working directory)'),
-  offset: z.number().int().min(0).optional().describe('Line number to start from (1 is the first line). Give it only for files too long to read at once'),
-  limit: z.number().int().positive().optional().describe(`How many lines to read (default ${DEFAULT_READ_LINES})`),
+  offset: wholeNumber(0).optional().describe('Line number to start from (1 is the first line). Give it only for files too long to read at once'),
+  limit: wholeNumber(1).optional().describe(`How many lines to read (default ${DEFAULT_READ_LINES})`),
 });
 
 export type ReadInput = z.output<typeof readInput>;

@@ -42,6 +42,16 @@ export class StepCursor {
     return !next || next.prompt !== undefined || next.compactionBefore?.trigger === 'manual';
   }
 
+  /**
+   * The recording's time as the agent should see it now: the time of the request about to be sent
+   * when one is due (a turn is starting, or the next step continues the turn), else the time of the
+   * latest request sent.
+   */
+  clock(): number {
+    const next = this.peek();
+    return next && (this.startingTurn || !this.turnEndsHere()) && next.at > this.now ? next.at : this.now;
+  }
+
   /** The step for the next main-loop request, or undefined when the recording has none for it. */
   take(): WorkloadStep | undefined {
     const next = this.peek();

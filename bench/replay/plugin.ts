@@ -4,8 +4,6 @@
  * - allows every call ahead of all permission rules (the recorded session already made those
  *   decisions; a denial here would put a different result into the context);
  * - ends the kernel's turn after the tool results where the recording continued with a new prompt;
- * - maps the recording's clock onto message timestamps (`meta.at`), so a strategy that measures
- *   idle time from them sees the recorded gaps;
  * - observes compactions and context-stage rewrites: sizes, latency and retained facts.
  */
 import type { Kernel } from '../../kernel/kernel.js';
@@ -54,18 +52,9 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
         return post;
       });
 
-      // Recorded time of each message: when it entered the history (the request time it followed).
-      const recordedAt = new WeakMap<object, number>();
       let before: { messages: Message[]; compactions: number } | undefined;
       let compactionCount = 0;
       kernel.hooks.context.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, (state) => {
-        const nowRecorded = Math.max(cursor.now, cursor.peek()?.at ?? cursor.now);
-        const wall = Date.now();
-        for (const m of state.messages) {
-          let at = recordedAt.get(m);
-          if (at === undefined) { at = m.role === 'user' && m === state.messages[state.messages.length - 1] ? nowRecorded : cursor.now; recordedAt.set(m, at); }
-          if (m.meta) m.meta.at = wall - (nowRecorded - at);
-        }
         before = { messages: state.messages, compactions: compactionCount };
         return state;
       });

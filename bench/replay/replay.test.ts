@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { definePlugin } from '../../kernel/plugin.js';
 import { generateWorkload } from '../workloads/generator.js';
 import type { Workload } from '../workloads/types.js';
 import { loadBenchPreset, replayWorkload, type LoadedPreset } from './replay.js';
@@ -86,6 +87,23 @@ describe('replay', () => {
     const r = await replayWorkload(w, bare);
     expect(r.summary.cacheRead).toBe(0);
     expect(r.summary.cacheEfficiency).toBeLessThan(0.3);
+  });
+});
+
+describe('replay clock', () => {
+  it('shows strategies the recorded time: Date.now() before each request is that step\'s timestamp', async () => {
+    const seen: number[] = [];
+    const clockProbe = definePlugin({
+      name: 'bench-test/clock-probe',
+      apply(kernel) { kernel.hooks.context.tap('bench-test/clock-probe', (state) => { seen.push(Date.now()); return state; }); },
+    });
+    const preset: LoadedPreset = { ...stable, plugins: [...stable.plugins, { plugin: clockProbe, options: {}, origin: 'test' }] };
+    const w = generateWorkload('gen:turns=6,prompts=2,gap=3600,step=7');
+    const before = Date.now();
+    await replayWorkload(w, preset);
+    expect(seen).toEqual(w.steps.map((s) => s.at));
+    // The real clock is back afterwards.
+    expect(Date.now()).toBeGreaterThanOrEqual(before);
   });
 });
 

@@ -169,6 +169,12 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   };
   delete kernelPreset.limits;
 
+  // The agent sees the recording's clock: strategies that measure idle time (Date.now() against the
+  // last response or a message's timestamp) see the recorded gaps. Restored when the replay ends;
+  // replays in one thread run one at a time.
+  const realNow = Date.now;
+  Date.now = () => cursor.clock();
+
   const terminals: Record<string, number> = {};
   const problems: string[] = [];
   let skippedSteps = 0;
@@ -213,6 +219,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       await kernel.close();
     }
   } finally {
+    Date.now = realNow;
     await rm(dir, { recursive: true, force: true });
   }
   return {

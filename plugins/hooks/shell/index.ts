@@ -291,7 +291,7 @@ class ShellHooks {
     this.observe('SubagentStart', (tap) => h.subagentStart.tapPromise('hooks/shell', (s, ctx) => tap(ctx, s.preset, { agent_id: s.childSessionId, agent_type: s.preset })));
     this.observe('SubagentStop', (tap) => h.subagentStop.tapPromise('hooks/shell', (s, ctx) => tap(ctx, s.preset, { agent_id: s.childSessionId, agent_type: s.preset, last_assistant_message: s.result?.text ?? '', stop_hook_active: false })));
     h.sessionEnd.tapPromise('hooks/shell', async (s, ctx) => {
-      if (this.has('SessionEnd')) await this.runObserved('SessionEnd', s.error ? 'other' : 'other', { reason: s.error ? 'error' : 'other' }, ctx);
+      if (this.has('SessionEnd')) await this.runObserved('SessionEnd', 'other', { reason: s.error ? 'error' : 'other' }, ctx);
       await Promise.allSettled([...this.background]);
       this.preResults.clear();
     });

@@ -244,16 +244,15 @@ describe('other events', () => {
 
   it('SessionEnd and Notification hooks run', async () => {
     const d = dir();
-    const log = join(d, 'log.txt');
     const k = await kernelWith(d, {
-      SessionEnd: [{ hooks: [{ type: 'command', command: `cat >> ${log}; echo >> ${log}` }] }],
-      Notification: [{ hooks: [{ type: 'command', command: `cat >> ${log}; echo >> ${log}` }] }],
+      SessionEnd: [{ hooks: [{ type: 'command', command: `cat > ${join(d, 'end.json')}` }] }],
+      Notification: [{ hooks: [{ type: 'command', command: `cat > ${join(d, 'note.json')}` }] }],
     });
     k.emit({ type: 'permission_denied', denial: { tool_name: 'Bash', tool_use_id: 't', tool_input: {}, reason: 'no rule' } });
+    // SessionEnd waits for Notification hooks still running.
     await k.hooks.sessionEnd.promise({ sessionId: 's' }, k.runContext());
-    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.hook_event_name).sort()).toEqual(['Notification', 'SessionEnd']);
-    expect(lines.find((l) => l.hook_event_name === 'Notification').message).toMatch(/denied Bash: no rule/);
+    expect(JSON.parse(readFileSync(join(d, 'end.json'), 'utf8'))).toMatchObject({ hook_event_name: 'SessionEnd', reason: 'other' });
+    expect(JSON.parse(readFileSync(join(d, 'note.json'), 'utf8'))).toMatchObject({ hook_event_name: 'Notification', notification_type: 'permission_denied', message: expect.stringMatching(/denied Bash: no rule/) });
   });
 
   it('rejects a bad matcher when the plugin loads', async () => {

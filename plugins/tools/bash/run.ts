@@ -8,6 +8,18 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * Environment that keeps commands from waiting for a person who is not there: pagers print
+ * straight through, git takes the default message instead of opening an editor, and credential
+ * prompts fail at once. The plugin's `env` option can override each.
+ */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_EDITOR: 'true',
+  GIT_TERMINAL_PROMPT: '0',
+});
+
 /** Largest log a command may write, bytes; past it the command is killed (a runaway `yes` must not fill the disk). */
 export const MAX_LOG_BYTES = 512 * 1024 * 1024;
 /** How often the log size is checked, ms. */
@@ -69,7 +81,7 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellResult>
         cwd: o.cwd,
         detached: true,
         stdio: ['ignore', fd, fd],
-        env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', ...o.env, REIN_BASH_COMMAND: command, REIN_BASH_CWD_FILE: cwdFile },
+        env: { ...process.env, ...NON_INTERACTIVE_ENV, ...o.env, REIN_BASH_COMMAND: command, REIN_BASH_CWD_FILE: cwdFile },
       });
     } catch (err) {
       closeSync(fd);

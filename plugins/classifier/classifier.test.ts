@@ -159,6 +159,16 @@ describe('auto mode classifier', () => {
 });
 
 describe('classifier pieces', () => {
+  it('sets aside allow rules that would bypass it, keeps narrow ones', async () => {
+    const { k, classifierRequests } = await setup(scenario('', SIDE), {}, { permissions: { mode: 'auto', allow: ['Bash(python:*)', 'Bash(node *)', 'Bash', 'Bash(git status)', 'Bash(python -m pytest:*)'] } });
+    expect(await decide(k, 'Bash', { command: 'git status' })).toMatchObject({ behavior: 'allow', source: 'permissions' });
+    expect(await decide(k, 'Bash', { command: 'python -m pytest -q' })).toMatchObject({ behavior: 'allow', source: 'permissions' });
+    expect(classifierRequests()).toHaveLength(0);
+    expect(await decide(k, 'Bash', { command: 'python -c "import os"' })).toMatchObject({ source: 'classifier' });
+    expect(await decide(k, 'Bash', { command: 'node x.js' })).toMatchObject({ source: 'classifier' });
+    expect(classifierRequests().length).toBeGreaterThan(0);
+  });
+
   it('parses verdicts, ignoring thinking, including unclosed thinking', () => {
     expect(parseVerdict('<block>no')).toEqual({ block: false, reason: undefined });
     expect(parseVerdict('<block>yes</block><reason>bad</reason>')).toEqual({ block: true, reason: 'bad' });

@@ -2,6 +2,9 @@
  * `classifier`: permission mode `auto`. Calls no rule decided are judged by a side request to a
  * model (book ch17), in layers, each reached only when the cheaper one could not decide:
  *
+ * Allow rules that would let arbitrary code past it (`Bash`, `Bash(python:*)`, `Bash(node *)`, ...)
+ * are set aside while auto mode is on (book ch16 §A5).
+ *
  * 1. read-only calls inside the working directories run (no request; the shell, network tools
  *    and MCP tools are always judged);
  * 2. calls acceptEdits would allow (file edits inside the working directories) run (no request);
@@ -23,6 +26,7 @@ import { permissionContext } from '../permissions/config.js';
 import { MODE_PLUGINS } from '../permissions/mode-plugin.js';
 import { editDecision, readDecision } from '../permissions/modes.js';
 import { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION, type AutoModeRules } from './prompt.js';
+import { isDangerousAllow } from './dangerous.js';
 import { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tracker.js';
 import { fitTranscript, projectAction, projectTranscript } from './transcript.js';
 import { parseVerdict, type Verdict } from './verdict.js';
@@ -122,6 +126,14 @@ export default definePlugin({
     };
     const pc = permissionContext(kernel);
     pc.mode = 'auto';
+    // Interpreter-wide allow rules would let any code past the classifier: set them aside.
+    const stripped = pc.rules.allow.filter(isDangerousAllow);
+    if (stripped.length) {
+      pc.rules.allow = pc.rules.allow.filter((r) => !isDangerousAllow(r));
+      kernel.hooks.sessionStart.tap('classifier', () => {
+        kernel.emit({ type: 'notice', level: 'warn', source: 'classifier', message: `auto mode sets aside allow rules that would bypass the classifier: ${stripped.map((r) => r.text).join(', ')}` });
+      });
+    }
     const tracker = new DenialTracker(o.maxConsecutiveDenials, o.maxTotalDenials);
     kernel.hooks.permission.tapPromise({ name: 'classifier', stage: PERMISSION_STAGE.MODE }, async (q, ctx): Promise<PermissionDecision> => {
       // Network and MCP tools are never "read-only" here (tools.ts REACHES_OUTSIDE): they are judged.
@@ -145,4 +157,5 @@ export default definePlugin({
 export { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION } from './prompt.js';
 export { projectTranscript, projectAction, fitTranscript } from './transcript.js';
 export { parseVerdict, stripThinking } from './verdict.js';
+export { isDangerousAllow, DANGEROUS_COMMANDS } from './dangerous.js';
 export { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tracker.js';

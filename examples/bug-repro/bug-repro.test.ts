@@ -34,7 +34,7 @@ async function replay(scenario: string): Promise<{ events: AgentEvent[]; request
   }
 }
 
-const BINARY_ERROR = /^Error: Cannot read .*firmware\.dat: it is a binary file \(64 bytes\).*through Bash/;
+const BINARY_ERROR = /^Cannot read .*firmware\.dat: it is a binary file \(64 bytes\).*through Bash/;
 
 describe('bug: Read on a binary file', () => {
   it('the model gets an is_error tool_result naming the problem and a way out, and the run goes on to end_turn', async () => {

@@ -43,7 +43,7 @@ describe('examples/own-hooks', () => {
     const results = events.flatMap((e) => (e.type === 'tool_results' ? e.message.content : []));
     expect(results).toMatchObject([
       { type: 'tool_result', content: [{ type: 'text', text: 'Deployed 1.4.0 to staging.' }] },
-      { type: 'tool_result', is_error: true, content: [{ type: 'text', text: 'Error: Deploy of 1.4.0 to production refused: production is frozen: the release freeze lasts until Monday' }] },
+      { type: 'tool_result', is_error: true, content: [{ type: 'text', text: 'Deploy of 1.4.0 to production refused: production is frozen: the release freeze lasts until Monday' }] },
     ]);
     expect(events).toContainEqual({ type: 'notice', level: 'info', source: 'deploy-freeze', message: 'deployed 1.4.0 to staging (not frozen)' });
   });

@@ -258,7 +258,9 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   } catch (err) {
     isError = true;
     // A ToolError's message is written for the model and goes back as it is; anything else is labelled.
-    output = ctx.signal.aborted ? abortedText(ctx.signal.reason) : err instanceof ToolError ? err.message : `Error: ${(err as Error).message ?? String(err)}`;
+    // By name too: a plugin loaded from a file or package may bring its own copy of rein's ToolError.
+    const toolError = err instanceof ToolError || (err as Error | undefined)?.name === 'ToolError';
+    output = ctx.signal.aborted ? abortedText(ctx.signal.reason) : toolError ? (err as Error).message : `Error: ${(err as Error).message ?? String(err)}`;
   }
   // A call stopped by a failing sibling is a consequence, not a new failure: it must not cascade again.
   const toolFailed = isError && !ctx.signal.aborted;

@@ -61,6 +61,16 @@ describe('Bash', () => {
     expect(textOf(await callTool(resumed, 'Bash', { command: 'pwd' }))).toBe(join(dir, 'sub'));
   });
 
+  it('says when a command changed files read earlier', async () => {
+    const k = await kernel();
+    writeFileSync(join(dir, 'watched.txt'), 'one\n');
+    await callTool(k, 'Read', { file_path: join(dir, 'watched.txt') });
+    const quiet = await callTool(k, 'Bash', { command: 'cat watched.txt' });
+    expect(textOf(quiet)).toBe('one');
+    const r = await callTool(k, 'Bash', { command: 'echo two >> watched.txt && echo done' });
+    expect(textOf(r)).toBe('done\n\n(Files you read earlier changed during this command: watched.txt. Read them again before editing them.)');
+  });
+
   it('gives an empty output a placeholder', async () => {
     expect(textOf(await callTool(await kernel(), 'Bash', { command: 'true' }))).toBe('(Bash completed with no output)');
   });

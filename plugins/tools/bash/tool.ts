@@ -9,6 +9,8 @@ import { z } from 'zod';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { abortedText } from '../../../kernel/loop/tools.js';
 import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
+import { getFileState } from '../shared/file-state.js';
+import { displayPath } from '../shared/paths.js';
 import { isReadOnlyCommand } from './read-only.js';
 import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
 
@@ -112,6 +114,17 @@ function outputText(logFile: string, bytes: number): string {
   return `<persisted-output>\nOutput too large (${bytes} bytes). Full output saved to: ${logFile}\n\nFirst lines:\n${head}\n...\n\nLast lines:\n${tail.replace(/\n$/, '')}\n</persisted-output>`;
 }
 
+/** Files read earlier whose content a (possibly writing) command just changed: a note for the model, or ''. */
+function staleNote(kernel: Kernel, command: string, cwd: string): string {
+  if (isReadOnlyCommand(command)) return '';
+  const store = getFileState(kernel);
+  if (store.size === 0) return '';
+  const changed = store.changedSince();
+  if (!changed.length) return '';
+  const names = changed.slice(0, 10).map((r) => displayPath(cwd, r.path));
+  return `\n\n(Files you read earlier changed during this command: ${names.join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}. Read them again before editing them.)`;
+}
+
 export interface BashToolOptions {
   /** Default timeout, ms. */
   defaultTimeoutMs?: number;
@@ -145,6 +158,7 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       rmSync(`${logFile}.cwd`, { force: true });
       if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
       const out = outputText(logFile, r.outputBytes);
+      const stale = staleNote(kernel, input.command, ctx.cwd);
 
       if (r.aborted) {
         return { content: `${abortedText(r.aborted.reason)}${out ? `\nOutput before it was stopped:\n${out}` : ''}`, isError: true };
@@ -157,9 +171,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       }
       if (r.exitCode !== 0) {
         const status = r.exitCode === null ? `Killed by signal ${r.signal}` : `Exit code ${r.exitCode}`;
-        return { content: `${note}${status}${out ? `\n${out}` : ''}`, isError: true };
+        return { content: `${note}${status}${out ? `\n${out}` : ''}${stale}`, isError: true };
       }
-      return `${note}${out}`;
+      return `${note}${out}${stale}`;
     },
   });
 }

@@ -87,6 +87,24 @@ export class FileStateStore {
     return { ok: false, reason: 'stale', record: rec };
   }
 
+  /**
+   * Records whose file changed on disk (other mtime or size, or removed) since they were read or
+   * written, checked at most `limit` records (newest first). Used to tell the model after a shell
+   * command that its view of those files is stale (Claude Code's staleReadFileStateHint, book ch9 §9.8).
+   */
+  changedSince(limit = 500): FileRecord[] {
+    const out: FileRecord[] = [];
+    for (const rec of this.snapshot().slice(0, limit)) {
+      try {
+        const st = statSync(rec.path);
+        if (st.mtimeMs !== rec.mtimeMs || st.size !== rec.size) out.push(rec);
+      } catch {
+        out.push(rec);
+      }
+    }
+    return out;
+  }
+
   /** All records, newest first (what compaction restores from). */
   snapshot(): FileRecord[] {
     return [...this.files.values()].sort((a, b) => b.at - a.at);

@@ -11,7 +11,8 @@ import type { RunInput } from './loop/run.js';
 import type { ModelClient } from './model/client.js';
 import { selectClient, type ClientChoice } from './model/select.js';
 import { Transcript, SessionError } from './session/transcript.js';
-import type { AgentEvent, PermissionDecision, RunResult } from './types.js';
+import type { AgentEvent, RunResult } from './types.js';
+import type { CanUseTool } from '../plugins/permissions/callback.js';
 
 /** The built-in preset used when none is named. */
 export const DEFAULT_PRESET = 'default';
@@ -39,7 +40,7 @@ export interface AgentOptions {
    * Answers permission `ask`s (the headless host callback). Without it an `ask` is denied.
    * Return `{ behavior: 'allow' }` or `{ behavior: 'deny', message }`.
    */
-  canUseTool?: (toolName: string, input: Record<string, unknown>) => Promise<PermissionDecision> | PermissionDecision;
+  canUseTool?: CanUseTool;
   /** Environment for `${VAR}` interpolation and the API key. Default: process.env. */
   env?: NodeJS.ProcessEnv;
   /** Set when this agent is a child (the Task tool): the parent's session id and the Task tool_use id. */
@@ -83,7 +84,8 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     // each with the file:line:col that asked for it).
     const { loadPreset } = await import('./preset/index.js');
     const resolved = await loadPreset({ preset: options.preset ?? DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
-    preset = resolved.preset as KernelPreset;
+    // The files the preset came from are protected from writes by the permission plugins.
+    preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
     presetDir = resolved.baseDir;
     for (const p of resolved.plugins) loaded.push({ plugin: p.plugin, options: p.options, origin: p.origin });
   }
@@ -107,8 +109,10 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     throw err;
   }
   if (options.canUseTool) {
-    const answer = options.canUseTool;
-    kernel.hooks.permissionRequest.tapPromise('createAgent.canUseTool', async (ask) => answer(ask.toolName, ask.input));
+    // Through the permission plugin's host adapter, so an answer that rewrites the input is checked
+    // against the deny rules again.
+    const { answerWith } = await import('../plugins/permissions/callback.js');
+    answerWith(kernel, options.canUseTool, 'createAgent.canUseTool');
   }
   return {
     kernel,

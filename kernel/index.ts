@@ -19,3 +19,4 @@ export { estimateMessageTokens, estimateTextTokens } from './tokens/estimate.js'
 export type { ModelClient, ModelRequest } from './model/client.js';
 export { createAnthropicClient } from './model/anthropic.js';
 export { Transcript } from './session/transcript.js';
+export type { CanUseTool, PermissionResult } from '../plugins/permissions/callback.js';

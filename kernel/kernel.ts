@@ -90,8 +90,6 @@ export class Kernel {
   readonly parent: { sessionId: string; toolUseId: string } | undefined;
   /** The conversation so far (survives across `run()` calls on the same kernel). */
   messages: Message[] = [];
-  /** Usage of the last main-loop response and the history length it covered (for token accounting). */
-  lastResponse: { usage: Usage; messageCount: number; message: ApiMessage } | undefined;
   private transcriptRef: Transcript | undefined;
   private readonly resumeId: string | undefined;
   private readonly fixedSessionId: string | undefined;

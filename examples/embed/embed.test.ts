@@ -28,7 +28,7 @@ const EXPECTED = [
   '  ok',
   '> Bash {"command":"rm -rf sample/build","description":"Clean up"}',
   '  asked about Bash: deny',
-  '  denied: Bash is not allowed here: this program only lets the agent run wc, ls, cat and head.',
+  '  denied: denied by the host: Bash is not allowed here: this program only lets the agent run wc, ls, cat and head.',
   '  failed',
   'assistant: There are 3 TODOs: two in sample/app.py (13 lines) and one in sample/notes.md.',
 ];

@@ -9,7 +9,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type KernelPreset, type PermissionDecision, type RunResult } from '../../kernel/index.js';
+import { createAgent, type AgentEvent, type KernelPreset, type PermissionResult, type RunResult } from '../../kernel/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -29,7 +29,7 @@ const READ_ONLY_COMMAND = /^(wc|ls|cat|head) [\w./ -]+$/;
  * Answers a permission ask. Reads inside the working directory never ask in mode `default`; Bash
  * always does, so this is where the program decides.
  */
-export function canUseTool(toolName: string, input: Record<string, unknown>): PermissionDecision {
+export function canUseTool(toolName: string, input: Record<string, unknown>): PermissionResult {
   if (toolName === 'Bash' && typeof input.command === 'string' && READ_ONLY_COMMAND.test(input.command)) return { behavior: 'allow' };
   return { behavior: 'deny', message: `${toolName} is not allowed here: this program only lets the agent run wc, ls, cat and head.` };
 }

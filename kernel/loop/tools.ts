@@ -295,3 +295,4 @@ function textOf(output: ToolOutput): string {
   if (typeof content === 'string') return content;
   return content.map((b: ContentBlock) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
 }
+

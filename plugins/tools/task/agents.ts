@@ -12,7 +12,10 @@ export const agentDefinition = z.strictObject({
   preset: z.string().optional(),
   /** System prompt of an inline agent. */
   prompt: z.string().optional(),
-  /** Tool names the agent gets (default: the parent's tools except Task). */
+  /**
+   * Tool names the agent gets (default: the parent's tools except Task). MCP tools (`mcp__server__tool`,
+   * or `mcp__server__*` for all of a server's) are shared from the parent, using its connections.
+   */
   tools: z.array(z.string()).optional(),
   /** Model (default: the parent's). */
   model: z.string().optional(),

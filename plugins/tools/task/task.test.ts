@@ -9,6 +9,9 @@ import { embeddedSimulator } from '../../../kernel/model/select.js';
 import { parseScenario } from '../../../kernel/simulator/index.js';
 import type { SubagentInfo } from '../../../kernel/hook-payloads.js';
 import type { ContentBlock, Message } from '../../../kernel/types.js';
+import { definePlugin } from '../../../kernel/plugin.js';
+import { defineTool } from '../../../kernel/tool.js';
+import { z } from 'zod';
 import { cleanupTempDirs, tempDir, useTempReinHome } from '../shared/testing.js';
 
 let dir: string;
@@ -90,6 +93,34 @@ describe('Task', () => {
 
       // The child's requests count in the parent's usage.
       expect(result.sideUsage.subagent?.output_tokens).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('shares the parent\'s MCP tools with the child (same tool objects, same connections)', async () => {
+    const scenario = parseScenario(`
+turns:
+  - reply: [{ tool_use: { name: Task, input: { description: "Ping", prompt: "Ping the server." } } }]
+  - reply: [{ tool_use: { name: mcp__fake__ping, input: {} } }]
+  - reply: [{ text: "pong received" }]
+  - reply: [{ text: "done" }]
+`);
+    const client = await embeddedSimulator({ scenario });
+    try {
+      let calls = 0;
+      const fakeMcp = definePlugin({
+        name: 'fake-mcp',
+        apply(k) {
+          k.tools.register(defineTool({ name: 'mcp__fake__ping', description: 'ping', inputSchema: z.object({}), isReadOnly: () => true, call: async () => { calls++; return 'pong'; } }), 'tools/mcp');
+        },
+      });
+      const parent = await createKernel({ preset: { name: 'p', tools: ['Task'] }, cwd: dir, client, plugins: [{ plugin: fakeMcp }, { plugin: taskPlugin }] });
+      parent.hooks.permission.tap('allow', () => ({ behavior: 'allow' }));
+      const result = await parent.run({ prompt: 'go' }).result;
+      expect(result.text).toBe('done');
+      expect(calls).toBe(1);
+      expect(toolResults(parent.messages)[0]!.text).toBe('pong received');
     } finally {
       await client.close();
     }

@@ -103,6 +103,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
       const { TOOL_PLUGINS } = await import('../../index.js');
 
+      let sharedTools: Tool[] = [];
       let presetArg: string | KernelPreset;
       let overrides: Record<string, unknown> | undefined;
       if (def.preset) {
@@ -111,7 +112,10 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         presetArg = /[\\/]|\.ya?ml$/.test(p) && existsSync(file) ? file : p;
         overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(def.model || input.model ? { model: { name: model } } : {}) };
       } else {
-        const tools = (def.tools ?? parent.tools.names().filter((n) => n !== 'Task' && !n.startsWith('mcp__'))).filter((n) => n !== 'Task' || def.tools?.includes('Task'));
+        const wanted = def.tools ?? parent.tools.names().filter((n) => n !== 'Task');
+        // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
+        sharedTools = parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
+        const tools = wanted.filter((n) => !n.startsWith('mcp__'));
         const pluginNames = tools.map((t) => TOOL_PLUGINS[t]).filter((n): n is string => n !== undefined);
         presetArg = {
           name: `${parent.preset.name ?? 'agent'}/${type}`,
@@ -130,6 +134,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         preset: presetArg, overrides, cwd: parent.cwd, layers: false, client: sharedClient(parent.client), parent: link,
       });
       const child = agent.kernel;
+      for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
       forwardHooks(child, parent);
       const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
       const pctx = parent.runContext(ctx.signal);

@@ -9,9 +9,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else {
   let main;
   try {
-    main = await import('../dist/cli/main.js');
+    main = await import('../dist/bundle/main.js');
   } catch (err) {
-    if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js')) {
+    if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist/bundle/main.js')) {
       process.stderr.write('rein: the compiled files are missing; run `npm install` (or `npm run build`) in the rein folder first\n');
       process.exit(70);
     }

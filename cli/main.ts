@@ -9,21 +9,19 @@
  *   130  interrupted (SIGINT)
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { reinRoot } from '../kernel/preset/paths.js';
 
 export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130 });
 
-const require = createRequire(import.meta.url);
-
+/** rein's version, from the package.json found above this module (from source, dist/ or the bundle). */
 function version(): string {
-  for (const p of ['../../package.json', '../package.json']) {
-    try {
-      return (require(p) as { version: string }).version;
-    } catch {
-      // from dist/cli the package.json is two levels up, from cli/ one
-    }
+  try {
+    return (JSON.parse(readFileSync(join(reinRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
   }
-  return '0.0.0';
 }
 
 export function buildProgram(): Command {

@@ -46,7 +46,7 @@ export async function run(bench: Bench): Promise<void> {
   bench.add('rein --version, cold', () => exitTime([BIN, '--version']));
   bench.add('rein run → first request, cold', () => new Promise<void>((done, fail) => {
     arrived = done;
-    const child = spawn(process.execPath, [BIN, 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { env, cwd, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'run', 'hi', '--preset', process.env.STARTUP_PRESET ?? 'minimal', '--no-layers', '--output-format', 'json'], { env, cwd, stdio: 'ignore' });
     child.on('error', fail);
   }));
   bench.addEventListener?.('complete', () => { void server.close(); });

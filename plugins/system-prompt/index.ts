@@ -96,27 +96,24 @@ export default definePlugin({
         throw new PluginError(PLUGIN_NAME, `plugin ${PLUGIN_NAME}: section "${s.name}": file ${fileOf(s.file)} does not exist`);
       }
     }
-    let record: SystemPromptRecord | undefined;
-    const start = () => {
-      if (record) return record;
+    // Computed once per session (or read back from the transcript on resume), then frozen.
+    let record: Promise<SystemPromptRecord> | undefined;
+    const start = (): Promise<SystemPromptRecord> => (record ??= (async () => {
       const past = kernel.transcript.pluginData<SystemPromptRecord>(PLUGIN_NAME);
-      if (past.length) {
-        record = past[past.length - 1]!;
-        return record;
-      }
+      if (past.length) return past[past.length - 1]!;
       const staticFiles: Record<string, string> = {};
       for (const s of options.sections) if (s.file && s.kind === 'static') staticFiles[s.name] = readFileSync(fileOf(s.file), 'utf8');
-      record = {
+      const fresh: SystemPromptRecord = {
         staticFiles,
-        userContext: buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext }),
+        userContext: await buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext }),
       };
-      kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: record });
-      return record;
-    };
-    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => { start(); });
+      kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: fresh });
+      return fresh;
+    })());
+    kernel.hooks.sessionStart.tapPromise(PLUGIN_NAME, async () => { await start(); });
 
-    const own = (): SystemSection[] => {
-      const r = start();
+    const own = async (): Promise<SystemSection[]> => {
+      const r = await start();
       return options.sections.map((s) => {
         if (s.text !== undefined) return { name: s.name, text: s.text, kind: s.kind };
         if (s.kind === 'static') return { name: s.name, text: r.staticFiles[s.name] ?? '', kind: 'static' };
@@ -131,10 +128,10 @@ export default definePlugin({
     };
 
     // Stage -100: the base sections go in first, so other plugins' taps see them and can add after.
-    kernel.hooks.systemPrompt.tap({ name: PLUGIN_NAME, stage: -100 }, (incoming) =>
-      mergeSections(options.defaults ? DEFAULT_SECTIONS : [], incoming, own()));
+    kernel.hooks.systemPrompt.tapPromise({ name: PLUGIN_NAME, stage: -100 }, async (incoming) =>
+      mergeSections(options.defaults ? DEFAULT_SECTIONS : [], incoming, await own()));
 
-    kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.USER_CONTEXT }, (params) =>
-      prependToFirstMessage(params as ModelRequest, start().userContext));
+    kernel.hooks.request.tapPromise({ name: PLUGIN_NAME, stage: REQUEST_STAGE.USER_CONTEXT }, async (params) =>
+      prependToFirstMessage(params as ModelRequest, (await start()).userContext));
   },
 });

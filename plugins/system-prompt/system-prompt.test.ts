@@ -42,12 +42,12 @@ describe('sections', () => {
 });
 
 describe('user context', () => {
-  it('is a reminder with the fixed date, the directory and the git state', () => {
-    expect(gitState(dir)).toBe('Git: not a git repository.');
-    expect(buildUserContext({ date: '2026-01-02', cwd: dir, include: { date: true, cwd: true, platform: false, git: true } })).toBe(
+  it('is a reminder with the fixed date, the directory and the git state', async () => {
+    expect(await gitState(dir)).toBe('Git: not a git repository.');
+    expect(await buildUserContext({ date: '2026-01-02', cwd: dir, include: { date: true, cwd: true, platform: false, git: true } })).toBe(
       `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\nToday's date: 2026-01-02\nWorking directory: ${dir}\nGit: not a git repository.\n</system-reminder>`,
     );
-    expect(buildUserContext({ cwd: dir, include: { date: false, cwd: false, platform: false, git: false } })).toBe('');
+    expect(await buildUserContext({ cwd: dir, include: { date: false, cwd: false, platform: false, git: false } })).toBe('');
   });
   it('is prepended to the first message as a copy', () => {
     const params = { model: 'm', max_tokens: 1, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] };

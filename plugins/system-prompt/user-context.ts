@@ -5,7 +5,7 @@
  * session (Claude Code behaviour, book ch15 §15.1: a date that changes at midnight would rewrite the
  * whole cached prefix; a slightly stale value is cheaper).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { platform, release } from 'node:os';
 
 /** Longest `git status --short` kept, characters (Claude Code truncates its git status the same way). */
@@ -21,24 +21,30 @@ export function localIsoDate(now = new Date()): string {
   return `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
 }
 
-function git(cwd: string, args: string[]): string | undefined {
-  try {
-    return execFileSync('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'ignore'] }).trimEnd();
-  } catch {
-    return undefined;
-  }
+/** Output of one git command, or undefined when it fails (not a repository, no git, timeout). */
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS }, (err, stdout) => resolve(err ? undefined : stdout.trimEnd()));
+  });
 }
 
-/** Git branch, status and recent commits of `cwd`, or a line saying it is not a repository. */
-export function gitState(cwd: string): string {
-  const inside = git(cwd, ['rev-parse', '--is-inside-work-tree']);
+/**
+ * Git branch, status and recent commits of `cwd`, or a line saying it is not a repository. The
+ * commands run concurrently, so start-up waits for the slowest, not for their sum.
+ */
+export async function gitState(cwd: string): Promise<string> {
+  const [inside, branchOut, statusOut, log] = await Promise.all([
+    git(cwd, ['rev-parse', '--is-inside-work-tree']),
+    git(cwd, ['rev-parse', '--abbrev-ref', 'HEAD']),
+    git(cwd, ['status', '--short']),
+    git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)]).then((l) => l ?? ''),
+  ]);
   if (inside !== 'true') return 'Git: not a git repository.';
-  const branch = git(cwd, ['rev-parse', '--abbrev-ref', 'HEAD']) ?? '(unknown)';
-  let status = git(cwd, ['status', '--short']) ?? '';
+  const branch = branchOut ?? '(unknown)';
+  let status = statusOut ?? '';
   if (status.length > MAX_GIT_STATUS_CHARS) {
     status = `${status.slice(0, MAX_GIT_STATUS_CHARS)}\n… (status truncated; run git status for the rest)`;
   }
-  const log = git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)]) ?? '';
   const lines = [`Git branch: ${branch}`];
   lines.push(status ? `Git status (uncommitted changes):\n${status}` : 'Git status: clean.');
   if (log) lines.push(`Recent commits:\n${log}`);
@@ -52,12 +58,12 @@ export interface UserContextOptions {
 }
 
 /** The reminder text (empty when nothing is included). */
-export function buildUserContext(o: UserContextOptions): string {
+export async function buildUserContext(o: UserContextOptions): Promise<string> {
   const parts: string[] = [];
   if (o.include.date) parts.push(`Today's date: ${o.date ?? localIsoDate()}`);
   if (o.include.cwd) parts.push(`Working directory: ${o.cwd}`);
   if (o.include.platform) parts.push(`Platform: ${platform()} ${release()}`);
-  if (o.include.git) parts.push(gitState(o.cwd));
+  if (o.include.git) parts.push(await gitState(o.cwd));
   if (!parts.length) return '';
   return `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\n${parts.join('\n')}\n</system-reminder>`;
 }

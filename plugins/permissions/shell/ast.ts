@@ -7,9 +7,15 @@
  * position is `{ offs, lineCol }` (byte offset; lineCol 0 means "no position"). Each node gets the
  * byte span of its source (`start`, `end`).
  */
-import sh from 'mvdan-sh';
+import { createRequire } from 'node:module';
+import type shModule from 'mvdan-sh';
 
-const { syntax } = sh;
+// mvdan-sh is a large module (~150 ms to load); it is loaded on the first parse, not at start-up,
+// so a run pays for it only once a shell command needs a decision.
+let syntaxRef: typeof shModule.syntax | undefined;
+function shSyntax(): typeof shModule.syntax {
+  return (syntaxRef ??= (createRequire(import.meta.url)('mvdan-sh') as typeof shModule).syntax);
+}
 
 /** A syntax node: `type` is the mvdan/sh type name (`CallExpr`, `Word`, `Lit`, ...); other fields as in Go. */
 export interface Node {
@@ -64,7 +70,7 @@ export function parseBash(src: string, parser: { Parse(src: string, name: string
 
 /** Creates an mvdan/sh parser (bash variant). */
 export function newParser(): { Parse(src: string, name: string): unknown } {
-  return syntax.NewParser();
+  return shSyntax().NewParser();
 }
 
 /** Visits every node in the tree, depth first, parents before children. */

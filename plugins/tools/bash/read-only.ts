@@ -15,7 +15,9 @@ interface ShSyntax {
   Walk(node: ShNode, fn: (node: ShNode | null) => boolean): void;
   NodeType(node: ShNode): string;
 }
-const { syntax } = createRequire(import.meta.url)('mvdan-sh') as { syntax: ShSyntax };
+// Loaded on first use: mvdan-sh costs ~150 ms to load, which start-up should not pay.
+let syntaxRef: ShSyntax | undefined;
+const lazySyntax = (): ShSyntax => (syntaxRef ??= (createRequire(import.meta.url)('mvdan-sh') as { syntax: ShSyntax }).syntax);
 
 /** mvdan/sh redirect operator codes that write to their target: > >> <> >| &> &>>. */
 const WRITE_REDIRECTS = new Set([54, 55, 57, 60, 64, 65]);
@@ -85,11 +87,11 @@ const ARG_CHECKS: Record<string, (args: string[]) => boolean> = {
 function wordLiteral(word: ShNode): string | undefined {
   let out = '';
   for (const part of word.Parts as ShNode[]) {
-    const t = syntax.NodeType(part);
+    const t = lazySyntax().NodeType(part);
     if (t === 'Lit' || t === 'SglQuoted') out += part.Value;
     else if (t === 'DblQuoted') {
       for (const p of part.Parts as ShNode[]) {
-        if (syntax.NodeType(p) !== 'Lit') return undefined;
+        if (lazySyntax().NodeType(p) !== 'Lit') return undefined;
         out += p.Value;
       }
     } else return undefined;
@@ -118,14 +120,14 @@ function callIsReadOnly(call: ShNode): boolean {
 export function isReadOnlyCommand(command: string): boolean {
   let file: ShNode;
   try {
-    file = syntax.NewParser().Parse(command, '');
+    file = lazySyntax().NewParser().Parse(command, '');
   } catch {
     return false;
   }
   let ok = true;
-  syntax.Walk(file, (node) => {
+  lazySyntax().Walk(file, (node) => {
     if (!ok || !node) return false;
-    switch (syntax.NodeType(node)) {
+    switch (lazySyntax().NodeType(node)) {
       case 'Stmt':
         if (node.Background || node.Coprocess) ok = false;
         break;

@@ -9,7 +9,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { createAgent } from '../../../kernel/agent.js';
 import type { Kernel, KernelPreset } from '../../../kernel/kernel.js';
 import type { RunContext, SubagentInfo } from '../../../kernel/hook-payloads.js';
 import { decidePermission } from '../../../kernel/loop/tools.js';
@@ -130,6 +129,9 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         };
       }
 
+      // Imported here, not at the top: kernel/agent.js pulls in the preset loader and model clients,
+      // which a session that never starts a subagent need not load.
+      const { createAgent } = await import('../../../kernel/agent.js');
       const agent = await createAgent({
         preset: presetArg, overrides, cwd: parent.cwd, layers: false, client: sharedClient(parent.client), parent: link,
       });

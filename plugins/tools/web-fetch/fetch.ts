@@ -3,7 +3,6 @@
  * redirect to another host is reported, not followed, so a fetch of a trusted host cannot be
  * bounced to an untrusted one), HTML turned into Markdown, binary content refused.
  */
-import { NodeHtmlMarkdown } from 'node-html-markdown';
 import { ToolError } from '../../../kernel/tool.js';
 
 /** Redirects followed within one host. */
@@ -89,7 +88,8 @@ export async function fetchPage(raw: string, limits: FetchLimits): Promise<Fetch
       }
       if (!TEXT_TYPES.test(contentType)) throw new ToolError(`${url.href} is ${contentType}, not a text page; WebFetch reads HTML, text, JSON and XML only.`);
       const decoded = body.toString('utf8');
-      const text = contentType.includes('html') ? NodeHtmlMarkdown.translate(decoded) : decoded;
+      // The HTML converter is loaded on the first HTML page, not when the tool is registered.
+      const text = contentType.includes('html') ? (await import('node-html-markdown')).NodeHtmlMarkdown.translate(decoded) : decoded;
       return { kind: 'page', url: url.href, status: res.status, contentType, text, bytes: body.length };
     }
   } catch (err) {

@@ -25,6 +25,11 @@ describe('bin/rein.js', () => {
     expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
   });
 
+  it('offers every command from the bundle', () => {
+    const r = run(['--help']);
+    for (const c of ['run', 'hooks', 'sim', 'preset', 'cache', 'bench']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+  });
+
   it('runs the built-in demo on a directory with the default preset and reports usage', () => {
     writeFileSync(join(tmp.dir, 'README.md'), '# A project\n\nIt does things.\n');
     const r = run(['run', 'What is in this directory?', '--no-layers', '--output-format', 'json']);

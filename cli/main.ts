@@ -99,27 +99,17 @@ function positiveNumber(v: string, flag: string): number {
   return n;
 }
 
-/** Registers the commands whose modules live beside this one (preset, cache, bench). */
+/**
+ * Registers the commands whose modules live beside this one (preset, cache, bench). Only the command
+ * being run (or all of them, for help) is imported, to keep start-up light. The imports are written
+ * out literally so the bundler can see them.
+ */
 async function registerExtras(program: Command, argv: string[]): Promise<void> {
-  // Only the command being run (or all, for --help) is imported, to keep start-up light.
   const first = argv.find((a) => !a.startsWith('-'));
   const want = (name: string) => first === undefined || first === name || first === 'help';
-  const extras: [string, string, string][] = [
-    ['preset', './commands/preset.js', 'registerPresetCommands'],
-    ['cache', './commands/cache.js', 'registerCacheCommands'],
-    ['bench', './commands/bench.js', 'registerBenchCommands'],
-  ];
-  for (const [name, path, fn] of extras) {
-    if (!want(name)) continue;
-    try {
-      const mod = (await import(path)) as Record<string, (p: Command) => void>;
-      mod[fn]?.(program);
-    } catch (err) {
-      // A command module that is not part of this build is simply not offered.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw err;
-    }
-  }
+  if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
+  if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
+  if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
 }
 
 /** Runs the command line; sets process.exitCode. */

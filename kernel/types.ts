@@ -120,6 +120,7 @@ export type AgentEvent =
   | { type: 'permission_denied'; denial: PermissionDenial }
   | { type: 'api_retry'; attempt: number; delayMs: number; status?: number; error: string; source: QuerySource }
   | { type: 'model_fallback'; from: string; to: string; reason: string }
+  /** A compaction replaced the history; `tokensBefore` / `tokensAfter`: the context's size (tools, system, messages) before and after, tokens. */
   | { type: 'compact'; trigger: 'auto' | 'manual' | 'reactive'; tokensBefore: number; tokensAfter: number; strategy: string }
   | { type: 'notice'; level: 'info' | 'warn' | 'error'; source: string; message: string }
   | { type: 'transition'; transition: Transition }

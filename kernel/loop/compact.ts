@@ -4,6 +4,7 @@
  */
 import type { CompactResult, RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
+import { tokenCounter } from '../tokens/accounting.js';
 import { estimateMessageTokens } from '../tokens/estimate.js';
 import type { Message } from '../types.js';
 
@@ -17,6 +18,11 @@ export async function runCompaction(
   messages: Message[] = kernel.messages,
 ): Promise<CompactResult | undefined> {
   const tokens = messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
+  // The `compact` event (stream-json `compact_boundary` pre/post tokens) reports the context's size
+  // as the shared counter sees it: tools, system and messages, the number thresholds compare and
+  // what Claude Code's `preTokens` means. The hook payloads keep the messages-only estimate.
+  const counter = tokenCounter(kernel);
+  const contextBefore = counter.count(messages).tokens;
   const pre = await kernel.hooks.preCompact.promise({ trigger, instructions, messages, tokens }, ctx);
   if (pre.cancel) {
     kernel.emit({ type: 'notice', level: 'info', source: 'compact', message: `compaction cancelled: ${pre.cancel}` });
@@ -31,7 +37,7 @@ export async function runCompaction(
   }
   if (!result) return undefined;
   replaceHistory(kernel, result.messages, `compact:${trigger}:${result.strategy}`);
-  kernel.emit({ type: 'compact', trigger, tokensBefore: tokens, tokensAfter: result.tokensAfter, strategy: result.strategy });
+  kernel.emit({ type: 'compact', trigger, tokensBefore: contextBefore, tokensAfter: counter.count(result.messages).tokens, strategy: result.strategy });
   await kernel.hooks.postCompact.promise({ trigger, result, tokensBefore: tokens }, ctx);
   return result;
 }

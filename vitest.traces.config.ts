@@ -8,5 +8,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['kernel/test/setup-home.ts'],
   },
 });

@@ -30,6 +30,26 @@ describe('bin/rein.js', () => {
     for (const c of ['run', 'hooks', 'sim', 'preset', 'cache', 'bench']) expect(r.stdout).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
   });
 
+  it('runs the README\'s first command: the demo with the default preset, config layers included', () => {
+    writeFileSync(join(tmp.dir, 'README.md'), '# A project\n\nIt does things.\n');
+    const r = run(['run', '--preset', 'default', 'What is in this directory?']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain('running the built-in demo against the embedded simulator');
+    expect(r.stdout).toContain('README.md');
+    expect(r.stderr).toMatch(/rein: tokens: input \d+, cache write \d+ .*cache read \d+, output \d+/);
+    expect(r.stderr).toMatch(/cache-read share of input [1-9]\d*\.\d%/);
+  });
+
+  it('prints a preset with origins, and the hook table with tapable class names', () => {
+    const p = run(['preset', 'print', '--origins', join(REPO, 'presets/readonly.yaml')]);
+    expect(p.status).toBe(0);
+    expect(p.stdout).toMatch(/^name: readonly # preset .*presets\/readonly\.yaml:\d+$/m);
+    const h = run(['hooks']);
+    expect(h.status).toBe(0);
+    expect(h.stdout).toMatch(/^sessionStart {2}\(AsyncSeriesHook\)$/m);
+    expect(h.stdout).toMatch(/^toolDefinitions {2}\(SyncWaterfallHook\)$/m);
+  });
+
   it('runs the built-in demo on a directory with the default preset and reports usage', () => {
     writeFileSync(join(tmp.dir, 'README.md'), '# A project\n\nIt does things.\n');
     const r = run(['run', 'What is in this directory?', '--no-layers', '--output-format', 'json']);

@@ -36,7 +36,7 @@ export function buildProgram(): Command {
     .description('Run an agent on a prompt until it ends its turn. Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
     .argument('[prompt...]', 'the prompt (or use -p; "-" reads it from stdin)')
     .option('-p, --prompt <text>', 'the prompt')
-    .option('--preset <file|name>', 'preset file or built-in name', 'default')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default", or the resumed session\'s preset)')
     .addOption(new Option('--output-format <format>', 'how to print the run').choices(['text', 'json', 'stream-json']).default('text'))
     .option('--max-turns <n>', 'stop after this many model requests', (v) => positiveInt(v, '--max-turns'))
     .option('--max-budget-usd <usd>', 'stop once the run has cost this much', (v) => positiveNumber(v, '--max-budget-usd'))

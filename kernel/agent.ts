@@ -18,7 +18,10 @@ import type { CanUseTool } from '../plugins/permissions/callback.js';
 export const DEFAULT_PRESET = 'default';
 
 export interface AgentOptions {
-  /** A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default: `default`. */
+  /**
+   * A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default:
+   * when resuming, the preset the session was started with; otherwise `default`.
+   */
   preset?: string | KernelPreset;
   /** Working directory. Default: process.cwd(). */
   cwd?: string;
@@ -69,6 +72,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const env = options.env ?? process.env;
   let preset: KernelPreset;
   let presetDir = cwd;
+  let presetRef: string | undefined;
   const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
   if (options.preset && typeof options.preset === 'object') {
     // A preset object from a program: its plugins are resolved here, relative to cwd.
@@ -82,8 +86,10 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   } else {
     // A preset file or name: the loader validates it and resolves its plugins (options checked,
     // each with the file:line:col that asked for it).
-    const { loadPreset } = await import('./preset/index.js');
-    const resolved = await loadPreset({ preset: options.preset ?? DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+    const { loadPreset, isPresetPath } = await import('./preset/index.js');
+    const spec = options.preset ?? sessionPresetRef(options, cwd) ?? DEFAULT_PRESET;
+    presetRef = isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec;
+    const resolved = await loadPreset({ preset: spec, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
     // The files the preset came from are protected from writes by the permission plugins.
     preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
     presetDir = resolved.baseDir;
@@ -103,7 +109,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     : await selectClient({ sim: options.sim, env, cwd });
   let kernel: Kernel;
   try {
-    kernel = await createKernel({ preset, presetDir, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent });
+    kernel = await createKernel({ preset, presetDir, presetRef, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent });
   } catch (err) {
     await choice.client.close();
     throw err;
@@ -120,6 +126,20 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     run: (prompt, o) => kernel.run({ ...o, prompt }),
     close: () => kernel.close(),
   };
+}
+
+/**
+ * The preset a resumed session was started with (from its transcript header), when the caller names
+ * none: `rein run --continue` goes on with the same agent. Looked up under the default sessions root.
+ */
+function sessionPresetRef(options: AgentOptions, cwd: string): string | undefined {
+  if (!options.resume && !options.continue) return undefined;
+  try {
+    const id = options.resume ?? Transcript.latest({ cwd });
+    return id ? Transcript.open(id, { cwd }).header.presetRef : undefined;
+  } catch {
+    return undefined; // the resume itself reports a missing session, with the preset's own session.dir
+  }
 }
 
 export { PluginError };

@@ -67,6 +67,8 @@ export interface KernelOptions {
   streamIdleTimeoutMs?: number;
   /** Set for a child agent (the Task tool): the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
+  /** How the preset was named (a file path or built-in name), recorded in a new session's header. */
+  presetRef?: string;
 }
 
 /** The model when the preset names none. */
@@ -93,6 +95,7 @@ export class Kernel {
   private transcriptRef: Transcript | undefined;
   private readonly resumeId: string | undefined;
   private readonly fixedSessionId: string | undefined;
+  private readonly presetRef: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
   private readonly closers: (() => void | Promise<void>)[] = [];
 
@@ -103,6 +106,7 @@ export class Kernel {
     this.client = options.client;
     this.resumeId = options.resume;
     this.fixedSessionId = options.sessionId;
+    this.presetRef = options.presetRef;
     this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.parent = options.parent;
   }
@@ -120,7 +124,7 @@ export class Kernel {
         this.transcriptRef = Transcript.open(this.resumeId, { cwd: this.cwd, root });
         this.messages = this.transcriptRef.replayMessages();
       } else {
-        this.transcriptRef = Transcript.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, root, sessionId: this.fixedSessionId });
+        this.transcriptRef = Transcript.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, presetRef: this.presetRef, root, sessionId: this.fixedSessionId });
       }
     }
     return this.transcriptRef;

@@ -14,9 +14,12 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
+  // Class and function names stay as written (`rein hooks` prints the tapable class names).
+  keepNames: true,
   // CommonJS dependencies inside an ES module bundle need a `require`.
   banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
-  // Loaded from node_modules at run time: loaders and test/report tooling, and modules that are
-  // large and needed only on some paths (they are imported lazily where they are used).
-  external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'cli-progress', 'esbuild', 'typescript'],
+  // Loaded from node_modules at run time: loaders and test/report tooling, modules that are large
+  // and needed only on some paths, and CommonJS packages that are imported lazily (a dynamic
+  // import of a bundled CommonJS module exposes only `default`, not its named exports).
+  external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'cli-progress', 'esbuild', 'typescript', 'cosmiconfig', 'node-html-markdown'],
 });

@@ -176,7 +176,7 @@ export function cacheExplainCommand(transcript: string, opts: { json?: boolean; 
 
 /** Adds `rein cache explain TRANSCRIPT [--json]`. */
 export function registerCacheCommands(program: Command): void {
-  const cache = program.command('cache').description('prompt-cache tools');
+  const cache = program.command('cache').description('Explain the prompt-cache cost of a session, request by request.');
   cache
     .command('explain')
     .description('what each request of a session cost and why (cache reads, writes, breaks and their causes)')

@@ -7,6 +7,7 @@
  *   layer and file:line each value came from; `--json` prints `{ preset, origins }`.
  * - init [FILE]: writes a commented starter preset (default rein.config.yaml) that validates.
  */
+import { Document, isMap, isScalar, isSeq } from 'yaml';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -78,7 +79,6 @@ export async function presetPrint(file: string | undefined, opts: { origins?: bo
 
 /** The resolved preset as YAML, keys in schema order; with `origins`, each value ends in `# layer file:line`. */
 export async function renderPreset(preset: Record<string, unknown>, origins: ReadonlyMap<string, { layer: string; file?: string; line?: number }> | undefined, cwd: string): Promise<string> {
-  const { Document, isMap, isSeq, isScalar } = await import('yaml');
   const { keyPath } = await import('../../kernel/preset/errors.js');
   const { PRESET_KEYS } = await import('../../kernel/preset/schema.js');
   const ordered: Record<string, unknown> = {};

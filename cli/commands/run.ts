@@ -12,7 +12,8 @@ import { EXIT } from '../main.js';
 
 export interface RunFlags {
   prompt?: string;
-  preset: string;
+  /** Unset: `default`, or the resumed session's preset. */
+  preset?: string;
   outputFormat: 'text' | 'json' | 'stream-json';
   maxTurns?: number;
   maxBudgetUsd?: number;

@@ -9,4 +9,4 @@ export { LAYERS, UNION_LISTS, type LayerName, type Origin } from './merge.js';
 export { BUILTIN_DEFAULTS } from './layers.js';
 export { resolvePlugin, loadPresetPlugins, PluginResolveError, type PresetPlugin } from './resolve-plugins.js';
 export type { Preset, PresetInput } from './schema.js';
-export { builtinPresetNames, builtinPresetsDir, agentSchemaPath } from './paths.js';
+export { builtinPresetNames, builtinPresetsDir, agentSchemaPath, isPresetPath } from './paths.js';

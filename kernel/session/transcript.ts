@@ -19,7 +19,13 @@ import type { Message, Transition, Usage } from '../types.js';
 
 /** One line of a transcript. */
 export type TranscriptEntry =
-  | { type: 'session'; version: 1; sessionId: string; cwd: string; createdAt: string; model: string; preset?: string }
+  | {
+      type: 'session'; version: 1; sessionId: string; cwd: string; createdAt: string; model: string;
+      /** The preset's `name`. */
+      preset?: string;
+      /** How the preset was named: an absolute file path or a built-in name (reused by --resume / --continue). */
+      presetRef?: string;
+    }
   | { type: 'message'; message: Message }
   /** The whole history replaced (compaction, context strategies that rewrite old messages). */
   | { type: 'history'; messages: Message[]; reason: string }
@@ -56,12 +62,12 @@ export class Transcript {
   }
 
   /** Starts a new transcript and writes its `session` header. */
-  static create(opts: { cwd: string; model: string; preset?: string; root?: string; sessionId?: string }): Transcript {
+  static create(opts: { cwd: string; model: string; preset?: string; presetRef?: string; root?: string; sessionId?: string }): Transcript {
     const projectDir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
     mkdirSync(projectDir, { recursive: true });
     const t = new Transcript(opts.sessionId ?? randomUUID(), projectDir, []);
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
-    t.append({ type: 'session', version: 1, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset });
+    t.append({ type: 'session', version: 1, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
     return t;
   }
 

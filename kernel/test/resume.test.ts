@@ -126,4 +126,17 @@ export default definePlugin({
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).session_id).toBe(id);
   });
+
+  it('--continue without --preset goes on with the preset the session was started with', async () => {
+    writeFileSync(join(tmp.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    writeFileSync(join(tmp.dir, 'narrow.yaml'), 'name: narrow\ntools: [Read]\n');
+    const env = { REIN_HOME: process.env.REIN_HOME };
+    const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', './narrow.yaml', '--output-format', 'stream-json'], { cwd: tmp.dir, env });
+    const again = await runCli(['run', 'y', '--continue', '--sim', 's.yaml', '--no-layers', '--output-format', 'stream-json'], { cwd: tmp.dir, env });
+    expect(again.code).toBe(0);
+    const init = (out: string) => JSON.parse(out.split('\n')[0]!);
+    expect(init(first.stdout).tools).toEqual(['Read']);
+    expect(init(again.stdout).tools).toEqual(['Read']);
+    expect(init(again.stdout).session_id).toBe(init(first.stdout).session_id);
+  });
 });

@@ -23,16 +23,20 @@ function toolNames(body: Record<string, any>): Set<string> {
   return new Set(((body.tools ?? []) as { name: string }[]).map((t) => t.name));
 }
 
-/** Picks files worth reading first: a README, a manifest, then other text files. */
+/** Picks files worth reading first: a README, a manifest, then other text files; shallower first. */
 export function pickFiles(paths: string[], n = DEMO_READ_COUNT): string[] {
-  const score = (p: string) => {
+  const kind = (p: string) => {
     const base = p.split('/').pop()!.toLowerCase();
     if (base.startsWith('readme')) return 0;
     if (['package.json', 'pyproject.toml', 'cargo.toml', 'go.mod', 'makefile'].includes(base)) return 1;
-    if (/\.(md|txt|ts|js|py|rs|go|json|ya?ml|toml|sh)$/.test(base)) return 2 + p.split('/').length;
-    return 100;
+    if (/\.(md|txt|ts|js|py|rs|go|json|ya?ml|toml|sh)$/.test(base)) return 2;
+    return -1;
   };
-  return [...paths].filter((p) => score(p) < 100).sort((a, b) => score(a) - score(b) || a.localeCompare(b)).slice(0, n);
+  const depth = (p: string) => p.split('/').length;
+  return paths
+    .filter((p) => kind(p) >= 0)
+    .sort((a, b) => depth(a) - depth(b) || kind(a) - kind(b) || a.localeCompare(b))
+    .slice(0, n);
 }
 
 export function createDemoResponder(): Responder {

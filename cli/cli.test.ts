@@ -166,6 +166,14 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     expect(result).toMatchObject({ terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
   }, 120_000);
 
+  it('a tools: entry that no loaded plugin registers, at its line', async () => {
+    writeFileSync(join(tmp.dir, 'p.yaml'), 'name: t\ntools: [Read, Frobnicate]\n');
+    writeFileSync(join(tmp.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "never" }]\n');
+    const r = await runCli(['run', 'hi', '--preset', './p.yaml', '--sim', 's.yaml', '--no-layers'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`rein: ${join(tmp.dir, 'p.yaml')}:2:15: tools: "Frobnicate" is not a tool of any loaded plugin (tools: Read)`.replace(`${tmp.dir}/`, ''));
+  });
+
   it('a bad flag value', async () => {
     const r = await runCli(['run', 'hi', '--max-turns', 'zero'], { cwd: tmp.dir, env });
     expect(r.code).toBe(2);

@@ -11,6 +11,9 @@ import type { RunInput } from './loop/run.js';
 import type { ModelClient } from './model/client.js';
 import { selectClient, type ClientChoice } from './model/select.js';
 import { Transcript, SessionError } from './session/transcript.js';
+import { PresetError, type PresetDiagnostic } from './preset/errors.js';
+import { didYouMean } from './preset/suggest.js';
+import { TOOL_PLUGINS as TOOL_PLUGINS_FOR_HINTS } from '../plugins/index.js';
 import type { AgentEvent, RunResult } from './types.js';
 import type { CanUseTool } from '../plugins/permissions/callback.js';
 
@@ -73,6 +76,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   let preset: KernelPreset;
   let presetDir = cwd;
   let presetRef: string | undefined;
+  let origins: ReadonlyMap<string, { file?: string; line?: number; col?: number }> | undefined;
   const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
   if (options.preset && typeof options.preset === 'object') {
     // A preset object from a program: its plugins are resolved here, relative to cwd.
@@ -93,6 +97,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     // The files the preset came from are protected from writes by the permission plugins.
     preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
     presetDir = resolved.baseDir;
+    origins = resolved.origins;
     for (const p of resolved.plugins) loaded.push({ plugin: p.plugin, options: p.options, origin: p.origin });
   }
 
@@ -108,11 +113,18 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     ? { client: options.client, kind: options.client.kind === 'simulator' ? 'simulator' as const : 'api' as const }
     : await selectClient({ sim: options.sim, env, cwd });
   let kernel: Kernel;
+  let unregistered: { name: string; index: number }[] = [];
   try {
     kernel = await createKernel({ preset, presetDir, presetRef, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent });
+    // A name in `tools:` that no loaded plugin registered is a preset mistake, not a tool to skip.
+    unregistered = (preset.tools ?? []).map((name, index) => ({ name, index })).filter((t) => !t.name.startsWith('mcp__') && !kernel.tools.has(t.name));
   } catch (err) {
     await choice.client.close();
     throw err;
+  }
+  if (unregistered.length) {
+    await kernel.close();
+    throw unregisteredToolsError(unregistered, kernel, origins);
   }
   if (options.canUseTool) {
     // Through the permission plugin's host adapter, so an answer that rewrites the input is checked
@@ -126,6 +138,25 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     run: (prompt, o) => kernel.run({ ...o, prompt }),
     close: () => kernel.close(),
   };
+}
+
+/**
+ * The error for `tools:` entries no plugin registered, at the preset line that lists them, with the
+ * nearest registered name offered.
+ */
+function unregisteredToolsError(
+  missing: { name: string; index: number }[], kernel: Kernel,
+  origins: ReadonlyMap<string, { file?: string; line?: number; col?: number }> | undefined,
+): Error {
+  const known = kernel.tools.names();
+  const diagnostics: PresetDiagnostic[] = missing.map(({ name, index }) => {
+    const at = origins?.get(`tools.${index}`);
+    return {
+      file: at?.file ?? '<preset>', line: at?.line ?? 0, column: at?.col ?? 0, key: `tools.${index}`,
+      message: `tools: "${name}" is not a tool of any loaded plugin${didYouMean(name, [...known, ...Object.keys(TOOL_PLUGINS_FOR_HINTS)])} (tools: ${known.join(', ') || 'none'})`,
+    };
+  });
+  return new PresetError(diagnostics);
 }
 
 /**

@@ -6,21 +6,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DraftBlock, Responder } from '../../kernel/simulator/responders/types.js';
+import { prng } from '../workloads/generator.js';
+
+export { prng };
 
 /** The pauses before episodes 2, 3, …, repeating. */
 const GAP_RHYTHM = ['short', 'mid', 'short', 'long', 'mid', 'short'] as const;
-
-/** mulberry32: a small seeded PRNG (deterministic workloads). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Episode {
   prompt: string;

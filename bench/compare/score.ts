@@ -56,7 +56,8 @@ export function scoreCapture(captured: readonly CapturedRequest[]): RequestMetri
       costUsd: requestCost(model, usage), inputCostUsd: actualInputCost(model, usage), idealInputCostUsd: idealInputCost(model, prefix.totalTokens, seenTokens),
     };
     if (c.source === 'main_loop' || c.source === 'subagent') {
-      const shape: PromptShape = { model, at: c.at, blocks: prefix.blocks };
+      const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
+      const shape: PromptShape = { model, at: c.at, blocks: prefix.blocks, ...(ttl ? { ttl } : {}) };
       if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
         r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: false, contextEdit: false });
         r.breakTokens = prevMain.read - usage.cacheRead;

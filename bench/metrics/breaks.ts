@@ -9,10 +9,11 @@
  *
  * Causes. For a replay the two prompts are compared block by block (prefix hashes), so the cause is
  * where they first differ, or, when the previous prompt is still a prefix of this one, the idle gap
- * (TTL expiry) or else the breakpoints (the cache was alive but no breakpoint's 20-block lookback
- * reached it). For a recording only usage and timestamps are known.
+ * (TTL expiry: a gap longer than the TTL of the previous request's last breakpoint, the entry this
+ * request would have read) or else the breakpoints (the cache was alive but no breakpoint's
+ * 20-block lookback reached it). For a recording only usage and timestamps are known.
  */
-import { TTL_MS } from '../../kernel/simulator/prefix.js';
+import { TTL_MS, type CacheTtl } from '../../kernel/simulator/prefix.js';
 
 /** Drop ratio below which a lower cache read is not a break (book ch14 §14.4: cur ≥ 0.95 × prev). */
 export const BREAK_MIN_RELATIVE_DROP = 0.05;
@@ -45,6 +46,8 @@ export interface PromptShape {
   at: number;
   /** Prefix hashes in order, with the part each block belongs to. */
   blocks: ReadonlyArray<{ hash: string | number; level: 'tools' | 'system' | 'messages' }>;
+  /** TTL of the request's last cache breakpoint (the longest prefix it cached), when it had one. */
+  ttl?: CacheTtl;
 }
 
 /**
@@ -64,13 +67,17 @@ export function replayBreakCause(prev: PromptShape, cur: PromptShape, events: { 
     if (events.contextEdit) return BREAK_CAUSES.contextEdit;
     return BREAK_CAUSES.history;
   }
-  return ttlCause(cur.at - prev.at) ?? BREAK_CAUSES.lookback;
+  return ttlCause(cur.at - prev.at, prev.ttl) ?? BREAK_CAUSES.lookback;
 }
 
-/** The TTL cause for an idle gap, or undefined when the gap is within 5 minutes. */
-export function ttlCause(gapMs: number): string | undefined {
+/**
+ * The TTL cause for an idle gap, or undefined when the gap is within the TTL. `ttl` is the TTL the
+ * previous prompt was cached with (unknown: 5 minutes, the API's default): a 10-minute gap does not
+ * expire a 1-hour entry, so a miss after it is not the TTL's doing.
+ */
+export function ttlCause(gapMs: number, ttl: CacheTtl = '5m'): string | undefined {
   if (gapMs > TTL_MS['1h']) return BREAK_CAUSES.ttl1h;
-  if (gapMs > TTL_MS['5m']) return BREAK_CAUSES.ttl5m;
+  if (ttl === '5m' && gapMs > TTL_MS['5m']) return BREAK_CAUSES.ttl5m;
   return undefined;
 }
 

@@ -90,6 +90,25 @@ describe('replay', () => {
   });
 });
 
+describe('replay of wide turns (more blocks per turn than the 20-block lookback)', () => {
+  // 12 parallel calls per reply: each turn adds 25 blocks (text, 12 tool_use, 12 tool_result).
+  const w = generateWorkload('gen:turns=24,prompts=3,parallel=12,results=600,step=2,seed=3');
+
+  it('the default preset still reads the previous prefix (a marker stays where the previous tail was)', async () => {
+    const r = await replayWorkload(w, await loadBenchPreset('default', dir));
+    expect(r.summary.breaks).toEqual({});
+    expect(r.summary.cacheEfficiency).toBeGreaterThan(0.95);
+  });
+
+  it('one moving tail marker misses it every turn, and the miss is named the lookback', async () => {
+    const tail = join(dir, 'one-tail.yaml');
+    await writeFile(tail, 'name: one-tail\nextends: default\nplugins:\n  cache/breakpoints: { layout: tools+system+tail, ttl: 5m }\n');
+    const r = await replayWorkload(w, await loadBenchPreset(tail, dir));
+    expect(Object.keys(r.summary.breaks)).toEqual(['breakpoints (lookback missed a live entry)']);
+    expect(r.summary.cacheEfficiency).toBeLessThan(0.6);
+  });
+});
+
 describe('replay clock', () => {
   it('shows strategies the recorded time: Date.now() before each request is that step\'s timestamp', async () => {
     const seen: number[] = [];

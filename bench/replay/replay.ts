@@ -11,9 +11,7 @@ import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kerne
 import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
 import type { Plugin } from '../../kernel/plugin.js';
 import { loadPreset } from '../../kernel/preset/index.js';
-import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
-import { buildPrefix, type PromptPrefix } from '../../kernel/simulator/prefix.js';
-import { betasOf, createSimulator } from '../../kernel/simulator/simulator.js';
+import { createSimulator } from '../../kernel/simulator/simulator.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
 import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
@@ -97,7 +95,6 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
 
   const seen = new SeenPrefixes();
-  const lastPrefix = new Map<string, PromptPrefix>();
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
@@ -112,10 +109,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       cacheWrite1h: u.cache_creation.ephemeral_1h_input_tokens,
       output: u.output_tokens,
     };
-    const { betas, ...body } = x.params;
-    // The previous prefix of the same source lets buildPrefix reuse the unchanged blocks' hashes.
-    const prefix = buildPrefix(applyContextManagement(body as never, betasOf(betas?.length ? { 'anthropic-beta': betas.join(',') } : {})).request as never, lastPrefix.get(x.source));
-    lastPrefix.set(x.source, prefix);
+    const body = x.params;
+    // The prompt as the simulator accounted it (after its context edits): hashing it again here
+    // would double the replay's hashing work for the same blocks.
+    const prefix = x.response.prefix!;
     const seenTokens = seen.observe(prefix.blocks);
     const r: RequestMetrics = {
       n: requests.length + 1,
@@ -132,7 +129,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       idealInputCostUsd: idealInputCost(body.model, prefix.totalTokens, seenTokens),
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
-      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks };
+      const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
+      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, ...(ttl ? { ttl } : {}) };
       if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
         r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: compactedSince, contextEdit: editedSince });
         r.breakTokens = prevMain.read - usage.cacheRead;

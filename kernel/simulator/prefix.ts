@@ -23,7 +23,11 @@ export interface PrefixBlock extends BlockPosition {
   /** Chain state after this block and the facts it was built from (lets the next request reuse the entry). */
   lane1: number;
   lane2: number;
+  /** The block's own digest (SHA-1 words 0-3 of its JSON without markers). */
   digest0: number;
+  digest1: number;
+  digest2: number;
+  digest3: number;
   tag: number;
 }
 
@@ -106,8 +110,13 @@ interface BlockFacts {
   tokens: number;
 }
 
-/** What a memoised block looked like: its own fields by reference (cache_control excluded). */
-interface Memo extends BlockFacts {
+/**
+ * What a memoised block looked like: its own fields by reference (cache_control excluded). The
+ * facts are kept as their own object, so every caller sees one object shape (a shape per source
+ * made the reuse loop's property reads polymorphic, and several times slower).
+ */
+interface Memo {
+  facts: BlockFacts;
   keys: string[];
   values: unknown[];
 }
@@ -146,10 +155,10 @@ function memoHit(block: Obj): Memo | undefined {
 function blockFacts(block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
   if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? estimateTextTokens(block) : 0);
   const hit = memoHit(block as Obj);
-  if (hit) return hit;
+  if (hit) return hit.facts;
   const facts = factsOf(stableJson(block), tokensOf(block));
   const keys = Object.keys(block).filter((k) => k !== 'cache_control');
-  memo.set(block, { ...facts, keys, values: keys.map((k) => (block as Obj)[k]) });
+  memo.set(block, { facts, keys, values: keys.map((k) => (block as Obj)[k]) });
   return facts;
 }
 
@@ -196,29 +205,37 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
   let h2 = seed.d1;
   let sum = 0;
   const params = `${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`;
-  // While the blocks are the very objects of the previous request's prefix (same place, unchanged),
-  // its entries are reused as they are: a growing conversation only hashes its new blocks.
+  // While the chain is in step with the previous request's prefix (same model, same blocks so far),
+  // an entry whose block has the same place and digest is the previous entry: a growing
+  // conversation only chains its new blocks. The block need not be the same object: a marked copy
+  // of an unchanged block (the last tool, the static system block) keeps the chain in step, so the
+  // whole history after it is reused instead of chained again.
   const prev = previous && previous.model === request.model ? previous.blocks : undefined;
-  let reusing = prev !== undefined;
+  let inStep = prev !== undefined;
   const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
     const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
     const i = blocks.length;
     const facts = blockFacts(block, tokensOf);
-    const old = reusing ? prev![i] : undefined;
-    if (old && old.block === block && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0) {
-      blocks.push(old);
+    const old = inStep ? prev![i] : undefined;
+    if (old && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0 && old.digest1 === facts.d1 && old.digest2 === facts.d2 && old.digest3 === facts.d3) {
+      // Same chain before, same block: the chain after it is the old one by construction. A copy
+      // for another object is built field by field: one object shape for every entry.
+      blocks.push(old.block === block ? old : {
+        level: old.level, index: old.index, blockIndex: old.blockIndex, block, tokens: old.tokens, prefixTokens: old.prefixTokens, hash: old.hash,
+        lane1: old.lane1, lane2: old.lane2, digest0: old.digest0, digest1: old.digest1, digest2: old.digest2, digest3: old.digest3, tag: old.tag,
+      });
       h1 = old.lane1;
       h2 = old.lane2;
       sum = old.prefixTokens;
     } else {
-      reusing = false;
+      inStep = false;
       h1 = fmix(mix(mix(mix(h1, facts.d0), facts.d1), tag));
       h2 = fmix(mix(mix(mix(h2, facts.d2), facts.d3), tag ^ 0x5bd1e995));
       sum += facts.tokens;
       // 32 bits of one lane and 21 of the other: an exact integer, a cheap Map key.
       blocks.push({
         level, index, blockIndex, block, tokens: facts.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
-        lane1: h1, lane2: h2, digest0: facts.d0, tag,
+        lane1: h1, lane2: h2, digest0: facts.d0, digest1: facts.d1, digest2: facts.d2, digest3: facts.d3, tag,
       });
     }
     const ttl = blockTtl(block, blocks[i]!);
@@ -235,7 +252,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
     system.forEach((b, i) => push('system', i, 0, b, estimateBlockTokens, 0));
   }
   if (request.messages.length) {
-    if (reusing && previous!.params !== params) reusing = false;
+    if (inStep && previous!.params !== params) inStep = false;
     // When the first message block is reused, push() takes its lanes and this mix is overwritten.
     const p = factsOf(`params:${params}`, 0);
     h1 = fmix(mix(mix(h1, p.d0), p.d1));

@@ -22,6 +22,36 @@ export function stripCacheControl(value: unknown): string {
   return JSON.stringify(value, (k, v) => (k === 'cache_control' ? undefined : v));
 }
 
+/**
+ * Memo of `stripCacheControl` by object: tool definitions and history blocks are shared between
+ * requests and never mutated once sent, so each is serialised once, not once per request.
+ */
+const strippedJson = new WeakMap<object, string>();
+
+function strippedOf(value: unknown): string {
+  if (!value || typeof value !== 'object') return stripCacheControl(value);
+  let json = strippedJson.get(value);
+  if (json === undefined) {
+    json = stripCacheControl(value);
+    strippedJson.set(value, json);
+  }
+  return json;
+}
+
+/**
+ * `stripCacheControl` of an array, built from its items' memoised JSON: the same string
+ * `JSON.stringify` gives for the whole array (items joined by commas in brackets; an item that
+ * serialises to nothing becomes `null`, as in an array).
+ */
+function strippedArray(items: readonly unknown[]): string {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    if (i) out += ',';
+    out += strippedOf(items[i]) ?? 'null';
+  }
+  return `${out}]`;
+}
+
 /** The recorded fingerprint of one request. Compact: it goes into the transcript for every request. */
 export interface Fingerprint {
   model: string;
@@ -56,11 +86,26 @@ function messageHash(m: { role: string; content: unknown }): string {
   if (c && typeof c === 'object') {
     const cached = contentHashes.get(c as object);
     if (cached !== undefined) return m.role[0] + cached;
-    const h = shortHash(stripCacheControl(c));
+    // A content array that is new (the tail message with its marker copied in) still shares its
+    // other blocks with the history: their JSON comes from the per-block memo.
+    const h = shortHash(Array.isArray(c) ? strippedArray(c) : stripCacheControl(c));
     contentHashes.set(c as object, h);
     return m.role[0] + h;
   }
   return m.role[0] + shortHash(JSON.stringify(c ?? null));
+}
+
+/** Memo of tool-definition hashes by definition object (the registry's definitions are frozen). */
+const toolHashMemo = new WeakMap<object, string>();
+
+function toolHash(t: unknown): string {
+  if (!t || typeof t !== 'object') return shortHash(stripCacheControl(t));
+  let h = toolHashMemo.get(t);
+  if (h === undefined) {
+    h = shortHash(strippedOf(t));
+    toolHashMemo.set(t, h);
+  }
+  return h;
 }
 
 function ttlOf(cc: unknown): '5m' | '1h' | null {
@@ -83,7 +128,7 @@ export function fingerprint(params: ModelRequest): Fingerprint {
   for (const t of p.tools ?? []) {
     const tool = t as unknown as Obj;
     const name = String(tool.name);
-    toolHashes[name] = shortHash(stripCacheControl(t));
+    toolHashes[name] = toolHash(t);
     markerParts.push(tool.cache_control ?? null);
     ttl = maxTtl(ttl, ttlOf(tool.cache_control));
   }
@@ -101,10 +146,10 @@ export function fingerprint(params: ModelRequest): Fingerprint {
   }
   return {
     model: p.model,
-    system: shortHash(stripCacheControl(system)),
+    system: shortHash(strippedArray(system as unknown[])),
     systemChars,
     markers: shortHash(JSON.stringify(markerParts)),
-    tools: shortHash(stripCacheControl(p.tools ?? [])),
+    tools: shortHash(strippedArray(p.tools ?? [])),
     toolHashes,
     betas: [...(p.betas ?? [])].sort(),
     thinking: JSON.stringify(p.thinking ?? null),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../../kernel/model/client.js';
 import { buildPrefix } from '../../../kernel/simulator/prefix.js';
-import { cacheControlFor, countMarkers, LAYOUTS, placeMarkers, type Layout } from './layout.js';
+import { cacheControlFor, countMarkers, LAYOUTS, markedCopy, placeMarkers, type Layout } from './layout.js';
 import { sortToolDefinitions } from './index.js';
 
 const CC = cacheControlFor('5m');
@@ -64,6 +64,32 @@ describe('placeMarkers', () => {
     const r = placeMarkers({ layout: 'tools+system+tail', cacheControl: cacheControlFor('1h'), staticSystemBlocks: 1 }, request());
     expect(r.params.system![0]).toEqual({ type: 'text', text: 'static', cache_control: { type: 'ephemeral', ttl: '1h' } });
     for (const layout of LAYOUTS) expect(() => buildPrefix(where(layout).params as never)).not.toThrow();
+  });
+});
+
+describe('marked copies', () => {
+  it('are the same object each time an unchanged block is marked the same way, and new when it changed', () => {
+    const block = { type: 'text', text: 'a' };
+    const a = markedCopy(block, CC);
+    expect(a).toEqual({ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } });
+    expect(a).not.toBe(block);
+    expect(block).toEqual({ type: 'text', text: 'a' });
+    expect(markedCopy(block, CC)).toBe(a);
+    const hour = markedCopy(block, cacheControlFor('1h'));
+    expect(hour).toEqual({ type: 'text', text: 'a', cache_control: { type: 'ephemeral', ttl: '1h' } });
+    (block as { text: string }).text = 'b';
+    expect(markedCopy(block, cacheControlFor('1h'))).toEqual({ type: 'text', text: 'b', cache_control: { type: 'ephemeral', ttl: '1h' } });
+  });
+
+  it('make two requests over the same history share their marked tool, tail block and content array', () => {
+    const p = request();
+    const first = where('two-tail', { ...p, messages: p.messages.slice(0, 3) });
+    const second = where('two-tail', p, first.tail);
+    expect(second.params.tools![1]).toBe(first.params.tools![1]);
+    // The first request's tail (message 2) is the second's previous tail: the same marked content.
+    expect(second.params.messages[2]!.content).toBe(first.params.messages[2]!.content);
+    expect(second.params.messages[2]).not.toBe(p.messages[2]);
+    expect(JSON.stringify(second.params.messages[2]!.content)).toBe(JSON.stringify([{ type: 'tool_result', tool_use_id: 't1', content: 'r', cache_control: CC }]));
   });
 });
 

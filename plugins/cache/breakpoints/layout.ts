@@ -1,7 +1,8 @@
 /**
- * Where `cache_control` markers go, as a pure function of the request params. Never mutates its
- * input: every tool, system block, message and content block that gets a marker is a copy, because
- * the request shares its blocks with the kernel's history.
+ * Where `cache_control` markers go, as a function of the request params. Never mutates its input:
+ * every tool, system block, message and content block that gets a marker is a copy, because the
+ * request shares its blocks with the kernel's history. Copies are memoised by original object
+ * (see `markedCopy`), so an unchanged block marked again is the same copy.
  */
 import type { ModelRequest } from '../../../kernel/model/client.js';
 
@@ -84,6 +85,56 @@ export interface PlaceResult {
   tail?: TailMark;
 }
 
+/**
+ * Marked copies, by original object. The same block marked with the same marker is the very same
+ * copy in every request, as is the content array holding it: per-object memos downstream (the
+ * prompt-cache simulator's block digests and prefix reuse, the break detector's fingerprints)
+ * then see an unchanged block instead of a new one each request, and skip serialising it again.
+ * A memo entry is used only while the original still holds the same top-level values; copies,
+ * like the history they are made from, are never mutated.
+ */
+const markedCopies = new WeakMap<object, { ttl: string; source: unknown[]; copy: object }>();
+
+function sameValues(original: Obj, source: readonly unknown[]): boolean {
+  let n = 0;
+  for (const k in original) {
+    if (source[n] !== original[k]) return false;
+    n++;
+  }
+  return n === source.length;
+}
+
+function valuesOf(original: Obj): unknown[] {
+  const out: unknown[] = [];
+  for (const k in original) out.push(original[k]);
+  return out;
+}
+
+/** `original` with `cache_control: cc` (a copy; the same copy as last time when nothing changed). */
+export function markedCopy<T extends object>(original: T, cc: CacheControl): T {
+  const ttl = cc.ttl ?? '5m';
+  const hit = markedCopies.get(original);
+  if (hit && hit.ttl === ttl && sameValues(original as Obj, hit.source)) return hit.copy as T;
+  const copy = { ...(original as Obj), cache_control: { ...cc } } as T;
+  markedCopies.set(original, { ttl, source: valuesOf(original as Obj), copy });
+  return copy;
+}
+
+/** Memo of content arrays with one block marked, by original array. */
+const markedContents = new WeakMap<readonly unknown[], { index: number; ttl: string; source: unknown[]; copy: unknown[] }>();
+
+/** `content` with its block `bi` marked (a copy; the same copy as last time when nothing changed). */
+function markedContent(content: readonly unknown[], bi: number, cc: CacheControl): unknown[] {
+  const ttl = cc.ttl ?? '5m';
+  const block = markedCopy(content[bi] as object, cc);
+  const hit = markedContents.get(content);
+  if (hit && hit.index === bi && hit.ttl === ttl && hit.copy[bi] === block && hit.source.length === content.length && hit.source.every((b, i) => b === content[i])) return hit.copy;
+  const copy = content.slice();
+  copy[bi] = block;
+  markedContents.set(content, { index: bi, ttl, source: content.slice(), copy });
+  return copy;
+}
+
 /** Index of the last block of `content` that may carry a marker, or -1. */
 function lastMarkable(content: readonly unknown[]): number {
   for (let i = content.length - 1; i >= 0; i--) if (markable(content[i])) return i;
@@ -122,7 +173,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     const i = out.tools.length - 1;
     if (!hasMarker(out.tools[i]) && take(`tools.${i}`)) {
       const tools = out.tools.slice();
-      tools[i] = { ...(tools[i] as unknown as Obj), cache_control: { ...cc } } as unknown as (typeof tools)[number];
+      tools[i] = markedCopy(tools[i]!, cc);
       out.tools = tools;
     }
   }
@@ -131,7 +182,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     const i = input.staticSystemBlocks > 0 ? Math.min(input.staticSystemBlocks, out.system.length) - 1 : out.system.length - 1;
     if (!hasMarker(out.system[i]) && take(`system.${i}`)) {
       const system = out.system.slice();
-      system[i] = { ...system[i]!, cache_control: { ...cc } };
+      system[i] = markedCopy(system[i]!, cc);
       out.system = system;
     }
   }
@@ -145,9 +196,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
       const bi = lastMarkable(m.content);
       if (bi < 0 || hasMarker(m.content[bi])) return false;
       if (!take(`messages.${mi}.content.${bi}${label}`)) return false;
-      const content = m.content.slice();
-      content[bi] = { ...(content[bi] as unknown as Obj), cache_control: { ...cc } } as unknown as (typeof content)[number];
-      messages[mi] = { ...m, content } as typeof m;
+      messages[mi] = { ...m, content: markedContent(m.content, bi, cc) } as typeof m;
       return true;
     };
     const last = messages.length - 1;

@@ -24,7 +24,11 @@ import { toolUses } from '../auto/history.js';
 
 export const PLUGIN_NAME = 'compaction/microcompact';
 
-/** Tools whose results may be cleared (book ch11 §11.4: COMPACTABLE_TOOLS). */
+/**
+ * Tools whose results may be cleared (book ch11 §11.4: COMPACTABLE_TOOLS). Names match
+ * case-insensitively: other agents spell the same tools in lower case (pi's `read`, `bash`, `edit`,
+ * `write`, `grep`; opencode's `read`, `glob`, `webfetch`), and their sessions replay under those names.
+ */
 export const CLEARABLE_TOOLS: readonly string[] = Object.freeze(['Read', 'Bash', 'Grep', 'Glob', 'WebSearch', 'WebFetch', 'Edit', 'Write']);
 /** Newest results always kept (book ch11 §11.1: keepRecent = 5). */
 export const KEEP_RECENT = 5;
@@ -42,7 +46,7 @@ export const microcompactOptions = z.object({
   countTrigger: z.number().int().min(1).default(20),
   /** `idle` trigger: minutes since the last response. Default: the session's cache TTL (5 or 60). */
   idleMinutes: z.number().positive().optional(),
-  /** Tools whose results may be cleared. */
+  /** Tools whose results may be cleared (names compared case-insensitively). */
   tools: z.array(z.string().min(1)).default([...CLEARABLE_TOOLS]),
 }).strict().refine((o) => o.countTrigger > o.keepRecent, { message: 'countTrigger must be larger than keepRecent' });
 
@@ -82,6 +86,12 @@ function isCleared(block: ToolResultBlock): boolean {
   return text !== undefined && text.startsWith(CLEARED_PREFIX);
 }
 
+/** A test for clearable tool names: `tools` compared case-insensitively. */
+export function clearableMatcher(tools: readonly string[]): (name: string) => boolean {
+  const names = new Set(tools.map((t) => t.toLowerCase()));
+  return (name) => names.has(name.toLowerCase());
+}
+
 export interface ClearResult {
   messages: Message[];
   cleared: string[];
@@ -93,6 +103,7 @@ export interface ClearResult {
  * nothing changed; otherwise a new array in which only the changed messages are copies.
  */
 export function clearOldResults(messages: Message[], tools: readonly string[], keepRecent: number): ClearResult {
+  const clearable = clearableMatcher(tools);
   const uses = toolUses(messages);
   const results: { m: number; b: number; id: string }[] = [];
   messages.forEach((msg, m) => {
@@ -100,7 +111,7 @@ export function clearOldResults(messages: Message[], tools: readonly string[], k
     msg.content.forEach((block, b) => {
       if (block.type !== 'tool_result') return;
       const use = uses.get((block as ToolResultBlock).tool_use_id);
-      if (use && tools.includes(use.name)) results.push({ m, b, id: (block as ToolResultBlock).tool_use_id });
+      if (use && clearable(use.name)) results.push({ m, b, id: (block as ToolResultBlock).tool_use_id });
     });
   });
   const old = results.slice(0, Math.max(0, results.length - keepRecent));
@@ -125,6 +136,7 @@ export function clearOldResults(messages: Message[], tools: readonly string[], k
 
 /** Number of clearable results not cleared yet. */
 export function unclearedCount(messages: readonly Message[], tools: readonly string[]): number {
+  const clearable = clearableMatcher(tools);
   const uses = toolUses(messages);
   let n = 0;
   for (const msg of messages) {
@@ -132,7 +144,7 @@ export function unclearedCount(messages: readonly Message[], tools: readonly str
     for (const block of msg.content) {
       if (block.type !== 'tool_result') continue;
       const use = uses.get((block as ToolResultBlock).tool_use_id);
-      if (use && tools.includes(use.name) && !isCleared(block as ToolResultBlock)) n++;
+      if (use && clearable(use.name) && !isCleared(block as ToolResultBlock)) n++;
     }
   }
   return n;

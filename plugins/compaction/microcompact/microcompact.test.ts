@@ -10,7 +10,7 @@ import {
 import breakpoints from '../../cache/breakpoints/index.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';
-import microcompact, { clearOldResults, microcompactStats, placeholderFor } from './index.js';
+import microcompact, { CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, unclearedCount } from './index.js';
 
 let dir: string;
 let home: string;
@@ -51,6 +51,18 @@ describe('clearOldResults', () => {
     const again = clearOldResults(r.messages, ['Read'], 1);
     expect(again.cleared).toEqual([]);
     expect(again.messages).toBe(r.messages);
+  });
+});
+
+describe('clearable tools', () => {
+  it('match by name case-insensitively, so lower-case spellings (pi, opencode) are cleared too', () => {
+    const h: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'go' }] }];
+    ['read', 'bash', 'todowrite', 'Read'].forEach((name, i) => {
+      h.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name, input: { file_path: `f${i}.txt` } }] });
+      h.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: [{ type: 'text', text: 'x'.repeat(400) }] }] });
+    });
+    expect(clearOldResults(h, CLEARABLE_TOOLS, 1).cleared).toEqual(['t0', 't1']);
+    expect(unclearedCount(h, CLEARABLE_TOOLS)).toBe(3);
   });
 });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TTL_MS } from '../kernel/simulator/prefix.js';
 import { RECORDED, type BenchReport } from './report/model.js';
 import { runBench } from './run.js';
 
@@ -14,7 +15,7 @@ let report: BenchReport;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rein-bench-traces-'));
   await writeFile(join(dir, 'stable.yaml'), `name: stable\nmodel: { provider: anthropic, name: claude-sonnet-4-5 }\ntools: [Read, Write, Edit, Bash, Glob, Grep]\nplugins:\n  ${JSON.stringify(plugin)}: {}\n`);
-  report = await runBench({ workloads: [traces], presets: ['minimal', join(dir, 'stable.yaml')], cwd: dir, jobs: 2 });
+  report = await runBench({ workloads: [traces], presets: ['minimal', join(dir, 'stable.yaml'), 'default'], cwd: dir, jobs: 2 });
 }, 300_000);
 afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
 
@@ -23,7 +24,7 @@ describe('rein bench on every shared trace', () => {
     // 14 main sessions and subagent transcripts (4 of them warm-up stubs); the duplicate formats are listed, not replayed.
     expect(report.workloads.length).toBe(17);
     for (const w of report.workloads) {
-      expect(w.runs.map((r) => r.preset)).toEqual([RECORDED, 'minimal', 'stable']);
+      expect(w.runs.map((r) => r.preset)).toEqual([RECORDED, 'minimal', 'stable', 'default']);
       for (const r of w.runs) expect(r.error).toBeUndefined();
       expect(w.runs[0]!.summary.requests).toBe(w.steps);
     }
@@ -53,6 +54,24 @@ describe('rein bench on every shared trace', () => {
     expect(t.minimal!.cacheEfficiency).toBeLessThan(0.2);
     // What the stable preset still loses is idle time beyond the TTL, nothing else.
     expect(Object.keys(t.stable!.breaks).every((k) => k.startsWith('idle'))).toBe(true);
+  });
+
+  it('the default preset breaks the cache only where it was cold: after an idle gap beyond the TTL, or a compaction', () => {
+    const warm: { workload: string; n: number; cause: string; idleMs: number }[] = [];
+    for (const w of report.workloads) {
+      const run = w.runs.find((r) => r.preset === 'default')!;
+      let prevAt: number | undefined;
+      for (const r of run.requests) {
+        if (r.source !== 'main_loop' && r.source !== 'subagent') continue;
+        // A context edit (microcompact) or a miss with nothing changed is fine only once the TTL passed.
+        if (r.breakCause && r.breakCause !== 'compaction' && prevAt !== undefined && r.at - prevAt <= TTL_MS['5m']) {
+          warm.push({ workload: w.name, n: r.n, cause: r.breakCause, idleMs: r.at - prevAt });
+        }
+        prevAt = r.at;
+      }
+    }
+    expect(warm).toEqual([]);
+    expect(report.totals.default!.cacheEfficiency).toBeGreaterThan(report.totals[RECORDED]!.cacheEfficiency);
   });
 
   it("compares rein's estimate with the provider counts for every recorded session", () => {

@@ -4,6 +4,9 @@ import { compareFingerprints, fingerprint, shortHash, stripCacheControl } from '
 
 const CC = { type: 'ephemeral' } as const;
 
+/** The definition: JSON with every `cache_control` key dropped, at any depth. */
+const reference = (v: unknown) => JSON.stringify(v, (k, x: unknown) => (k === 'cache_control' ? undefined : x));
+
 type Part = { role: 'user' | 'assistant'; content: Record<string, unknown>[] };
 
 function parts(): { tools: readonly object[]; history: Part[] } {
@@ -14,7 +17,7 @@ function parts(): { tools: readonly object[]; history: Part[] } {
   const history: Part[] = [
     { role: 'user' as const, content: [{ type: 'text', text: 'hello' }] },
     { role: 'assistant' as const, content: [{ type: 'text', text: 'reading' }, { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a' } }] },
-    { role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'body' }] }, { type: 'text', text: 'more' }] },
+    { role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'body', cache_control: CC }] }, { type: 'text', text: 'more' }] },
   ];
   return { tools, history };
 }
@@ -33,15 +36,28 @@ function request(p: ReturnType<typeof parts>, upTo = p.history.length): ModelReq
   } as unknown as ModelRequest;
 }
 
+describe('stripCacheControl', () => {
+  it('drops markers at the top and at any depth, keeping the key order', () => {
+    const values = [
+      { type: 'text', cache_control: CC, text: 'a' },
+      { type: 'tool_result', tool_use_id: 'x', content: [{ type: 'text', text: 'b', cache_control: CC }], cache_control: CC },
+      [{ type: 'text', text: 'c', cache_control: CC }, { type: 'text', text: 'mentions "cache_control" in prose' }],
+      { type: 'text', text: 'plain' },
+      null,
+    ];
+    for (const v of values) expect(stripCacheControl(v)).toBe(reference(v));
+  });
+});
+
 describe('fingerprint', () => {
   it('hashes each part as the whole part serialised without markers, whether its objects were seen before or not', () => {
     const p = parts();
     for (const r of [request(p), request(p), request(p, 2), request(p)]) {
       const fp = fingerprint(r);
-      expect(fp.tools).toBe(shortHash(stripCacheControl(r.tools)));
-      expect(fp.system).toBe(shortHash(stripCacheControl(r.system)));
-      expect(fp.toolHashes).toEqual({ Read: shortHash(stripCacheControl(r.tools![0])), Grep: shortHash(stripCacheControl(r.tools![1])) });
-      expect(fp.messages).toEqual(r.messages.map((m) => m.role[0] + shortHash(stripCacheControl(m.content))));
+      expect(fp.tools).toBe(shortHash(reference(r.tools)));
+      expect(fp.system).toBe(shortHash(reference(r.system)));
+      expect(fp.toolHashes).toEqual({ Read: shortHash(reference(r.tools![0])), Grep: shortHash(reference(r.tools![1])) });
+      expect(fp.messages).toEqual(r.messages.map((m) => m.role[0] + shortHash(reference(m.content))));
     }
   });
 

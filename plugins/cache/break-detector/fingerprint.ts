@@ -15,11 +15,21 @@ export function shortHash(data: string): string {
   return createHash('sha1').update(data).digest('base64url').slice(0, 12);
 }
 
+const dropMarkers = (k: string, v: unknown) => (k === 'cache_control' ? undefined : v);
+
 /** JSON with every `cache_control` key dropped. */
 export function stripCacheControl(value: unknown): string {
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'cache_control' in value) {
+    // A marked block: its JSON without the top-level marker is the answer unless a nested object
+    // has a marker too (rare); that case takes the replacer, which drops markers at every depth.
+    const { cache_control: _marker, ...rest } = value as Obj;
+    const json = JSON.stringify(rest);
+    if (!json.includes('"cache_control"')) return json;
+    return JSON.stringify(value, dropMarkers);
+  }
   const json = JSON.stringify(value ?? null);
   if (!json.includes('"cache_control"')) return json;
-  return JSON.stringify(value, (k, v) => (k === 'cache_control' ? undefined : v));
+  return JSON.stringify(value, dropMarkers);
 }
 
 /**
@@ -78,21 +88,37 @@ export interface Fingerprint {
 
 type Obj = Record<string, unknown>;
 
-/** Memo of message-content hashes by content array (history blocks are shared, never mutated). */
+/**
+ * Memo of message hashes (role initial + content hash) by content array (history blocks are
+ * shared, never mutated).
+ */
 const contentHashes = new WeakMap<object, string>();
 
 function messageHash(m: { role: string; content: unknown }): string {
   const c = m.content;
+  const role = m.role[0]!;
   if (c && typeof c === 'object') {
     const cached = contentHashes.get(c as object);
-    if (cached !== undefined) return m.role[0] + cached;
+    if (cached !== undefined && cached[0] === role) return cached;
     // A content array that is new (the tail message with its marker copied in) still shares its
     // other blocks with the history: their JSON comes from the per-block memo.
-    const h = shortHash(Array.isArray(c) ? strippedArray(c) : stripCacheControl(c));
+    const h = role + shortHash(Array.isArray(c) ? strippedArray(c) : stripCacheControl(c));
     contentHashes.set(c as object, h);
-    return m.role[0] + h;
+    return h;
   }
-  return m.role[0] + shortHash(JSON.stringify(c ?? null));
+  return role + shortHash(JSON.stringify(c ?? null));
+}
+
+/** The last tool list hashed: its definitions (by object) and the hash of their JSON. */
+let lastTools: { items: readonly unknown[]; hash: string } | undefined;
+
+/** Hash of the tool list without markers; the same definitions in the same order reuse the last one. */
+function toolsHash(tools: readonly unknown[]): string {
+  const last = lastTools;
+  if (last && last.items.length === tools.length && last.items.every((t, i) => t === tools[i])) return last.hash;
+  const hash = shortHash(strippedArray(tools));
+  lastTools = { items: tools.slice(), hash };
+  return hash;
 }
 
 /** Memo of tool-definition hashes by definition object (the registry's definitions are frozen). */
@@ -149,7 +175,7 @@ export function fingerprint(params: ModelRequest): Fingerprint {
     system: shortHash(strippedArray(system as unknown[])),
     systemChars,
     markers: shortHash(JSON.stringify(markerParts)),
-    tools: shortHash(strippedArray(p.tools ?? [])),
+    tools: toolsHash(p.tools ?? []),
     toolHashes,
     betas: [...(p.betas ?? [])].sort(),
     thinking: JSON.stringify(p.thinking ?? null),

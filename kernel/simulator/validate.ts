@@ -48,6 +48,20 @@ function toolUseIds(m: any): string[] {
   return m.content.filter((c: any) => c?.type === 'tool_use').map((c: any) => String(c.id));
 }
 
+/** Does assistant message `m` have a tool_use with this id? (No allocation: this runs per block per request.) */
+function hasToolUse(m: any, id: string): boolean {
+  if (m?.role !== 'assistant' || !Array.isArray(m.content)) return false;
+  for (const c of m.content) if (c?.type === 'tool_use' && String(c.id) === id) return true;
+  return false;
+}
+
+/** Does message `m` have a tool_result for this id? */
+function hasToolResult(m: any, id: string): boolean {
+  if (!Array.isArray(m?.content)) return false;
+  for (const c of m.content) if (c?.type === 'tool_result' && String(c.tool_use_id) === id) return true;
+  return false;
+}
+
 /**
  * Every `tool_use` must be answered by a `tool_result` in the next message, and every `tool_result`
  * must answer a `tool_use` of the previous message (the API's rule; error texts as it words them).
@@ -55,9 +69,8 @@ function toolUseIds(m: any): string[] {
 function checkToolPairing(messages: any[]): void {
   messages.forEach((m, i) => {
     if (m.role !== 'user' || !Array.isArray(m.content)) return;
-    const prev = new Set(toolUseIds(messages[i - 1]));
     m.content.forEach((c: any, j: number) => {
-      if (c?.type === 'tool_result' && !prev.has(String(c.tool_use_id))) {
+      if (c?.type === 'tool_result' && !hasToolUse(messages[i - 1], String(c.tool_use_id))) {
         throw invalidRequest(
           `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${c.tool_use_id}. ` +
             'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
@@ -66,16 +79,15 @@ function checkToolPairing(messages: any[]): void {
     });
   });
   messages.forEach((m, i) => {
-    const ids = toolUseIds(m);
-    if (!ids.length || i === messages.length - 1) return;
+    if (i === messages.length - 1 || m?.role !== 'assistant' || !Array.isArray(m.content)) return;
     const next = messages[i + 1];
-    const answered = new Set(Array.isArray(next?.content) ? next.content.filter((c: any) => c?.type === 'tool_result').map((c: any) => String(c.tool_use_id)) : []);
-    const missing = ids.filter((id) => !answered.has(id));
-    if (missing.length) {
-      throw invalidRequest(
-        `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
-          'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
-      );
-    }
+    let complete = true;
+    for (const c of m.content) if (c?.type === 'tool_use' && !hasToolResult(next, String(c.id))) { complete = false; break; }
+    if (complete) return;
+    const missing = toolUseIds(m).filter((id) => !hasToolResult(next, id));
+    throw invalidRequest(
+      `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+        'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+    );
   });
 }

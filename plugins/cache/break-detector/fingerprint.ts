@@ -7,12 +7,17 @@
  * context_management edits, the top-level marker, and each message. Markers are stripped before
  * hashing content: moving the tail marker is not a change.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { ModelRequest } from '../../../kernel/model/client.js';
+
+// One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per call; older Nodes use createHash.
+const sha1Base64url: (data: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
+  ? (data) => (crypto as unknown as { hash(a: string, d: string, e: 'base64url'): string }).hash('sha1', data, 'base64url')
+  : (data) => crypto.createHash('sha1').update(data).digest('base64url');
 
 /** Short hash of a string: 12 base64url characters of SHA-1 (collisions are not a concern here). */
 export function shortHash(data: string): string {
-  return createHash('sha1').update(data).digest('base64url').slice(0, 12);
+  return sha1Base64url(data).slice(0, 12);
 }
 
 const dropMarkers = (k: string, v: unknown) => (k === 'cache_control' ? undefined : v);

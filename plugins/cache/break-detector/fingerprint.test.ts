@@ -61,6 +61,15 @@ describe('fingerprint', () => {
     }
   });
 
+  it('takes the longest TTL among all markers, message markers included, also for content seen before', () => {
+    const content = [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral', ttl: '1h' } }];
+    const r = { model: 'm', max_tokens: 1, messages: [{ role: 'user', content }] } as unknown as ModelRequest;
+    expect(fingerprint(r).ttl).toBe('1h');
+    expect(fingerprint(r).ttl).toBe('1h');
+    expect(fingerprint({ ...r, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] } as ModelRequest).ttl).toBeNull();
+    expect(fingerprint(request(parts())).ttl).toBe('5m');
+  });
+
   it('names a tool whose definition changed even after the old definition was memoised', () => {
     const p = parts();
     const a = fingerprint(request(p));

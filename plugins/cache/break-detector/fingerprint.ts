@@ -93,25 +93,34 @@ export interface Fingerprint {
 
 type Obj = Record<string, unknown>;
 
-/**
- * Memo of message hashes (role initial + content hash) by content array (history blocks are
- * shared, never mutated).
- */
-const contentHashes = new WeakMap<object, string>();
+/** A message's hash (role initial + content hash) and the longest TTL among its blocks' markers. */
+interface MessageFacts {
+  hash: string;
+  ttl: '5m' | '1h' | null;
+}
 
-function messageHash(m: { role: string; content: unknown }): string {
+/** Memo of message facts by content array (history blocks are shared, never mutated). */
+const messageMemo = new WeakMap<object, MessageFacts>();
+
+function contentTtl(c: unknown): '5m' | '1h' | null {
+  let ttl: '5m' | '1h' | null = null;
+  if (Array.isArray(c)) for (const b of c as Obj[]) if (b?.cache_control) ttl = maxTtl(ttl, ttlOf(b.cache_control));
+  return ttl;
+}
+
+function messageFacts(m: { role: string; content: unknown }): MessageFacts {
   const c = m.content;
   const role = m.role[0]!;
   if (c && typeof c === 'object') {
-    const cached = contentHashes.get(c as object);
-    if (cached !== undefined && cached[0] === role) return cached;
+    const cached = messageMemo.get(c as object);
+    if (cached !== undefined && cached.hash[0] === role) return cached;
     // A content array that is new (the tail message with its marker copied in) still shares its
     // other blocks with the history: their JSON comes from the per-block memo.
-    const h = role + shortHash(Array.isArray(c) ? strippedArray(c) : stripCacheControl(c));
-    contentHashes.set(c as object, h);
-    return h;
+    const facts = { hash: role + shortHash(Array.isArray(c) ? strippedArray(c) : stripCacheControl(c)), ttl: contentTtl(c) };
+    messageMemo.set(c as object, facts);
+    return facts;
   }
-  return role + shortHash(JSON.stringify(c ?? null));
+  return { hash: role + shortHash(JSON.stringify(c ?? null)), ttl: null };
 }
 
 /** The last tool list hashed: its definitions (by object) and the hash of their JSON. */
@@ -169,11 +178,11 @@ export function fingerprint(params: ModelRequest): Fingerprint {
     markerParts.push(b.cache_control ?? null);
     ttl = maxTtl(ttl, ttlOf(b.cache_control));
   }
+  const messages: string[] = [];
   for (const m of p.messages) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as unknown as Obj[]) {
-      if (b.cache_control) ttl = maxTtl(ttl, ttlOf(b.cache_control));
-    }
+    const f = messageFacts(m as { role: string; content: unknown });
+    messages.push(f.hash);
+    if (f.ttl) ttl = maxTtl(ttl, f.ttl);
   }
   return {
     model: p.model,
@@ -188,7 +197,7 @@ export function fingerprint(params: ModelRequest): Fingerprint {
     effort: JSON.stringify((p.output_config as Obj | undefined)?.effort ?? null),
     contextManagement: JSON.stringify(p.context_management ?? null),
     autoMarker: JSON.stringify(p.cache_control ?? null),
-    messages: p.messages.map((m) => messageHash(m as { role: string; content: unknown })),
+    messages,
     ttl,
   };
 }

@@ -16,6 +16,7 @@
  * classifier's reason. The requests use source `classifier`, so their usage is recorded apart from
  * the main loop's, and the retry plugin does not retry them on 529.
  */
+import { timeoutSignal } from '../../kernel/abort.js';
 import { z } from 'zod';
 import { PERMISSION_STAGE } from '../../kernel/hooks.js';
 import type { PermissionQuery, RunContext } from '../../kernel/hook-payloads.js';
@@ -87,7 +88,8 @@ export async function classify(kernel: Kernel, q: PermissionQuery, ctx: RunConte
     { type: 'text' as const, text: instruction },
   ];
   const ask = async (instruction: string, maxTokens: number, stop?: string[]): Promise<Verdict | Error> => {
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(o.timeoutMs)]);
+    const deadline = timeoutSignal(ctx.signal, o.timeoutMs);
+    const signal = deadline.signal;
     try {
       const reply = await kernel.sideRequest({
         model, max_tokens: maxTokens, system: [{ type: 'text', text: system }],
@@ -96,7 +98,9 @@ export async function classify(kernel: Kernel, q: PermissionQuery, ctx: RunConte
       }, 'classifier', { ...ctx, signal });
       return parseVerdict(textOf(reply));
     } catch (err) {
-      return signal.aborted && !ctx.signal.aborted ? new Error(`no answer within ${o.timeoutMs} ms`) : (err as Error);
+      return deadline.timedOut() && !ctx.signal.aborted ? new Error(`no answer within ${o.timeoutMs} ms`) : (err as Error);
+    } finally {
+      deadline.clear();
     }
   };
   const first = await ask(STAGE1_INSTRUCTION, o.stage1MaxTokens, [STAGE1_STOP]);

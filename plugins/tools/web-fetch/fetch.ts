@@ -3,6 +3,7 @@
  * redirect to another host is reported, not followed, so a fetch of a trusted host cannot be
  * bounced to an untrusted one), HTML turned into Markdown, binary content refused.
  */
+import { timeoutSignal } from '../../../kernel/abort.js';
 import { ToolError } from '../../../kernel/tool.js';
 
 /** Redirects followed within one host. */
@@ -67,7 +68,8 @@ export async function fetchPage(raw: string, limits: FetchLimits): Promise<Fetch
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) url.protocol = 'https:';
   if (url.username || url.password) throw new ToolError('URLs with credentials in them are not fetched.');
 
-  const signal = AbortSignal.any([limits.signal, AbortSignal.timeout(limits.timeoutMs)]);
+  const deadline = timeoutSignal(limits.signal, limits.timeoutMs);
+  const signal = deadline.signal;
   const start = url;
   try {
     for (let hop = 0; ; hop++) {
@@ -98,5 +100,7 @@ export async function fetchPage(raw: string, limits: FetchLimits): Promise<Fetch
     if (signal.aborted) throw new ToolError(`Fetching ${start.href} took longer than ${limits.timeoutMs / 1000} s and was stopped.`);
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new ToolError(`Fetching ${start.href} failed: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+  } finally {
+    deadline.clear();
   }
 }

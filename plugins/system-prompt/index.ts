@@ -110,7 +110,9 @@ export default definePlugin({
       kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: fresh });
       return fresh;
     })());
-    kernel.hooks.sessionStart.tapPromise(PLUGIN_NAME, async () => { await start(); });
+    // Started, not awaited: the git commands run while the rest of the first request is built, and
+    // the systemPrompt/request taps below await the same promise.
+    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => { start().catch(() => undefined); });
 
     const own = async (): Promise<SystemSection[]> => {
       const r = await start();

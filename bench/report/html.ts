@@ -157,7 +157,7 @@ th:first-child,td:first-child,td:nth-child(2){text-align:left}figure{margin:12px
 export async function renderHtml(report: BenchReport): Promise<string> {
   const parts: string[] = [];
   parts.push(`<h1>rein bench</h1><p class="note">Presets: ${report.presets.map(esc).join(', ')}. ${esc(report.prices)}. Cache efficiency = ideal input cost (every prompt token written once at 1.25×, read at 0.1× after, TTL ignored) / actual.</p>`);
-  parts.push(summaryTable(Object.entries(report.totals).map(([preset, s]) => ({ label: `${s.workloads} workloads`, r: { preset, summary: s } }))));
+  parts.push(summaryTable(Object.entries(report.totals).map(([preset, s]) => ({ label: `${s.workloads} workload${s.workloads === 1 ? '' : 's'}`, r: { preset, summary: s } }))));
   parts.push(`<figure class="chart" data-chart="overview">${await renderSvg(overviewSpec(report))}</figure>`);
   for (const w of report.workloads) {
     parts.push(`<h2>${esc(w.name)}${w.sidechain ? ' (subagent)' : ''}</h2>`);

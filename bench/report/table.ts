@@ -56,7 +56,7 @@ export function renderTable(report: BenchReport, options: { color?: boolean; wid
   }
   const out = [t.toString()];
   const tt = new Table({ head: ['all workloads', 'preset', 'req', 'cost $', 'read %', 'cache eff.', 'breaks (cause)', 'compactions (freed, ratio)', 'peak ctx', 'kept f/id/instr'], style, wordWrap: true, colWidths: [28, 14, 7, 9, 7, 7, 30, 24, 9, 14] });
-  for (const [preset, s] of Object.entries(report.totals)) tt.push(row(`${s.workloads} workloads`, { preset, summary: s }));
+  for (const [preset, s] of Object.entries(report.totals)) tt.push(row(`${s.workloads} workload${s.workloads === 1 ? '' : 's'}`, { preset, summary: s }));
   out.push(tt.toString());
   const est = report.workloads.filter((w) => w.estimate && w.estimate.pairs > 0);
   if (est.length) {

@@ -153,7 +153,7 @@ function unregisteredToolsError(
     const at = origins?.get(`tools.${index}`);
     return {
       file: at?.file ?? '<preset>', line: at?.line ?? 0, column: at?.col ?? 0, key: `tools.${index}`,
-      message: `tools: "${name}" is not a tool of any loaded plugin${didYouMean(name, [...known, ...Object.keys(TOOL_PLUGINS_FOR_HINTS)])} (tools: ${known.join(', ') || 'none'})`,
+      message: `tools: "${name}" is not a tool of any loaded plugin${didYouMean(name, [...known, ...Object.keys(TOOL_PLUGINS_FOR_HINTS)])} (registered: ${known.join(', ') || 'none'})`,
     };
   });
   return new PresetError(diagnostics);

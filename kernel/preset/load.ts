@@ -332,8 +332,26 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   let plugins: PresetPlugin[] = [];
   const pruned = opts.plugins !== false ? prunedForPlugins(preset, loader.sink.list) : undefined;
   if (pruned) plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd, homeDir, partial: loader.sink.size > 0 });
+  if (pruned && !loader.sink.size) checkToolsKnown(preset, plugins, state.origins, loader.sink);
   if (loader.sink.size) throw new PresetError(loader.sink.list);
   return { preset, origins: state.origins, files: loader.files, baseDir: presetDir ?? projectDir ?? cwd, plugins };
+}
+
+/**
+ * A `tools:` name must be a built-in tool unless a plugin from outside rein is loaded (it may
+ * register that tool; the kernel checks after loading). Near misses are reported earlier with a
+ * "did you mean"; this catches the names far from any.
+ */
+function checkToolsKnown(preset: Preset, plugins: readonly PresetPlugin[], origins: ReadonlyMap<string, Origin>, sink: DiagnosticSink): void {
+  if (!Array.isArray(preset.tools) || plugins.some((p) => !BUILTIN_PLUGINS[p.key])) return;
+  if (sink.list.some((d) => d.key === 'tools' || d.key.startsWith('tools.'))) return;
+  const builtins = Object.keys(TOOL_PLUGINS).filter((t) => !t.includes('*'));
+  (preset.tools ?? []).forEach((tool, i) => {
+    if (typeof tool !== 'string' || tool.startsWith('mcp__') || TOOL_PLUGINS[tool] || tool.includes('(')) return;
+    const at = origins.get(keyPath(['tools', i]));
+    sink.add(at?.file ?? '<preset>', at?.line ? { line: at.line, col: at.col ?? 1 } : undefined, ['tools', i],
+      `tools: unknown tool "${tool}"; rein's tools are ${builtins.join(', ')} (a plugin's own tools need no entry here)`);
+  });
 }
 
 /**
@@ -357,7 +375,11 @@ export async function validatePresetFile(file: string, opts: { env?: NodeJS.Proc
     applyDenyWins(state);
     checkMerged(state, loader.sink);
     const pruned = prunedForPlugins(state.value, loader.sink.list);
-    if (pruned) await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
+    if (pruned) {
+      const before = loader.sink.size;
+      const plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
+      if (loader.sink.size === before) checkToolsKnown(state.value as Preset, plugins, state.origins, loader.sink);
+    }
     const subs = state.value.subagents;
     if (isPlainObject(subs)) {
       for (const ref of Object.values(subs)) {

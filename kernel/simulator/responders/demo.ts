@@ -76,7 +76,7 @@ export function createDemoResponder(): Responder {
         const lines = text.split('\n').filter(Boolean);
         return r?.is_error ? `- ${c.input.file_path}: could not be read (${lines[0] ?? 'error'})` : `- ${c.input.file_path}: ${lines.length} lines`;
       });
-      return { reply: { content: [{ type: 'text', text: `Here is what I read:\n${summary.join('\n')}\n\nThis answer came from rein's embedded simulator (no ANTHROPIC_API_KEY is set); the tool calls above were real.` }] } };
+      return { reply: { content: [{ type: 'text', text: `Here is what I read:\n${summary.join('\n')}\n\nThis answer came from rein's embedded simulator (no ANTHROPIC_API_KEY is set); the tool calls it made were real (run with -v to see them).` }] } };
     },
   };
 }

@@ -2,7 +2,6 @@
  * The kernel: a hook table, a tool registry, a model client, the loaded plugins, and `run()`.
  * It knows nothing about any particular tool, permission mode or strategy; plugins bring those.
  */
-import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { createHooks, type KernelHooks } from './hooks.js';
 import type { RunContext } from './hook-payloads.js';
@@ -282,9 +281,4 @@ export async function createKernel(options: KernelOptions): Promise<Kernel> {
   for (const { plugin, options: raw, origin } of options.plugins) await kernel.use(plugin, raw, origin);
   checkPluginRelations(kernel.plugins.map((p) => p.plugin));
   return kernel;
-}
-
-/** Path of a file inside the session directory. */
-export function sessionFile(kernel: Kernel, ...parts: string[]): string {
-  return join(kernel.sessionDir(), ...parts);
 }

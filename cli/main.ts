@@ -12,6 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reinRoot } from '../kernel/preset/paths.js';
+import { mark } from '../kernel/trace.js';
 
 export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130 });
 
@@ -114,6 +115,7 @@ async function registerExtras(program: Command, argv: string[]): Promise<void> {
 
 /** Runs the command line; sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
+  mark('cli main');
   const program = buildProgram();
   await registerExtras(program, argv);
   try {

@@ -16,6 +16,7 @@ import { didYouMean } from './preset/suggest.js';
 import { TOOL_PLUGINS as TOOL_PLUGINS_FOR_HINTS } from '../plugins/index.js';
 import type { AgentEvent, RunResult } from './types.js';
 import type { CanUseTool } from '../plugins/permissions/callback.js';
+import { mark } from './trace.js';
 
 /** The built-in preset used when none is named. */
 export const DEFAULT_PRESET = 'default';
@@ -71,6 +72,7 @@ export interface PluginEntry { name: string; options: unknown; origin: string }
  * scenario error (bad `--sim` file).
  */
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
+  mark('createAgent');
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
   let preset: KernelPreset;
@@ -98,6 +100,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
     presetDir = resolved.baseDir;
     origins = resolved.origins;
+    mark('preset and plugins loaded');
     for (const p of resolved.plugins) loaded.push({ plugin: p.plugin, options: p.options, origin: p.origin });
   }
 
@@ -112,6 +115,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const choice = options.client
     ? { client: options.client, kind: options.client.kind === 'simulator' ? 'simulator' as const : 'api' as const }
     : await selectClient({ sim: options.sim, env, cwd });
+  mark('model client chosen');
   let kernel: Kernel;
   let unregistered: { name: string; index: number }[] = [];
   try {
@@ -122,6 +126,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     await choice.client.close();
     throw err;
   }
+  mark('kernel created, plugins applied');
   if (unregistered.length) {
     await kernel.close();
     throw unregisteredToolsError(unregistered, kernel, origins);

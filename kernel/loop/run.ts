@@ -22,6 +22,7 @@ import {
 import { buildRequest } from './request.js';
 import { replaceHistory, runCompaction } from './compact.js';
 import { abortedOutcome, runToolCalls } from './tools.js';
+import { mark } from '../trace.js';
 
 /** Output cap the first max_tokens stop escalates to, tokens (book ch3 §3.11: ESCALATED_MAX_TOKENS = 64k). */
 export const ESCALATED_MAX_TOKENS = 64_000;
@@ -170,6 +171,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       return finish('model_error', `building the request failed: ${(err as Error).message}`);
     }
     kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
+    mark(`request ${state.turn} built`);
 
     let call;
     try {

@@ -61,9 +61,12 @@ turns:
     expect(toolResult).toMatchObject({ type: 'tool_result', content: [{ type: 'text', text: 'buy milk' }] });
     expect(toolResult.tool_use_id).toBe(second.messages[1].content[1].id);
     // Usage is the simulator's, summed over both requests.
-    const served = sim.requests().map((r) => r as any);
-    expect(result.usage.output_tokens).toBeGreaterThan(0);
+    const served = sim.requests().map((r) => (r as unknown as { usage: Record<string, number> }).usage);
     expect(served).toHaveLength(2);
+    for (const k of ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const) {
+      expect(result.usage[k]).toBe(served[0]![k]! + served[1]![k]!);
+    }
+    expect(result.usage.output_tokens).toBeGreaterThan(0);
   });
 
   it('writes every message and transition to the transcript before acting on it', async () => {

@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Tinypool } from 'tinypool';
 import { estimateError } from './metrics/estimate-error.js';
 import { recordedMetrics, summarize } from './metrics/summary.js';
 import { addSummaries, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
@@ -15,6 +14,7 @@ import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult }
 import { loadWorkloads, type SkippedFile } from './workloads/load.js';
 import type { Workload } from './workloads/types.js';
 import type { ReplayTask } from './worker.js';
+import { importExternal } from '../kernel/import-external.js';
 
 export interface BenchOptions {
   /** Files, directories or generator specs. */
@@ -82,6 +82,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
   const jobs = Math.max(1, Math.min(opts.jobs ?? availableParallelism(), workloads.length));
   if (jobs > 1) {
     const { filename, execArgv } = workerFile();
+    // tinypool is an ES module only, so it stays outside the command's CommonJS bundle.
+    const { Tinypool } = await importExternal<typeof import('tinypool')>('tinypool');
     const pool = new Tinypool({ filename, minThreads: jobs, maxThreads: jobs, execArgv });
     try {
       await Promise.all(tasks.map(async (t, i) => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, REPO, tempDir } from '../kernel/test/support.js';
 
@@ -16,8 +16,39 @@ const bin = join(REPO, 'bin/rein.js');
 const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') }, encoding: 'utf8', timeout: 60_000 });
 
 describe('bin/rein.js', () => {
-  it('is built by npm install (dist/bundle/main.js exists)', () => {
-    expect(existsSync(join(REPO, 'dist/bundle/main.js'))).toBe(true);
+  it('is built by npm install: the bundle and a code cache that V8 accepts', () => {
+    expect(existsSync(join(REPO, 'dist/bundle/rein.cjs'))).toBe(true);
+    const r = spawnSync(process.execPath, [bin, '--help'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8' });
+    expect(r.stderr).toMatch(/bundle compiled; code cache used/);
+  });
+
+  it('a stale code cache costs only speed: the run works and writes a fresh cache at exit', () => {
+    // A copy of the package, so the repository's own cache is not touched.
+    const pkg = join(tmp.dir, 'pkg');
+    mkdirSync(join(pkg, 'dist/bundle'), { recursive: true });
+    cpSync(join(REPO, 'bin'), join(pkg, 'bin'), { recursive: true });
+    cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'));
+    cpSync(join(REPO, 'dist/bundle/rein.cjs'), join(pkg, 'dist/bundle/rein.cjs'));
+    symlinkSync(join(REPO, 'presets'), join(pkg, 'presets'));
+    symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'));
+    const cache = join(pkg, 'dist/bundle/rein.cjs.cache');
+    writeFileSync(cache, 'not a code cache');
+    const go = () => spawnSync(process.execPath, [join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8', timeout: 60_000 });
+    const first = go();
+    expect(first.status).toBe(0);
+    expect(first.stderr).toMatch(/code cache rejected/);
+    expect(JSON.parse(first.stdout)).toMatchObject({ subtype: 'success' });
+    expect(readFileSync(cache, 'utf8')).not.toBe('not a code cache');
+    const second = go();
+    expect(second.status).toBe(0);
+    expect(second.stderr).toMatch(/code cache used/);
+  });
+
+  it('loads packages kept outside the bundle: a TypeScript plugin through jiti', () => {
+    const r = spawnSync(process.execPath, [bin, 'run', 'How many words are in poem.txt?', '--preset', './agent.yaml', '--sim', 'scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: join(REPO, 'examples/custom-tool'), env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') }, encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('rein: running against the embedded simulator with scenario scenario.yaml\n');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', result: 'poem.txt has 14 words on 4 lines.' });
   });
 
   it('prints the version without loading the bundle', () => {

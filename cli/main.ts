@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reinRoot } from '../kernel/preset/paths.js';
 import { mark } from '../kernel/trace.js';
+import { config as zodConfig } from 'zod';
 
 export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130 });
 
@@ -116,6 +117,11 @@ async function registerExtras(program: Command, argv: string[]): Promise<void> {
 /** Runs the command line; sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
   mark('cli main');
+  // zod compiles a fast parser (new Function) for each object schema on its first parse. A command
+  // parses each plugin's options once, so compiling costs more than it saves: ~8 ms of a cold
+  // `rein run` (bench/kernel/startup.bench.ts). Only the command sets this; the library leaves
+  // zod's global configuration alone.
+  zodConfig({ jitless: true });
   const program = buildProgram();
   await registerExtras(program, argv);
   try {

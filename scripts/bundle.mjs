@@ -1,25 +1,73 @@
-// Bundles the `rein` command into dist/bundle/ with esbuild: one file per entry plus shared chunks,
-// dynamic imports kept as separate chunks (so a command loads only what it uses). Start-up reads a
-// few large files instead of hundreds of small ones, which is most of what a cold `rein run` costs.
-// bin/rein.js loads dist/bundle/main.js; the library API stays in dist/ (tsc output).
+// Builds the `rein` command into dist/bundle/ with esbuild, then warms V8's code cache for it.
+//
+//   dist/bundle/rein.cjs        every command in one CommonJS file. Lazily imported modules become
+//                               lazily initialised sections of the file, so a command still runs only
+//                               what it uses.
+//   dist/bundle/rein.cjs.cache  V8's code cache for rein.cjs, written after a warm-up `rein run`
+//                               against the embedded simulator, so it holds the functions a run
+//                               compiles and not only the top level. bin/rein.js compiles rein.cjs
+//                               with it (Node 20 has no compile cache for ES modules; a code cache
+//                               needs a classic script, hence CommonJS).
+//   dist/bundle/worker.js       the `rein bench` worker thread (an ES module; tinypool loads it).
+//
+// The library API stays in dist/ (tsc output).
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-await build({
-  entryPoints: { main: 'cli/main.ts', worker: 'bench/worker.ts' },
-  outdir: 'dist/bundle',
+const outdir = 'dist/bundle';
+rmSync(outdir, { recursive: true, force: true });
+
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
   // Class and function names stay as written (`rein hooks` prints the tapable class names).
   keepNames: true,
-  // CommonJS dependencies inside an ES module bundle need a `require`.
-  banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
-  // Loaded from node_modules at run time: loaders and test/report tooling, modules that are large
-  // and needed only on some paths, and CommonJS packages that are imported lazily (a dynamic
-  // import of a bundled CommonJS module exposes only `default`, not its named exports).
-  external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'cli-progress', 'esbuild', 'typescript', 'cosmiconfig', 'node-html-markdown'],
+};
+
+await build({
+  ...common,
+  entryPoints: { rein: 'cli/main.ts' },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  minify: true,
+  legalComments: 'external',
+  // `import.meta.url` of every bundled module is the bundle's own URL (rein's root is found from it).
+  define: { 'import.meta.url': '__reinImportMetaUrl' },
+  banner: { js: "const __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Loaded from node_modules at run time: loaders and report tooling that resolve files next to
+  // themselves, ES-module-only packages (through kernel/import-external.ts), and large modules
+  // needed on few paths.
+  external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown'],
 });
+
+await build({
+  ...common,
+  entryPoints: { worker: 'bench/worker.ts' },
+  outdir,
+  format: 'esm',
+  banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
+  external: ['jiti', 'mvdan-sh', 'esbuild', 'typescript'],
+});
+
+// Warm-up: one `rein run` with the default preset against the embedded simulator (no API key, no
+// config layers, a scratch directory), which writes the code cache when it exits. A failed warm-up
+// does not fail the install: without the cache rein works, it only starts slower.
+const scratch = mkdtempSync(join(tmpdir(), 'rein-warmup-'));
+try {
+  const env = { ...process.env, REIN_HOME: join(scratch, 'home'), REIN_CODE_CACHE: 'write' };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.ANTHROPIC_BASE_URL;
+  execFileSync(process.execPath, ['bin/rein.js', 'run', '--preset', 'default', '--no-layers', '--cwd', scratch, '--output-format', 'json', 'warm up'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (!existsSync(`${outdir}/rein.cjs.cache`)) throw new Error('no cache was written');
+} catch (err) {
+  console.warn(`rein build: the code-cache warm-up failed, so \`rein\` will start slower: ${String(err.stderr || err.message).trim()}`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -21,6 +21,7 @@ import { findOrigin, type Origin } from './merge.js';
 import { isPluginPath, resolvePresetPath } from './paths.js';
 import { closest, didYouMean } from './suggest.js';
 import type { Preset } from './schema.js';
+import { importExternal } from '../import-external.js';
 
 /** A plugin could not be resolved or imported. `message` names the plugin. */
 export class PluginResolveError extends Error {
@@ -34,7 +35,7 @@ let jitiInstance: { import<T>(id: string): Promise<T>; esmResolve(id: string, op
 
 async function jiti() {
   if (!jitiInstance) {
-    const { createJiti } = await import('jiti');
+    const { createJiti } = await importExternal<typeof import('jiti')>('jiti');
     jitiInstance = createJiti(import.meta.url) as unknown as typeof jitiInstance;
   }
   return jitiInstance!;

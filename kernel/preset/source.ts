@@ -20,6 +20,7 @@ import {
   type Document, type Node as YamlNode,
 } from 'yaml';
 import { DiagnosticSink, type KeyPath, type SourcePos } from './errors.js';
+import { importExternal } from '../import-external.js';
 
 /**
  * Most alias expansions a preset may use (`yaml` counts expanded nodes); a billion-laughs document
@@ -317,7 +318,7 @@ function duplicateKeyMessage(doc: Document, _text: string, offset: number, lc: L
 async function loadModuleSource(file: string, sink: DiagnosticSink): Promise<PresetSource> {
   const flat = locator(new Map(), undefined, undefined);
   try {
-    const { createJiti } = await import('jiti');
+    const { createJiti } = await importExternal<typeof import('jiti')>('jiti');
     const mod = await createJiti(import.meta.url, { moduleCache: false }).import<Record<string, unknown>>(file);
     const value = mod && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
     return { file, format: 'js', value, broken: false, ...flat };

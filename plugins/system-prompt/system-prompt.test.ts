@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { createSimulator } from '../../kernel/simulator/simulator.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../bench/strategies/harness.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';
-import { buildUserContext, gitState } from './user-context.js';
+import { branchOf, buildUserContext, gitState } from './user-context.js';
 
 let dir: string;
 let home: string;
@@ -48,6 +49,28 @@ describe('user context', () => {
       `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\nToday's date: 2026-01-02\nWorking directory: ${dir}\nGit: not a git repository.\n</system-reminder>`,
     );
     expect(await buildUserContext({ cwd: dir, include: { date: false, cwd: false, platform: false, git: false } })).toBe('');
+  });
+  it('in a real repository: branch, uncommitted changes and recent commits; unborn and detached branches', async () => {
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+    git('init', '-q', '-b', 'trunk');
+    expect(await gitState(dir)).toBe('Git branch: trunk\nGit status: clean.');
+    writeFileSync(join(dir, 'a.txt'), 'one\n');
+    git('add', 'a.txt');
+    git('commit', '-q', '-m', 'first commit');
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    writeFileSync(join(dir, 'new.txt'), 'x\n');
+    const state = await gitState(dir);
+    const sha = git('rev-parse', '--short', 'HEAD').trim();
+    expect(state).toBe(`Git branch: trunk\nGit status (uncommitted changes):\n M a.txt\n?? new.txt\nRecent commits:\n${sha} first commit`);
+    git('checkout', '-q', '--detach');
+    expect((await gitState(dir)).split('\n')[0]).toBe('Git branch: HEAD');
+  });
+  it('reads the branch from every form of the status header', () => {
+    expect(branchOf('## main...origin/main [ahead 1, behind 2]')).toBe('main');
+    expect(branchOf('## feature/x')).toBe('feature/x');
+    expect(branchOf('## No commits yet on trunk')).toBe('trunk');
+    expect(branchOf('## Initial commit on trunk')).toBe('trunk');
+    expect(branchOf('## HEAD (no branch)')).toBe('HEAD');
   });
   it('is prepended to the first message as a copy', () => {
     const params = { model: 'm', max_tokens: 1, messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hi' }] }] };

@@ -11,6 +11,7 @@ import { abortedText } from '../../../kernel/loop/tools.js';
 import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
+import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
 import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
 
@@ -69,7 +70,7 @@ Running commands:
 - Quote paths that contain spaces: cd "/path/with spaces".
 - Prefer absolute paths over cd, so the working directory stays predictable.
 - Commands time out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s unless you pass timeout (in ms, at most ${MAX_BASH_TIMEOUT_MS / 1000} s); on timeout the command and everything it started are killed.
-- Output over ${BASH_MAX_OUTPUT_CHARS.toLocaleString('en-US')} characters is saved to a file; you get its beginning and end and the file's path, which you can Read or Grep.
+- Output over ${groupDigits(BASH_MAX_OUTPUT_CHARS)} characters is saved to a file; you get its beginning and end and the file's path, which you can Read or Grep.
 - Commands get no input: anything that waits for a keypress or a password fails, and git never opens an editor. Use non-interactive flags (apt-get -y, npm init -y).
 - Independent commands: make several Bash calls in one message. Read-only ones (ls, git status, cat, ...) run in parallel, and if one of them fails the others of that message are cancelled. Dependent commands: chain them in one call with &&, or with ; when a failure should not stop the rest. Do not separate commands with newlines.
 - Do not sleep between commands that can run at once, and do not poll in sleep loops; find out why something is not ready instead. If you must wait, keep it to a few seconds.

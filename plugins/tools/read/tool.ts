@@ -12,7 +12,7 @@ import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
 import { wholeNumber } from '../shared/schema.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
 import {
-  BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
+  BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, groupDigits, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
 } from '../shared/text.js';
 
 /** Lines returned when no `limit` is given (Claude Code's MAX_LINES_TO_READ, book ch8 §E3). */
@@ -45,7 +45,7 @@ Usage:
 - file_path should be an absolute path. A relative path is taken from the session's working directory.
 - By default it returns up to ${DEFAULT_READ_LINES} lines from the start of the file. For a long file, pass offset (the first line wanted, counting from 1) and limit (how many lines); otherwise read the whole file.
 - Output is numbered like \`cat -n\`: each line is its line number, a tab, then the line's text exactly as in the file. The number and the tab are not part of the file.
-- Lines longer than 2,000 characters are cut. One call returns at most ${MAX_READ_CHARS.toLocaleString('en-US')} characters; for more, read in ranges or search with Grep.
+- Lines longer than 2,000 characters are cut. One call returns at most ${groupDigits(MAX_READ_CHARS)} characters; for more, read in ranges or search with Grep.
 - PNG, JPEG, GIF and WebP images are returned as images you can look at.
 - Other binary files (archives, executables, PDFs, fonts, ...) are refused; inspect them with Bash tools instead.
 - It reads files, not directories: list a directory with Glob, or with ls through Bash.

@@ -5,6 +5,7 @@
  */
 import { timeoutSignal } from '../../../kernel/abort.js';
 import { ToolError } from '../../../kernel/tool.js';
+import { importExternal } from '../../../kernel/import-external.js';
 
 /** Redirects followed within one host. */
 export const MAX_REDIRECTS = 10;
@@ -91,7 +92,7 @@ export async function fetchPage(raw: string, limits: FetchLimits): Promise<Fetch
       if (!TEXT_TYPES.test(contentType)) throw new ToolError(`${url.href} is ${contentType}, not a text page; WebFetch reads HTML, text, JSON and XML only.`);
       const decoded = body.toString('utf8');
       // The HTML converter is loaded on the first HTML page, not when the tool is registered.
-      const text = contentType.includes('html') ? (await import('node-html-markdown')).NodeHtmlMarkdown.translate(decoded) : decoded;
+      const text = contentType.includes('html') ? (await importExternal<typeof import('node-html-markdown')>('node-html-markdown')).NodeHtmlMarkdown.translate(decoded) : decoded;
       return { kind: 'page', url: url.href, status: res.status, contentType, text, bytes: body.length };
     }
   } catch (err) {

@@ -16,7 +16,7 @@ export default tseslint.config(
   // bin/ is CommonJS (bin/package.json): the command's entry starts faster that way.
   {
     files: ['bin/**/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly', __filename: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -1,29 +1,38 @@
 #!/usr/bin/env node
 // The `rein` command. `--version` answers before anything else is loaded, so it stays fast.
 //
-// Everything else runs dist/bundle/rein.cjs (built by `npm install` / `npm run build`), compiled
-// with V8's code cache dist/bundle/rein.cjs.cache: V8 then skips parsing and compiling the
-// functions a run needs, which is most of a cold start (rein.cjs is ~2 MB minified, the Anthropic
-// SDK and zod included). A missing or stale cache (another Node version) only costs speed: the bundle is
-// compiled from source and, on a `rein run`, a fresh cache is written when the process exits.
+// Everything else runs dist/bundle/rein.cjs (every command in one esbuild bundle, built by
+// `npm install` / `npm run build`), compiled with V8's code cache dist/bundle/rein.cjs.cache: V8
+// then skips parsing and compiling the functions a run needs, which was most of a cold start.
+// The build writes the cache after a warm-up run; a missing or unusable cache only costs speed:
+// the bundle is compiled from source and, on a `rein run`, a fresh cache is written at exit.
+//
+// V8 checks little of a code cache by itself (its own version and flags, and the source's
+// length), and a cache made by another Node build, or a damaged one, can crash the process. So the
+// cache file starts with what it was made from (Node version and binary, the bundle's path, size
+// and mtime) and a CRC-32 of the cache bytes; anything else is ignored.
 //
 // This file is CommonJS (bin/package.json): a CommonJS entry starts ~4 ms sooner than an ES module.
 'use strict';
-const { readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { accessSync, constants, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const { Script } = require('node:vm');
 
 const argv = process.argv.slice(2);
+// This file's real folder, also when it is run through a link with --preserve-symlinks-main.
+const here = dirname(realpathSync(__filename));
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '../package.json'), 'utf8'));
+  const pkg = JSON.parse(readFileSync(join(here, '../package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {
-  const bundle = join(__dirname, '../dist/bundle/rein.cjs');
-  const cacheFile = `${bundle}.cache`;
-  let source;
+  // A script compiled from a code cache cannot run `import()` on Node 20; the bundle imports
+  // packages that stay outside it through this function (kernel/import-external.ts).
+  globalThis.__reinImport = (specifier) => import(specifier);
+  const bundle = join(here, '../dist/bundle/rein.cjs');
+  let bundleStat;
   try {
-    source = readFileSync(bundle, 'latin1');
+    bundleStat = statSync(bundle);
   } catch (err) {
     if (err && err.code === 'ENOENT') {
       process.stderr.write('rein: the compiled files are missing; run `npm install` (or `npm run build`) in the rein folder first\n');
@@ -31,36 +40,72 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     }
     throw err;
   }
-  let cachedData;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // no cache yet: compile from source
-  }
+  // With --enable-source-maps, Node's own loader: it maps stack traces to the TypeScript sources
+  // (it does not for a vm.Script).
+  if (process.sourceMapsEnabled) require(bundle).main(argv);
+  else runFromCodeCache(bundle, bundleStat);
+}
+
+function runFromCodeCache(bundle, bundleStat) {
+  const cacheFile = `${bundle}.cache`;
+  const exe = statSync(process.execPath);
+  const identity = JSON.stringify(['rein code cache 1', process.version, process.arch, process.execPath, exe.size, exe.mtimeMs, bundle, bundleStat.size, bundleStat.mtimeMs]);
+  const cachedData = readCache(cacheFile, identity);
+  // The bundle is pure ASCII (scripts/bundle.mjs checks), so latin1 reads it exactly and fastest.
+  const source = readFileSync(bundle, 'latin1');
   // The same wrapper Node gives a CommonJS module, so the bundle sees exports/require/module.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
+  const used = cachedData !== undefined && !script.cachedDataRejected;
   if (process.env.REIN_TRACE_STARTUP === '1') {
-    const state = !cachedData ? 'missing' : script.cachedDataRejected ? 'rejected (built by another Node or with other V8 flags)' : 'used';
+    const state = used ? 'used' : cachedData ? 'rejected by V8 (other V8 flags?)' : 'missing or made by another Node or bundle';
     process.stderr.write(`rein: +${performance.now().toFixed(1)} ms bundle compiled; code cache ${state}\n`);
+  }
+  if (process.env.REIN_CODE_CACHE === 'write' || (!used && argv[0] === 'run')) {
+    // At exit the cache also holds every function the run compiled, not only the top level.
+    process.once('exit', () => writeCache(cacheFile, identity, script));
   }
   const bundleModule = { exports: {} };
   script.runInThisContext()(bundleModule.exports, createRequire(bundle), bundleModule, bundle, dirname(bundle));
-
-  const writeCache = process.env.REIN_CODE_CACHE === 'write' || ((!cachedData || script.cachedDataRejected) && argv[0] === 'run');
-  if (writeCache) {
-    // At exit the cache also holds every function the run compiled, not only the top level.
-    process.once('exit', () => {
-      try {
-        const tmp = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(tmp, script.createCachedData());
-        renameSync(tmp, cacheFile);
-      } catch (err) {
-        if (process.env.REIN_CODE_CACHE === 'write') process.stderr.write(`rein: could not write ${cacheFile}: ${err.message}\n`);
-      }
-    });
-  }
-  // A script compiled from a code cache cannot run `import()` on Node 20; the bundle imports
-  // packages that stay outside it through this function (kernel/import-external.ts).
-  globalThis.__reinImport = (specifier) => import(specifier);
   bundleModule.exports.main(argv);
+}
+
+/** The cache bytes when the file was made from this identity and is intact; otherwise undefined. */
+function readCache(cacheFile, identity) {
+  let file;
+  try {
+    file = readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+  const end = file.indexOf(10);
+  const sumEnd = end < 0 ? -1 : file.indexOf(10, end + 1);
+  if (sumEnd < 0 || file.toString('utf8', 0, end) !== identity) return undefined;
+  const data = file.subarray(sumEnd + 1);
+  return file.toString('latin1', end + 1, sumEnd) === checksum(data) ? data : undefined;
+}
+
+function writeCache(cacheFile, identity, script) {
+  const loud = process.env.REIN_CODE_CACHE === 'write';
+  try {
+    // A read-only install: do not serialise 2 MB that cannot be written.
+    accessSync(dirname(cacheFile), constants.W_OK);
+  } catch (err) {
+    if (loud) process.stderr.write(`rein: cannot write ${cacheFile}: ${err.message}\n`);
+    return;
+  }
+  const tmp = `${cacheFile}.${process.pid}.tmp`;
+  try {
+    const data = script.createCachedData();
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${identity}\n${checksum(data)}\n`), data]), { flag: 'wx' });
+    renameSync(tmp, cacheFile);
+  } catch (err) {
+    try { unlinkSync(tmp); } catch { /* it was not created */ }
+    if (loud) process.stderr.write(`rein: could not write ${cacheFile}: ${err.message}\n`);
+  }
+}
+
+/** CRC-32 (zlib.crc32, Node ≥ 20.15) or, on older Node 20 releases, SHA-1 of the cache bytes. */
+function checksum(data) {
+  const { crc32 } = require('node:zlib');
+  return crc32 ? `crc32:${crc32(data)}` : `sha1:${require('node:crypto').createHash('sha1').update(data).digest('hex')}`;
 }

@@ -3,7 +3,7 @@
  * The other CLI tests run the sources; this one checks what users actually execute.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, REPO, tempDir } from '../kernel/test/support.js';
@@ -22,26 +22,79 @@ describe('bin/rein.js', () => {
     expect(r.stderr).toMatch(/bundle compiled; code cache used/);
   });
 
-  it('a stale code cache costs only speed: the run works and writes a fresh cache at exit', () => {
+  describe('a code cache that does not fit costs only speed: it is not used, the run works, and a fresh one is written at exit', () => {
     // A copy of the package, so the repository's own cache is not touched.
-    const pkg = join(tmp.dir, 'pkg');
-    mkdirSync(join(pkg, 'dist/bundle'), { recursive: true });
-    cpSync(join(REPO, 'bin'), join(pkg, 'bin'), { recursive: true });
-    cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'));
-    cpSync(join(REPO, 'dist/bundle/rein.cjs'), join(pkg, 'dist/bundle/rein.cjs'));
-    symlinkSync(join(REPO, 'presets'), join(pkg, 'presets'));
-    symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'));
-    const cache = join(pkg, 'dist/bundle/rein.cjs.cache');
-    writeFileSync(cache, 'not a code cache');
-    const go = () => spawnSync(process.execPath, [join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8', timeout: 60_000 });
-    const first = go();
-    expect(first.status).toBe(0);
-    expect(first.stderr).toMatch(/code cache rejected/);
-    expect(JSON.parse(first.stdout)).toMatchObject({ subtype: 'success' });
-    expect(readFileSync(cache, 'utf8')).not.toBe('not a code cache');
-    const second = go();
-    expect(second.status).toBe(0);
-    expect(second.stderr).toMatch(/code cache used/);
+    let pkg: string;
+    let cache: string;
+    const go = (nodeArgs: string[] = []) => spawnSync(process.execPath, [...nodeArgs, join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8', timeout: 60_000 });
+    const works = (r: ReturnType<typeof go>) => {
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success' });
+    };
+    beforeEach(() => {
+      pkg = join(tmp.dir, 'pkg');
+      mkdirSync(join(pkg, 'dist/bundle'), { recursive: true });
+      cpSync(join(REPO, 'bin'), join(pkg, 'bin'), { recursive: true });
+      cpSync(join(REPO, 'package.json'), join(pkg, 'package.json'));
+      cpSync(join(REPO, 'dist/bundle/rein.cjs'), join(pkg, 'dist/bundle/rein.cjs'));
+      symlinkSync(join(REPO, 'presets'), join(pkg, 'presets'));
+      symlinkSync(join(REPO, 'node_modules'), join(pkg, 'node_modules'));
+      cache = join(pkg, 'dist/bundle/rein.cjs.cache');
+      const first = go();
+      works(first);
+      expect(first.stderr).toMatch(/code cache missing/);
+      const second = go();
+      works(second);
+      expect(second.stderr).toMatch(/code cache used/);
+    });
+
+    it('garbage', () => {
+      writeFileSync(cache, 'not a code cache');
+      const r = go();
+      works(r);
+      expect(r.stderr).toMatch(/code cache missing/);
+      expect(go().stderr).toMatch(/code cache used/);
+    });
+
+    it('damaged bytes under an intact header (V8 would crash on them)', () => {
+      const bytes = readFileSync(cache);
+      for (let i = bytes.length - 2000; i < bytes.length; i += 97) bytes[i] = bytes[i]! ^ 0xff;
+      writeFileSync(cache, bytes);
+      const r = go();
+      works(r);
+      expect(r.stderr).toMatch(/code cache missing/);
+    });
+
+    it('made by another Node release', () => {
+      writeFileSync(cache, readFileSync(cache, 'latin1').replace(`"${process.version}"`, '"v20.0.0"'), 'latin1');
+      const r = go();
+      works(r);
+      expect(r.stderr).toMatch(/code cache missing/);
+    });
+
+    it('made for another bundle of the same length', () => {
+      const bundle = join(pkg, 'dist/bundle/rein.cjs');
+      writeFileSync(bundle, readFileSync(bundle, 'latin1'), 'latin1');
+      const r = go();
+      works(r);
+      expect(r.stderr).toMatch(/code cache missing/);
+    });
+
+    it('with --enable-source-maps the bundle is loaded by Node\'s own loader (which applies source maps; it does not for a vm.Script)', () => {
+      const r = go(['--enable-source-maps']);
+      works(r);
+      expect(r.stderr).not.toMatch(/code cache/);
+    });
+  });
+
+  it('stops quietly with 141 when its reader closes stdout (rein run ... | head)', async () => {
+    const child = spawn(process.execPath, [bin, 'run', 'hi', '--no-layers', '--output-format', 'stream-json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') } });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((done) => child.on('exit', done));
+    expect(code).toBe(141);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
   });
 
   it('loads packages kept outside the bundle: a TypeScript plugin through jiti', () => {

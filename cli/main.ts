@@ -7,6 +7,7 @@
  *   1    the run ended with any other terminal reason (max_turns, model_error, prompt_too_long, ...)
  *   2    bad input: an invalid preset, flag, scenario or session; nothing was run
  *   130  interrupted (SIGINT)
+ *   141  stdout was closed by its reader (`rein run ... | head`); what ran is in the transcript
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { reinRoot } from '../kernel/preset/paths.js';
 import { mark } from '../kernel/trace.js';
 import { config as zodConfig } from 'zod';
 
-export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130 });
+export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130, STDOUT_CLOSED: 141 });
 
 /** rein's version, from the package.json found above this module (from source, dist/ or the bundle). */
 function version(): string {
@@ -122,6 +123,12 @@ export async function main(argv: string[]): Promise<void> {
   // `rein run` (bench/kernel/startup.bench.ts). Only the command sets this; the library leaves
   // zod's global configuration alone.
   zodConfig({ jitless: true });
+  // A reader that stops early (`| head`, `| jq` failing) closes the pipe: stop quietly, as a process
+  // killed by SIGPIPE would (128 + 13), instead of crashing on the unhandled write error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(EXIT.STDOUT_CLOSED);
+  });
   const program = buildProgram();
   await registerExtras(program, argv);
   try {

@@ -7,13 +7,14 @@
 //                               against the embedded simulator, so it holds the functions a run
 //                               compiles and not only the top level. bin/rein.js compiles rein.cjs
 //                               with it (Node 20 has no compile cache for ES modules; a code cache
-//                               needs a classic script, hence CommonJS).
+//                               needs a classic script, hence CommonJS). It is valid only for this
+//                               Node binary and this bundle, so it is not published (package.json).
 //   dist/bundle/worker.js       the `rein bench` worker thread (an ES module; tinypool loads it).
 //
 // The library API stays in dist/ (tsc output).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,12 +41,18 @@ await build({
   legalComments: 'external',
   // `import.meta.url` of every bundled module is the bundle's own URL (rein's root is found from it).
   define: { 'import.meta.url': '__reinImportMetaUrl' },
-  banner: { js: "const __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Strict throughout, as the ES modules it is built from are ("use strict" must come first).
+  banner: { js: "\"use strict\";\nconst __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   // Loaded from node_modules at run time: loaders and report tooling that resolve files next to
   // themselves, ES-module-only packages (through kernel/import-external.ts), and large modules
   // needed on few paths.
   external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown'],
 });
+
+// bin/rein.js reads the bundle as latin1, which is exact only for ASCII (esbuild escapes non-ASCII
+// characters in strings; minifying drops the comments that could hold any).
+const nonAscii = readFileSync(`${outdir}/rein.cjs`).findIndex((byte) => byte > 0x7f);
+if (nonAscii >= 0) throw new Error(`${outdir}/rein.cjs has a non-ASCII byte at offset ${nonAscii}; bin/rein.js reads it as latin1`);
 
 await build({
   ...common,

@@ -11,6 +11,8 @@ import { isInputError, printInputError } from './errors.js';
 
 /** Exit codes (cli/main.ts EXIT). */
 const OK = 0;
+/** Some replay failed: its row in the report says why, and so does stderr. */
+const RUN_FAILED = 1;
 const BAD_INPUT = 2;
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -70,7 +72,9 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
       const { renderHtml } = await import('../../bench/report/html.js');
       process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, await renderHtml(report))}\n`);
     }
-    return OK;
+    const failures = report.workloads.flatMap((w) => w.runs.filter((r) => r.error).map((r) => `rein: ${w.name} × ${r.preset} failed: ${r.error}`));
+    if (failures.length) process.stderr.write(failures.join('\n') + '\n');
+    return failures.length ? RUN_FAILED : OK;
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
     throw err;

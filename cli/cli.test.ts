@@ -179,6 +179,13 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--max-turns must be a positive integer/);
   });
+
+  it('an unknown command: the error lists every command', async () => {
+    const r = await runCli(['frobnicate'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
+    for (const c of ['run', 'hooks', 'sim', 'preset', 'cache', 'bench']) expect(r.stderr).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+  });
 });
 
 describe('rein --version and rein hooks', () => {

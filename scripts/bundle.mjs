@@ -60,7 +60,9 @@ await build({
   outdir,
   format: 'esm',
   banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
-  external: ['jiti', 'mvdan-sh', 'esbuild', 'typescript'],
+  // cosmiconfig too: in an ES module bundle, a dynamic import of a bundled CommonJS module exposes
+  // only `default`, not the named export the preset loader uses.
+  external: ['jiti', 'mvdan-sh', 'esbuild', 'typescript', 'cosmiconfig'],
 });
 
 // Warm-up: one `rein run` with the default preset against the embedded simulator (no API key, no

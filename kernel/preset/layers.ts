@@ -115,9 +115,27 @@ function rivals(file: string, places: string[]): string[] {
   });
 }
 
+/**
+ * Whether `dir` holds a file named like one of `places`. One directory listing, so cosmiconfig is
+ * asked (and loaded) only for directories that may hold a config: its search is a file-system
+ * call per place, ~5 ms for the usual three directories with none.
+ */
+function hasCandidate(dir: string, places: readonly string[]): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  const wanted = new Set(places);
+  return names.some((n) => wanted.has(n));
+}
+
 async function searchUp(places: string[], cwd: string, homeDir: string, layer: LayerFile['layer'], problems: PresetDiagnostic[]): Promise<LayerFile | undefined> {
-  const ex = await explorer(places);
+  let ex: Explorer | undefined;
   for (const dir of searchDirs(cwd, homeDir)) {
+    if (!hasCandidate(dir, places)) continue;
+    ex ??= await explorer(places);
     const found = await ex.search(dir);
     if (!found) continue;
     const others = rivals(found.filepath, places);
@@ -145,7 +163,7 @@ export async function discoverLayerFiles(opts: { cwd: string; homeDir: string; e
   const problems: PresetDiagnostic[] = [];
   const files: LayerFile[] = [];
   const userDir = userConfigDir(opts.homeDir, opts.env);
-  if (existsSync(userDir)) {
+  if (hasCandidate(userDir, USER_SEARCH_PLACES)) {
     const found = await (await explorer(USER_SEARCH_PLACES)).search(userDir);
     if (found) {
       const others = rivals(found.filepath, USER_SEARCH_PLACES);

@@ -2,8 +2,9 @@
 // The `rein` command. `--version` answers before anything else is loaded, so it stays fast.
 //
 // Everything else runs dist/bundle/rein.cjs (every command in one esbuild bundle, built by
-// `npm install` / `npm run build`), compiled with V8's code cache dist/bundle/rein.cjs.cache: V8
-// then skips parsing and compiling the functions a run needs, which was most of a cold start.
+// `npm install` / `npm run build`), compiled with V8's code cache dist/bundle/rein.cjs.cache
+// (rein.cjs.<hash>.cache when Node runs with options): V8 then skips parsing and compiling the
+// functions a run needs, which was most of a cold start.
 // The build writes the cache after a warm-up run; a missing or unusable cache only costs speed:
 // the bundle is compiled from source and, on a `rein run`, a fresh cache is written at exit.
 //
@@ -47,7 +48,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 }
 
 function runFromCodeCache(bundle, bundleStat) {
-  const cacheFile = `${bundle}.cache`;
+  // V8 rejects a cache made under other V8 flags; one file per set of Node options, so runs with
+  // and without (say) NODE_OPTIONS=--max-old-space-size do not keep replacing each other's cache.
+  const options = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
+  const cacheFile = options ? `${bundle}.${checksum(Buffer.from(options)).split(':')[1].slice(0, 16)}.cache` : `${bundle}.cache`;
   const exe = statSync(process.execPath);
   const identity = JSON.stringify(['rein code cache 1', process.version, process.arch, process.execPath, exe.size, exe.mtimeMs, bundle, bundleStat.size, bundleStat.mtimeMs]);
   const cachedData = readCache(cacheFile, identity);

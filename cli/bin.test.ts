@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, REPO, tempDir } from '../kernel/test/support.js';
 
@@ -26,7 +26,7 @@ describe('bin/rein.js', () => {
     // A copy of the package, so the repository's own cache is not touched.
     let pkg: string;
     let cache: string;
-    const go = (nodeArgs: string[] = []) => spawnSync(process.execPath, [...nodeArgs, join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8', timeout: 60_000 });
+    const go = (nodeArgs: string[] = [], extraEnv: NodeJS.ProcessEnv = {}) => spawnSync(process.execPath, [...nodeArgs, join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1', ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
     const works = (r: ReturnType<typeof go>) => {
       expect(r.status).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success' });
@@ -78,6 +78,14 @@ describe('bin/rein.js', () => {
       const r = go();
       works(r);
       expect(r.stderr).toMatch(/code cache missing/);
+    });
+
+    it('runs under other Node options keep a cache of their own instead of replacing the plain one', () => {
+      const withOptions = { NODE_OPTIONS: '--max-old-space-size=1000' };
+      expect(go([], withOptions).stderr).toMatch(/code cache missing/);
+      expect(go([], withOptions).stderr).toMatch(/code cache used/);
+      expect(go().stderr).toMatch(/code cache used/);
+      expect(readdirSync(join(pkg, 'dist/bundle')).filter((f) => f.endsWith('.cache'))).toHaveLength(2);
     });
 
     it('with --enable-source-maps the bundle is loaded by Node\'s own loader (which applies source maps; it does not for a vm.Script)', () => {

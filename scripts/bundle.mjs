@@ -14,7 +14,7 @@
 // The library API stays in dist/ (tsc output).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -74,7 +74,8 @@ try {
   delete env.ANTHROPIC_API_KEY;
   delete env.ANTHROPIC_BASE_URL;
   execFileSync(process.execPath, ['bin/rein.js', 'run', '--preset', 'default', '--no-layers', '--cwd', scratch, '--output-format', 'json', 'warm up'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  if (!existsSync(`${outdir}/rein.cjs.cache`)) throw new Error('no cache was written');
+  // rein.cjs.cache, or rein.cjs.<hash>.cache when NODE_OPTIONS is set (bin/rein.js).
+  if (!readdirSync(outdir).some((f) => /^rein\.cjs\.(\w+\.)?cache$/.test(f))) throw new Error('no cache was written');
 } catch (err) {
   console.warn(`rein build: the code-cache warm-up failed, so \`rein\` will start slower: ${String(err.stderr || err.message).trim()}`);
 } finally {

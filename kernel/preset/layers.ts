@@ -118,7 +118,8 @@ function rivals(file: string, places: string[]): string[] {
 /**
  * Whether `dir` holds a file named like one of `places`. One directory listing, so cosmiconfig is
  * asked (and loaded) only for directories that may hold a config: its search is a file-system
- * call per place, ~5 ms for the usual three directories with none.
+ * call per place, ~5 ms for the usual three directories with none. Names compare exactly, so
+ * `Rein.config.yaml` is not a config on a case-insensitive file system either.
  */
 function hasCandidate(dir: string, places: readonly string[]): boolean {
   let names: string[];

@@ -110,8 +110,8 @@ function positiveNumber(v: string, flag: string): number {
 async function registerExtras(program: Command, argv: string[]): Promise<void> {
   const first = argv.find((a) => !a.startsWith('-'));
   // All of them when no command, `help`, or a word that is no command (its error lists them all).
-  const core = ['run', 'hooks', 'sim'];
-  const want = (name: string) => first === undefined || first === name || first === 'help' || !['preset', 'cache', 'bench', ...core].includes(first);
+  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench'];
+  const want = (name: string) => first === undefined || first === name || first === 'help' || !known.includes(first);
   if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
   if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);

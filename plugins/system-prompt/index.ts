@@ -96,6 +96,13 @@ export default definePlugin({
         throw new PluginError(PLUGIN_NAME, `plugin ${PLUGIN_NAME}: section "${s.name}": file ${fileOf(s.file)} does not exist`);
       }
     }
+    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext });
+    // Prefetch (book ch1 §1.2): in a new session the git commands start now, while the other
+    // plugins load and the session opens, instead of at session start, when the first request
+    // would soon wait for them. A resumed session reads its record back and does not need them.
+    // The result is read only by start() below; buildUserContext does not reject (a failed git
+    // command reads as "not a git repository").
+    let prefetched: Promise<string> | undefined = kernel.resumed ? undefined : userContext();
     // Computed once per session (or read back from the transcript on resume), then frozen.
     let record: Promise<SystemPromptRecord> | undefined;
     const start = (): Promise<SystemPromptRecord> => (record ??= (async () => {
@@ -103,15 +110,12 @@ export default definePlugin({
       if (past.length) return past[past.length - 1]!;
       const staticFiles: Record<string, string> = {};
       for (const s of options.sections) if (s.file && s.kind === 'static') staticFiles[s.name] = readFileSync(fileOf(s.file), 'utf8');
-      const fresh: SystemPromptRecord = {
-        staticFiles,
-        userContext: await buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext }),
-      };
+      const fresh: SystemPromptRecord = { staticFiles, userContext: await (prefetched ?? userContext()) };
+      prefetched = undefined;
       kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: fresh });
       return fresh;
     })());
-    // Started, not awaited: the git commands run while the rest of the first request is built, and
-    // the systemPrompt/request taps below await the same promise.
+    // Started, not awaited: the systemPrompt/request taps below await the same promise.
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => { start().catch(() => undefined); });
 
     const own = async (): Promise<SystemSection[]> => {

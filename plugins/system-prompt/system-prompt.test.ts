@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { createSimulator } from '../../kernel/simulator/simulator.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../bench/strategies/harness.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';
-import { branchOf, buildUserContext, gitState } from './user-context.js';
+import { branchOf, buildUserContext, GIT_LOG_COUNT, gitState } from './user-context.js';
 
 let dir: string;
 let home: string;
@@ -81,6 +81,39 @@ describe('user context', () => {
 });
 
 describe('system-prompt in a session', () => {
+  it('starts the git commands when it is applied in a new session, before the run (the first request need not wait for them); a resumed session runs none', async () => {
+    // A `git` first on PATH that records its arguments and answers "not a repository".
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const calls = join(dir, 'git-calls.txt');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const recorded = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean).sort() : []);
+    const plugins = [{ plugin: systemPrompt, options: { date: '2026-05-05' } }];
+    try {
+      const first = await httpClient(createSimulator({ responder: plannedResponder([[{ type: 'text', text: 'ok' }]]) }), join(home, 'first.jsonl'));
+      const kernel = await strategyKernel({ cwd: dir, client: first.client, plugins });
+      // Nothing has run yet; the commands are under way (or done) all the same.
+      for (let i = 0; i < 500 && recorded().length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(recorded()).toEqual([`log --oneline -n ${GIT_LOG_COUNT}`, 'status --short --branch']);
+      await runPrompt(kernel, 'go');
+      expect(recorded()).toHaveLength(2);
+      expect(loggedRequests(join(home, 'first.jsonl'))[0]!.body.messages[0].content[0].text).toContain('Git: not a git repository.');
+      await kernel.close();
+
+      rmSync(calls);
+      const again = await httpClient(createSimulator({ responder: plannedResponder([[{ type: 'text', text: 'ok' }]]) }), join(home, 'again.jsonl'));
+      const resumed = await strategyKernel({ cwd: dir, client: again.client, plugins, resume: kernel.sessionId });
+      await runPrompt(resumed, 'again');
+      await resumed.close();
+      expect(recorded()).toEqual([]);
+      expect(loggedRequests(join(home, 'again.jsonl'))[0]!.body.messages[0].content[0].text).toContain('Git: not a git repository.');
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
   it('static sections are resolved once (a changed file does not change the bytes), dynamic ones every request; static first, then dynamic', async () => {
     writeFileSync(join(dir, 'guide.md'), 'Guide v1');
     writeFileSync(join(dir, 'status.md'), 'Status v1');

@@ -5,7 +5,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createSimulator } from '../kernel/simulator/simulator.js';
+import { parseScenario } from '../kernel/simulator/scenario.js';
+import { startSimServer } from '../kernel/simulator/server.js';
 import { cleanEnv, REPO, tempDir } from '../kernel/test/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -114,6 +120,37 @@ describe('bin/rein.js', () => {
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', num_requests: 3 });
     expect(readFileSync(join(tmp.dir, 'rein'), 'utf8')).toBe('false');
+  });
+
+  it('talks HTTPS from the bundle: trusts a server whose CA is in NODE_EXTRA_CA_CERTS, refuses it otherwise', async () => {
+    // The simulator behind an HTTPS front with the test certificate (kernel/model/http/test/).
+    const sim = await startSimServer({ simulator: createSimulator({ scenario: parseScenario('turns:\n  - reply: [{ text: "over TLS" }]\n') }), port: 0 });
+    const certDir = join(REPO, 'kernel/model/http/test');
+    const front = createHttpsServer({ key: readFileSync(join(certDir, 'localhost-test.key')), cert: readFileSync(join(certDir, 'localhost-test.crt')) }, (req, res) => {
+      const up = httpRequest(`${sim.url}${req.url}`, { method: req.method, headers: req.headers }, (u) => { res.writeHead(u.statusCode!, u.headers); u.pipe(res); });
+      req.pipe(up);
+    });
+    await new Promise<void>((done) => front.listen(0, '127.0.0.1', done));
+    const go = (extraCerts: string, format = 'json') => new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      const env = { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_MAX_RETRIES: '0', ANTHROPIC_BASE_URL: `https://127.0.0.1:${(front.address() as AddressInfo).port}`, NODE_EXTRA_CA_CERTS: extraCerts };
+      const child = spawn(process.execPath, [bin, 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', format], { cwd: tmp.dir, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => { stdout += d; });
+      child.stderr.on('data', (d) => { stderr += d; });
+      child.on('exit', (code) => done({ code, stdout, stderr }));
+    });
+    try {
+      const trusted = await go(join(certDir, 'localhost-test.crt'));
+      expect(trusted.code).toBe(0);
+      expect(JSON.parse(trusted.stdout)).toMatchObject({ subtype: 'success', result: 'over TLS' });
+      const untrusted = await go('/dev/null', 'text');
+      expect(untrusted.code).toBe(1);
+      expect(untrusted.stderr).toMatch(/^rein: model_error: connection error: .*self-signed certificate/m);
+    } finally {
+      front.close();
+      await sim.close();
+    }
   });
 
   it('stops quietly with 141 when its reader closes stdout (rein run ... | head)', async () => {

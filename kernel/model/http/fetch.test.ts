@@ -8,9 +8,10 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, globalAgent as httpAgent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, globalAgent as httpsAgent } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { httpFetch } from './fetch.js';
+import { brotliCompressSync, createGzip, deflateSync } from 'node:zlib';
+import { createHttpFetch, httpFetch, MAX_REDIRECTS } from './fetch.js';
 
 type Handler = (req: IncomingMessage & { text: string }, res: ServerResponse) => void;
 let servers: Server[] = [];
@@ -139,6 +140,83 @@ describe('httpFetch', () => {
     await res.body[Symbol.asyncIterator]().return!();
     await socketClosed;
     expect(res.bodyUsed).toBe(true);
+  });
+
+  it('sends header values as latin1 bytes, as HTTP carries them, also beside a UTF-8 body', async () => {
+    let raw = '';
+    const url = await serve((req, res) => { raw = req.rawHeaders[req.rawHeaders.indexOf('x-user') + 1]!; res.end(); });
+    await httpFetch(url, { method: 'POST', headers: { 'x-user': 'caf\u00e9' }, body: 'd\u00e9j\u00e0 ✓' });
+    expect(Buffer.from(raw, 'latin1')).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+  });
+
+  it('decodes a gzip, deflate or br body (a proxy may compress though rein asks for none), a gzip stream event by event', async () => {
+    let sendNext!: () => void;
+    const url = await serve((req, res) => {
+      const text = `answer for ${req.url}`;
+      if (req.url === '/deflate') { res.writeHead(200, { 'content-encoding': 'deflate' }); res.end(deflateSync(text)); return; }
+      if (req.url === '/br') { res.writeHead(200, { 'content-encoding': 'br' }); res.end(brotliCompressSync(text)); return; }
+      res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/event-stream' });
+      const gz = createGzip();
+      gz.pipe(res);
+      gz.write('event: one\n\n');
+      gz.flush();
+      sendNext = () => gz.end('event: two\n\n');
+    });
+    expect(await (await httpFetch(`${url}/deflate`)).text()).toBe('answer for /deflate');
+    expect(await (await httpFetch(`${url}/br`)).text()).toBe('answer for /br');
+    const res = await httpFetch(`${url}/gzip`);
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    const it = res.body[Symbol.asyncIterator]();
+    expect(Buffer.from((await it.next()).value!).toString()).toBe('event: one\n\n');
+    sendNext();
+    let rest = '';
+    for (let r = await it.next(); !r.done; r = await it.next()) rest += Buffer.from(r.value).toString();
+    expect(rest).toBe('event: two\n\n');
+  });
+
+  it('follows redirects as fetch does: 307/308 keep method and body, 303 becomes GET; another origin gets no API key', async () => {
+    const seen: { url?: string; method?: string; text: string; key?: unknown }[] = [];
+    const other = await serve((req, res) => { seen.push({ url: `other${req.url}`, method: req.method, text: req.text, key: req.headers['x-api-key'] }); res.end('from other'); });
+    const url = await serve((req, res) => {
+      seen.push({ url: req.url, method: req.method, text: req.text, key: req.headers['x-api-key'] });
+      if (req.url === '/307') { res.writeHead(307, { location: '/final' }); res.end(); return; }
+      if (req.url === '/303') { res.writeHead(303, { location: `${url}/final` }); res.end(); return; }
+      if (req.url === '/away') { res.writeHead(308, { location: `${other}/there` }); res.end(); return; }
+      if (req.url === '/loop') { res.writeHead(302, { location: '/loop' }); res.end(); return; }
+      res.end('final');
+    });
+    const post = { method: 'POST', headers: { 'x-api-key': 'secret' }, body: 'payload' };
+    const r307 = await httpFetch(`${url}/307`, post);
+    expect(await r307.text()).toBe('final');
+    expect(r307).toMatchObject({ url: `${url}/final`, redirected: true, status: 200 });
+    expect(seen.splice(0)).toEqual([
+      { url: '/307', method: 'POST', text: 'payload', key: 'secret' },
+      { url: '/final', method: 'POST', text: 'payload', key: 'secret' },
+    ]);
+    await (await httpFetch(`${url}/303`, post)).text();
+    expect(seen.splice(0)[1]).toEqual({ url: '/final', method: 'GET', text: '', key: 'secret' });
+    expect(await (await httpFetch(`${url}/away`, post)).text()).toBe('from other');
+    expect(seen.splice(0)[1]).toEqual({ url: 'other/there', method: 'POST', text: 'payload', key: undefined });
+    const err = await httpFetch(`${url}/loop`).catch((e: unknown) => e) as TypeError;
+    expect(err.message).toBe('fetch failed');
+    expect(String((err.cause as Error).message)).toBe(`more than ${MAX_REDIRECTS} redirects`);
+    expect(seen).toHaveLength(MAX_REDIRECTS + 1);
+  });
+
+  it('gives up connecting after the connect timeout (here: a TLS handshake that never answers), as a "timed out" fetch failure', async () => {
+    const sockets: Socket[] = [];
+    const silent = createTcpServer((s) => { sockets.push(s); });
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const slowFetch = createHttpFetch({ connectTimeoutMs: 200 });
+      const err = await slowFetch(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/`).catch((e: unknown) => e) as TypeError;
+      expect(err.message).toBe('fetch failed');
+      expect(String((err.cause as Error).message)).toMatch(/^connect timed out after 200 ms/);
+      expect((err.cause as { code?: string }).code).toBe('ETIMEDOUT');
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   });
 
   it('rejects a body that is neither a string nor bytes', async () => {

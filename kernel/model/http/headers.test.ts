@@ -44,6 +44,14 @@ describe('HttpHeaders', () => {
     const seen: string[] = [];
     h.forEach((v, k, self) => { seen.push(`${k}=${v}`); expect(self).toBe(h); });
     expect(seen).toEqual(['a=1', 'b=2']);
+    // A name deleted while iterating is skipped, as with Node's Headers.
+    const during: string[] = [];
+    for (const [k] of new HttpHeaders({ a: '1', b: '2', c: '3' }).entries()) during.push(k);
+    const h2 = new HttpHeaders({ a: '1', b: '2', c: '3' });
+    const left: [string, string][] = [];
+    for (const e of h2) { left.push(e); h2.delete('b'); }
+    expect(during).toEqual(['a', 'b', 'c']);
+    expect(left).toEqual([['a', '1'], ['c', '3']]);
   });
 
   it('instanceof accepts both classes and nothing else, so code testing for either takes both', () => {

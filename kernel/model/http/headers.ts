@@ -76,9 +76,12 @@ export class HttpHeaders {
     this.#map.delete(name.toLowerCase());
   }
 
-  /** Name-value pairs in name order, names lower-case. */
+  /** Name-value pairs in name order, names lower-case (a name deleted while iterating is skipped). */
   *entries(): IterableIterator<[string, string]> {
-    for (const name of [...this.#map.keys()].sort()) yield [name, this.#map.get(name)!];
+    for (const name of [...this.#map.keys()].sort()) {
+      const value = this.#map.get(name);
+      if (value !== undefined) yield [name, value];
+    }
   }
 
   *keys(): IterableIterator<string> {

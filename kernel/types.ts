@@ -136,6 +136,8 @@ export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 
 export interface RunResult {
   sessionId: string;
   terminalReason: TerminalReason;
+  /** What ended the run, when the terminal transition says (e.g. the model error's cause). */
+  terminalDetail?: string;
   isError: boolean;
   /** The text of the last assistant message. */
   text: string;

@@ -118,6 +118,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const result: RunResult = {
       sessionId: kernel.sessionId,
       terminalReason: reason,
+      ...(detail ? { terminalDetail: detail } : {}),
       isError: reason !== 'end_turn',
       text: v.lastText,
       numTurns: state.turn,

@@ -85,6 +85,7 @@ export function usageReport(r: RunResult): string {
   const share = input ? (u.cache_read_input_tokens / input) * 100 : 0;
   const lines = [
     `rein: ${r.terminalReason} after ${r.numTurns} turn${r.numTurns === 1 ? '' : 's'} (${r.numRequests} request${r.numRequests === 1 ? '' : 's'}, ${(r.durationMs / 1000).toFixed(1)} s), session ${r.sessionId}`,
+    ...(r.isError && r.terminalDetail ? [`rein: ${r.terminalReason}: ${r.terminalDetail}`] : []),
     `rein: tokens: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens} (5m ${u.cache_creation?.ephemeral_5m_input_tokens ?? 0}, 1h ${u.cache_creation?.ephemeral_1h_input_tokens ?? 0}), cache read ${u.cache_read_input_tokens}, output ${u.output_tokens}`,
     `rein: cache-read share of input ${share.toFixed(1)}%, cost $${r.totalCostUsd.toFixed(4)}`,
   ];

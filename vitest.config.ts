@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['{kernel,plugins,cli,bench,examples,docs,test}/**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts'],
+    exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts', '**/*.system.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -7,24 +7,9 @@
  *         hooks: [{ type: command, command: "./check.sh", timeout: 30, onFailure: block }]
  */
 import { z } from 'zod';
+import { SHELL_HOOK_EVENTS, type ShellHookEvent } from '../shared/config.js';
 
-/** Events rein runs shell hooks for (Claude Code's names). */
-export const SHELL_HOOK_EVENTS = [
-  'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'UserPromptSubmit', 'Stop', 'SubagentStart',
-  'SubagentStop', 'PreCompact', 'PostCompact', 'SessionStart', 'SessionEnd', 'Notification',
-] as const;
-export type ShellHookEvent = (typeof SHELL_HOOK_EVENTS)[number];
-
-/**
- * Guard events: a hook that crashes or times out blocks what it guards unless it says
- * `onFailure: continue`.
- */
-export const GUARD_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
-
-/** Default hook timeout, seconds (book ch18 §D3: TOOL_HOOK_EXECUTION_TIMEOUT_MS = 10 min). */
-export const DEFAULT_HOOK_TIMEOUT_S = 600;
-/** Default SessionEnd hook timeout, seconds (book ch18 §D3: 1,500 ms, so ending a run stays quick). */
-export const SESSION_END_TIMEOUT_S = 1.5;
+export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, compileMatcher, type ShellHookEvent } from '../shared/config.js';
 
 export const commandHookSchema = z.object({
   type: z.literal('command'),
@@ -48,15 +33,3 @@ export const shellHooksOptions = z.object(
 
 export type CommandHook = z.output<typeof commandHookSchema>;
 export type ShellHooksConfig = z.output<typeof shellHooksOptions>;
-
-/** A compiled matcher: Claude Code's rule is that only `[A-Za-z0-9_|]` means exact names, anything else a regular expression. */
-export function compileMatcher(matcher: string | undefined): (value: string | undefined) => boolean {
-  const m = (matcher ?? '').trim();
-  if (m === '' || m === '*') return () => true;
-  if (/^[A-Za-z0-9_|]+$/.test(m)) {
-    const names = new Set(m.split('|').filter(Boolean));
-    return (v) => v !== undefined && names.has(v);
-  }
-  const re = new RegExp(m); // throws SyntaxError for a bad pattern: reported when the plugin loads
-  return (v) => v !== undefined && re.test(v);
-}

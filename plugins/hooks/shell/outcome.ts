@@ -6,37 +6,10 @@
  * - killed, timed out, not started, exit 126/127 (cannot run, not found) or unreadable JSON: a
  *   failure, which blocks guard events unless the hook says `onFailure: continue`.
  */
-import { z } from 'zod';
+import { parseHookJson, type HookOutcome } from '../shared/outcome.js';
 import type { HookProcessResult } from './run.js';
 
-const hookJsonSchema = z.object({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  decision: z.enum(['approve', 'block']).optional(),
-  reason: z.string().optional(),
-  systemMessage: z.string().optional(),
-  hookSpecificOutput: z.object({
-    hookEventName: z.string().optional(),
-    permissionDecision: z.enum(['allow', 'deny', 'ask']).optional(),
-    permissionDecisionReason: z.string().optional(),
-    updatedInput: z.record(z.string(), z.unknown()).optional(),
-    additionalContext: z.string().optional(),
-    decision: z.union([
-      z.object({ behavior: z.literal('allow'), updatedInput: z.record(z.string(), z.unknown()).optional() }).loose(),
-      z.object({ behavior: z.literal('deny'), message: z.string().optional(), interrupt: z.boolean().optional() }).loose(),
-    ]).optional(),
-  }).loose().optional(),
-}).loose();
-
-/** A hook's JSON answer (fields rein acts on; others are ignored). */
-export type HookJson = z.output<typeof hookJsonSchema>;
-
-export type HookOutcome =
-  | { kind: 'ok'; stdout: string; json?: HookJson }
-  | { kind: 'block'; message: string }
-  | { kind: 'error'; message: string }
-  | { kind: 'failure'; message: string };
+export type { HookJson, HookOutcome } from '../shared/outcome.js';
 
 /** Interprets a finished hook process. */
 export function interpret(r: HookProcessResult, timeoutS: number): HookOutcome {
@@ -56,9 +29,5 @@ export function interpret(r: HookProcessResult, timeoutS: number): HookOutcome {
   } catch (e) {
     return { kind: 'failure', message: `the hook printed JSON that cannot be read: ${(e as Error).message}` };
   }
-  const parsed = hookJsonSchema.safeParse(raw);
-  if (!parsed.success) {
-    return { kind: 'failure', message: `the hook's JSON answer is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`).join('; ')}` };
-  }
-  return { kind: 'ok', stdout, json: parsed.data };
+  return parseHookJson(raw, stdout);
 }

@@ -1,0 +1,46 @@
+/**
+ * What every Claude Code style hook handler shares, whatever runs it (a shell command, a callback
+ * of the program driving rein): the event names, which events fail closed, the default timeouts,
+ * and how a matcher selects the calls a hook runs for.
+ */
+
+/** Events rein runs hooks for (Claude Code's names). */
+export const SHELL_HOOK_EVENTS = [
+  'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'UserPromptSubmit', 'Stop', 'SubagentStart',
+  'SubagentStop', 'PreCompact', 'PostCompact', 'SessionStart', 'SessionEnd', 'Notification',
+] as const;
+export type ShellHookEvent = (typeof SHELL_HOOK_EVENTS)[number];
+
+/**
+ * Guard events: a hook that crashes or times out blocks what it guards unless it says
+ * `onFailure: continue`.
+ */
+export const GUARD_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
+
+/** Default hook timeout, seconds (Claude Code's hook default: 10 minutes). */
+export const DEFAULT_HOOK_TIMEOUT_S = 600;
+/** Default SessionEnd hook timeout, seconds (Claude Code's 1,500 ms, so ending a run stays quick). */
+export const SESSION_END_TIMEOUT_S = 1.5;
+
+/** What every handler may say about itself. */
+export interface HandlerBase {
+  /** Seconds before the hook is given up on. */
+  timeout?: number;
+  /** What a crash or timeout means: `block` (the default for guard events) or `continue`. */
+  onFailure?: 'block' | 'continue';
+}
+
+/** Hooks of each event: matcher groups, each with its handlers. */
+export type HooksConfig<H extends HandlerBase> = Partial<Record<ShellHookEvent, { matcher?: string; hooks: H[] }[]>>;
+
+/** A compiled matcher: Claude Code's rule is that only `[A-Za-z0-9_|]` means exact names, anything else a regular expression. */
+export function compileMatcher(matcher: string | undefined): (value: string | undefined) => boolean {
+  const m = (matcher ?? '').trim();
+  if (m === '' || m === '*') return () => true;
+  if (/^[A-Za-z0-9_|]+$/.test(m)) {
+    const names = new Set(m.split('|').filter(Boolean));
+    return (v) => v !== undefined && names.has(v);
+  }
+  const re = new RegExp(m); // throws SyntaxError for a bad pattern: reported when the plugin loads
+  return (v) => v !== undefined && re.test(v);
+}

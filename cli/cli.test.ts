@@ -208,7 +208,7 @@ describe('rein --version and rein hooks', () => {
 
 describe('rein bench', () => {
   it('replays a generated workload through a preset and prints the table', async () => {
-    const r = await runCli(['bench', '-w', 'gen:turns=5,seed=1', '-p', 'default', '--no-progress', '-j', '1'], { cwd: tmp.dir, env });
+    const r = await runCli(['bench', '-w', 'gen:turns=5,seed=1', '--preset', 'default', '--no-progress', '-j', '1'], { cwd: tmp.dir, env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/│ 1 workload +│ default +│ 5 /);
   });
@@ -216,7 +216,7 @@ describe('rein bench', () => {
   it('a replay that fails is named on stderr and makes the exit code 1', async () => {
     writeFileSync(join(tmp.dir, 'boom.ts'), `export default { name: 'boom', options: (await import('${pathToFileURL(join(REPO, 'node_modules/zod/index.js')).href}')).z.object({}), apply() { throw new Error('boom at apply'); } };\n`);
     writeFileSync(join(tmp.dir, 'p.yaml'), 'extends: default\nplugins:\n  ./boom.ts: {}\n');
-    const r = await runCli(['bench', '-w', 'gen:turns=5,seed=1', '-p', './p.yaml', '--no-progress', '-j', '1'], { cwd: tmp.dir, env });
+    const r = await runCli(['bench', '-w', 'gen:turns=5,seed=1', '--preset', './p.yaml', '--no-progress', '-j', '1'], { cwd: tmp.dir, env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^rein: gen:turns=5,seed=1 × default failed: plugin boom \(.*p\.yaml:3:3\) failed to apply: boom at apply$/m);
   });

@@ -10,6 +10,7 @@
  *   141  stdout was closed by its reader (`rein run ... | head`); what ran is in the transcript
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { addClaudeFlags } from './commands/claude-flags.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reinRoot } from '../kernel/preset/paths.js';
@@ -31,30 +32,23 @@ export function buildProgram(): Command {
   const program = new Command('rein')
     .description('A headless agent kernel: runs the Messages API tool-use loop from a YAML preset.')
     .version(version(), '-V, --version')
-    .showHelpAfterError()
+    .configureOutput({ outputError: (str, write) => write(str.startsWith('error: ') ? `rein: ${str.slice(7)}` : str) })
+    .showHelpAfterError('rein: see rein --help')
     .exitOverride();
 
-  program
+  const run = program
     .command('run')
-    .description('Run an agent on a prompt until it ends its turn. Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
-    .argument('[prompt...]', 'the prompt (or use -p; "-" reads it from stdin)')
-    .option('-p, --prompt <text>', 'the prompt')
+    .description('Run an agent on a prompt until it ends its turn (Claude Code\'s `claude -p` flags work here; `rein -p "..."` is the same). Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
+    .argument('[prompt...]', 'the prompt (several words are joined; none or "-" reads it from stdin)')
     .option('--preset <file|name>', 'preset file or built-in name (default: "default", or the resumed session\'s preset)')
-    .addOption(new Option('--output-format <format>', 'how to print the run').choices(['text', 'json', 'stream-json']).default('text'))
-    .option('--max-turns <n>', 'stop after this many model requests', (v) => positiveInt(v, '--max-turns'))
-    .option('--max-budget-usd <usd>', 'stop once the run has cost this much', (v) => positiveNumber(v, '--max-budget-usd'))
-    .option('--model <name>', 'model name (overrides the preset)')
-    .option('--fallback-model <name>', 'model to switch to after repeated overload errors')
-    .addOption(new Option('--permission-mode <mode>', 'permission mode (overrides the preset)').choices(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions', 'auto']))
-    .option('--permission-prompt-tool <name>', 'an MCP tool that answers permission asks')
-    .option('--resume <id>', 'resume a session by id (or transcript path)')
-    .option('-c, --continue', 'resume the newest session in this directory')
     .option('--sim <scenario>', 'run against the embedded simulator with this scenario file')
     .option('--cwd <dir>', 'working directory (default: the current one)')
-    .option('--no-layers', 'ignore user, project and local config layers; use the preset alone')
-    .option('--include-partial-messages', 'stream-json: also print each server-sent event')
-    .option('-v, --verbose', 'text: print tool calls and notices to stderr')
+    .option('--no-layers', 'ignore user, project and local config layers; use the preset alone');
+  addClaudeFlags(run)
+    .addOption(new Option('-v').hideHelp()) // the short form of --verbose
+    .showHelpAfterError('rein: see rein run --help')
     .action(async (words: string[], opts) => {
+      if (opts.v) opts.verbose = true;
       const { runCommand } = await import('./commands/run.js');
       process.exitCode = await runCommand(words, opts);
     });
@@ -117,6 +111,13 @@ async function registerExtras(program: Command, argv: string[]): Promise<void> {
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
 }
 
+/** True when the command line starts with a flag of `rein run` rather than a command (`rein -p hi`). */
+function startsWithRunFlag(argv: readonly string[]): boolean {
+  const first = argv[0];
+  if (!first || !first.startsWith('-')) return false;
+  return !['-V', '--version', '-h', '--help'].includes(first);
+}
+
 /** Runs the command line; sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
   mark('cli main');
@@ -131,6 +132,16 @@ export async function main(argv: string[]): Promise<void> {
     if (err.code !== 'EPIPE') throw err;
     process.exit(EXIT.STDOUT_CLOSED);
   });
+  // `rein` alone: what it can do, on stderr (stdout stays for a command's output).
+  if (argv.length === 0) {
+    const program = buildProgram();
+    await registerExtras(program, argv);
+    process.stderr.write(program.helpInformation());
+    process.exitCode = EXIT.OK;
+    return;
+  }
+  // `rein -p "..."` and `rein --output-format json -p ...`: Claude Code's habit, the same as `rein run`.
+  if (startsWithRunFlag(argv)) argv = ['run', ...argv];
   const program = buildProgram();
   await registerExtras(program, argv);
   try {

@@ -41,6 +41,14 @@ export interface AgentOptions {
   resume?: string;
   /** Resume the newest session of this working directory. */
   continue?: boolean;
+  /** With `resume` / `continue`: go on in a new session holding a copy of the old one's history. */
+  forkSession?: boolean;
+  /** The id of the new session (or of the fork). Default: a random UUID. */
+  sessionId?: string;
+  /** Claude Code settings files to read as preset layers (`--setting-sources`, `--settings`). */
+  claudeSettings?: import('./preset/claude-settings.js').ClaudeSettingsOptions;
+  /** Top-level preset keys `overrides` replace instead of merging into (`--strict-mcp-config`, `--tools`). */
+  replace?: readonly string[];
   /** Extra plugins, loaded after the preset's. */
   plugins?: { plugin: Plugin; options?: unknown }[];
   /**
@@ -59,7 +67,7 @@ export interface Agent {
   /** How the model client was chosen (real API, embedded simulator with a scenario or the demo). */
   client: ClientChoice;
   /** Runs one user message; iterate the events, or await `.result`. */
-  run(prompt: string, options?: Omit<RunInput, 'prompt'>): AsyncIterable<AgentEvent> & { result: Promise<RunResult> };
+  run(prompt: RunInput['prompt'], options?: Omit<RunInput, 'prompt'>): AsyncIterable<AgentEvent> & { result: Promise<RunResult> };
   close(): Promise<void>;
 }
 
@@ -95,7 +103,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     const { loadPreset, isPresetPath } = await import('./preset/index.js');
     const spec = options.preset ?? sessionPresetRef(options, cwd) ?? DEFAULT_PRESET;
     presetRef = isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec;
-    const resolved = await loadPreset({ preset: spec, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+    const resolved = await loadPreset({ preset: spec, cwd, flags: options.overrides as never, env, layers: options.layers ?? true, claudeSettings: options.claudeSettings, replace: options.replace });
     // The files the preset came from are protected from writes by the permission plugins.
     preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
     presetDir = resolved.baseDir;
@@ -110,6 +118,11 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     if (!resume) throw new SessionError(`no earlier session to continue in ${cwd}`);
   }
 
+  if (options.forkSession) {
+    if (!resume) throw new SessionError('--fork-session needs a session to fork: pass --resume ID or --continue');
+    resume = Transcript.fork(resume, { cwd, root: preset.session?.dir, sessionId: options.sessionId }).sessionId;
+  }
+
   for (const p of options.plugins ?? []) loaded.push({ plugin: p.plugin, options: p.options, origin: 'createAgent({ plugins })' });
 
   const choice = options.client
@@ -119,7 +132,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   let kernel: Kernel;
   let unregistered: { name: string; index: number }[] = [];
   try {
-    kernel = await createKernel({ preset, presetDir, presetRef, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent });
+    kernel = await createKernel({ preset, presetDir, presetRef, cwd, client: choice.client, plugins: loaded, resume, sessionId: resume ? undefined : options.sessionId, parent: options.parent });
     // A name in `tools:` that no loaded plugin registered is a preset mistake, not a tool to skip.
     unregistered = (preset.tools ?? []).map((name, index) => ({ name, index })).filter((t) => !t.name.startsWith('mcp__') && !kernel.tools.has(t.name));
   } catch (err) {

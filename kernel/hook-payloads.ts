@@ -82,7 +82,7 @@ export interface ApiErrorInfo {
 
 /** What the `apiError` hook answers; no answer means surface the error. */
 export type ApiErrorDecision =
-  | { action: 'retry'; delayMs: number; stream?: boolean }
+  | { action: 'retry'; delayMs: number; stream?: boolean; /** Retries the policy allows in all (reported in `api_retry` events). */ maxRetries?: number }
   | { action: 'fallback'; model: string }
   | { action: 'surface' };
 

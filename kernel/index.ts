@@ -19,4 +19,6 @@ export { estimateMessageTokens, estimateTextTokens } from './tokens/estimate.js'
 export type { ModelClient, ModelRequest } from './model/client.js';
 export { createAnthropicClient } from './model/anthropic.js';
 export { Transcript } from './session/transcript.js';
+export { costUsd, type Cost } from './pricing.js';
+export { reinRoot } from './preset/paths.js';
 export type { CanUseTool, PermissionResult } from '../plugins/permissions/callback.js';

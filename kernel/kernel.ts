@@ -110,9 +110,19 @@ export class Kernel {
     this.parent = options.parent;
   }
 
-  /** The main model's name. */
+  private modelOverride: string | undefined;
+
+  /** The main model's name: the one `setModel` chose, else the preset's. */
   get model(): string {
-    return this.preset.model?.name ?? DEFAULT_MODEL;
+    return this.modelOverride ?? this.preset.model?.name ?? DEFAULT_MODEL;
+  }
+
+  /**
+   * Switches the main model from the next run on (the Agent SDK's `setModel`); undefined goes back
+   * to the preset's. A run in progress keeps its model.
+   */
+  setModel(name: string | undefined): void {
+    this.modelOverride = name;
   }
 
   /** The session transcript, opened (resume) or created on first use. */

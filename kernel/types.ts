@@ -113,16 +113,20 @@ export type AgentEvent =
   | { type: 'user_message'; message: Message }
   | { type: 'request'; turn: number; model: string; source: QuerySource }
   | { type: 'stream_event'; event: StreamEvent }
-  | { type: 'assistant_message'; message: Message; usage: Usage; stopReason: StopReason | null; model: string; requestId?: string }
+  /** `id`: the API's message id (`msg_...`); `stopSequence`: the stop sequence that ended it, if one did. */
+  | { type: 'assistant_message'; message: Message; usage: Usage; stopReason: StopReason | null; model: string; requestId?: string; id?: string; stopSequence?: string | null }
   | { type: 'tool_start'; toolUseId: string; name: string; input: unknown }
   | { type: 'tool_end'; toolUseId: string; name: string; isError: boolean; durationMs: number }
   | { type: 'tool_results'; message: Message }
   | { type: 'permission_denied'; denial: PermissionDenial }
-  | { type: 'api_retry'; attempt: number; delayMs: number; status?: number; error: string; source: QuerySource }
+  /** `maxRetries`: how many retries the retry policy allows in all, when it says. */
+  | { type: 'api_retry'; attempt: number; delayMs: number; status?: number; error: string; source: QuerySource; maxRetries?: number }
   | { type: 'model_fallback'; from: string; to: string; reason: string }
   /** A compaction replaced the history; `tokensBefore` / `tokensAfter`: the context's size (tools, system, messages) before and after, tokens. */
   | { type: 'compact'; trigger: 'auto' | 'manual' | 'reactive'; tokensBefore: number; tokensAfter: number; strategy: string }
   | { type: 'notice'; level: 'info' | 'warn' | 'error'; source: string; message: string }
+  /** A Claude Code style hook (shell command, host callback) started or answered; `name` is how messages name it. */
+  | { type: 'hook'; phase: 'started' | 'response'; hookId: string; name: string; event: string; outcome?: 'success' | 'error' | 'cancelled'; output?: string }
   | { type: 'transition'; transition: Transition }
   | { type: 'result'; result: RunResult };
 
@@ -153,6 +157,11 @@ export interface RunResult {
   /** Number of model requests, main loop only. */
   numRequests: number;
   model: string;
+  /**
+   * The answer as JSON when the run was asked for structured output (`--json-schema`): set by the
+   * plugin that asked, in a `sessionEnd` tap, before the result event is emitted.
+   */
+  structuredOutput?: unknown;
 }
 
 export function emptyUsage(): Usage {

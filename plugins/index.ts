@@ -10,6 +10,7 @@ type Loader = () => Promise<Plugin>;
 export const BUILTIN_PLUGINS: Record<string, Loader> = {
   retry: async () => (await import('./retry/index.js')).default,
   printer: async () => (await import('./printer/index.js')).default,
+  'structured-output': async () => (await import('./structured-output/index.js')).default,
   'tools/task': async () => (await import('./tools/task/index.js')).default,
   'tools/mcp': async () => (await import('./tools/mcp/index.js')).default,
   'tools/todo-write': async () => (await import('./tools/todo-write/index.js')).default,

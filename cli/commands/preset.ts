@@ -11,6 +11,7 @@ import { Document, isMap, isScalar, isSeq } from 'yaml';
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { addPresetFlags, type ClaudeFlagValues } from './claude-flags.js';
 
 /** Where command output goes (tests pass their own). */
 export interface PresetIO {
@@ -57,14 +58,17 @@ export async function presetValidate(files: string[], opts: { json?: boolean }, 
 }
 
 /** `rein preset print [FILE]`: returns the exit code. */
-export async function presetPrint(file: string | undefined, opts: { origins?: boolean; json?: boolean; layers?: boolean }, io: PresetIO): Promise<number> {
+export async function presetPrint(file: string | undefined, opts: { origins?: boolean; json?: boolean; layers?: boolean } & ClaudeFlagValues, io: PresetIO): Promise<number> {
   const { loadPreset, PresetError } = await import('../../kernel/preset/index.js');
+  const { flagPlan } = await import('./claude-flags.js');
   let resolved;
   try {
-    resolved = await loadPreset({ preset: file, cwd: io.cwd, env: io.env, layers: opts.layers !== false });
+    // The same flags as `rein run`, as the same command-line layer.
+    const plan = flagPlan(opts, io.cwd);
+    resolved = await loadPreset({ preset: file, cwd: io.cwd, env: io.env, layers: opts.layers !== false, flags: plan.layer as never, replace: plan.replace, claudeSettings: plan.settings });
   } catch (err) {
-    if (err instanceof PresetError) {
-      io.err(`${err.message}\n`);
+    if (err instanceof PresetError || (err instanceof Error && err.name === 'InputError')) {
+      io.err(`${err.name === 'InputError' ? 'rein: ' : ''}${(err as Error).message}\n`);
       return EXIT_BAD_INPUT;
     }
     throw err;
@@ -182,15 +186,16 @@ export function registerPresetCommands(program: Command): void {
     .action(async (files: string[], opts: { json?: boolean }) => {
       process.exitCode = await presetValidate(files, opts, defaultIO());
     });
-  preset
+  const print = preset
     .command('print')
-    .description('Print the resolved preset: defaults < user < project < local < FILE, merged.')
+    .description('Print the resolved preset: defaults < user < project < local < FILE < Claude Code settings < flags, merged. Takes the flags of `rein run` that shape the agent.')
     .argument('[file]', 'a preset file or built-in name (the --preset layer)')
     .option('--origins', 'show the layer and file:line each value came from')
     .option('--json', 'print JSON: { preset, origins, files }')
     .option('--cwd <dir>', 'working directory (where project and local layers are searched from)')
-    .option('--no-layers', 'ignore user, project and local config layers')
-    .action(async (file: string | undefined, opts: { origins?: boolean; json?: boolean; cwd?: string; layers?: boolean }) => {
+    .option('--no-layers', 'ignore user, project and local config layers');
+  addPresetFlags(print)
+    .action(async (file: string | undefined, opts: { origins?: boolean; json?: boolean; cwd?: string; layers?: boolean } & ClaudeFlagValues) => {
       process.exitCode = await presetPrint(file, opts, defaultIO(opts.cwd));
     });
   preset

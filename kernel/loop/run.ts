@@ -222,7 +222,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
       append(kernel, assistant);
       v.lastText = textOf(kept) || v.lastText;
-      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
+      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
       if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${maxTokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
       v.resumes++;
       append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
@@ -234,7 +234,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const assistant = newMessage('assistant', content);
     append(kernel, assistant);
     v.lastText = textOf(content) || v.lastText;
-    kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
+    kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
 
     if (toolUses.length === 0) {
       if (message.stop_reason === 'refusal') return finish('refusal');

@@ -89,7 +89,7 @@ export async function callModel(params: ModelRequest, opts: CallOptions): Promis
         consecutive529 = 0;
         continue;
       }
-      opts.emit({ type: 'api_retry', attempt, delayMs: Math.round(decision.delayMs), status: err.info.status, error: err.info.message, source: opts.source });
+      opts.emit({ type: 'api_retry', attempt, delayMs: Math.round(decision.delayMs), status: err.info.status, error: err.info.message, source: opts.source, ...(decision.maxRetries !== undefined ? { maxRetries: decision.maxRetries } : {}) });
       if (decision.stream !== undefined) stream = decision.stream;
       await sleep(decision.delayMs, opts.ctx.signal);
     }

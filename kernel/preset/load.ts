@@ -9,8 +9,9 @@ import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { DiagnosticSink, keyPath, PresetError, sortDiagnostics, type KeyPath, type PresetDiagnostic, type SourcePos } from './errors.js';
 import { interpolateString } from './interpolate.js';
-import { BUILTIN_DEFAULTS, discoverLayerFiles } from './layers.js';
-import { applyDenyWins, findOrigin, isPlainObject, mergeLayers, type LayerName, type MergeLayer, type MergeState, type Origin } from './merge.js';
+import { BUILTIN_DEFAULTS, discoverLayerFiles, searchDirs } from './layers.js';
+import { settingsAsPreset, settingsBaseDir, settingsFiles, type ClaudeSettingsOptions } from './claude-settings.js';
+import { applyDenyWins, clearOrigins, findOrigin, isPlainObject, mergeLayer, mergeLayers, type LayerName, type MergeLayer, type MergeState, type Origin } from './merge.js';
 import { builtinPresetNames, builtinPresetsDir, isPluginPath, isPresetPath, resolvePresetPath } from './paths.js';
 import { loadPresetPlugins, type PresetPlugin } from './resolve-plugins.js';
 import type { Preset, PresetInput } from './schema.js';
@@ -35,6 +36,10 @@ export interface LoadPresetOptions {
   layers?: boolean;
   /** false: do not import plugins or check their options. Default true. */
   plugins?: boolean;
+  /** Claude Code settings files to read as layers above `--preset` (`--setting-sources`, `--settings`). */
+  claudeSettings?: ClaudeSettingsOptions;
+  /** Top-level keys the flag layer replaces instead of merging into (`--strict-mcp-config`: `mcpServers`). */
+  replace?: readonly string[];
 }
 
 /** A loaded preset. */
@@ -88,6 +93,37 @@ class Loader {
       if (target) bases.push(...(await this.chain(target, layer, [...stack, file], { source: entry.source, path: e.path, spec: e.spec })));
     }
     return [...bases, { layer, file, value: entry.value, locate: entry.locate }];
+  }
+
+  /** The Claude Code settings layers that exist, lowest first. */
+  async settingsLayers(opts: ClaudeSettingsOptions): Promise<MergeLayer[]> {
+    const out: MergeLayer[] = [];
+    const found: { layer: MergeLayer['layer']; source: PresetSource | undefined; baseDir: string }[] = [];
+    for (const f of settingsFiles({ cwd: this.cwd, homeDir: this.homeDir, dirs: searchDirs(this.cwd, this.homeDir), sources: opts.sources })) {
+      found.push({ layer: f.layer, source: await this.readSettings(f.file), baseDir: settingsBaseDir(f.file) });
+    }
+    const flag = opts.flagSettings;
+    if (flag) {
+      const source = 'file' in flag ? await this.readSettings(flag.file) : await readPresetSource('<--settings>', this.sink, { text: flag.text });
+      found.push({ layer: 'settings:flag', source, baseDir: 'file' in flag ? dirname(flag.file) : this.cwd });
+    }
+    for (const f of found) {
+      if (!f.source) continue;
+      const entry = this.accept(settingsAsPreset(f.source), f.baseDir);
+      if (entry) out.push({ layer: f.layer, file: f.source.file, value: entry.value, locate: entry.locate });
+    }
+    return out;
+  }
+
+  private async readSettings(file: string): Promise<PresetSource | undefined> {
+    try {
+      const source = await readPresetSource(file, this.sink);
+      this.files.push(file);
+      return source;
+    } catch (err) {
+      this.sink.add(file, undefined, '', `cannot read the settings file: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   /** A file or built-in name in `extends` / `--preset` → an absolute file, or undefined (reported). */
@@ -320,12 +356,17 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
       layers.push(...(await loader.chain(file, 'preset')));
     }
   }
-  if (opts.flags) {
-    const entry = loader.accept(objectSource('<flags>', opts.flags), cwd);
-    if (entry) layers.push({ layer: 'flags', value: entry.value });
-  }
+  if (opts.claudeSettings) layers.push(...(await loader.settingsLayers(opts.claudeSettings)));
 
   const state = mergeLayers(layers);
+  if (opts.flags) {
+    const entry = loader.accept(objectSource('<flags>', opts.flags), cwd);
+    for (const key of opts.replace ?? []) {
+      delete state.value[key];
+      clearOrigins(state.origins, [key]);
+    }
+    if (entry) mergeLayer(state, { layer: 'flags', value: entry.value });
+  }
   applyDenyWins(state);
   checkMerged(state, loader.sink);
   const preset = state.value as Preset;

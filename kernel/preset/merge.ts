@@ -1,5 +1,6 @@
 /**
- * Merging presets: layers (defaults < user < project < local < --preset < flags) and `extends`
+ * Merging presets: layers (defaults < user < project < local < --preset < Claude Code settings
+ * < flags) and `extends`
  * chains (bases first, then the file itself) all merge with the same rules.
  *
  * - Objects merge deeply, key by key; the higher layer's value wins for a key both set.
@@ -21,7 +22,7 @@
 import { keyPath, type KeyPath, type SourcePos } from './errors.js';
 
 /** The layers, lowest first. */
-export const LAYERS = ['default', 'user', 'project', 'local', 'preset', 'flags'] as const;
+export const LAYERS = ['default', 'user', 'project', 'local', 'preset', 'settings:user', 'settings:project', 'settings:local', 'settings:flag', 'flags'] as const;
 /** One of LAYERS. */
 export type LayerName = (typeof LAYERS)[number];
 
@@ -77,7 +78,7 @@ function originOf(layer: MergeLayer, path: KeyPath): Origin {
   return o;
 }
 
-function clearOrigins(origins: Map<string, Origin>, path: KeyPath): void {
+export function clearOrigins(origins: Map<string, Origin>, path: KeyPath): void {
   const base = keyPath(path);
   for (const k of [...origins.keys()]) {
     if (k === base || k.startsWith(`${base}.`) || k.startsWith(`${base}[`)) origins.delete(k);

@@ -25,6 +25,8 @@ export type TranscriptEntry =
       preset?: string;
       /** How the preset was named: an absolute file path or a built-in name (reused by --resume / --continue). */
       presetRef?: string;
+      /** The session this one was forked from (`--fork-session`). */
+      forkedFrom?: string;
     }
   | { type: 'message'; message: Message }
   /** The whole history replaced (compaction, context strategies that rewrite old messages). */
@@ -91,6 +93,22 @@ export class Transcript {
     if (!head || head.type !== 'session') throw new SessionError(`${file} is not a rein transcript (no session header)`);
     const projectDir = file.slice(0, file.length - `${head.sessionId}.jsonl`.length - 1);
     return new Transcript(head.sessionId, projectDir, entries);
+  }
+
+  /**
+   * A new session that goes on from an existing one (`--fork-session`): a new id (or `sessionId`),
+   * and every entry of the old transcript after its header, so the fork replays the same history
+   * and plugin state. The old transcript is not changed.
+   */
+  static fork(idOrPath: string, opts: { cwd: string; root?: string; sessionId?: string }): Transcript {
+    const from = Transcript.open(idOrPath, opts);
+    const head = from.header;
+    const t = new Transcript(opts.sessionId ?? randomUUID(), join(sessionsRoot(opts.root), projectSlug(opts.cwd)), []);
+    mkdirSync(t.projectDir, { recursive: true });
+    if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
+    t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: head.sessionId });
+    for (const e of from.entries.slice(1)) t.append(e);
+    return t;
   }
 
   /** The id of the newest session for `cwd`, or undefined. */

@@ -1,9 +1,15 @@
 /**
  * rein's events in the shapes Claude Code's headless mode prints (`--output-format json` and
- * `stream-json`), so tools that read those outputs read rein's unchanged. rein-only events keep the
- * same envelope: `{ type: 'system', subtype: ..., session_id }`.
+ * `stream-json`), which are the Claude Agent SDK's message types (`SDKMessage` in the SDK's
+ * `sdk.d.ts`): `system/init`, `assistant`, `user`, `stream_event`, `system/compact_boundary`,
+ * `system/api_retry`, `system/permission_denied` and `result`. Every line carries `session_id` and a
+ * fresh `uuid`. rein's own extras stay, in fields those types do not have (`simulated`, `resumed`,
+ * `side_usage`, `num_requests`, `rein_terminal_reason`, ...), and rein-only events keep the same
+ * envelope: `{ type: 'system', subtype: ..., uuid, session_id }`.
  */
-import type { AgentEvent, RunResult, TerminalReason, Usage } from '../../kernel/types.js';
+import { randomUUID } from 'node:crypto';
+import { costUsd, DEFAULT_MAX_TOKENS, emptyUsage, addUsage } from '../../kernel/index.js';
+import type { AgentEvent, RunResult, TerminalReason, Usage } from '../../kernel/index.js';
 
 /** The `subtype` of the final result object for each terminal reason. */
 export function resultSubtype(reason: TerminalReason): string {
@@ -15,67 +21,255 @@ export function resultSubtype(reason: TerminalReason): string {
   }
 }
 
-function usageJson(u: Usage) {
+/**
+ * The result's `terminal_reason` in the Agent SDK's words (its `TerminalReason`); undefined where
+ * the SDK has no word for rein's reason (rein's own is always in `rein_terminal_reason`).
+ */
+export function sdkTerminalReason(reason: TerminalReason): string | undefined {
+  switch (reason) {
+    case 'end_turn': return 'completed';
+    case 'aborted': return 'aborted_streaming';
+    case 'max_turns': case 'budget_exhausted': case 'prompt_too_long': case 'blocking_limit':
+    case 'model_error': case 'stop_hook_prevented': case 'hook_stopped':
+      return reason;
+    default: return undefined;
+  }
+}
+
+/** The Agent SDK's `SDKAssistantMessageError` for a failed request's HTTP status. */
+export function retryErrorKind(status: number | undefined): string {
+  if (status === 401 || status === 403) return 'authentication_failed';
+  if (status === 429) return 'rate_limit';
+  if (status === 529) return 'overloaded';
+  if (status === 400 || status === 413) return 'invalid_request';
+  if (status === 404) return 'model_not_found';
+  if (status !== undefined && status >= 500) return 'server_error';
+  return 'unknown';
+}
+
+/**
+ * Usage in the Messages API's full shape (every field of the beta `Usage` object), as the Agent
+ * SDK's types expect it on assistant messages and results. Fields the simulator and the API leave
+ * out get their neutral value.
+ */
+export function usageJson(u: Usage) {
   return {
     input_tokens: u.input_tokens,
     cache_creation_input_tokens: u.cache_creation_input_tokens,
     cache_read_input_tokens: u.cache_read_input_tokens,
     output_tokens: u.output_tokens,
     cache_creation: u.cache_creation ?? { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+    server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+    service_tier: 'standard' as const,
+    inference_geo: '',
+    iterations: [],
+    output_tokens_details: { thinking_tokens: 0 },
+    speed: 'standard' as const,
+    fallback_credit: null,
   };
 }
 
-/** The final result object (one line in stream-json, the whole output in json). */
-export function resultJson(r: RunResult): Record<string, unknown> {
-  return {
-    type: 'result',
-    subtype: resultSubtype(r.terminalReason),
-    is_error: r.isError,
-    duration_ms: r.durationMs,
-    num_turns: r.numTurns,
-    result: r.text,
-    session_id: r.sessionId,
-    total_cost_usd: Number(r.totalCostUsd.toFixed(6)),
-    usage: usageJson(r.usage),
-    side_usage: Object.fromEntries(Object.entries(r.sideUsage).map(([k, v]) => [k, usageJson(v!)])),
-    permission_denials: r.permissionDenials,
-    terminal_reason: r.terminalReason,
-    num_requests: r.numRequests,
-    model: r.model,
-  };
+/** Per-model totals as the result's `modelUsage` reports them (tokens; `costUSD` in USD). */
+interface ModelTotals { usage: Usage; costUSD: number }
+
+/** What the formatter needs to know about the session besides the events. */
+export interface SessionInfo {
+  /** The permission mode in force. */
+  permissionMode(): string;
+  /** MCP servers and how each fared. */
+  mcpServers(): { name: string; status: string }[];
+  /** Subagent types the Task tool offers. */
+  agents(): string[];
+  /** Context window and output cap of the main model, tokens. */
+  limits(): { contextWindow: number; maxOutputTokens: number };
+  /** Where the API key came from: `ANTHROPIC_API_KEY` or `none`. */
+  apiKeySource: string;
+  /** rein's version. */
+  version: string;
 }
 
-/** One stream-json line for an event, or undefined for events the stream does not show. */
-export function streamJson(e: AgentEvent, sessionId: string, opts: { partial?: boolean } = {}): Record<string, unknown> | undefined {
-  const sys = (subtype: string, body: Record<string, unknown>) => ({ type: 'system', subtype, ...body, session_id: sessionId });
-  switch (e.type) {
-    case 'session_start':
-      return { type: 'system', subtype: 'init', cwd: e.cwd, session_id: e.sessionId, model: e.model, tools: e.tools, simulated: e.simulated, resumed: e.resumed };
-    case 'user_message':
-      return { type: 'user', message: { role: 'user', content: e.message.content }, parent_tool_use_id: null, session_id: sessionId };
-    case 'assistant_message':
-      return { type: 'assistant', message: { type: 'message', role: 'assistant', model: e.model, content: e.message.content, stop_reason: e.stopReason, usage: usageJson(e.usage) }, parent_tool_use_id: null, session_id: sessionId };
-    case 'tool_results':
-      return { type: 'user', message: { role: 'user', content: e.message.content }, parent_tool_use_id: null, session_id: sessionId };
-    case 'permission_denied':
-      return sys('permission_denied', { ...e.denial });
-    case 'api_retry':
-      return sys('api_retry', { attempt: e.attempt, retry_delay_ms: e.delayMs, error_status: e.status ?? null, error: e.error, source: e.source });
-    case 'model_fallback':
-      return sys('model_fallback', { from: e.from, to: e.to, reason: e.reason });
-    case 'compact':
-      return sys('compact_boundary', { compact_metadata: { trigger: e.trigger, pre_tokens: e.tokensBefore, post_tokens: e.tokensAfter, strategy: e.strategy } });
-    case 'notice':
-      return sys('notice', { level: e.level, source: e.source, message: e.message });
-    case 'transition':
-      return sys('transition', { kind: e.transition.kind, reason: e.transition.reason, turn: e.transition.turn, ...(e.transition.detail ? { detail: e.transition.detail } : {}) });
-    case 'stream_event':
-      return opts.partial ? { type: 'stream_event', event: e.event, session_id: sessionId } : undefined;
-    case 'result':
-      return resultJson(e.result);
-    default:
-      return undefined;
+/**
+ * Turns a session's events into stream-json lines. One per printer: it keeps what a result
+ * reports across turns (`modelUsage` and `total_cost_usd` are running totals for the session, as
+ * in Claude Code; `usage` is the turn's) and the API time of each turn (`duration_api_ms`).
+ */
+export class StreamFormatter {
+  private readonly models = new Map<string, ModelTotals>();
+  private apiMs = 0;
+  private costBefore = 0;
+  private lastStopReason: string | null = null;
+
+  constructor(private readonly sessionId: () => string, private readonly info: SessionInfo) {}
+
+  /** Counts a main-loop response: its model's totals and its time (ms). */
+  response(model: string, usage: Usage, durationMs: number): void {
+    this.apiMs += durationMs;
+    const t = this.models.get(model) ?? { usage: emptyUsage(), costUSD: 0 };
+    addUsage(t.usage, usage);
+    t.costUSD += costUsd(model, usage).usd;
+    this.models.set(model, t);
   }
+
+  private envelope(body: Record<string, unknown>): Record<string, unknown> {
+    return { ...body, uuid: randomUUID(), session_id: this.sessionId() };
+  }
+
+  private system(subtype: string, body: Record<string, unknown>): Record<string, unknown> {
+    return this.envelope({ type: 'system', subtype, ...body });
+  }
+
+  /** The `system/init` line. */
+  init(e: Extract<AgentEvent, { type: 'session_start' }>): Record<string, unknown> {
+    return {
+      type: 'system', subtype: 'init',
+      apiKeySource: this.info.apiKeySource,
+      claude_code_version: this.info.version,
+      cwd: e.cwd,
+      tools: e.tools,
+      mcp_servers: this.info.mcpServers(),
+      model: e.model,
+      permissionMode: this.info.permissionMode(),
+      slash_commands: [],
+      output_style: 'default',
+      skills: [],
+      plugins: [],
+      agents: this.info.agents(),
+      uuid: randomUUID(),
+      session_id: e.sessionId,
+      // rein's own
+      simulated: e.simulated,
+      resumed: e.resumed,
+      rein_version: this.info.version,
+    };
+  }
+
+  /** A `user` line for a message that enters the history (a typed prompt, tool results). */
+  user(content: unknown, opts: { replay?: boolean; uuid?: string } = {}): Record<string, unknown> {
+    return {
+      type: 'user', message: { role: 'user', content }, parent_tool_use_id: null,
+      ...(opts.replay ? { isReplay: true } : {}),
+      uuid: opts.uuid ?? randomUUID(), session_id: this.sessionId(),
+    };
+  }
+
+  /** The final result object (one line in stream-json, the whole output in json). */
+  result(r: RunResult): Record<string, unknown> {
+    const subtype = resultSubtype(r.terminalReason);
+    const modelUsage: Record<string, unknown> = {};
+    const { contextWindow, maxOutputTokens } = this.info.limits();
+    for (const [model, t] of this.models) {
+      modelUsage[model] = {
+        inputTokens: t.usage.input_tokens,
+        outputTokens: t.usage.output_tokens,
+        cacheReadInputTokens: t.usage.cache_read_input_tokens,
+        cacheCreationInputTokens: t.usage.cache_creation_input_tokens,
+        cacheCreationEphemeral5mInputTokens: t.usage.cache_creation?.ephemeral_5m_input_tokens ?? 0,
+        cacheCreationEphemeral1hInputTokens: t.usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
+        webSearchRequests: 0,
+        costUSD: Number(t.costUSD.toFixed(6)),
+        contextWindow,
+        maxOutputTokens,
+      };
+    }
+    // The session's running total: earlier turns plus this one (side requests included).
+    const total = this.costBefore + r.totalCostUsd;
+    this.costBefore = total;
+    const sdkReason = sdkTerminalReason(r.terminalReason);
+    const out: Record<string, unknown> = {
+      type: 'result',
+      subtype,
+      is_error: r.isError,
+      duration_ms: r.durationMs,
+      duration_api_ms: Math.round(this.apiMs),
+      num_turns: r.numTurns,
+      result: r.text,
+      stop_reason: this.lastStopReason,
+      session_id: r.sessionId,
+      total_cost_usd: Number(total.toFixed(6)),
+      usage: usageJson(r.usage),
+      modelUsage,
+      permission_denials: r.permissionDenials,
+      ...(r.structuredOutput !== undefined ? { structured_output: r.structuredOutput } : {}),
+      ...(subtype !== 'success' ? { errors: [r.terminalDetail ?? r.terminalReason] } : {}),
+      ...(sdkReason ? { terminal_reason: sdkReason } : {}),
+      uuid: randomUUID(),
+      // rein's own
+      rein_terminal_reason: r.terminalReason,
+      side_usage: Object.fromEntries(Object.entries(r.sideUsage).map(([k, v]) => [k, usageJson(v!)])),
+      num_requests: r.numRequests,
+      model: r.model,
+    };
+    this.apiMs = 0;
+    this.lastStopReason = null;
+    return out;
+  }
+
+  /** One stream-json line for an event, or undefined for events the stream does not show. */
+  line(e: AgentEvent, opts: { partial?: boolean; replayUserMessages?: boolean; hookEvents?: boolean } = {}): Record<string, unknown> | undefined {
+    switch (e.type) {
+      case 'session_start':
+        return this.init(e);
+      case 'user_message':
+        // The typed prompt is the caller's own: echoed only when asked (--replay-user-messages).
+        return opts.replayUserMessages ? this.user(e.message.content, { replay: true }) : undefined;
+      case 'assistant_message':
+        this.lastStopReason = e.stopReason;
+        return this.envelope({
+          type: 'assistant',
+          message: {
+            id: e.id ?? `msg_rein_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+            type: 'message', role: 'assistant', model: e.model, content: e.message.content,
+            stop_reason: e.stopReason, stop_sequence: e.stopSequence ?? null, stop_details: null,
+            usage: usageJson(e.usage), container: null, context_management: null, diagnostics: null,
+          },
+          parent_tool_use_id: null,
+          ...(e.requestId ? { request_id: e.requestId } : {}),
+        });
+      case 'tool_results':
+        return this.user(e.message.content);
+      case 'permission_denied':
+        return this.system('permission_denied', {
+          tool_name: e.denial.tool_name, tool_use_id: e.denial.tool_use_id, decision_reason: e.denial.reason, message: e.denial.reason,
+          tool_input: e.denial.tool_input,
+        });
+      case 'api_retry':
+        return this.system('api_retry', {
+          attempt: e.attempt, max_retries: e.maxRetries ?? e.attempt, retry_delay_ms: e.delayMs, error_status: e.status ?? null,
+          error: retryErrorKind(e.status), error_message: e.error, source: e.source,
+        });
+      case 'model_fallback':
+        return this.system('model_fallback', { from: e.from, to: e.to, reason: e.reason });
+      case 'compact':
+        return this.system('compact_boundary', {
+          compact_metadata: { trigger: e.trigger === 'manual' ? 'manual' : 'auto', pre_tokens: e.tokensBefore, post_tokens: e.tokensAfter },
+          rein_trigger: e.trigger, strategy: e.strategy,
+        });
+      case 'notice':
+        return this.system('notice', { level: e.level, source: e.source, message: e.message });
+      case 'transition':
+        return this.system('transition', { kind: e.transition.kind, reason: e.transition.reason, turn: e.transition.turn, ...(e.transition.detail ? { detail: e.transition.detail } : {}) });
+      case 'hook':
+        if (!opts.hookEvents) return undefined;
+        return e.phase === 'started'
+          ? this.system('hook_started', { hook_id: e.hookId, hook_name: e.name, hook_event: e.event })
+          : this.system('hook_response', { hook_id: e.hookId, hook_name: e.name, hook_event: e.event, output: e.output ?? '', stdout: e.outcome === 'success' ? e.output ?? '' : '', stderr: e.outcome === 'success' ? '' : e.output ?? '', outcome: e.outcome ?? 'success' });
+      case 'stream_event':
+        return opts.partial ? this.envelope({ type: 'stream_event', event: e.event, parent_tool_use_id: null }) : undefined;
+      case 'result':
+        return this.result(e.result);
+      default:
+        return undefined;
+    }
+  }
+}
+
+/** A formatter for one result with no session around it (tests, `json` output of a finished run). */
+export function resultJson(r: RunResult, info?: Partial<SessionInfo>): Record<string, unknown> {
+  const f = new StreamFormatter(() => r.sessionId, {
+    permissionMode: () => 'default', mcpServers: () => [], agents: () => [], apiKeySource: 'none', version: '0.0.0',
+    limits: () => ({ contextWindow: 200_000, maxOutputTokens: DEFAULT_MAX_TOKENS }), ...info,
+  });
+  return f.result(r);
 }
 
 /** A short human report of a run's usage and cache behaviour (text mode, on stderr). */

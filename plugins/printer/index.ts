@@ -1,21 +1,53 @@
 /**
  * `printer`: writes a run's events to stdout as `text` (the final answer; the usage report on
  * stderr), `json` (one result object) or `stream-json` (one JSON object per line, Claude Code's
- * headless shapes). Progress and notices go to stderr in text mode.
+ * headless shapes, which are the Claude Agent SDK's message types). Progress and notices go to
+ * stderr in text mode.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin.js';
-import { resultJson, streamJson, usageReport } from './format.js';
+import { definePlugin, DEFAULT_MAX_TOKENS, reinRoot, type Kernel } from '../../kernel/index.js';
+import { permissionContext } from '../permissions/config.js';
+import { StreamFormatter, usageReport, type SessionInfo } from './format.js';
 
 export const printerOptions = z.object({
   format: z.enum(['text', 'json', 'stream-json']).default('text'),
   /** stream-json only: also print each server-sent event (`stream_event`). */
   includePartialMessages: z.boolean().default(false),
+  /** stream-json only: print the typed prompt back as a `user` line (`--replay-user-messages`). */
+  replayUserMessages: z.boolean().default(false),
+  /** stream-json only: print hook_started / hook_response lines (`--include-hook-events`). */
+  includeHookEvents: z.boolean().default(false),
   /** text only: print tool calls and notices to stderr as they happen. */
   verbose: z.boolean().default(false),
   /** text only: print the usage and cache report to stderr at the end. */
   usageReport: z.boolean().default(true),
 }).strict();
+
+let versionCache: string | undefined;
+/** rein's version, from its package.json. */
+function reinVersion(): string {
+  try {
+    versionCache ??= (JSON.parse(readFileSync(join(reinRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    versionCache = '0.0.0';
+  }
+  return versionCache;
+}
+
+/** What the init line and results say about a kernel's session. */
+export function sessionInfo(kernel: Kernel): SessionInfo {
+  return {
+    permissionMode: () => permissionContext(kernel).mode,
+    // Servers with at least one registered tool (`mcp__<server>__<tool>`).
+    mcpServers: () => [...new Set(kernel.tools.names().filter((n) => n.startsWith('mcp__')).map((n) => n.split('__')[1]!))].map((name) => ({ name, status: 'connected' })),
+    agents: () => Object.keys((kernel.preset.subagents as Record<string, unknown> | undefined) ?? {}),
+    limits: () => ({ contextWindow: kernel.preset.model?.contextWindow ?? 200_000, maxOutputTokens: kernel.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS }),
+    apiKeySource: process.env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none',
+    version: reinVersion(),
+  };
+}
 
 export default definePlugin({
   name: 'printer',
@@ -24,14 +56,19 @@ export default definePlugin({
   apply(kernel, o) {
     const out = (s: string) => process.stdout.write(s);
     const err = (s: string) => process.stderr.write(s);
+    const formatter = new StreamFormatter(() => kernel.sessionId, sessionInfo(kernel));
+    kernel.hooks.response.tap('printer', (r) => {
+      if (r.source === 'main_loop') formatter.response(r.message.model ?? r.request.model, r.usage, r.durationMs);
+    });
     kernel.hooks.event.tap('printer', (e) => {
       if (o.format === 'stream-json') {
-        const line = streamJson(e, kernel.sessionId, { partial: o.includePartialMessages });
+        const line = formatter.line(e, { partial: o.includePartialMessages, replayUserMessages: o.replayUserMessages, hookEvents: o.includeHookEvents });
         if (line) out(JSON.stringify(line) + '\n');
         return;
       }
       if (o.format === 'json') {
-        if (e.type === 'result') out(JSON.stringify(resultJson(e.result)) + '\n');
+        if (e.type === 'assistant_message') formatter.line(e); // its stop_reason goes in the result
+        if (e.type === 'result') out(JSON.stringify(formatter.result(e.result)) + '\n');
         return;
       }
       // text

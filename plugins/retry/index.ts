@@ -69,9 +69,9 @@ export function decideRetry(f: ApiErrorInfo, o: RetryOptions, random: () => numb
     case 'stream_idle':
     case 'stream_cut':
       // Once without streaming; a second stream failure in a row is handled as a connection error.
-      return { action: 'retry', delayMs: 0, stream: false };
+      return { action: 'retry', delayMs: 0, stream: false, maxRetries: o.maxRetries };
     case 'connection':
-      return { action: 'retry', delayMs: delay() };
+      return { action: 'retry', delayMs: delay(), maxRetries: o.maxRetries };
     case 'http': {
       if (e.promptTooLong) return { action: 'surface' };
       const s = e.status ?? 0;
@@ -79,7 +79,7 @@ export function decideRetry(f: ApiErrorInfo, o: RetryOptions, random: () => numb
       if (!retryable) return { action: 'surface' };
       const d = delay();
       if (e.retryAfterMs !== undefined && d > o.maxRetryAfterMs) return { action: 'surface' };
-      return { action: 'retry', delayMs: d };
+      return { action: 'retry', delayMs: d, maxRetries: o.maxRetries };
     }
   }
 }

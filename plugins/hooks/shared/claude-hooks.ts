@@ -78,6 +78,8 @@ export class ClaudeHooks<H extends HandlerBase> {
   /** Permission queries made by this plugin to re-check a rewritten input (skipped by its own tap). */
   private readonly innerQueries = new WeakSet<PermissionQuery>();
   private sessionContext: string[] = [];
+  /** Hooks run so far (for hook ids in `hook` events). */
+  private hookRuns = 0;
   private readonly background = new Set<Promise<unknown>>();
 
   /** `name`: the plugin's name, used for taps and notices. */
@@ -124,7 +126,11 @@ export class ClaudeHooks<H extends HandlerBase> {
     const toolUseId = typeof fields.tool_use_id === 'string' ? fields.tool_use_id : undefined;
     return Promise.all(hooks.map(async (hook) => {
       const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S);
+      const hookId = `${this.name}:${++this.hookRuns}`;
+      const name = this.runner.label(hook);
+      this.kernel.emit({ type: 'hook', phase: 'started', hookId, name, event });
       const outcome = await this.runner.run(hook, input, { event, timeoutMs: timeoutS * 1000, ctx, toolUseId });
+      this.kernel.emit({ type: 'hook', phase: 'response', hookId, name, event, outcome: outcome.kind === 'ok' || outcome.kind === 'block' ? 'success' : 'error', output: outcome.kind === 'ok' ? outcome.stdout : outcome.message });
       if (outcome.kind === 'error') this.notify(`${event} hook ${this.runner.label(hook)}: ${outcome.message}`);
       return { hook, outcome };
     }));

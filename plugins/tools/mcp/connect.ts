@@ -39,13 +39,22 @@ function transportFor(cfg: ServerConfig, cwd: string, stderrTail: { text: string
 /** Connects and lists tools. Throws an Error whose message says why the server is unusable. */
 export async function connectServer(name: string, cfg: ServerConfig, opts: { cwd: string; timeoutMs: number; version: string }): Promise<Connected> {
   const stderrTail = { text: '' };
+  return connectTransport(name, () => transportFor(cfg, opts.cwd, stderrTail), { ...opts, stderrTail });
+}
+
+/**
+ * Connects over a transport (made by `make`, so a constructor that throws is reported like a failed
+ * start) and lists the server's tools, within `timeoutMs`. Throws an Error whose message says why
+ * the server is unusable, with the end of its stderr when there is one.
+ */
+export async function connectTransport(name: string, make: () => Transport, opts: { timeoutMs: number; version: string; stderrTail?: { text: string } }): Promise<Connected> {
   const client = new Client({ name: 'rein', version: opts.version });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`did not answer within ${opts.timeoutMs / 1000} s`)), opts.timeoutMs);
   });
   try {
-    const transport = transportFor(cfg, opts.cwd, stderrTail);
+    const transport = make();
     const work = (async () => {
       await client.connect(transport);
       const tools: McpToolInfo[] = [];
@@ -61,7 +70,7 @@ export async function connectServer(name: string, cfg: ServerConfig, opts: { cwd
     return { client, tools };
   } catch (err) {
     await client.close().catch(() => undefined);
-    const tail = stderrTail.text.trim();
+    const tail = opts.stderrTail?.text.trim();
     throw new Error(`MCP server ${name} failed to start: ${(err as Error).message}${tail ? `; its stderr ended with: ${tail.split('\n').slice(-5).join(' | ')}` : ''}`, { cause: err });
   } finally {
     clearTimeout(timer);

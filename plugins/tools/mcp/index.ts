@@ -8,7 +8,9 @@
 import { definePlugin } from '../../../kernel/plugin.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { mcpOptions } from './config.js';
-import { connectServer } from './connect.js';
+import { connectServer, connectTransport, type Connected } from './connect.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from './config.js';
 import { createMcpTool, mcpToolName } from './tools.js';
 
 export { mcpOptions, type McpOptions, type ServerConfig } from './config.js';
@@ -31,6 +33,38 @@ export function mcpServers(kernel: Kernel): readonly McpServerStatus[] {
   return statuses.get(kernel) ?? [];
 }
 
+/** Registers a connected server's tools (`mcp__<server>__<tool>`) and closes it with the kernel. */
+function registerServer(kernel: Kernel, name: string, { client, tools }: Connected, callTimeoutMs: number): McpServerStatus {
+  kernel.onClose(() => client.close());
+  const status: McpServerStatus = { name, status: 'connected', tools: [] };
+  const problems: string[] = [];
+  for (const info of tools) {
+    const toolName = mcpToolName(name, info.name);
+    if (kernel.tools.has(toolName)) { problems.push(`${info.name}: the name ${toolName} is already taken`); continue; }
+    try {
+      kernel.tools.register(createMcpTool(name, info, client, callTimeoutMs), 'tools/mcp');
+      status.tools.push(toolName);
+    } catch (err) {
+      problems.push(`${info.name}: its input schema is invalid (${(err as Error).message})`);
+    }
+  }
+  if (problems.length) status.error = `tools left out: ${problems.join('; ')}`;
+  return status;
+}
+
+/**
+ * Connects one more MCP server over a transport the caller made (an in-process server of the
+ * program driving rein, reached over the stdio control protocol) and registers its tools. Throws
+ * an Error saying why when the server does not start or list its tools within the connect timeout.
+ */
+export async function addMcpServer(kernel: Kernel, name: string, make: () => Transport, opts: { connectTimeoutMs?: number; callTimeoutMs?: number } = {}): Promise<McpServerStatus> {
+  const connected = await connectTransport(name, make, { timeoutMs: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, version: '0.1.0' });
+  const status = registerServer(kernel, name, connected, opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+  const list = statuses.get(kernel) ?? [];
+  statuses.set(kernel, [...list, status]);
+  return status;
+}
+
 export default definePlugin({
   name: 'tools/mcp',
   description: 'Tools from MCP servers (stdio, streamable HTTP, SSE), named mcp__<server>__<tool>, inputs validated by their JSON Schema.',
@@ -42,26 +76,8 @@ export default definePlugin({
     const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0' })));
     settled.forEach((s, i) => {
       const name = entries[i]![0];
-      if (s.status === 'rejected') {
-        list.push({ name, status: 'failed', error: (s.reason as Error).message, tools: [] });
-        return;
-      }
-      const { client, tools } = s.value;
-      kernel.onClose(() => client.close());
-      const status: McpServerStatus = { name, status: 'connected', tools: [] };
-      const problems: string[] = [];
-      for (const info of tools) {
-        const toolName = mcpToolName(name, info.name);
-        if (kernel.tools.has(toolName)) { problems.push(`${info.name}: the name ${toolName} is already taken`); continue; }
-        try {
-          kernel.tools.register(createMcpTool(name, info, client, options.callTimeoutMs), 'tools/mcp');
-          status.tools.push(toolName);
-        } catch (err) {
-          problems.push(`${info.name}: its input schema is invalid (${(err as Error).message})`);
-        }
-      }
-      if (problems.length) status.error = `tools left out: ${problems.join('; ')}`;
-      list.push(status);
+      if (s.status === 'rejected') list.push({ name, status: 'failed', error: (s.reason as Error).message, tools: [] });
+      else list.push(registerServer(kernel, name, s.value, options.callTimeoutMs));
     });
     let reported = false;
     kernel.hooks.sessionStart.tap('tools/mcp', () => {

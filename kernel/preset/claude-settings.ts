@@ -1,0 +1,96 @@
+/**
+ * Claude Code settings files as preset layers (`rein run --setting-sources user,project,local`,
+ * `--settings FILE`). Claude Code's precedence, high to low (https://code.claude.com/docs/en/settings):
+ * command-line arguments, `--settings`, `.claude/settings.local.json`, `.claude/settings.json`,
+ * `~/.claude/settings.json`. In rein they sit above `--preset` and below the other flags:
+ *
+ *   defaults < user < project < local < --preset < settings:user < settings:project
+ *            < settings:local < settings:flag < flags
+ *
+ * What is read, as preset keys: `permissions` (`allow`, `ask`, `deny`, `additionalDirectories`,
+ * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`). Other keys
+ * (status line, attribution, plugins, ...) do not change how rein runs and are not read.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { KeyPath } from './errors.js';
+import type { PresetSource } from './source.js';
+
+/** The settings layers, lowest first. */
+export const SETTINGS_LAYERS = ['settings:user', 'settings:project', 'settings:local', 'settings:flag'] as const;
+export type SettingsLayer = (typeof SETTINGS_LAYERS)[number];
+
+/** Which settings to read. */
+export interface ClaudeSettingsOptions {
+  /** Claude Code's setting sources: `user`, `project`, `local`. */
+  sources: readonly ('user' | 'project' | 'local')[];
+  /** `--settings`: a file, or JSON given inline. */
+  flagSettings?: { file: string } | { text: string };
+}
+
+/** Model aliases in settings files (`"model": "opus"`), as model ids. */
+const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-6', opus: 'claude-opus-4-8', haiku: 'claude-haiku-4-5' };
+
+/**
+ * The settings files that exist, lowest first. The project's `.claude/` folder is the nearest one
+ * from `cwd` up (to `stopAt`, the project root), never the user's own `~/.claude`.
+ */
+export function settingsFiles(opts: { cwd: string; homeDir: string; dirs: readonly string[]; sources: ClaudeSettingsOptions['sources'] }): { layer: SettingsLayer; file: string }[] {
+  const out: { layer: SettingsLayer; file: string }[] = [];
+  const has = (s: string) => opts.sources.includes(s as never);
+  const user = join(opts.homeDir, '.claude', 'settings.json');
+  if (has('user') && existsSync(user)) out.push({ layer: 'settings:user', file: user });
+  const projectDir = opts.dirs.find((d) => d !== opts.homeDir && (existsSync(join(d, '.claude', 'settings.json')) || existsSync(join(d, '.claude', 'settings.local.json'))));
+  if (projectDir) {
+    const project = join(projectDir, '.claude', 'settings.json');
+    const local = join(projectDir, '.claude', 'settings.local.json');
+    if (has('project') && existsSync(project)) out.push({ layer: 'settings:project', file: project });
+    if (has('local') && existsSync(local)) out.push({ layer: 'settings:local', file: local });
+  }
+  return out;
+}
+
+/** Where a preset path came from in the settings file. */
+function settingsPath(path: KeyPath): KeyPath {
+  if (path[0] === 'permissions' && path[1] === 'mode') return ['permissions', 'defaultMode', ...path.slice(2)];
+  if (path[0] === 'model' && path[1] === 'name') return ['model', ...path.slice(2)];
+  return path;
+}
+
+const PERMISSION_KEYS = ['allow', 'ask', 'deny', 'additionalDirectories'] as const;
+
+/**
+ * A settings file's source as a preset source: the keys rein reads, renamed to preset keys, with
+ * positions that point into the settings file. A value of the wrong shape is kept as it is, so the
+ * preset checks report it at its line.
+ */
+export function settingsAsPreset(source: PresetSource): PresetSource {
+  const raw = source.value;
+  const value: Record<string, unknown> = {};
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    const s = raw as Record<string, unknown>;
+    const perms = s.permissions;
+    if (perms && typeof perms === 'object' && !Array.isArray(perms)) {
+      const p = perms as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const k of PERMISSION_KEYS) if (p[k] !== undefined) out[k] = p[k];
+      if (p.defaultMode !== undefined) out.mode = p.defaultMode;
+      if (Object.keys(out).length) value.permissions = out;
+    } else if (perms !== undefined) value.permissions = perms;
+    if (s.hooks !== undefined) value.hooks = s.hooks;
+    if (s.env !== undefined) value.env = s.env;
+    if (typeof s.model === 'string') value.model = { name: MODEL_ALIASES[s.model] ?? s.model };
+    else if (s.model !== undefined) value.model = s.model;
+  }
+  return {
+    ...source,
+    value,
+    locate: (path, part) => source.locate(settingsPath(path), part),
+    locateInside: (path, needle) => source.locateInside(settingsPath(path), needle),
+  };
+}
+
+/** The directory relative paths in a settings file are resolved against: the project, or home. */
+export function settingsBaseDir(file: string): string {
+  return dirname(dirname(file));
+}

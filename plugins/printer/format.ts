@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { costUsd, DEFAULT_MAX_TOKENS, emptyUsage, addUsage } from '../../kernel/index.js';
-import type { AgentEvent, RunResult, TerminalReason, Usage } from '../../kernel/index.js';
+import type { AgentEvent, RunResult, StreamEvent, TerminalReason, Usage } from '../../kernel/index.js';
 
 /** The `subtype` of the final result object for each terminal reason. */
 export function resultSubtype(reason: TerminalReason): string {
@@ -67,6 +67,35 @@ export function usageJson(u: Usage) {
     speed: 'standard' as const,
     fallback_credit: null,
   };
+}
+
+/**
+ * A content block as the API returns it: fields the simulator (or an older API version) leaves
+ * out get the API's value for "none" (`citations: null` on text), so a reader typed against the
+ * current Messages API (the Agent SDK's `BetaContentBlock`) reads every block.
+ */
+function apiBlock(b: unknown): unknown {
+  const block = b as { type?: string; citations?: unknown };
+  return block?.type === 'text' && block.citations === undefined ? { ...block, citations: null } : b;
+}
+
+/** A streaming event with the fields the current API sends filled in where they are missing. */
+function apiEvent(e: StreamEvent): unknown {
+  switch (e.type) {
+    case 'message_start':
+      return { ...e, message: { ...{ container: null, context_management: null, diagnostics: null, stop_details: null }, ...(e.message as object), content: e.message.content.map(apiBlock), usage: usageJson(e.message.usage as unknown as Usage) } };
+    case 'content_block_start':
+      return { ...e, content_block: apiBlock(e.content_block) };
+    case 'message_delta':
+      return {
+        context_management: null,
+        ...e,
+        delta: { ...{ container: null, stop_details: null }, ...(e.delta as object) },
+        usage: { ...{ fallback_credit: null, iterations: null, output_tokens_details: null, server_tool_use: null, cache_creation_input_tokens: null, cache_read_input_tokens: null, input_tokens: null }, ...(e.usage as object) },
+      };
+    default:
+      return e;
+  }
 }
 
 /** Per-model totals as the result's `modelUsage` reports them (tokens; `costUSD` in USD). */
@@ -218,7 +247,7 @@ export class StreamFormatter {
           type: 'assistant',
           message: {
             id: e.id ?? `msg_rein_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
-            type: 'message', role: 'assistant', model: e.model, content: e.message.content,
+            type: 'message', role: 'assistant', model: e.model, content: e.message.content.map(apiBlock),
             stop_reason: e.stopReason, stop_sequence: e.stopSequence ?? null, stop_details: null,
             usage: usageJson(e.usage), container: null, context_management: null, diagnostics: null,
           },
@@ -254,7 +283,7 @@ export class StreamFormatter {
           ? this.system('hook_started', { hook_id: e.hookId, hook_name: e.name, hook_event: e.event })
           : this.system('hook_response', { hook_id: e.hookId, hook_name: e.name, hook_event: e.event, output: e.output ?? '', stdout: e.outcome === 'success' ? e.output ?? '' : '', stderr: e.outcome === 'success' ? '' : e.output ?? '', outcome: e.outcome ?? 'success' });
       case 'stream_event':
-        return opts.partial ? this.envelope({ type: 'stream_event', event: e.event, parent_tool_use_id: null }) : undefined;
+        return opts.partial ? this.envelope({ type: 'stream_event', event: apiEvent(e.event), parent_tool_use_id: null }) : undefined;
       case 'result':
         return this.result(e.result);
       default:

@@ -1,0 +1,185 @@
+/**
+ * Claude Code's headless habits on the built `rein` command: `-p` as a boolean with the prompt
+ * positional (also at the top level), flag errors in one line, every flag as the command-line
+ * preset layer (`rein preset print` shows it), Claude Code settings files as layers, sessions by id.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanEnv, REPO, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { splitRules } from './commands/claude-flags.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let sim: SimHarness | undefined;
+let env: NodeJS.ProcessEnv;
+beforeAll(() => {
+  if (!existsSync(join(REPO, 'dist/bundle/rein.cjs'))) throw new Error('build rein first: npm run build');
+});
+beforeEach(() => {
+  tmp = tempDir('rein-flags-');
+  mkdirSync(join(tmp.dir, 'userhome'));
+  env = { REIN_HOME: join(tmp.dir, 'home'), HOME: join(tmp.dir, 'userhome') };
+  writeFileSync(join(tmp.dir, 'agent.yaml'), 'model: { name: claude-sonnet-4-6 }\ntools: [Read, Write]\n');
+});
+afterEach(async () => { await sim?.close(); sim = undefined; tmp.cleanup(); });
+
+function rein(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** Serves `turns` text replies and returns the env that points rein at them. */
+async function serve(...answers: string[]): Promise<NodeJS.ProcessEnv> {
+  sim = await serveScenario(`turns:\n${answers.map((a) => `  - reply: [{ text: ${JSON.stringify(a)} }]`).join('\n')}\n`, tmp.dir);
+  return { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url };
+}
+
+/** The text of the first user message of request `i`. */
+const prompt = (i = 0) => (sim!.requests()[i]!.body.messages[0].content as { text: string }[]).map((b) => b.text).join('');
+
+const BASE = ['--preset', './agent.yaml', '--no-layers'];
+
+describe('-p is print, the prompt is positional', () => {
+  it('rein -p --output-format json "hi": the prompt is "hi", at the top level as with claude -p', async () => {
+    const e = await serve('one', 'two', 'three');
+    const r = await rein(['-p', '--output-format', 'json', ...BASE, 'hi'], { env: e });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', subtype: 'success', result: 'one' });
+    expect(prompt(0)).toBe('hi');
+    const v = await rein(['run', '-p', '--verbose', ...BASE, 'hi', 'there'], { env: e });
+    expect(v.code).toBe(0);
+    expect(prompt(1)).toBe('hi there'); // every word, none taken for a flag
+    const piped = await rein(['-p', ...BASE], { env: e, input: 'from stdin\n' });
+    expect(piped.code).toBe(0);
+    expect(prompt(2)).toBe('from stdin'); // the trailing newline of `echo` is not part of it
+  });
+
+  it('a flag error is one line and where to look; `rein` alone prints help on stderr and exits 0', async () => {
+    const r = await rein(['run', '--max-turns', 'x', 'hi']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      "rein: option '--max-turns <n>' argument 'x' is invalid. --max-turns must be a positive integer.",
+      'rein: see rein run --help',
+    ]);
+    const u = await rein(['-p', '--betas', 'x', 'hi']);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/^rein: --betas is not supported: .+\nrein: see rein run --help\n$/);
+    const none = await rein([]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toContain('Usage: rein');
+    const bench = await rein(['bench', '-p', 'default']);
+    expect(bench.code).toBe(2);
+    expect(bench.stderr).toContain("unknown option '-p'"); // -p is never --preset
+  });
+});
+
+describe('flags are the command-line preset layer', () => {
+  it('rein preset print shows what each flag changed, with the flags layer as origin', async () => {
+    const r = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json',
+      '--model', 'opus', '--allowedTools', 'Bash(git log:*),Read', '--disallowedTools', 'WebFetch', '--max-turns', '3',
+      '--append-system-prompt', 'Be brief.', '--json-schema', '{"type":"object"}', '--output-format', 'stream-json', '--effort', 'high', '--tools', 'Read']);
+    expect(r.stderr).toBe('');
+    const { preset, origins } = JSON.parse(r.stdout);
+    expect(preset.model).toMatchObject({ name: 'claude-opus-4-8', effort: 'high' });
+    expect(preset.permissions.allow).toEqual(['Bash(git log:*)', 'Read']);
+    expect(preset.permissions.deny).toEqual(['WebFetch']);
+    expect(preset.limits.maxTurns).toBe(3);
+    expect(preset.system.append).toBe('Be brief.');
+    expect(preset.tools).toEqual(['Read']);
+    expect(preset.plugins['structured-output']).toEqual({ schema: { type: 'object' } });
+    expect(preset.plugins.printer).toEqual({ format: 'stream-json' });
+    for (const key of ['model.name', 'permissions.allow', 'limits.maxTurns', 'system.append', 'tools']) expect(origins[key].layer).toBe('flags');
+  });
+
+  it('--dangerously-skip-permissions: one flag for bypassPermissions, and a write runs without asking', async () => {
+    const printed = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json', '--dangerously-skip-permissions']);
+    expect(JSON.parse(printed.stdout).preset.permissions).toMatchObject({ mode: 'bypassPermissions', allowBypassPermissions: true });
+    sim = await serveScenario([
+      'turns:',
+      '  - reply: [{ tool_use: { name: Write, input: { file_path: out.txt, content: "written" } } }]',
+      '  - reply: [{ text: "Done." }]',
+    ].join('\n'), tmp.dir);
+    const e = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url };
+    const r = await rein(['-p', '--dangerously-skip-permissions', '--output-format', 'json', ...BASE, 'write it'], { env: e });
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', permission_denials: [] });
+    expect(readFileSync(join(tmp.dir, 'out.txt'), 'utf8')).toBe('written');
+    // Without the flag the same write is denied in a headless run (nobody to ask).
+    const bypassAlone = await rein(['-p', '--permission-mode', 'bypassPermissions', ...BASE, 'write it'], { env: e });
+    expect(bypassAlone.code).toBe(2);
+    expect(bypassAlone.stderr).toContain('allowBypassPermissions');
+  });
+
+  it('splits rule lists as Claude Code does: commas and spaces, not inside parentheses', () => {
+    expect(splitRules(['Bash(npm run test:*) Read,Edit(./src/**)', 'WebFetch(domain:example.com)'])).toEqual(['Bash(npm run test:*)', 'Read', 'Edit(./src/**)', 'WebFetch(domain:example.com)']);
+    expect(splitRules([''])).toEqual([]);
+  });
+});
+
+describe('Claude Code settings files as layers', () => {
+  beforeEach(() => {
+    mkdirSync(join(tmp.dir, '.git'));
+    mkdirSync(join(tmp.dir, '.claude'));
+    mkdirSync(join(tmp.dir, 'userhome', '.claude'));
+    writeFileSync(join(tmp.dir, 'userhome', '.claude', 'settings.json'), JSON.stringify({ model: 'haiku', permissions: { allow: ['Read'] }, env: { FROM: 'user' } }, null, 2));
+    writeFileSync(join(tmp.dir, '.claude', 'settings.json'), JSON.stringify({ model: 'opus', permissions: { allow: ['Bash(npm test)'], deny: ['Read(./.env)'] }, statusLine: { type: 'command' } }, null, 2));
+    writeFileSync(join(tmp.dir, '.claude', 'settings.local.json'), JSON.stringify({ permissions: { defaultMode: 'acceptEdits' } }, null, 2));
+  });
+
+  it('--setting-sources reads user < project < local with Claude Code\'s precedence; print --origins shows each file', async () => {
+    const r = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json', '--setting-sources', 'user,project,local']);
+    expect(r.stderr).toBe('');
+    const { preset, origins } = JSON.parse(r.stdout);
+    expect(preset.model.name).toBe('claude-opus-4-8'); // project over user
+    expect(preset.permissions.mode).toBe('acceptEdits'); // local
+    expect(preset.permissions.allow).toEqual(['Read', 'Bash(npm test)']); // rules are unioned
+    expect(preset.env).toEqual({ FROM: 'user' });
+    expect(origins['model.name']).toMatchObject({ layer: 'settings:project', file: join(tmp.dir, '.claude', 'settings.json'), line: 2 });
+    expect(origins['permissions.mode']).toMatchObject({ layer: 'settings:local', line: 3 });
+    const text = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--origins', '--setting-sources', 'project']);
+    expect(text.stdout).toMatch(/name: claude-opus-4-8 # settings:project \.claude\/settings\.json:2/);
+    expect(text.stdout).not.toContain('haiku');
+  });
+
+  it('--settings is the highest settings layer; without a settings flag no settings file is read', async () => {
+    const r = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json', '--settings', '{"model": "sonnet"}']);
+    const { preset, origins } = JSON.parse(r.stdout);
+    expect(preset.model.name).toBe('claude-sonnet-4-6');
+    expect(origins['model.name'].layer).toBe('settings:flag');
+    expect(preset.permissions.mode).toBe('acceptEdits'); // --settings alone reads the other sources too
+    const none = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json']);
+    expect(JSON.parse(none.stdout).preset.model.name).toBe('claude-sonnet-4-6');
+    expect(JSON.parse(none.stdout).preset.env).toBeUndefined();
+    const bad = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--setting-sources', 'project,team']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown source "team"');
+  });
+});
+
+describe('sessions by id', () => {
+  it('--session-id names the session; --resume --fork-session goes on in a new one with the history', async () => {
+    const e = await serve('first', 'forked');
+    const id = '3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
+    const r = await rein(['-p', '--output-format', 'json', '--session-id', id, ...BASE, 'one'], { env: e });
+    expect(JSON.parse(r.stdout).session_id).toBe(id);
+    const f = await rein(['-p', '--output-format', 'json', '--resume', id, '--fork-session', ...BASE, 'two'], { env: e });
+    const forked = JSON.parse(f.stdout);
+    expect(forked.result).toBe('forked');
+    expect(forked.session_id).not.toBe(id);
+    expect(sim!.requests()[1]!.body.messages).toHaveLength(3); // one, first, two
+    const bad = await rein(['-p', '--session-id', 'not-a-uuid', ...BASE, 'x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--session-id must be a UUID');
+    const clash = await rein(['-p', '--session-id', id, '--resume', id, ...BASE, 'x']);
+    expect(clash.stderr).toContain('needs --fork-session');
+  });
+});

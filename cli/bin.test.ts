@@ -206,7 +206,7 @@ describe('bin/rein.js', () => {
     expect(r.stderr).toContain('running the built-in demo against the embedded simulator');
     expect(r.status).toBe(0);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ subtype: 'success', terminal_reason: 'end_turn', num_turns: 3 });
+    expect(result).toMatchObject({ subtype: 'success', terminal_reason: 'completed', rein_terminal_reason: 'end_turn', num_turns: 3 });
     expect(result.result).toContain('README.md');
     expect(result.usage.cache_read_input_tokens).toBeGreaterThan(0);
   });

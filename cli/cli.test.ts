@@ -85,7 +85,7 @@ describe('rein run', () => {
     expect(r.stderr).toContain('running against the embedded simulator with scenario s.yaml');
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, num_turns: 2, result: 'It says: buy milk.', terminal_reason: 'end_turn', permission_denials: [] });
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, num_turns: 2, result: 'It says: buy milk.', rein_terminal_reason: 'end_turn', permission_denials: [] });
 
     // Hand computation: with one automatic marker on the last block, request 1 writes its whole
     // prompt (T1 tokens) to the cache; request 2 reads those T1 back and writes the T2 − T1 new ones.
@@ -131,7 +131,8 @@ describe('rein run', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', tools: ['Note'], simulated: true });
-    expect(lines.map((l) => l.type)).toEqual(['system', 'user', 'assistant', 'user', 'system', 'assistant', 'system', 'result']);
+    // The typed prompt is not echoed back (only with --replay-user-messages).
+    expect(lines.map((l) => l.type)).toEqual(['system', 'assistant', 'user', 'system', 'assistant', 'system', 'result']);
     expect(Object.keys(lines.at(-1)).sort()).toEqual(expect.arrayContaining(['type', 'subtype', 'is_error', 'num_turns', 'session_id', 'result', 'duration_ms', 'usage', 'total_cost_usd', 'terminal_reason', 'permission_denials']));
   });
 });
@@ -161,7 +162,7 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     const r = await runCli(['run', 'hi', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
     expect(r.code).toBe(1);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
+    expect(result).toMatchObject({ rein_terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
     const text = await runCli(['run', 'hi', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/^rein: model_error: connection error: .*ECONNREFUSED 127\.0\.0\.1:9/m);

@@ -33,7 +33,7 @@ export function buildProgram(): Command {
     .description('A headless agent kernel: runs the Messages API tool-use loop from a YAML preset.')
     .version(version(), '-V, --version')
     .configureOutput({ outputError: (str, write) => write(str.startsWith('error: ') ? `rein: ${str.slice(7)}` : str) })
-    .showHelpAfterError('rein: see rein --help')
+    .showHelpAfterError()
     .exitOverride();
 
   const run = program
@@ -46,7 +46,6 @@ export function buildProgram(): Command {
     .option('--no-layers', 'ignore user, project and local config layers; use the preset alone');
   addClaudeFlags(run)
     .addOption(new Option('-v').hideHelp()) // the short form of --verbose
-    .showHelpAfterError('rein: see rein run --help')
     .action(async (words: string[], opts) => {
       if (opts.v) opts.verbose = true;
       const { runCommand } = await import('./commands/run.js');
@@ -80,19 +79,9 @@ export function buildProgram(): Command {
   return program;
 }
 
-function positiveInt(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
-  return n;
-}
 function nonNegativeInt(v: string, flag: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} must be a non-negative integer.`);
-  return n;
-}
-function positiveNumber(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive number.`);
   return n;
 }
 
@@ -109,6 +98,19 @@ async function registerExtras(program: Command, argv: string[]): Promise<void> {
   if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
   if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
+}
+
+/**
+ * A command's bad flag or argument gets one line and where to look (`rein: see rein run --help`),
+ * not the whole help. The program itself keeps the full help after an unknown command: it lists
+ * the commands.
+ */
+function seeHelpAfterErrors(cmd: Command, path = 'rein'): void {
+  for (const sub of cmd.commands) {
+    const name = `${path} ${sub.name()}`;
+    sub.showHelpAfterError(`rein: see ${name} --help`);
+    seeHelpAfterErrors(sub, name);
+  }
 }
 
 /** True when the command line starts with a flag of `rein run` rather than a command (`rein -p hi`). */
@@ -144,6 +146,7 @@ export async function main(argv: string[]): Promise<void> {
   if (startsWithRunFlag(argv)) argv = ['run', ...argv];
   const program = buildProgram();
   await registerExtras(program, argv);
+  seeHelpAfterErrors(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {

@@ -80,9 +80,12 @@ export interface ApiErrorInfo {
   streamed: boolean;
 }
 
-/** What the `apiError` hook answers; no answer means surface the error. */
+/**
+ * What the `apiError` hook answers; no answer means surface the error. A retry may say how many
+ * retries the policy allows in all (`maxRetries`, reported in `api_retry` events).
+ */
 export type ApiErrorDecision =
-  | { action: 'retry'; delayMs: number; stream?: boolean; /** Retries the policy allows in all (reported in `api_retry` events). */ maxRetries?: number }
+  | { action: 'retry'; delayMs: number; stream?: boolean; maxRetries?: number }
   | { action: 'fallback'; model: string }
   | { action: 'surface' };
 

@@ -46,11 +46,9 @@ async function options(scenario: string, extra: Partial<Options> = {}): Promise<
     cwd: tmp.dir,
     env: { ...cleanEnv(), ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url, REIN_HOME: join(tmp.dir, 'home') },
     extraArgs: { preset: './agent.yaml', 'no-layers': null },
-    stderr: (s) => { stderr += s; },
     ...extra,
   };
 }
-let stderr = '';
 
 async function all(q: AsyncIterable<SDKMessage>): Promise<SDKMessage[]> {
   const out: SDKMessage[] = [];

@@ -190,7 +190,7 @@ describe('rein run on a real Claude Code session (harbor fix_async_worker_queue)
     expect(workload.steps).toHaveLength(21);
     expect(calls).toHaveLength(33);
     expect(result).toMatchObject({
-      type: 'result', subtype: 'success', is_error: false, terminal_reason: 'end_turn', result: CLOSING_TEXT,
+      type: 'result', subtype: 'success', is_error: false, rein_terminal_reason: 'end_turn', result: CLOSING_TEXT,
       num_turns: workload.steps.length + 1, num_requests: workload.steps.length + 1,
     });
     expect(mainLog()).toHaveLength(workload.steps.length + 1);

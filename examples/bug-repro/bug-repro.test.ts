@@ -82,6 +82,6 @@ describe('bug: Read on a binary file', () => {
   it('the README command reproduces it from the command line', async () => {
     const r = await runCli(['run', 'What is firmware.dat?', '--preset', '../agent.yaml', '--sim', '../scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: PROJECT, env: { REIN_HOME: home.dir } });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', terminal_reason: 'end_turn', num_turns: 3 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', rein_terminal_reason: 'end_turn', num_turns: 3 });
   });
 });

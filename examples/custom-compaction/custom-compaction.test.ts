@@ -94,7 +94,7 @@ describe('the strategy in a kernel', () => {
     expect(boundaries[0].compact_metadata).toMatchObject({ trigger: 'auto', strategy: 'keep-ends' });
     expect(boundaries[0].compact_metadata.post_tokens).toBeLessThan(boundaries[0].compact_metadata.pre_tokens);
     const result = lines.at(-1);
-    expect(result).toMatchObject({ type: 'result', terminal_reason: 'end_turn', num_turns: 4 });
+    expect(result).toMatchObject({ type: 'result', rein_terminal_reason: 'end_turn', num_turns: 4 });
     // keep-ends made no model request: no compaction summary was asked for.
     expect(result.side_usage.compact).toBeUndefined();
   });

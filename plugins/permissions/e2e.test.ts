@@ -57,7 +57,7 @@ const summary = (ds: Denial[]) => ds.map((d) => `${d.tool_name}:${String(d.tool_
 describe('rein run, each permission mode, headless', () => {
   it('default: reads and allowed commands run; edits and other commands ask and, unanswered, are denied', async () => {
     const { denials, ran, result } = await runMode('default');
-    expect(result.terminal_reason).toBe('end_turn');
+    expect(result.rein_terminal_reason).toBe('end_turn');
     expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:rm -rf data', 'Bash:touch made-by-bash']);
     expect(denials[0]!.reason).toMatch(/ask with no answer: no rule allows it/);
     expect(denials[1]!.reason).toBe('deny rule Bash(rm:*) matches rm -rf data');

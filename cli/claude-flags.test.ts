@@ -4,10 +4,9 @@
  * preset layer (`rein preset print` shows it), Claude Code settings files as layers, sessions by id.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, REPO, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { REPO, runBuiltRein, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
 import { splitRules } from './commands/claude-flags.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -24,17 +23,8 @@ beforeEach(() => {
 });
 afterEach(async () => { await sim?.close(); sim = undefined; tmp.cleanup(); });
 
-function rein(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
+function rein(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
+  return runBuiltRein(args, { cwd: tmp.dir, env: { ...env, ...opts.env }, input: opts.input });
 }
 
 /** Serves `turns` text replies and returns the env that points rein at them. */

@@ -7,13 +7,12 @@
  * does not know that is not one of rein's documented extras, fails the test.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { StreamFormatter } from '../plugins/printer/format.js';
 import { emptyUsage, type RunResult } from '../kernel/index.js';
-import { cleanEnv, REPO, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { REPO, runBuiltRein, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
 
 /** Fields rein adds that the SDK's types do not have (the README lists them). */
 const REIN_EXTRAS = new Set([
@@ -29,17 +28,7 @@ beforeAll(() => {
 beforeEach(() => { tmp = tempDir('rein-types-'); });
 afterEach(async () => { await sim?.close(); tmp.cleanup(); });
 
-function rein(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), ...args], { cwd, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const rein = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runBuiltRein(args, { cwd, env });
 
 /** Type-checks each line as `SDKMessage`; returns the errors that are not rein's documented extras. */
 function typeErrors(lines: Record<string, unknown>[]): string[] {

@@ -98,6 +98,28 @@ export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.Process
   });
 }
 
+/**
+ * Runs a program to its end and collects its output: the built `rein` (`node bin/rein.js`), a
+ * shell script. `input` is written to stdin (closed at once without it).
+ */
+export function runProgram(command: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string }): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** The built `rein` (bin/rein.js, after `npm run build`), with the environment cleaned of API keys. */
+export function runBuiltRein(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult> {
+  return runProgram(process.execPath, [join(REPO, 'bin/rein.js'), ...args], { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, input: opts.input });
+}
+
 /** The environment without anything that would send a test to the real API. */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };

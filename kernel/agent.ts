@@ -47,7 +47,7 @@ export interface AgentOptions {
   sessionId?: string;
   /** Claude Code settings files to read as preset layers (`--setting-sources`, `--settings`). */
   claudeSettings?: import('./preset/claude-settings.js').ClaudeSettingsOptions;
-  /** Top-level preset keys `overrides` replace instead of merging into (`--strict-mcp-config`, `--tools`). */
+  /** Top-level preset keys `overrides` replace instead of merging into (`--strict-mcp-config`: `mcpServers`). */
   replace?: readonly string[];
   /** Extra plugins, loaded after the preset's. */
   plugins?: { plugin: Plugin; options?: unknown }[];

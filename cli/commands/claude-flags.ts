@@ -255,10 +255,8 @@ export function flagPlan(f: ClaudeFlagValues, cwd: string): FlagPlan {
 
   if (f.tools) {
     const names = splitRules(f.tools);
-    if (!(names.length === 1 && names[0] === 'default')) {
-      layer.tools = names;
-      replace.push('tools');
-    }
+    // A list replaces the preset's (lists other than rule lists are replaced by a higher layer).
+    if (!(names.length === 1 && names[0] === 'default')) layer.tools = names;
   }
 
   if (f.systemPrompt !== undefined && f.systemPromptFile !== undefined) throw new InputError('--system-prompt and --system-prompt-file both replace the system prompt; pass one');

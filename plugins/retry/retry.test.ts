@@ -17,7 +17,7 @@ describe('retry policy', () => {
   it('adds at most 25% jitter', () => {
     const lo = decideRetry(failure({ attempt: 3 }), o, () => 0);
     const hi = decideRetry(failure({ attempt: 3 }), o, () => 0.999999);
-    expect(lo).toEqual({ action: 'retry', delayMs: 2000 });
+    expect(lo).toEqual({ action: 'retry', delayMs: 2000, maxRetries: 10 });
     expect(hi.action).toBe('retry');
     expect((hi as { delayMs: number }).delayMs).toBeGreaterThan(2499);
     expect((hi as { delayMs: number }).delayMs).toBeLessThanOrEqual(2500);
@@ -29,7 +29,7 @@ describe('retry policy', () => {
   });
 
   it('honours retry-after over the computed delay', () => {
-    expect(decideRetry(failure({ error: { status: 429, retryAfterMs: 7000 } }), o)).toEqual({ action: 'retry', delayMs: 7000 });
+    expect(decideRetry(failure({ error: { status: 429, retryAfterMs: 7000 } }), o)).toEqual({ action: 'retry', delayMs: 7000, maxRetries: 10 });
   });
 
   it('surfaces a retry-after longer than the ceiling instead of hanging', () => {
@@ -37,7 +37,7 @@ describe('retry policy', () => {
   });
 
   it('retries 529 for the main loop and subagents only', () => {
-    expect(decideRetry(failure({ error: { status: 529 } }), o, () => 0)).toEqual({ action: 'retry', delayMs: 500 });
+    expect(decideRetry(failure({ error: { status: 529 } }), o, () => 0)).toEqual({ action: 'retry', delayMs: 500, maxRetries: 10 });
     expect(decideRetry(failure({ source: 'subagent', error: { status: 529 } }), o).action).toBe('retry');
     for (const source of ['compact', 'classifier', 'title', 'side'] as const) {
       expect(decideRetry(failure({ source, error: { status: 529 } }), o)).toEqual({ action: 'surface' });
@@ -55,8 +55,8 @@ describe('retry policy', () => {
   });
 
   it('retries an idle or cut stream once without streaming, at once', () => {
-    expect(decideRetry(failure({ error: { kind: 'stream_idle', status: undefined } }), o)).toEqual({ action: 'retry', delayMs: 0, stream: false });
-    expect(decideRetry(failure({ error: { kind: 'stream_cut', status: undefined } }), o)).toEqual({ action: 'retry', delayMs: 0, stream: false });
+    expect(decideRetry(failure({ error: { kind: 'stream_idle', status: undefined } }), o)).toEqual({ action: 'retry', delayMs: 0, stream: false, maxRetries: 10 });
+    expect(decideRetry(failure({ error: { kind: 'stream_cut', status: undefined } }), o)).toEqual({ action: 'retry', delayMs: 0, stream: false, maxRetries: 10 });
   });
 
   it('does not retry client errors, prompt-too-long, or x-should-retry: false', () => {

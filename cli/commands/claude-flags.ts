@@ -51,7 +51,7 @@ export interface ClaudeFlagValues {
   permissionPromptTool?: string;
   permissionPrompts?: string;
   awaitInitialize?: boolean;
-  debug?: boolean | string;
+  debug?: boolean;
   debugFile?: string;
   [unsupported: string]: unknown;
 }
@@ -154,7 +154,7 @@ export function addClaudeFlags(cmd: Command): Command {
     .option('--fork-session', 'with --resume or --continue: go on in a new session with a copy of the history')
     .option('--permission-prompts <mode>', '"none": deny at once what would ask; "host": ask the program on stdin')
     .option('--await-initialize', 'stream-json: read the initialize control request before starting')
-    .option('-d, --debug [filter]', 'write rein\'s protocol log to stderr')
+    .option('-d, --debug', 'write rein\'s protocol log to stderr (no filter: a word after it is the prompt)')
     .option('--debug-file <file>', 'append rein\'s protocol log to this file');
   return addPresetFlags(cmd);
 }

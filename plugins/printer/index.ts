@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { definePlugin, DEFAULT_MAX_TOKENS, reinRoot, type Kernel } from '../../kernel/index.js';
-import { permissionContext } from '../permissions/config.js';
+import { permissionContext } from '../permissions/index.js';
 import { StreamFormatter, usageReport, type SessionInfo } from './format.js';
 
 export const printerOptions = z.object({

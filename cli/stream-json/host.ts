@@ -154,7 +154,7 @@ export class StreamJsonHost {
         if (this.failed) break;
       }
       await this.starting;
-      await this.working;
+      while (this.working) await this.working;
       return this.failed ? EXIT.BAD_INPUT : EXIT.OK;
     } finally {
       process.off('SIGINT', onSigint);
@@ -184,9 +184,15 @@ export class StreamJsonHost {
       case 'user':
         this.queue.push(line);
         if (!this.flags.awaitInitialize) this.starting ??= this.start(undefined);
-        this.working ??= this.work().finally(() => { this.working = undefined; });
+        this.kick();
         return;
     }
+  }
+
+  /** Starts the turn worker once the agent is being built and a user line waits. */
+  private kick(): void {
+    if (!this.starting || !this.queue.length) return;
+    this.working ??= this.work().finally(() => { this.working = undefined; this.kick(); });
   }
 
   /** Answers a control request from the host. */
@@ -198,6 +204,7 @@ export class StreamJsonHost {
         case 'initialize': {
           if (this.starting) { this.write(failure(id, 'initialize: the session has already started')); return; }
           this.starting = this.start(req as unknown as InitializeRequest);
+          this.kick(); // user lines that came before it (--await-initialize)
           const agent = await this.starting;
           if (!agent) { this.write(failure(id, 'initialize: rein could not build the agent (see stderr)')); return; }
           const init = req as unknown as InitializeRequest;
@@ -337,7 +344,10 @@ export class StreamJsonHost {
   /** Runs the queued user lines, one turn each. */
   private async work(): Promise<void> {
     const agent = await this.starting;
-    if (!agent) return;
+    if (!agent) {
+      this.queue.length = 0; // nothing can run them (the error is on stderr)
+      return;
+    }
     for (let line = this.queue.shift(); line; line = this.queue.shift()) {
       const controller = new AbortController();
       this.current = controller;

@@ -8,7 +8,7 @@
  * envelope: `{ type: 'system', subtype: ..., uuid, session_id }`.
  */
 import { randomUUID } from 'node:crypto';
-import { costUsd, DEFAULT_MAX_TOKENS, emptyUsage, addUsage } from '../../kernel/index.js';
+import { costUsd, emptyUsage, addUsage } from '../../kernel/index.js';
 import type { AgentEvent, RunResult, StreamEvent, TerminalReason, Usage } from '../../kernel/index.js';
 
 /** The `subtype` of the final result object for each terminal reason. */
@@ -290,15 +290,6 @@ export class StreamFormatter {
         return undefined;
     }
   }
-}
-
-/** A formatter for one result with no session around it (tests, `json` output of a finished run). */
-export function resultJson(r: RunResult, info?: Partial<SessionInfo>): Record<string, unknown> {
-  const f = new StreamFormatter(() => r.sessionId, {
-    permissionMode: () => 'default', mcpServers: () => [], agents: () => [], apiKeySource: 'none', version: '0.0.0',
-    limits: () => ({ contextWindow: 200_000, maxOutputTokens: DEFAULT_MAX_TOKENS }), ...info,
-  });
-  return f.result(r);
 }
 
 /** A short human report of a run's usage and cache behaviour (text mode, on stderr). */

@@ -37,7 +37,7 @@ function reinVersion(): string {
 }
 
 /** What the init line and results say about a kernel's session. */
-export function sessionInfo(kernel: Kernel): SessionInfo {
+function sessionInfo(kernel: Kernel): SessionInfo {
   return {
     permissionMode: () => permissionContext(kernel).mode,
     // Servers with at least one registered tool (`mcp__<server>__<tool>`).

@@ -21,6 +21,20 @@ export interface RunContext {
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
+  /**
+   * Set when a parent's hooks run for a call of one of its child agents: the child's id (its
+   * session id) and type (the agent definition's name), reported to shell hooks as Claude Code's
+   * `agent_id` and `agent_type`.
+   */
+  agent?: AgentIdentity;
+}
+
+/** Which child agent a call comes from (Claude Code's hook input fields `agent_id`, `agent_type`). */
+export interface AgentIdentity {
+  /** The child's session id. */
+  id: string;
+  /** The agent definition's name (the Task tool's `subagent_type`). */
+  type: string;
 }
 
 export interface SessionInfo {
@@ -161,6 +175,40 @@ export interface ToolFailure {
   toolUseId: string;
   input: Record<string, unknown>;
   error: string;
+}
+
+/**
+ * A child process about to start: `file` run with `args` in `cwd` with exactly `env`. Taps may wrap
+ * it (a sandbox puts its own launcher in front and moves `file`/`args` after it) or change `env`.
+ */
+export interface SpawnRequest {
+  /** What starts it: `bash` (the Bash tool, foreground or background) or `hook` (a shell hook). */
+  purpose: 'bash' | 'hook';
+  file: string;
+  args: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The whole environment of the process (not merged with rein's). */
+  env: Record<string, string>;
+  /** Set by a tap that wraps the process in a sandbox: what it is and what it allows. */
+  sandbox?: SandboxInfo;
+  /** Work to do after the process exited (remove files, close a proxy), in order. */
+  cleanup: (() => void | Promise<void>)[];
+}
+
+/** What a sandboxed process may do, so a refused command can be explained to the model. */
+export interface SandboxInfo {
+  /** The plugin that wrapped it, e.g. `sandbox/bubblewrap`. */
+  name: string;
+  /** Absolute paths the process may write (besides its private /tmp). */
+  writable: string[];
+  /** `none`, `all`, or the hosts it may reach through the proxy. */
+  network: 'none' | 'all' | string[];
+  /**
+   * Explains a finished process's output in terms of the sandbox: a note for the model when the
+   * output shows the sandbox refused something (a read-only file system, a blocked host), else undefined.
+   */
+  explain(output: string): string | undefined;
 }
 
 /** A compaction about to happen. Set `cancel` to skip it. */

@@ -6,8 +6,8 @@
  * plugins were listed in. The table is frozen: plugins that need their own hooks expose them with
  * `getHooks(kernel)` on a WeakMap (webpack 5's pattern), never by adding to this object.
  *
- * Guard hooks (`permission`, `permissionRequest`, `preToolUse`) fail closed: a tap that throws denies
- * the call.
+ * Guard hooks (`permission`, `permissionRequest`, `preToolUse`, `spawn`) fail closed: a tap that
+ * throws denies the call.
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook,
@@ -15,7 +15,7 @@ import {
 import type {
   ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
-  SessionEndInfo, SessionInfo, StopDecision, StopInfo, SubagentInfo, SystemSection, ToolFailure,
+  SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SystemSection, ToolFailure,
   TurnEndInfo, UserPrompt,
 } from './hook-payloads.js';
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
@@ -35,6 +35,8 @@ export const CONTEXT_STAGE = Object.freeze({
   COLLAPSE: 400,
   /** Full summary compaction. */
   AUTOCOMPACT: 500,
+  /** Messages added at the tail once the history is final (notifications), never changing the cached prefix. */
+  NOTIFICATIONS: 600,
 });
 
 /** Stages of the `request` hook. Cache breakpoints come last so they see the final bytes. */
@@ -100,6 +102,8 @@ export function createHooks() {
     permissionRequest: new AsyncSeriesBailHook<[PermissionAsk, RunContext], PermissionDecision | undefined>(['ask', 'ctx']),
     /** Permission granted, the tool is about to run. Waterfall: rewrite `input`, or set `blocked`. */
     preToolUse: new AsyncSeriesWaterfallHook<[PreToolUse, RunContext]>(['call', 'ctx']),
+    /** A child process (a Bash command, a shell hook) is about to start. Waterfall: wrap it (sandbox), change its env; a throw stops it. */
+    spawn: new AsyncSeriesWaterfallHook<[SpawnRequest, RunContext]>(['process', 'ctx']),
     /** A tool ran. Waterfall: rewrite `output`, add context. */
     postToolUse: new AsyncSeriesWaterfallHook<[PostToolUse, RunContext]>(['result', 'ctx']),
     /** A tool failed (threw, or returned an error). Observe. */

@@ -79,11 +79,13 @@ export type TerminalReason =
   | 'hook_stopped'
   | 'prompt_blocked'
   | 'max_output_tokens'
-  | 'refusal';
+  | 'refusal'
+  | 'permission_interrupted';
 
 export const TERMINAL_REASONS: readonly TerminalReason[] = Object.freeze([
   'end_turn', 'max_turns', 'budget_exhausted', 'prompt_too_long', 'blocking_limit', 'aborted',
   'model_error', 'stop_hook_prevented', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
+  'permission_interrupted',
 ]);
 
 export type Transition =
@@ -93,7 +95,8 @@ export type Transition =
 /** A permission decision for one tool call. `ask` is resolved by the `permissionRequest` hook. */
 export type PermissionDecision =
   | { behavior: 'allow'; updatedInput?: Record<string, unknown>; reason?: string; source?: string }
-  | { behavior: 'deny'; message: string; reason?: string; source?: string }
+  /** `interrupt`: besides denying the call, stop the run (terminal `permission_interrupted`). */
+  | { behavior: 'deny'; message: string; reason?: string; source?: string; interrupt?: boolean }
   | { behavior: 'ask'; message?: string; reason?: string; source?: string };
 
 /** A denial as reported in the result's `permission_denials` (Claude Code's headless field). */

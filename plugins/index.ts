@@ -52,6 +52,9 @@ export const TOOL_PLUGINS: Record<string, string> = {
   Glob: 'tools/glob',
   Grep: 'tools/grep',
   Bash: 'tools/bash',
+  // Background shells come with Bash (its `background` option); listing them is allowed and explicit.
+  BashOutput: 'tools/bash',
+  KillShell: 'tools/bash',
   TodoWrite: 'tools/todo-write',
   WebFetch: 'tools/web-fetch',
   'mcp__*': 'tools/mcp',

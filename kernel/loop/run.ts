@@ -161,7 +161,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     // Context strategies, light to heavy. A changed history is recorded before it is sent.
     const before = kernel.messages;
     const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
-    if (shaped.messages !== kernel.messages) replaceHistory(kernel, shaped.messages, 'context');
+    if (shaped.messages !== kernel.messages) recordContext(kernel, shaped.messages);
     if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
 
     const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
@@ -269,10 +269,22 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     append(kernel, results);
     kernel.emit({ type: 'tool_results', message: results });
     if (state.signal.aborted) return finish('aborted');
+    if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
     if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
     if (state.turn >= maxTurns) return finish('max_turns');
     await next('tool_results');
   }
+}
+
+/**
+ * Records the history a `context` pass produced. Messages only added at the end (a notification)
+ * are appended one by one; any other change replaces the whole history in the transcript.
+ */
+function recordContext(kernel: Kernel, messages: Message[]): void {
+  const old = kernel.messages;
+  const appended = messages.length > old.length && old.every((m, i) => messages[i] === m);
+  if (!appended) return replaceHistory(kernel, messages, 'context');
+  for (const m of messages.slice(old.length)) append(kernel, m);
 }
 
 /**

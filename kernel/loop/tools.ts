@@ -53,6 +53,8 @@ export interface ToolCallOutcome {
   toolFailed?: boolean;
   denial?: PermissionDenial;
   preventContinuation?: string;
+  /** Set when a permission answer denied the call with `interrupt`: why (the run stops). */
+  interrupt?: string;
   additionalContext: string[];
 }
 
@@ -60,6 +62,8 @@ export interface ToolBatchOutcome {
   results: ToolResultBlock[];
   denials: PermissionDenial[];
   preventContinuation?: string;
+  /** Set when a permission answer asked to stop the run (terminal `permission_interrupted`). */
+  interrupt?: string;
   /** Extra text hooks asked to show the model, appended after the results. */
   additionalContext: string[];
 }
@@ -105,6 +109,7 @@ export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[
     results: outcomes.map((o) => o.block),
     denials: outcomes.flatMap((o) => (o.denial ? [o.denial] : [])),
     preventContinuation: outcomes.find((o) => o.preventContinuation)?.preventContinuation,
+    interrupt: outcomes.find((o) => o.interrupt)?.interrupt,
     additionalContext: outcomes.flatMap((o) => o.additionalContext),
   };
 }
@@ -224,7 +229,7 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   if (decision.behavior === 'deny') {
     const denial: PermissionDenial = { tool_name: tool.name, tool_use_id: call.id, tool_input: input, reason: decision.reason ?? decision.message };
     kernel.emit({ type: 'permission_denied', denial });
-    return { block: errorResult(call.id, decision.message), denial, additionalContext: [] };
+    return { block: errorResult(call.id, decision.message), denial, additionalContext: [], ...(decision.interrupt ? { interrupt: denial.reason } : {}) };
   }
   if (decision.behavior === 'allow' && decision.updatedInput) {
     const again = validate(tool, decision.updatedInput);

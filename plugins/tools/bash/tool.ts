@@ -12,8 +12,10 @@ import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js'
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
+import type { SpawnRequest } from '../../../kernel/index.js';
 import { isReadOnlyCommand } from './read-only.js';
-import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
+import { bashLaunch, logFileFor, MAX_LOG_BYTES, runCleanup, runShell } from './run.js';
+import { shellsOf } from './background.js';
 
 /** Default timeout, ms (Claude Code's Bash default, book ch8 §E1: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -52,7 +54,12 @@ export const bashInput = z.strictObject({
   description: z.string().optional().describe('What the command does, in 5-10 words (e.g. "Run the unit tests", "List files in src")'),
 });
 
-export type BashInput = z.output<typeof bashInput>;
+/** Bash's input with background shells on (Claude Code's `run_in_background`). */
+export const bashBackgroundInput = bashInput.extend({
+  run_in_background: z.boolean().optional().describe('Run the command in the background and return its shell id at once; read its output later with BashOutput, stop it with KillShell'),
+});
+
+export type BashInput = z.output<typeof bashBackgroundInput>;
 
 const DESCRIPTION = `Runs a command in a bash shell and returns its output (stdout and stderr together) and exit code.
 
@@ -126,20 +133,29 @@ function staleNote(kernel: Kernel, command: string, cwd: string): string {
   return `\n\n(Files you read earlier changed during this command: ${names.join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}. Read them again before editing them.)`;
 }
 
+/** What the description says about background commands, when they are on. */
+const BACKGROUND_DESCRIPTION = `
+Background commands:
+- For a command that runs for long or does not end by itself (a dev server, a watcher, a long build), set run_in_background: true. You get a shell id at once; BashOutput reads what it wrote since your last read, KillShell stops it and everything it started. Do not add & yourself.
+- You are told when a background command ends; do not poll it with sleep loops. Background shells are stopped when the session ends.`;
+
 export interface BashToolOptions {
   /** Default timeout, ms. */
   defaultTimeoutMs?: number;
   /** Extra environment for every command. */
   env?: Record<string, string>;
+  /** Offer `run_in_background` (the BashOutput and KillShell tools come with it). Default true. */
+  background?: boolean;
 }
 
 /** Builds the Bash tool. */
 export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
   const defaultTimeout = options.defaultTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS;
+  const background = options.background !== false;
   return defineTool<BashInput>({
     name: 'Bash',
-    description: DESCRIPTION,
-    inputSchema: bashInput,
+    description: background ? `${DESCRIPTION}\n${BACKGROUND_DESCRIPTION}` : DESCRIPTION,
+    inputSchema: (background ? bashBackgroundInput : bashInput) as z.ZodType<BashInput>,
     isReadOnly: (input) => isReadOnlyCommand(input.command),
     isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
     maxResultSizeChars: BASH_MAX_OUTPUT_CHARS,
@@ -152,14 +168,35 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
         cwd = kernel.cwd;
         setBashCwd(kernel, cwd);
       }
+      const runCtx = kernel.runContext(ctx.signal);
+      if (input.run_in_background) {
+        let shell;
+        try {
+          shell = await shellsOf(kernel).start(input.command, { cwd, env: options.env, description: input.description, ctx: runCtx });
+        } catch (err) {
+          return { content: `${note}The command was not started: ${(err as Error).message}`, isError: true };
+        }
+        return `${note}Command running in background with ID: ${shell.id}. Read its output with BashOutput (bash_id "${shell.id}"); stop it with KillShell.`;
+      }
       const logFile = logFileFor(ctx.sessionDir, ctx.toolUseId);
       mkdirSync(dirname(logFile), { recursive: true });
       const timeoutMs = Math.min(input.timeout ?? defaultTimeout, MAX_BASH_TIMEOUT_MS);
-      const r = await runShell(input.command, { cwd, timeoutMs, signal: ctx.signal, logFile, env: options.env });
+      let req: SpawnRequest;
+      try {
+        req = await kernel.hooks.spawn.promise({ purpose: 'bash', ...bashLaunch(input.command, cwd, options.env), cleanup: [] }, runCtx);
+      } catch (err) {
+        return { content: `${note}The command was not run: ${(err as Error).message}`, isError: true };
+      }
+      const r = await runShell(req, { timeoutMs, signal: ctx.signal, logFile }).finally(() => runCleanup(req));
       rmSync(`${logFile}.cwd`, { force: true });
       if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
       const out = outputText(logFile, r.outputBytes);
       const stale = staleNote(kernel, input.command, ctx.cwd);
+      const refused = req.sandbox?.explain(out);
+      if (refused) {
+        const status = r.exitCode === 0 ? 'Exit code 0' : r.exitCode === null ? `Killed by signal ${r.signal}` : `Exit code ${r.exitCode}`;
+        return { content: `${note}${status}${out ? `\n${out}` : ''}\n\n${refused}`, isError: true };
+      }
 
       if (r.aborted) {
         return { content: `${abortedText(r.aborted.reason)}${out ? `\nOutput before it was stopped:\n${out}` : ''}`, isError: true };

@@ -30,6 +30,7 @@ export const BUILTIN_PLUGINS: Record<string, Loader> = {
   'permissions/prompt-tool': async () => (await import('./permissions/prompt-tool/index.js')).default,
   classifier: async () => (await import('./classifier/index.js')).default,
   'hooks/shell': async () => (await import('./hooks/shell/index.js')).default,
+  'sandbox/bubblewrap': async () => (await import('./sandbox/bubblewrap/index.js')).default,
   sanitize: async () => (await import('./sanitize/index.js')).default,
   'system-prompt': async () => (await import('./system-prompt/index.js')).default,
   'memory-files': async () => (await import('./memory-files/index.js')).default,

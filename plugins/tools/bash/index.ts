@@ -56,7 +56,9 @@ function installBackground(kernel: Kernel, o: z.output<typeof bashOptions>['back
   kernel.tools.register(createKillShellTool(), 'tools/bash');
   const h = kernel.hooks;
   const ended = () => shells.takeUnreported().map(endNotification);
-  h.postToolUse.tap('tools/bash', (r) => {
+  h.postToolUse.tap('tools/bash', (r, ctx) => {
+    // A child agent's call forwarded to these hooks: its results are no place for this session's news.
+    if (ctx.agent) return r;
     const notes = ended();
     return notes.length ? { ...r, additionalContext: [...r.additionalContext, ...notes] } : r;
   });

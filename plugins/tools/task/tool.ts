@@ -3,14 +3,15 @@
  * kernel of its own (own tools, model, turn limit, history and transcript, under the parent
  * session's folder), sharing the parent's model client. Every tool call of the child is decided by
  * the parent's permission hooks (the same answer the parent would give, asks included) and passes
- * through the parent's PreToolUse / PostToolUse hooks; `subagentStart` / `subagentStop` fire on the
- * parent. The child's usage is added to the parent run's side usage (`subagent`) and cost.
+ * through the parent's PreToolUse / PostToolUse hooks, with the child named in `ctx.agent`; its
+ * commands start through the parent's `spawn` hook (the parent's sandbox); `subagentStart` /
+ * `subagentStop` fire on the parent. The child's usage is added to the parent run's side usage (`subagent`) and cost.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { Kernel, KernelPreset } from '../../../kernel/kernel.js';
-import type { RunContext, SubagentInfo } from '../../../kernel/hook-payloads.js';
+import type { AgentIdentity, RunContext, SubagentInfo } from '../../../kernel/hook-payloads.js';
 import { decidePermission } from '../../../kernel/loop/tools.js';
 import type { ModelClient } from '../../../kernel/model/client.js';
 import { defineTool, ToolError, type Tool } from '../../../kernel/tool.js';
@@ -60,10 +61,16 @@ function sharedClient(c: ModelClient): ModelClient {
   return { kind: c.kind, baseURL: c.baseURL, send: (p, o) => c.send(p, o), countTokens: (p) => c.countTokens(p), close: async () => {} };
 }
 
-/** Makes the child's permission and tool hooks be the parent's (see the module comment). */
-function forwardHooks(child: Kernel, parent: Kernel): void {
-  const parentCtx = (ctx: RunContext): RunContext => parent.runContext(ctx.signal);
+/**
+ * Makes the child's permission, tool and process hooks be the parent's (see the module comment).
+ * The parent's hooks get the child named in `ctx.agent` (a grandchild's name passes through), so
+ * shell hooks see `agent_id` / `agent_type`, and the child's commands are wrapped by the parent's
+ * sandbox.
+ */
+export function forwardHooks(child: Kernel, parent: Kernel, agent: AgentIdentity): void {
+  const parentCtx = (ctx: RunContext): RunContext => ({ ...parent.runContext(ctx.signal), agent: ctx.agent ?? agent });
   child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (q, ctx) => decidePermission(parent, q, parentCtx(ctx)));
+  child.hooks.spawn.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.spawn.promise(p, parentCtx(ctx)));
   child.hooks.preToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.preToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.postToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUseFailure.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (f, ctx) => parent.hooks.postToolUseFailure.promise(f, parentCtx(ctx)));
@@ -137,7 +144,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       });
       const child = agent.kernel;
       for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
-      forwardHooks(child, parent);
+      forwardHooks(child, parent, { id: child.sessionId, type });
       const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
       const pctx = parent.runContext(ctx.signal);
       let result: RunResult | undefined;

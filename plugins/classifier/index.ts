@@ -26,6 +26,7 @@ import type { ApiMessage, PermissionDecision } from '../../kernel/types.js';
 import { permissionContext } from '../permissions/config.js';
 import { MODE_PLUGINS } from '../permissions/mode-plugin.js';
 import { editDecision, readDecision } from '../permissions/modes.js';
+import { shellEditDecision } from '../permissions/shell-edits.js';
 import { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION, type AutoModeRules } from './prompt.js';
 import { isDangerousAllow } from './dangerous.js';
 import { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tracker.js';
@@ -143,7 +144,7 @@ export default definePlugin({
       // Network and MCP tools are never "read-only" here (tools.ts REACHES_OUTSIDE): they are judged.
       const read = readDecision('auto', pc, q);
       if (read?.behavior === 'allow') return read;
-      const edit = editDecision('auto', pc, q);
+      const edit = editDecision('auto', pc, q) ?? shellEditDecision('auto', pc, q);
       if (edit) return edit;
       const fallback = tracker.fallbackReason();
       if (fallback) return { behavior: 'ask', message: `${q.toolName} needs approval: ${fallback}.`, reason: `${fallback}; asking instead (mode auto)`, source: 'classifier' };

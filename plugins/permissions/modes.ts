@@ -9,6 +9,7 @@ import type { PermissionContext, PermissionMode } from './config.js';
 import { insideWorkingDirs } from './paths.js';
 import { callPathForms, explainShell } from './rules.js';
 import { freelyWritable } from './safety.js';
+import { shellEditDecision } from './shell-edits.js';
 import { isFileWrite, isReadOnlyCall, SHELL_TOOL } from './tools.js';
 
 /** Modes answered by a plain function (auto is answered by the classifier plugin). */
@@ -46,8 +47,8 @@ export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string
 export const MODE_DECISIONS: Readonly<Record<RuleMode, (pc: PermissionContext, q: PermissionQuery) => PermissionDecision>> = Object.freeze({
   /** Reads in the project run; everything else needs an answer. */
   default: (pc, q) => readDecision('default', pc, q) ?? ask('default', q, notAllowedWhy(pc, q)),
-  /** Reads and file edits in the project run; everything else needs an answer. */
-  acceptEdits: (pc, q) => readDecision('acceptEdits', pc, q) ?? editDecision('acceptEdits', pc, q) ?? ask('acceptEdits', q, notAllowedWhy(pc, q)),
+  /** Reads, file edits and `mkdir`/`touch` in the project run; everything else needs an answer. */
+  acceptEdits: (pc, q) => readDecision('acceptEdits', pc, q) ?? editDecision('acceptEdits', pc, q) ?? shellEditDecision('acceptEdits', pc, q) ?? ask('acceptEdits', q, notAllowedWhy(pc, q)),
   /** Reads in the project run; nothing else does (the plan plugin adds ExitPlanMode). */
   plan: (pc, q) => readDecision('plan', pc, q)
     ?? deny('plan', `Plan mode is active: ${q.toolName} cannot run until the plan is approved. Use read-only tools to investigate, then call ExitPlanMode with your plan.`, `${q.toolName} is not read-only`),

@@ -130,10 +130,10 @@ export type AgentEvent =
   | { type: 'result'; result: RunResult };
 
 /**
- * Which mechanism sent a model request. Only `main_loop` and `subagent` requests retry on 529
+ * Which mechanism sent a model request (`hook`: a shell hook of type `prompt`). Only `main_loop` and `subagent` requests retry on 529
  * (book ch6b §C4: background requests give up at once to avoid amplifying an overload).
  */
-export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 'title' | 'side';
+export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 'title' | 'hook' | 'side';
 
 /** The final report of a run (the `result` event; `--output-format json` prints it). */
 export interface RunResult {

@@ -76,10 +76,29 @@ const hookHandlerSchema = z.object({
   onFailure: z.enum(['continue', 'block']).describe('What a crash or timeout means: `block` fails closed.'),
 }).partial({ timeout: true, onFailure: true }).strict();
 
+const httpHookSchema = z.object({
+  type: z.literal('http'),
+  url: z.string().regex(/^https?:\/\/[^\s]+$/).describe('POSTed the event JSON; the response body is the answer. Timeouts and non-2xx fail closed for guard events.'),
+  timeout: z.number().positive().describe('Timeout, seconds (default 30).'),
+  headers: z.record(z.string(), z.string()).describe('Request headers; `$VAR` / `${VAR}` is replaced only for names in allowedEnvVars.'),
+  allowedEnvVars: z.array(nonEmpty).describe('Environment variables the headers may use.'),
+  onFailure: z.enum(['continue', 'block']).describe('What a timeout or an error status means: `block` fails closed.'),
+  statusMessage: z.string().describe('Spinner text in Claude Code; unused by rein.'),
+}).partial({ timeout: true, headers: true, allowedEnvVars: true, onFailure: true, statusMessage: true }).strict();
+
+const promptHookSchema = z.object({
+  type: z.literal('prompt'),
+  prompt: nonEmpty.describe('What a small model is asked; `$ARGUMENTS` becomes the event JSON. It answers allow, deny or ask.'),
+  model: nonEmpty.describe('Model of the side request (default claude-haiku-4-5).'),
+  timeout: z.number().positive().describe('Timeout, seconds (default 30).'),
+  onFailure: z.enum(['continue', 'block']).describe('What an unreadable answer or a failed request means: `block` fails closed.'),
+  statusMessage: z.string().describe('Spinner text in Claude Code; unused by rein.'),
+}).partial({ model: true, timeout: true, onFailure: true, statusMessage: true }).strict();
+
 const hookMatcherSchema = z.object({
   matcher: z.string().describe('Tool-name pattern (`Edit|Write`, a regex); empty or absent matches all.'),
-  hooks: z.array(hookHandlerSchema).min(1),
-}).partial({ matcher: true }).strict().meta({ id: 'HookMatcher', description: 'A matcher and the shell commands it runs.' });
+  hooks: z.array(z.discriminatedUnion('type', [hookHandlerSchema, httpHookSchema, promptHookSchema])).min(1),
+}).partial({ matcher: true }).strict().meta({ id: 'HookMatcher', description: 'A matcher and the hooks it runs (command, http or prompt).' });
 
 const hooksSchema = z.object(
   Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(hookMatcherSchema)])) as Record<(typeof HOOK_EVENTS)[number], z.ZodArray<typeof hookMatcherSchema>>,

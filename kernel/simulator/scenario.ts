@@ -24,7 +24,7 @@ import { isMap, isPair, isScalar, LineCounter, parseDocument, type Node } from '
 import { z } from 'zod';
 
 const STOP_REASONS = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal'] as const;
-const SOURCES = ['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side'] as const;
+const SOURCES = ['main_loop', 'subagent', 'compact', 'classifier', 'title', 'hook', 'side'] as const;
 
 const regex = z.string().refine((s) => { try { new RegExp(s); return true; } catch { return false; } }, { message: 'not a valid regular expression' });
 

@@ -10,7 +10,7 @@ import type { DraftBlock, Reply } from './responders/types.js';
 /** The request header that names a request's source (rein sends it; the real API ignores it). */
 export const SOURCE_HEADER = 'x-rein-source';
 
-const SOURCES: ReadonlySet<string> = new Set(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side']);
+const SOURCES: ReadonlySet<string> = new Set(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'hook', 'side']);
 
 type Body = Record<string, any>;
 
@@ -158,6 +158,7 @@ function forcedToolUse(body: Body, name: string): DraftBlock {
  *   a `classify_result` tool call with `shouldBlock: false` when the tool is forced;
  * - title: a few words from the first user message (as `{"title": ...}` JSON when the request asks
  *   for structured output);
+ * - hook (a `prompt` shell hook): `{"ok": true}` (allow);
  * - side and anything else: `OK.`
  * A request whose `tool_choice` forces a tool always gets a call of that tool.
  */
@@ -175,6 +176,8 @@ export function defaultSideReply(source: QuerySource, body: Body): Reply {
       const json = body.output_config?.format?.type === 'json_schema';
       return { content: [{ type: 'text', text: json ? JSON.stringify({ title }) : title }] };
     }
+    case 'hook':
+      return { content: [{ type: 'text', text: '{"ok": true}' }] };
     default:
       return { content: [{ type: 'text', text: 'OK.' }] };
   }

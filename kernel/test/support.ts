@@ -98,6 +98,24 @@ export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.Process
   });
 }
 
+/**
+ * Runs the built `rein` command (`bin/rein.js`, the bundle `npm run build` makes) as a real
+ * process, as a user runs it. Faster to start than `runCli`; needs a build of the current source.
+ */
+export function runBuilt(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), ...args], { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`rein ${args.join(' ')} timed out\nstderr: ${stderr}`)); }, opts.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => { clearTimeout(timer); resolvePromise({ code, stdout, stderr }); });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
 /** The environment without anything that would send a test to the real API. */
 export function cleanEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };

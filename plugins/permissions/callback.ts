@@ -14,7 +14,8 @@ import { REQUEST_STAGE } from './stages.js';
 /** What a host answers (Claude Agent SDK's PermissionResult shape). */
 export type PermissionResult =
   | { behavior: 'allow'; updatedInput?: Record<string, unknown>; message?: string }
-  | { behavior: 'deny'; message: string };
+  /** `interrupt`: also stop the run (terminal `permission_interrupted`), as Claude Code's SDK does. */
+  | { behavior: 'deny'; message: string; interrupt?: boolean };
 
 /** Details passed to a host callback. */
 export interface PermissionRequestInfo {
@@ -36,7 +37,11 @@ export type CanUseTool = (toolName: string, input: Record<string, unknown>, info
 export function checkAnswer(kernel: Kernel, ask: PermissionAsk, answer: PermissionResult | undefined, source: string): PermissionDecision | undefined {
   if (answer === undefined || answer === null) return undefined;
   if (answer.behavior === 'deny') {
-    return { behavior: 'deny', message: answer.message || `Permission to use ${ask.toolName} was denied by ${source}.`, reason: `denied by ${source}${answer.message ? `: ${answer.message}` : ''}`, source };
+    return {
+      behavior: 'deny', message: answer.message || `Permission to use ${ask.toolName} was denied by ${source}.`,
+      reason: `denied by ${source}${answer.message ? `: ${answer.message}` : ''}${answer.interrupt ? ' (and the run interrupted)' : ''}`, source,
+      ...(answer.interrupt ? { interrupt: true } : {}),
+    };
   }
   if (answer.behavior !== 'allow') {
     return { behavior: 'deny', message: `Permission to use ${ask.toolName} was denied: ${source} gave an answer that is neither allow nor deny.`, reason: `unreadable answer from ${source}`, source };

@@ -34,7 +34,7 @@ export const retryOptions = z.object({
   /** Consecutive 529s before switching to `model.fallbackModel` (book ch6b §C4: MAX_529_RETRIES = 3). */
   fallbackAfter529: z.number().int().min(1).default(3),
   /** Request sources that retry on 529 (book ch6b §C4: foreground sources only). */
-  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side'])).default(['main_loop', 'subagent']),
+  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'hook', 'side'])).default(['main_loop', 'subagent']),
   /** Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run. */
   maxRetryAfterMs: z.number().int().min(0).default(5 * 60_000),
 }).strict();

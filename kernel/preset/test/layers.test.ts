@@ -237,7 +237,7 @@ describe('paths, interpolation and errors in layers', () => {
       message: 'mcpServers.gh.env.GITHUB_TOKEN: environment variable GH_TOKEN is not set and has no default (set it, or write ${GH_TOKEN:-default})',
     }]);
     const ok = await load({ env: { HOME: home, GH_TOKEN: 't' }, plugins: false });
-    expect(ok.preset.hooks?.PreToolUse?.[0]?.hooks[0]?.command).toBe('${CLAUDE_PROJECT_DIR}/check.sh');
+    expect((ok.preset.hooks?.PreToolUse?.[0]?.hooks[0] as { command?: string } | undefined)?.command).toBe('${CLAUDE_PROJECT_DIR}/check.sh');
   });
 
   it('collects errors from every layer and flags into one PresetError', async () => {

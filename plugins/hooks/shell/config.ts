@@ -1,10 +1,14 @@
 /**
- * The `hooks` setting, in Claude Code's settings.json format plus a per-hook `onFailure`:
+ * The `hooks` setting, in Claude Code's settings.json format plus a per-hook `onFailure`. Three
+ * hook types: `command` (a shell command), `http` (POST the event to a URL) and `prompt` (a small
+ * model decides):
  *
  *   hooks:
  *     PreToolUse:
  *       - matcher: "Write|Edit"
  *         hooks: [{ type: command, command: "./check.sh", timeout: 30, onFailure: block }]
+ *       - matcher: Bash
+ *         hooks: [{ type: http, url: "http://127.0.0.1:8080/check", headers: { Authorization: "Bearer $TOKEN" }, allowedEnvVars: [TOKEN] }]
  */
 import { z } from 'zod';
 
@@ -36,10 +40,45 @@ export const commandHookSchema = z.object({
   onFailure: z.enum(['block', 'continue']).optional(),
 }).strict();
 
+/** Claude Code's fields that rein reads but that change nothing in a headless run (spinner text). */
+const uiFields = { statusMessage: z.string().optional() };
+
+/** Default timeout of `http` and `prompt` hooks, seconds (rein's choice: they answer over the network). */
+export const DEFAULT_REMOTE_HOOK_TIMEOUT_S = 30;
+
+export const httpHookSchema = z.object({
+  type: z.literal('http'),
+  /** POSTed the event JSON; the response body is the hook's answer (as a command hook's stdout). */
+  url: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL'),
+  /** Seconds before the request is abandoned (default 30). */
+  timeout: z.number().positive().optional(),
+  /** Request headers; `$NAME` / `${NAME}` in a value is replaced by that environment variable when `allowedEnvVars` lists it. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Environment variables headers may use (anything else is refused at load, so no secret leaks by accident). */
+  allowedEnvVars: z.array(z.string().min(1)).optional(),
+  onFailure: z.enum(['block', 'continue']).optional(),
+  ...uiFields,
+}).strict();
+
+export const promptHookSchema = z.object({
+  type: z.literal('prompt'),
+  /** What the model is asked; `$ARGUMENTS` is replaced by the event JSON (appended when absent). */
+  prompt: z.string().min(1),
+  /** Model of the side request (default: a small fast model, PROMPT_HOOK_MODEL). */
+  model: z.string().min(1).optional(),
+  /** Seconds before the request is abandoned (default 30). */
+  timeout: z.number().positive().optional(),
+  onFailure: z.enum(['block', 'continue']).optional(),
+  ...uiFields,
+}).strict();
+
+/** Any hook of a matcher group, told apart by `type`. */
+export const hookSchema = z.discriminatedUnion('type', [commandHookSchema, httpHookSchema, promptHookSchema]);
+
 export const matcherGroupSchema = z.object({
   /** Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular expression, or empty for all. */
   matcher: z.string().optional(),
-  hooks: z.array(commandHookSchema).min(1),
+  hooks: z.array(hookSchema).min(1),
 }).strict();
 
 export const shellHooksOptions = z.object(
@@ -47,6 +86,14 @@ export const shellHooksOptions = z.object(
 ).strict();
 
 export type CommandHook = z.output<typeof commandHookSchema>;
+export type HttpHook = z.output<typeof httpHookSchema>;
+export type PromptHook = z.output<typeof promptHookSchema>;
+export type AnyHook = z.output<typeof hookSchema>;
+
+/** What identifies a hook for de-duplication and in messages: its command, URL or prompt. */
+export function hookLabel(h: AnyHook): string {
+  return h.type === 'command' ? h.command : h.type === 'http' ? h.url : `prompt: ${h.prompt}`;
+}
 export type ShellHooksConfig = z.output<typeof shellHooksOptions>;
 
 /** A compiled matcher: Claude Code's rule is that only `[A-Za-z0-9_|]` means exact names, anything else a regular expression. */

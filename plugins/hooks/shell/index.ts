@@ -27,14 +27,19 @@ import { REQUEST_STAGE } from '../../permissions/stages.js';
 import { escapeXmlAttr, neutraliseReservedTags } from '../../sanitize/provenance.js';
 import { sanitizeText } from '../../sanitize/unicode.js';
 import {
-  compileMatcher, DEFAULT_HOOK_TIMEOUT_S, GUARD_EVENTS, SESSION_END_TIMEOUT_S, SHELL_HOOK_EVENTS, shellHooksOptions,
-  type CommandHook, type ShellHookEvent, type ShellHooksConfig,
+  compileMatcher, DEFAULT_HOOK_TIMEOUT_S, DEFAULT_REMOTE_HOOK_TIMEOUT_S, GUARD_EVENTS, hookLabel, SESSION_END_TIMEOUT_S, SHELL_HOOK_EVENTS, shellHooksOptions,
+  type AnyHook, type ShellHookEvent, type ShellHooksConfig,
 } from './config.js';
+import { checkHttpHook, runHttpHook } from './http.js';
 import { interpret, type HookJson, type HookOutcome } from './outcome.js';
+import { runPromptHook } from './prompt.js';
 import { runHookProcess } from './run.js';
 
-interface Group { match: (v: string | undefined) => boolean; hooks: CommandHook[] }
-interface Ran { hook: CommandHook; outcome: HookOutcome }
+interface Group { match: (v: string | undefined) => boolean; hooks: AnyHook[] }
+interface Ran { hook: AnyHook; outcome: HookOutcome }
+
+/** Events whose hooks may not be `http` (Claude Code: a headless start must not wait on the network). */
+const NO_HTTP_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['SessionStart']);
 
 /** Text from a hook on its way to the model: sanitised, reserved tags neutralised. */
 function clean(s: string): string {
@@ -78,6 +83,11 @@ class ShellHooks {
       const groups = config[event];
       if (!groups?.length) continue;
       this.groups.set(event, groups.map((g, i) => {
+        g.hooks.forEach((h, j) => {
+          if (h.type !== 'http') return;
+          if (NO_HTTP_EVENTS.has(event)) throw new PluginError('hooks/shell', `hooks.${event}[${i}].hooks[${j}]: ${event} hooks cannot be of type http; use a command hook`);
+          checkHttpHook(h, `hooks.${event}[${i}].hooks[${j}]`);
+        });
         try {
           return { match: compileMatcher(g.matcher), hooks: g.hooks };
         } catch (err) {
@@ -97,11 +107,11 @@ class ShellHooks {
 
   /** Runs every hook of `event` whose matcher accepts `matchValue`; identical commands run once. */
   async run(event: ShellHookEvent, matchValue: string | undefined, fields: Record<string, unknown>, ctx: RunContext): Promise<Ran[]> {
-    const hooks: CommandHook[] = [];
+    const hooks: AnyHook[] = [];
     const seen = new Set<string>();
     for (const g of this.groups.get(event) ?? []) {
       if (!g.match(matchValue)) continue;
-      for (const h of g.hooks) if (!seen.has(h.command)) { seen.add(h.command); hooks.push(h); }
+      for (const h of g.hooks) if (!seen.has(hookLabel(h))) { seen.add(hookLabel(h)); hooks.push(h); }
     }
     if (!hooks.length) return [];
     let transcriptPath: string | undefined;
@@ -115,18 +125,35 @@ class ShellHooks {
     });
     const env = { ...process.env, ...(this.kernel.preset.env as Record<string, string> | undefined), CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd };
     return Promise.all(hooks.map(async (hook) => {
-      const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S);
-      const r = await runHookProcess(hook.command, input, { cwd: ctx.cwd, env, timeoutMs: timeoutS * 1000, signal: event === 'SessionEnd' ? undefined : ctx.signal });
-      const outcome = interpret(r, timeoutS);
-      if (outcome.kind === 'error') this.notify(`${event} hook \`${short(hook.command)}\`: ${outcome.message}`);
+      const outcome = await this.runOne(hook, event, input, env, ctx);
+      if (outcome.kind === 'error') this.notify(`${event} hook \`${short(hookLabel(hook))}\`: ${outcome.message}`);
       return { hook, outcome };
     }));
+  }
+
+  /** Runs one hook of any type. Never throws. */
+  private async runOne(hook: AnyHook, event: ShellHookEvent, input: string, env: NodeJS.ProcessEnv, ctx: RunContext): Promise<HookOutcome> {
+    const signal = event === 'SessionEnd' ? undefined : ctx.signal;
+    const remoteDefault = event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_REMOTE_HOOK_TIMEOUT_S;
+    if (hook.type === 'http') return runHttpHook(hook, input, { env, timeoutS: hook.timeout ?? remoteDefault, signal });
+    if (hook.type === 'prompt') return runPromptHook(this.kernel, hook, event, input, ctx, hook.timeout ?? remoteDefault);
+    const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S);
+    // Through the spawn hook, so a sandbox that covers hooks wraps this one (a refusal fails the hook).
+    let launch;
+    try {
+      launch = await this.kernel.hooks.spawn.promise({ purpose: 'hook', file: 'bash', args: ['-c', hook.command], cwd: ctx.cwd, env: env as Record<string, string>, cleanup: [] }, ctx);
+    } catch (err) {
+      return { kind: 'failure', message: `the hook could not be started: ${(err as Error).message}` };
+    }
+    const r = await runHookProcess(launch, input, { timeoutMs: timeoutS * 1000, signal });
+    for (const fn of launch.cleanup) await Promise.resolve().then(fn).catch(() => undefined);
+    return interpret(r, timeoutS);
   }
 
   /** True when a failed hook must block: guard events fail closed unless the hook says otherwise. */
   private failureBlocks(event: ShellHookEvent, ran: Ran): boolean {
     const blocks = GUARD_EVENTS.has(event) && ran.hook.onFailure !== 'continue';
-    if (!blocks) this.notify(`${event} hook \`${short(ran.hook.command)}\` failed: ${ran.outcome.kind === 'failure' ? ran.outcome.message : ''}`);
+    if (!blocks) this.notify(`${event} hook \`${short(hookLabel(ran.hook))}\` failed: ${ran.outcome.kind === 'failure' ? ran.outcome.message : ''}`);
     return blocks;
   }
 
@@ -138,7 +165,7 @@ class ShellHooks {
     };
     for (const ran of await this.run('PreToolUse', q.toolName, { tool_name: q.toolName, tool_input: q.input, tool_use_id: q.toolUseId }, ctx)) {
       const o = ran.outcome;
-      const who = `PreToolUse hook \`${short(ran.hook.command)}\``;
+      const who = `PreToolUse hook \`${short(hookLabel(ran.hook))}\``;
       if (o.kind === 'failure') { if (this.failureBlocks('PreToolUse', ran)) set('deny', `${who} failed: ${o.message}`); continue; }
       if (o.kind === 'block') { set('deny', `${who}: ${clean(o.message)}`); continue; }
       if (o.kind !== 'ok' || !o.json) continue;
@@ -196,13 +223,13 @@ class ShellHooks {
       h.permissionRequest.tapPromise({ name: 'hooks/shell', stage: REQUEST_STAGE.HOOKS }, async (ask, ctx) => {
         for (const ran of await this.run('PermissionRequest', ask.toolName, { tool_name: ask.toolName, tool_input: ask.input, tool_use_id: ask.toolUseId }, ctx)) {
           const o = ran.outcome;
-          const who = `PermissionRequest hook \`${short(ran.hook.command)}\``;
+          const who = `PermissionRequest hook \`${short(hookLabel(ran.hook))}\``;
           const deny = (why: string): PermissionDecision => ({ behavior: 'deny', message: `Permission to use ${ask.toolName} was denied by a hook: ${why}`, reason: `${who}: ${why}`, source: 'hooks/shell' });
           if (o.kind === 'failure') { if (this.failureBlocks('PermissionRequest', ran)) return deny(`it failed: ${o.message}`); continue; }
           if (o.kind === 'block') return deny(clean(o.message));
           if (o.kind !== 'ok' || !o.json) continue;
           const d = o.json.hookSpecificOutput?.decision;
-          if (d) return checkAnswer(k, ask, d.behavior === 'deny' ? { behavior: 'deny', message: clean(d.message ?? '') } : { behavior: 'allow', updatedInput: d.updatedInput }, who);
+          if (d) return checkAnswer(k, ask, d.behavior === 'deny' ? { behavior: 'deny', message: clean(d.message ?? ''), interrupt: d.interrupt === true } : { behavior: 'allow', updatedInput: d.updatedInput }, who);
           if (o.json.decision === 'block') return deny(clean(o.json.reason ?? 'blocked'));
           if (o.json.decision === 'approve') return checkAnswer(k, ask, { behavior: 'allow' }, who);
         }
@@ -240,7 +267,7 @@ class ShellHooks {
         const prompt = p.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
         for (const ran of await this.run('UserPromptSubmit', undefined, { prompt }, ctx)) {
           const o = ran.outcome;
-          const who = `UserPromptSubmit hook \`${short(ran.hook.command)}\``;
+          const who = `UserPromptSubmit hook \`${short(hookLabel(ran.hook))}\``;
           if (o.kind === 'failure') { if (this.failureBlocks('UserPromptSubmit', ran)) blocked ??= `${who} failed: ${o.message}`; continue; }
           if (o.kind === 'block') { blocked ??= `${who}: ${clean(o.message)}`; continue; }
           if (o.kind !== 'ok') continue;

@@ -18,13 +18,13 @@ export const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Parts of a name that mark it as a secret. */
-const SECRET_PARTS = /^(KEY|APIKEY|TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|CREDENTIAL|CREDENTIALS|AUTH|COOKIE|SESSION|PRIVATE)$/;
+const SECRET_PARTS = /^(KEY|APIKEY|AUTHTOKEN|ACCESSTOKEN|APITOKEN|TOKEN|TOKENS|SECRET|SECRETS|PASSWORD|PASSWD|PASS|CREDENTIAL|CREDENTIALS|AUTH|COOKIE|SESSION|PRIVATE)$/;
 
 /** True when `name` looks like a credential (see the module comment). */
 export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   if (CREDENTIAL_NAMES.has(upper)) return true;
-  return upper.split(/[_\-.]/).some((part) => SECRET_PARTS.test(part));
+  return upper.split(/[_\-.:/]/).some((part) => SECRET_PARTS.test(part));
 }
 
 /**

@@ -131,12 +131,19 @@ export function inside(p: string, dir: string): boolean {
 const WRITE_REFUSED = /Read-only file system|EROFS/;
 const READ_REFUSED = /Permission denied|EACCES/;
 
-/** A "Permission denied" line that names a hidden path (a credential folder, or the hidden home). */
-function readRefused(p: SandboxPolicy, output: string): boolean {
-  return output.split('\n').some((line) => READ_REFUSED.test(line)
-    && (p.denyRead.some((d) => line.includes(d) || line.includes(d.replace(p.home, '~'))) || (p.hideHome && line.includes(p.home) && !p.writable.some((w) => line.includes(w)))));
+/** True when `line` names a path of the hidden home outside the visible folders. */
+function namesHiddenHome(p: SandboxPolicy, line: string): boolean {
+  return p.hideHome && line.includes(p.home) && !p.writable.some((w) => line.includes(w)) && !p.allowRead.some((r) => line.includes(r));
 }
-const NO_NETWORK = /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo|EAI_AGAIN|ENOTFOUND|ENETUNREACH|No address associated with hostname/;
+
+/** A "Permission denied" line that names a credential path, or a "not found" one under the hidden home. */
+function readRefused(p: SandboxPolicy, output: string): boolean {
+  return output.split('\n').some((line) => (READ_REFUSED.test(line)
+    && (p.denyRead.some((d) => line.includes(d) || line.includes(d.replace(p.home, '~'))) || namesHiddenHome(p, line)))
+    || (NOT_FOUND.test(line) && namesHiddenHome(p, line)));
+}
+const NO_NETWORK = /Could not resolve host|Temporary failure in name resolution|Name or service not known|Network is unreachable|getaddrinfo|EAI_AGAIN|ENOTFOUND|ENETUNREACH|No address associated with hostname|Couldn't connect to server|Connection refused|ECONNREFUSED/;
+const NOT_FOUND = /No such file or directory|ENOENT/;
 
 /**
  * The note for a command whose output shows the sandbox refused something, or undefined. `blocked`
@@ -150,7 +157,7 @@ export function explainRefusal(name: string, p: SandboxPolicy, output: string, b
   if (WRITE_REFUSED.test(output)) lines.push(`a write outside the writable folders (${p.writable.join(', ')} and a private /tmp; ${DEFAULT_DENY_WRITE.join(', ')} in them stay read-only)`);
   if (readRefused(p, output)) lines.push(`a read of a hidden path (credentials such as ~/.ssh and ~/.aws${p.hideHome ? ', and the home folder outside the working directory' : ''}), or of a file the sandbox keeps read-only`);
   if (blocked.length) lines.push(`network access to ${blocked.join(', ')}: only ${p.allowedDomains.join(', ')} may be reached, through the sandbox's proxy`);
-  else if (NO_NETWORK.test(output)) lines.push(p.allowedDomains.length ? `network access outside the proxy: only ${p.allowedDomains.join(', ')} may be reached, through HTTP_PROXY/HTTPS_PROXY` : 'network access: the sandbox has no network');
+  else if (NO_NETWORK.test(output)) lines.push(p.allowedDomains.length ? `network access outside the proxy: only ${p.allowedDomains.join(', ')} may be reached, through HTTP_PROXY/HTTPS_PROXY` : 'network access: the sandbox has no network (its loopback is its own: services on the host are not reachable)');
   if (!lines.length) return undefined;
   return `<sandbox_violations>\nThis command ran in rein's sandbox (${name}), which refused:\n${lines.map((l) => `- ${l}`).join('\n')}\nThis is the sandbox's policy, not a fault of the command: do not retry it the same way. Work inside the writable folders, or tell the user what you need.\n</sandbox_violations>`;
 }

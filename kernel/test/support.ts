@@ -81,21 +81,7 @@ export interface CliResult { code: number | null; stdout: string; stderr: string
  * tests need no build step. `input` is written to stdin.
  */
 export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), ...args], {
-      cwd: opts.cwd,
-      env: { ...cleanEnv(), ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`rein ${args.join(' ')} timed out\nstderr: ${stderr}`)); }, opts.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolvePromise({ code, stdout, stderr }); });
-    child.stdin.end(opts.input ?? '');
-  });
+  return runNode(['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts')], args, opts);
 }
 
 /**
@@ -103,8 +89,13 @@ export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.Process
  * process, as a user runs it. Faster to start than `runCli`; needs a build of the current source.
  */
 export function runBuilt(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return runNode([join(REPO, 'bin/rein.js')], args, opts);
+}
+
+/** Runs `node <entry...> <args...>`, collecting its output; kills it after `timeoutMs` (default 60 s). */
+function runNode(entry: string[], args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), ...args], { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

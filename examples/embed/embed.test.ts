@@ -48,7 +48,7 @@ describe('examples/embed', () => {
       mkdirSync(join(cwd.dir, 'sample', 'build'));
       const lines: string[] = [];
       const result = await findTodos({ cwd: cwd.dir, sim: join(HERE, 'scenario.yaml'), print: (l) => lines.push(l) });
-      expect(lines[0]).toMatch(/^session [0-9a-f]{8} \(simulated\), tools: Bash, Grep, Read$/);
+      expect(lines[0]).toMatch(/^session [0-9a-f]{8} \(simulated\), tools: Bash, BashOutput, Grep, KillShell, Read$/);
       expect(lines.slice(1, -1)).toEqual(EXPECTED);
       expect(lines.at(-1)).toMatch(/^result: end_turn after 3 turns, \d+ input tokens, \$\d+\.\d{4}$/);
       expect(result.permissionDenials).toMatchObject([{ tool_name: 'Bash', tool_input: { command: 'rm -rf sample/build' } }]);

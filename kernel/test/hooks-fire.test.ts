@@ -10,6 +10,7 @@ import { definePlugin } from '../plugin.js';
 import { defineTool, ToolError } from '../tool.js';
 import retry from '../../plugins/retry/index.js';
 import task from '../../plugins/tools/task/index.js';
+import bash from '../../plugins/tools/bash/index.js';
 import { collect, serveScenario, simKernel, tempDir, type SimHarness } from './support.js';
 import type { Message } from '../types.js';
 
@@ -52,12 +53,12 @@ turns:
   - fault: { status: 500 }
   - reply: [{ tool_use: { name: Task, input: { description: "look", prompt: "look around", subagent_type: general-purpose } } }]
   - reply: [{ text: "child report" }]
-  - reply: [{ tool_use: { name: Boom, input: {} } }, { tool_use: { name: Guarded, input: {} } }]
+  - reply: [{ tool_use: { name: Boom, input: {} } }, { tool_use: { name: Guarded, input: {} } }, { tool_use: { name: Bash, input: { command: "echo spawned" } } }]
   - reply: [{ text: "done" }]
 `, tmp.dir);
     const kernel = await simKernel(sim, {
       cwd: tmp.dir,
-      plugins: [{ plugin: retry, options: { baseDelayMs: 1 } }, { plugin: task, options: { agents: { 'general-purpose': { description: 'helper', prompt: 'help', tools: [] } } } }, { plugin: scenarioPlugin }],
+      plugins: [{ plugin: retry, options: { baseDelayMs: 1 } }, { plugin: task, options: { agents: { 'general-purpose': { description: 'helper', prompt: 'help', tools: [] } } } }, { plugin: bash }, { plugin: scenarioPlugin }],
     });
     const fired = new Set<HookName>();
     for (const name of HOOK_NAMES) {
@@ -72,6 +73,7 @@ turns:
     const results = sim.requests()[4]!.body.messages.at(-1).content;
     expect(results[0]).toMatchObject({ is_error: true, content: [{ type: 'text', text: 'boom' }] });
     expect(results[1]).toMatchObject({ content: [{ type: 'text', text: 'approved and ran' }] });
+    expect(results[2]).toMatchObject({ content: [{ type: 'text', text: 'spawned' }] });
   });
 
   it('is frozen: plugins cannot add or replace hooks', async () => {

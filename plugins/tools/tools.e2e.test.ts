@@ -155,7 +155,7 @@ turns:
       const tools = harness.requests().map((q) => JSON.stringify(q.body.tools));
       expect(tools.length).toBe(8);
       expect(new Set(tools).size).toBe(1);
-      expect(JSON.parse(tools[0]!).map((t: { name: string }) => t.name)).toEqual(['Bash', 'Edit', 'Read']);
+      expect(JSON.parse(tools[0]!).map((t: { name: string }) => t.name)).toEqual(['Bash', 'BashOutput', 'Edit', 'KillShell', 'Read']);
     } finally {
       await agent.close();
       await harness.close();

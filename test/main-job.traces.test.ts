@@ -5,7 +5,8 @@
  * in a copy of the session's workspace rebuilt from the session itself.
  *
  * The session: one prompt, 21 requests, 33 tool calls in `/app` (Read, Glob, TodoWrite, Edit, Bash,
- * and Claude Code's background-shell tools BashOutput / KillShell, which rein does not have). The
+ * and the background-shell tools BashOutput / KillShell: rein has them, but the background command
+ * is an ask nobody answers here, so each of their calls names a shell this session does not have). The
  * recording stops after the results of its 21st reply (the harness cut the run off), so one closing
  * turn is appended to let the run end with `end_turn`.
  *
@@ -140,16 +141,17 @@ beforeAll(async () => {
 afterAll(() => tmp?.cleanup());
 
 /** The built-in tools of the default preset. */
-const DEFAULT_TOOLS = ['Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'WebFetch', 'Task'];
+const DEFAULT_TOOLS = ['Read', 'Write', 'Edit', 'Bash', 'BashOutput', 'KillShell', 'Glob', 'Grep', 'TodoWrite', 'WebFetch', 'Task'];
 
-type Outcome = 'ran' | 'denied' | 'invalid input' | 'no such tool';
+type Outcome = 'ran' | 'denied' | 'invalid input' | 'no such tool' | 'no such shell';
 
 /** What the preset's rules (see PRESET) and rein's tools make of each recorded call. */
 function expectedOutcome(c: RecordedCall): Outcome {
-  // BashOutput and KillShell: Claude Code's background-shell tools; rein has none.
   if (!DEFAULT_TOOLS.includes(c.name)) return 'no such tool';
-  // rein's Bash has no background mode, so the strict input schema refuses the extra field.
-  if (c.name === 'Bash' && 'run_in_background' in c.input) return 'invalid input';
+  // The background start (`python worker_queue.py &`) is covered by no rule: denied, so no shell exists
+  // for the recorded id (Claude Code's c4c77d) that BashOutput and KillShell name.
+  if (c.name === 'Bash' && c.input.run_in_background === true) return 'denied';
+  if (c.name === 'BashOutput' || c.name === 'KillShell') return 'no such shell';
   if (c.name === 'Bash' && /\bcurl\b/.test(String(c.input.command))) return 'denied';
   return 'ran';
 }
@@ -173,7 +175,8 @@ function actualOutcome(c: RecordedCall, b: Json): string {
   const text = textOfResult(b);
   if (b.is_error !== true) return 'ran';
   if (text.startsWith(`No such tool: ${c.name}.`)) return 'no such tool';
-  if (text.startsWith(`InputValidationError: ${c.name} was called with invalid input`) && text.includes('run_in_background')) return 'invalid input';
+  if (text.startsWith(`InputValidationError: ${c.name} was called with invalid input`)) return 'invalid input';
+  if (text.startsWith(`No background shell with id ${String(c.input.bash_id ?? c.input.shell_id)}.`)) return 'no such shell';
   if (text.startsWith(`Permission to use ${c.name} was denied`)) return 'denied';
   return `unexpected: ${text.slice(0, 200)}`;
 }
@@ -220,7 +223,7 @@ describe('rein run on a real Claude Code session (harbor fix_async_worker_queue)
     const actual = Object.fromEntries(calls.map((c) => [c.id, `${c.name}: ${actualOutcome(c, results.get(c.id)!)}`]));
     expect(actual).toEqual(expected);
     const count = (o: Outcome) => calls.filter((c) => expectedOutcome(c) === o).length;
-    expect({ ran: count('ran'), denied: count('denied'), invalid: count('invalid input'), missing: count('no such tool') }).toEqual({ ran: 19, denied: 6, invalid: 1, missing: 7 });
+    expect({ ran: count('ran'), denied: count('denied'), invalid: count('invalid input'), missing: count('no such tool'), noShell: count('no such shell') }).toEqual({ ran: 19, denied: 7, invalid: 0, missing: 0, noShell: 7 });
   });
 
   it('lists every denied call in permission_denials with its input and reason, and runs none of them', () => {
@@ -228,8 +231,8 @@ describe('rein run on a real Claude Code session (harbor fix_async_worker_queue)
     expect(result.permission_denials.map((d: Json) => d.tool_use_id)).toEqual(denied.map((c) => c.id));
     for (const [i, d] of (result.permission_denials as Json[]).entries()) {
       expect(d).toMatchObject({ tool_name: 'Bash', tool_input: denied[i]!.input });
-      // The reason names the part of the (often compound) command no rule covers: the curl.
-      expect(d.reason).toMatch(/^ask with no answer: no allow rule covers "curl /);
+      // The reason names the part of the (often compound) command no rule covers: the curl, or the background server.
+      expect(d.reason).toMatch(/^ask with no answer: no allow rule covers "(curl |python worker_queue\.py)/);
     }
     const events = lines.filter((l) => l.type === 'system' && l.subtype === 'permission_denied');
     expect(events.map((e) => e.tool_use_id)).toEqual(denied.map((c) => c.id));

@@ -174,11 +174,16 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     let body: Record<string, any>;
     let accountingPrefix: PromptPrefix;
     let appliedEdits: AppliedEdit[] | undefined;
-    let classified: ReturnType<typeof classifySource>;
+    // Classified before validation, so a rejected request is logged under the source that sent it.
+    let classified: ReturnType<typeof classifySource> = { source: 'main_loop', by: 'heuristic' };
+    try {
+      classified = classifySource(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw as Record<string, any> : {}, headers);
+    } catch {
+      // A body too malformed to classify stays main_loop, the default; validation names its fault.
+    }
     try {
       body = fillModel(raw, options.defaultModel);
       validateRequest(body);
-      classified = classifySource(body, headers);
       const betas = betasOf(headers);
       const edited = applyContextManagement(body as any, betas);
       if (body.context_management != null) appliedEdits = edited.appliedEdits;
@@ -189,7 +194,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         throw new SimulatorApiError(400, `prompt is too long: ${accountingPrefix.totalTokens} tokens > ${window} maximum`, 'invalid_request_error');
       }
     } catch (err) {
-      if (err instanceof SimulatorApiError) return errorResponse(err.status, requestId, err.body(requestId), {});
+      if (err instanceof SimulatorApiError) return errorResponse(err.status, requestId, err.body(requestId), { source: classified.source, sourceBy: classified.by });
       throw err;
     }
 

@@ -311,7 +311,7 @@ export function unclosedQuote(text: string): { offset: number; kind: 'double' | 
   };
   for (const token of new Parser().parse(text)) {
     if (token.type === 'document') check(token.value);
-    CST.visit(token, (item) => { check(item.key ?? undefined); check(item.value); });
+    if (token.type === 'document') CST.visit(token, (item) => { check(item.key ?? undefined); check(item.value); });
     if (found) return found;
   }
   return found;

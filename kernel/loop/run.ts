@@ -14,6 +14,7 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
 import { callModel } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
+import { maxOutputTokens } from '../model/models.js';
 import { costUsd } from '../pricing.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
@@ -24,7 +25,10 @@ import { replaceHistory, runCompaction } from './compact.js';
 import { abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
 
-/** Output cap the first max_tokens stop escalates to, tokens (book ch3 §3.11: ESCALATED_MAX_TOKENS = 64k). */
+/**
+ * Output cap the first max_tokens stop escalates to, tokens (book ch3 §3.11: ESCALATED_MAX_TOKENS =
+ * 64k), or the model's own output limit when that is lower (kernel/model/models.ts).
+ */
 export const ESCALATED_MAX_TOKENS = 64_000;
 /** Resume turns after the escalated cap is hit again (book ch3 §3.11: MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
 export const MAX_OUTPUT_TOKENS_RESUMES = 3;
@@ -211,10 +215,11 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
 
     // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
     if (message.stop_reason === 'max_tokens') {
-      if (v.maxTokensOverride === undefined && maxTokens < ESCALATED_MAX_TOKENS) {
-        v.maxTokensOverride = ESCALATED_MAX_TOKENS;
+      const escalated = Math.min(ESCALATED_MAX_TOKENS, maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
+      if (v.maxTokensOverride === undefined && call.params.max_tokens < escalated) {
+        v.maxTokensOverride = escalated;
         state.turn--;
-        await next('max_output_tokens_escalate', `max_tokens ${maxTokens} → ${ESCALATED_MAX_TOKENS}`);
+        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${escalated}`);
         continue;
       }
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
@@ -223,7 +228,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       append(kernel, assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
-      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${maxTokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
+      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${call.params.max_tokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
       v.resumes++;
       append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
       await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);

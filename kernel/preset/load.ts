@@ -21,8 +21,12 @@ import { BUILTIN_PLUGINS, TOOL_PLUGINS } from '../../plugins/index.js';
 
 /** Options of loadPreset. */
 export interface LoadPresetOptions {
-  /** The `--preset` layer: a file (relative to cwd) or a built-in name (`minimal`). */
-  preset?: string;
+  /**
+   * The `--preset` layer: a file (relative to cwd), a built-in name (`minimal`), or a preset object
+   * (a program's `createAgent({ preset: {...} })`), checked like a file: its `extends` are followed
+   * (relative to cwd) and its diagnostics name `<preset object>` and the key.
+   */
+  preset?: string | PresetInput;
   /** Working directory; the project and local layers are searched from here up. */
   cwd: string;
   /** The command-line layer, highest of all. Relative paths in it are relative to cwd. */
@@ -58,6 +62,9 @@ interface FileEntry {
   locate: NonNullable<MergeLayer['locate']>;
 }
 
+/** How diagnostics name a preset given as an object rather than a file. */
+export const PRESET_OBJECT = '<preset object>';
+
 const HOOK_COMMAND = (p: KeyPath) => p.length === 6 && p[0] === 'hooks' && p[3] === 'hooks' && p[5] === 'command';
 
 /** Reads files, follows `extends`, and collects diagnostics. One per load. */
@@ -88,6 +95,18 @@ class Loader {
       if (target) bases.push(...(await this.chain(target, layer, [...stack, file], { source: entry.source, path: e.path, spec: e.spec })));
     }
     return [...bases, { layer, file, value: entry.value, locate: entry.locate }];
+  }
+
+  /** The layers a preset object contributes: what it extends (relative to `baseDir`), then itself. */
+  async chainObject(value: unknown, layer: LayerName, baseDir: string): Promise<MergeLayer[]> {
+    const entry = this.accept(objectSource(PRESET_OBJECT, value), baseDir);
+    if (!entry) return [];
+    const bases: MergeLayer[] = [];
+    for (const e of entry.extends) {
+      const target = this.resolveRef(e.spec, baseDir, entry.source, e.path);
+      if (target) bases.push(...(await this.chain(target, layer, [], { source: entry.source, path: e.path, spec: e.spec })));
+    }
+    return [...bases, { layer, value: entry.value }];
   }
 
   /** A file or built-in name in `extends` / `--preset` → an absolute file, or undefined (reported). */
@@ -313,7 +332,9 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
       layers.push(...(await loader.chain(f.file, f.layer)));
     }
   }
-  if (opts.preset) {
+  if (typeof opts.preset === 'object' && opts.preset !== null) {
+    layers.push(...(await loader.chainObject(opts.preset, 'preset', cwd)));
+  } else if (opts.preset) {
     const file = loader.resolveRef(opts.preset, cwd, undefined, []);
     if (file) {
       presetDir = dirname(file);

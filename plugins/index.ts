@@ -63,6 +63,7 @@ interface PluginSelection {
   tools?: string[];
   plugins?: Record<string, unknown>;
   mcpServers?: Record<string, unknown>;
+  subagents?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -79,7 +80,8 @@ export interface WantedPlugin {
   implied: unknown;
   /**
    * Where the implied options are written in the preset: the key (`hooks`, `autoMode`,
-   * `mcpServers`) and, when the options hold it under a name, that name (`servers`).
+   * `mcpServers`, `subagents`) and, when the options hold it under a name, that name (`servers`,
+   * `presets`).
    */
   impliedFrom?: { key: string; as?: string };
   /** The `plugins:` entry (`{}` for `true` or an empty value); undefined when not listed. */
@@ -90,8 +92,9 @@ export interface WantedPlugin {
 
 /**
  * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always, one
- * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the permission and hook plugins for
- * `permissions` / `hooks`), then every entry of `plugins` that is not `false`. An implied plugin
+ * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the Task tool for `subagents`, the
+ * permission and hook plugins for `permissions` / `hooks`), then every entry of `plugins` that is
+ * not `false`. An implied plugin
  * that `plugins` also lists keeps its place and gets both sets of options (see WantedPlugin);
  * `plugins: { retry: false }` switches an implied one off.
  */
@@ -112,14 +115,19 @@ export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
   add('retry', {}, 'built-in');
   // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
   if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
+  // `subagents` are agent kinds for the Task tool (its `presets` option), and bring the tool with them.
+  const subagents = preset.subagents && typeof preset.subagents === 'object' && Object.keys(preset.subagents).length ? preset.subagents : undefined;
+  const task = TOOL_PLUGINS.Task!;
   for (const [i, tool] of (preset.tools ?? []).entries()) {
     const plugin = TOOL_PLUGINS[tool];
     // An unknown tool name is left to the preset validator, which names the line; here it is skipped.
-    if (plugin) add(plugin, {}, `tools[${i}]`);
+    if (plugin === task && subagents) add(plugin, { presets: subagents }, `tools[${i}]`, { key: 'subagents', as: 'presets' });
+    else if (plugin) add(plugin, {}, `tools[${i}]`);
   }
   if (preset.mcpServers && Object.keys(preset.mcpServers).length && TOOL_PLUGINS['mcp__*']) {
     add(TOOL_PLUGINS['mcp__*'], { servers: preset.mcpServers }, 'mcpServers', { key: 'mcpServers', as: 'servers' });
   }
+  if (subagents) add(task, { presets: subagents }, 'subagents', { key: 'subagents', as: 'presets' });
   for (const [name, options, origin, from] of policyPlugins(preset)) add(name, options, origin, from);
   for (const name of Object.keys(listed)) add(name, {}, `plugins.${name}`);
   return out;

@@ -81,6 +81,26 @@ function pluginOptionsFor(parent: Kernel, names: readonly string[]): Record<stri
   return out;
 }
 
+/** An agent's `preset` as createAgent takes it: a file (relative to the parent's preset folder) or a built-in name. */
+function agentPresetRef(preset: string, presetDir: string): string {
+  const file = isAbsolute(preset) ? preset : resolve(presetDir, preset);
+  return /[\\/]|\.ya?ml$/.test(preset) && existsSync(file) ? file : preset;
+}
+
+/**
+ * The `description` of an agent preset, for the Task tool's list of agents; undefined when it has
+ * none or cannot be read (the preset loader reports a broken agent preset with its parent).
+ */
+export async function presetDescription(preset: string, presetDir: string): Promise<string | undefined> {
+  try {
+    const { loadPreset } = await import('../../../kernel/preset/index.js');
+    const r = await loadPreset({ preset: agentPresetRef(preset, presetDir), cwd: presetDir, layers: false, plugins: false });
+    return r.preset.description || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Builds the Task tool. */
 export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
   return defineTool<TaskInput>({
@@ -107,8 +127,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       let overrides: Record<string, unknown> | undefined;
       if (def.preset) {
         const p = def.preset;
-        const file = isAbsolute(p) ? p : resolve(parent.presetDir, p);
-        presetArg = /[\\/]|\.ya?ml$/.test(p) && existsSync(file) ? file : p;
+        presetArg = agentPresetRef(p, parent.presetDir);
         overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(def.model || input.model ? { model: { name: model } } : {}) };
       } else {
         const wanted = def.tools ?? parent.tools.names().filter((n) => n !== 'Task');

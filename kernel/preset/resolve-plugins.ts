@@ -297,6 +297,9 @@ export async function loadPresetPlugins(
       }
       continue;
     }
+    for (const problem of plugin.checkPreset?.(parsed.data, preset as never) ?? []) {
+      report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message}`, false);
+    }
     const sources: PresetPlugin['sources'] = [];
     const from = w.want.impliedFrom;
     if (from) sources.push({ path: from.key, origin: findOrigin(origins, [from.key]) });

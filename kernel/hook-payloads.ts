@@ -195,6 +195,11 @@ export interface PostCompact {
   trigger: 'auto' | 'manual' | 'reactive';
   result: CompactResult;
   tokensBefore: number;
+  /**
+   * Blocks to put after the summary, for state the model must not lose (the task list, say): taps
+   * push to it; they are added to the summary message before the new history is recorded.
+   */
+  attachments: ContentBlock[];
 }
 
 /** The model ended its turn without a tool call. */

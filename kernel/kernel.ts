@@ -36,7 +36,7 @@ export interface KernelPreset {
   };
   system?: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string };
   tools?: string[];
-  limits?: { maxTurns?: number; maxBudgetUsd?: number };
+  limits?: { maxTurns?: number; maxBudgetUsd?: number; maxStopHookBlocks?: number };
   session?: { dir?: string };
   [key: string]: unknown;
 }

@@ -33,6 +33,13 @@ export const ESCALATED_MAX_TOKENS = 64_000;
 /** Resume turns after the escalated cap is hit again (book ch3 §3.11: MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
 export const MAX_OUTPUT_TOKENS_RESUMES = 3;
 
+/**
+ * Stop-hook blocks in a row after which the run ends with `stop_hook_limit` (`limits.maxStopHookBlocks`
+ * overrides it). A hook that always blocks would otherwise keep the model answering forever; a run
+ * that goes on to call tools after a block starts the count again.
+ */
+export const MAX_STOP_HOOK_BLOCKS = 8;
+
 /** The nudge sent after an output cut by max_tokens. Our wording: resume, no recap, smaller pieces. */
 export const RESUME_PROMPT =
   'Your previous response was cut off because it reached the output token limit. Continue exactly where it stopped, without apologising or repeating what you already wrote. If the remaining work is large, split it into smaller steps.';
@@ -66,6 +73,8 @@ interface LoopVars {
   resumes: number;
   reactiveCompacted: boolean;
   stopHookActive: boolean;
+  /** Stop-hook blocks since the model last called a tool. */
+  stopBlocks: number;
   lastText: string;
 }
 
@@ -106,7 +115,8 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, lastText: '' };
+  const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
+  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '' };
   const transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
   const ctx0 = ctxOf(kernel, state);
 
@@ -251,6 +261,10 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       }
       if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
       if (decision?.action === 'block') {
+        if (v.stopBlocks >= maxStopBlocks) {
+          return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
+        }
+        v.stopBlocks++;
         v.stopHookActive = true;
         append(kernel, newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
         if (state.turn >= maxTurns) return finish('max_turns');
@@ -260,6 +274,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       return finish('end_turn');
     }
     v.stopHookActive = false;
+    v.stopBlocks = 0;
 
     // Tools.
     let outcome;

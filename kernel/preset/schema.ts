@@ -120,6 +120,7 @@ export const presetSchema = z.object({
   limits: z.object({
     maxTurns: z.number().int().positive().describe('Maximum model requests in one run.'),
     maxBudgetUsd: z.number().positive().describe('Stop when the run has cost this much, USD.'),
+    maxStopHookBlocks: z.number().int().positive().describe('End the run (stop_hook_limit) when stop hooks block the end of the turn this many times in a row. Default 8.'),
   }).partial().strict(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).describe('Environment variables for tools, hooks and MCP servers.'),
   autoMode: z.object({

@@ -28,8 +28,8 @@ side:
 
 const LIST = 'Your task list (TodoWrite), as it stands; keep it up to date:\n1. [completed] Read the parser\n2. [in_progress] Fix the off-by-one\n3. [pending] Run the tests';
 
-const texts = (body: { messages: { content: string | { type: string; text?: string }[] }[] }) =>
-  body.messages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text!] : []))));
+const texts = (body: Record<string, any>) =>
+  (body.messages as { content: string | { type: string; text?: string }[] }[]).flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text!] : []))));
 
 describe('the TodoWrite list and compaction', () => {
   it('is put back after each compaction, so the next request has the current list, once', async () => {

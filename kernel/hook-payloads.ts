@@ -18,6 +18,8 @@ export interface RunContext {
   turn: number;
   /** The model the next main-loop request goes to (changes on fallback). */
   model: string;
+  /** The run's turn limit (`limits.maxTurns` or the run's own), when it has one: `turn` reaching it is the last request. */
+  maxTurns?: number;
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };

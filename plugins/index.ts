@@ -39,6 +39,7 @@ export const BUILTIN_PLUGINS: Record<string, Loader> = {
   'compaction/context-edits': async () => (await import('./compaction/context-edits/index.js')).default,
   'cache/breakpoints': async () => (await import('./cache/breakpoints/index.js')).default,
   'cache/break-detector': async () => (await import('./cache/break-detector/index.js')).default,
+  'final-answer': async () => (await import('./final-answer/index.js')).default,
 };
 
 /**

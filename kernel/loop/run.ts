@@ -65,6 +65,8 @@ export interface RunState {
   /** performance.now() at the start of the run, ms. */
   started: number;
   signal: AbortSignal;
+  /** The run's turn limit, when it has one (set when the loop starts). */
+  maxTurns?: number;
 }
 
 /** Internal loop variables that only the state machine touches. */
@@ -80,6 +82,7 @@ interface LoopVars {
 
 function ctxOf(kernel: Kernel, state: RunState): RunContext {
   const ctx: RunContext = { kernel, sessionId: kernel.sessionId, cwd: kernel.cwd, turn: state.turn, model: state.model, signal: state.signal };
+  if (state.maxTurns !== undefined) ctx.maxTurns = state.maxTurns;
   if (kernel.parent) ctx.parent = kernel.parent;
   return ctx;
 }
@@ -113,6 +116,7 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
   const preset = kernel.preset;
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
+  if (Number.isFinite(maxTurns)) state.maxTurns = maxTurns;
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
   const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;

@@ -263,7 +263,10 @@ function buildMessage(reply: Reply, body: Record<string, any>, cacheUsage: Cache
   let toolN = 0;
   let content: Array<Record<string, any>> = reply.content.map((b: DraftBlock) =>
     b.type === 'tool_use' ? { type: 'tool_use', id: b.id ?? `toolu_sim_${pad(seq)}_${++toolN}`, name: b.name, input: b.input } : { ...b });
-  let stop_reason: StopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+  // With `tool_choice: {type: "none"}` the API never answers with a tool call: a scripted one is dropped.
+  const noTools = body.tool_choice?.type === 'none';
+  if (noTools) content = content.filter((b) => b.type !== 'tool_use');
+  let stop_reason: StopReason = noTools && reply.stop_reason === 'tool_use' ? 'end_turn' : reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
   let stop_sequence: string | null = null;
 
   const stops: string[] = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s: unknown): s is string => typeof s === 'string' && s.length > 0) : [];

@@ -23,6 +23,12 @@ export interface RunContext {
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
+  /**
+   * Set when a parent's hooks decide a child agent's tool call (the Task tool forwards them): which
+   * agent made the call, its session id and its type (`subagent_type`). `sessionId` stays the
+   * parent's, as in Claude Code's hook input (`session_id` plus `agent_id` / `agent_type`).
+   */
+  agent?: { id: string; type: string };
 }
 
 export interface SessionInfo {

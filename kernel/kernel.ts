@@ -13,7 +13,7 @@ import { callModel } from './model/call.js';
 import { Transcript } from './session/transcript.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
 import { runCompaction } from './loop/compact.js';
-import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type QuerySource, type RunResult, type Usage } from './types.js';
+import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
 import { costUsd } from './pricing.js';
 
@@ -244,6 +244,16 @@ export class Kernel {
     if (!state) return;
     addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
     state.costUsd += costUsd(model, usage).usd;
+  }
+
+  /**
+   * Records a permission denial in the current run (its result's `permissionDenials`) and emits it
+   * as a `permission_denied` event. The Task tool reports its child agents' denials this way.
+   * Does nothing to the result outside a run (the event is still emitted).
+   */
+  recordDenial(denial: PermissionDenial): void {
+    this.current?.state.denials.push(denial);
+    this.emit({ type: 'permission_denied', denial });
   }
 
   /**

@@ -108,7 +108,10 @@ class ShellHooks {
     try { transcriptPath = this.kernel.transcript.file; } catch { transcriptPath = undefined; }
     const input = JSON.stringify({
       session_id: ctx.sessionId, transcript_path: transcriptPath, cwd: ctx.cwd, hook_event_name: event,
-      permission_mode: permissionContext(this.kernel).mode, ...fields,
+      permission_mode: permissionContext(this.kernel).mode,
+      // A child agent's call decided by these hooks: which agent made it (Claude Code's fields).
+      ...(ctx.agent ? { agent_id: ctx.agent.id, agent_type: ctx.agent.type } : {}),
+      ...fields,
     });
     const env = { ...process.env, ...(this.kernel.preset.env as Record<string, string> | undefined), CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd };
     return Promise.all(hooks.map(async (hook) => {

@@ -60,9 +60,14 @@ function sharedClient(c: ModelClient): ModelClient {
   return { kind: c.kind, baseURL: c.baseURL, send: (p, o) => c.send(p, o), countTokens: (p) => c.countTokens(p), close: async () => {} };
 }
 
-/** Makes the child's permission and tool hooks be the parent's (see the module comment). */
-function forwardHooks(child: Kernel, parent: Kernel): void {
-  const parentCtx = (ctx: RunContext): RunContext => parent.runContext(ctx.signal);
+/**
+ * Makes the child's permission and tool hooks be the parent's (see the module comment). The
+ * parent's hooks see which agent made the call (`ctx.agent`: the innermost one, for a child's
+ * child), and the child's denials are the parent run's too.
+ */
+function forwardHooks(child: Kernel, parent: Kernel, type: string): void {
+  const parentCtx = (ctx: RunContext): RunContext => ({ ...parent.runContext(ctx.signal), agent: ctx.agent ?? { id: child.sessionId, type } });
+  child.hooks.event.tap('task/forward', (e) => { if (e.type === 'permission_denied') parent.recordDenial(e.denial); });
   child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (q, ctx) => decidePermission(parent, q, parentCtx(ctx)));
   child.hooks.preToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.preToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.postToolUse.promise(p, parentCtx(ctx)));
@@ -156,7 +161,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       });
       const child = agent.kernel;
       for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
-      forwardHooks(child, parent);
+      forwardHooks(child, parent, type);
       const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
       const pctx = parent.runContext(ctx.signal);
       let result: RunResult | undefined;

@@ -73,7 +73,7 @@ const hookHandlerSchema = z.object({
   type: z.literal('command'),
   command: nonEmpty.describe('Shell command; gets the event as JSON on stdin. Exit 2 blocks. `${VAR}` is left to the shell.'),
   timeout: z.number().positive().describe('Timeout, seconds (default 60).'),
-  onFailure: z.enum(['continue', 'block']).describe('What a crash or timeout means: `block` fails closed.'),
+  onFailure: z.enum(['continue', 'block']).describe('For PreToolUse, PermissionRequest and UserPromptSubmit hooks: `block` fails closed on a crash, a timeout or any exit code but 0 and 2; `continue` lets the call run whatever happens (exit 2 still blocks). Unset: a crash or timeout blocks, another exit code does not (Claude Code\'s protocol).'),
 }).partial({ timeout: true, onFailure: true }).strict();
 
 const hookMatcherSchema = z.object({

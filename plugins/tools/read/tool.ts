@@ -7,7 +7,6 @@ import { basename, dirname, join } from 'node:path';
 import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { defineTool, ToolError } from '../../../kernel/tool.js';
-import type { ContentBlock } from '../../../kernel/types.js';
 import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
 import { imageBlock } from './image.js';
 import { wholeNumber } from '../shared/schema.js';

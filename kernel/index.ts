@@ -1,12 +1,8 @@
 /**
- * rein's public API: build agents from presets, write plugins and tools against the hook table.
- *
- * @example
- * import { createAgent } from 'rein';
- * const agent = await createAgent({ preset: 'minimal' });
- * for await (const event of agent.run('What is in this directory?')) console.log(event.type);
+ * The kernel's public entry: everything a plugin (built-in or your own) uses to tap hooks, register
+ * tools and call the model. Plugins import the kernel through this file only; the package's `rein`
+ * entry (../index.ts) re-exports all of it beside `createAgent`.
  */
-export { createAgent, type Agent, type AgentOptions } from './agent.js';
 export { createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS, type KernelOptions, type KernelPreset, type LoadedPlugin } from './kernel.js';
 export { definePlugin, PluginError, type Plugin } from './plugin.js';
 export { defineTool, ToolError, type Tool, type ToolContext, type ToolOutput } from './tool.js';
@@ -19,4 +15,3 @@ export { estimateMessageTokens, estimateTextTokens } from './tokens/estimate.js'
 export type { ModelClient, ModelRequest } from './model/client.js';
 export { createAnthropicClient } from './model/anthropic.js';
 export { Transcript } from './session/transcript.js';
-export type { CanUseTool, PermissionResult } from '../plugins/permissions/callback.js';

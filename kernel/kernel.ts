@@ -18,7 +18,7 @@ import { Channel } from './loop/channel.js';
 import { costUsd } from './pricing.js';
 
 /**
- * The parts of a preset the kernel itself reads. The preset loader (`kernel/preset/`) produces a
+ * The parts of a preset the kernel itself reads. The preset loader (`agent/preset/`) produces a
  * superset of this; everything else in a preset is read by plugins through `kernel.preset`.
  */
 export interface KernelPreset {

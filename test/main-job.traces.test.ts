@@ -24,7 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { importClaudeCodeSession } from '../bench/workloads/importers/claude-code.js';
 import type { Workload } from '../bench/workloads/types.js';
-import { cleanEnv, REPO, runCli, tempDir, type CliResult } from '../kernel/test/support.js';
+import { cleanEnv, REPO, runCli, tempDir, type CliResult } from '../testing/support.js';
 import { costUsd } from '../kernel/pricing.js';
 import { computeThresholds } from '../plugins/compaction/auto/threshold.js';
 import { estimateMessageTokens } from '../kernel/tokens/estimate.js';

@@ -13,7 +13,7 @@
  * request would have read) or else the breakpoints (the cache was alive but no breakpoint's
  * 20-block lookback reached it). For a recording only usage and timestamps are known.
  */
-import { TTL_MS, type CacheTtl } from '../../kernel/simulator/prefix.js';
+import { TTL_MS, type CacheTtl } from '../../simulator/prefix.js';
 
 /** Drop ratio below which a lower cache read is not a break (book ch14 §14.4: cur ≥ 0.95 × prev). */
 export const BREAK_MIN_RELATIVE_DROP = 0.05;

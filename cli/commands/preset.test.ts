@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO, runCli, tempDir } from '../../kernel/test/support.js';
-import { validatePresetFile } from '../../kernel/preset/index.js';
-import { displayPath } from '../../kernel/preset/errors.js';
+import { REPO, runCli, tempDir } from '../../testing/support.js';
+import { validatePresetFile } from '../../agent/preset/index.js';
+import { displayPath } from '../../agent/preset/errors.js';
 import { presetInit, presetPrint, presetValidate, type PresetIO } from './preset.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type MessageRequest, type RunResult } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, type AgentEvent, type MessageRequest, type RunResult } from '../../index.js';
+import { runCli, tempDir } from '../../testing/support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PROJECT = join(HERE, 'project');

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
-import { createAgent, PluginError, type AgentEvent } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, PluginError, type AgentEvent } from '../../index.js';
+import { runCli, tempDir } from '../../testing/support.js';
 import { countText } from './word-count.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

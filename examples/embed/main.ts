@@ -9,7 +9,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type KernelPreset, type PermissionResult, type RunResult } from '../../kernel/index.js';
+import { createAgent, type AgentEvent, type KernelPreset, type PermissionResult, type RunResult } from '../../index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

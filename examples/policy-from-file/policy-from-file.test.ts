@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, type AgentEvent } from '../../index.js';
+import { runCli, tempDir } from '../../testing/support.js';
 import { matchPolicy, readPolicy } from './policy-from-file.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { definePlugin } from '../plugin.js';
 import { defineTool } from '../tool.js';
 import { Transcript } from '../session/transcript.js';
-import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, tempDir, type SimHarness } from './support.js';
+import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, tempDir, type SimHarness } from '../../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 const sims: SimHarness[] = [];

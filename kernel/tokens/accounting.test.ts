@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../simulator/simulator.js';
+import { createSimulator } from '../../simulator/simulator.js';
 import type { Message } from '../types.js';
-import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../bench/strategies/harness.js';
+import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../testing/strategy.js';
 import { defaultEstimator, tokenCounter, usageTotal } from './accounting.js';
 import { estimateMessageTokens, estimateToolTokens } from './estimate.js';
 

@@ -10,7 +10,7 @@ import defaultMode from './default/index.js';
 import acceptEdits from './acceptEdits/index.js';
 import dontAsk from './dontAsk/index.js';
 import bypass from './bypassPermissions/index.js';
-import { decide, testKernel } from './testing.js';
+import { decide, testKernel } from '../../testing/permissions.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rein-rules-'));
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { defineTool } from '../../kernel/tool.js';
-import { testKernel } from '../permissions/testing.js';
+import { testKernel } from '../../testing/permissions.js';
 import sanitize, { escapeXml, escapeXmlAttr, sanitizeDeep, sanitizeText, wrapExternal } from './index.js';
 
 describe('sanitizeText', () => {

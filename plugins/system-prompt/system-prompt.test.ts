@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
-import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../bench/strategies/harness.js';
+import { createSimulator } from '../../simulator/simulator.js';
+import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../testing/strategy.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';
 import { branchOf, buildUserContext, GIT_LOG_COUNT, gitState } from './user-context.js';

@@ -12,7 +12,7 @@
  * already rebuilds one step per request with its reply and tool results.
  */
 import type { ContentBlock } from '../../kernel/types.js';
-import type { Scenario, ScenarioReplyBlock, ScenarioTurn } from '../../kernel/simulator/scenario.js';
+import type { Scenario, ScenarioReplyBlock, ScenarioTurn } from '../../simulator/scenario.js';
 import { promptText } from '../../bench/workloads/importers/claude-code.js';
 import type { RecordedToolResult, Workload } from '../../bench/workloads/types.js';
 

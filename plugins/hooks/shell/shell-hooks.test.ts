@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Kernel } from '../../../kernel/kernel.js';
 import permissions from '../../permissions/index.js';
 import defaultMode from '../../permissions/default/index.js';
-import { decide, testKernel } from '../../permissions/testing.js';
+import { decide, testKernel } from '../../../testing/permissions.js';
 import shellHooks from './index.js';
 
 function dir(): string {

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import permissions from '../index.js';
 import bypass from '../bypassPermissions/index.js';
 import defaultMode from '../default/index.js';
-import { decide, testKernel } from '../testing.js';
+import { decide, testKernel } from '../../../testing/permissions.js';
 import { compileShellSpec, matchShell } from './match.js';
 import { parseCommand } from './parse.js';
 import { DYNAMIC, quoteWord } from './words.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bashPlugin, { BASH_MAX_OUTPUT_CHARS, bashCwd } from './index.js';
 import readPlugin from '../read/index.js';
 import type { AgentEvent } from '../../../kernel/types.js';
-import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../shared/testing.js';
+import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {

@@ -5,14 +5,14 @@ import taskPlugin from './index.js';
 import readPlugin from '../read/index.js';
 import writePlugin from '../write/index.js';
 import { createKernel } from '../../../kernel/kernel.js';
-import { embeddedSimulator } from '../../../kernel/model/select.js';
-import { parseScenario } from '../../../kernel/simulator/index.js';
+import { embeddedSimulator } from '../../../agent/select.js';
+import { parseScenario } from '../../../simulator/index.js';
 import type { SubagentInfo } from '../../../kernel/hook-payloads.js';
 import type { ContentBlock, Message } from '../../../kernel/types.js';
 import { definePlugin } from '../../../kernel/plugin.js';
 import { defineTool } from '../../../kernel/tool.js';
 import { z } from 'zod';
-import { cleanupTempDirs, tempDir, useTempReinHome } from '../shared/testing.js';
+import { cleanupTempDirs, tempDir, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {

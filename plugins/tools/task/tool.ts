@@ -100,7 +100,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
       const sessionDir = join(parent.sessionDir(), 'subagents');
       const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
-      const { TOOL_PLUGINS } = await import('../../index.js');
+      const { TOOL_PLUGINS } = await import('../../../agent/plugins.js');
 
       let sharedTools: Tool[] = [];
       let presetArg: string | KernelPreset;
@@ -129,9 +129,9 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         };
       }
 
-      // Imported here, not at the top: kernel/agent.js pulls in the preset loader and model clients,
+      // Imported here, not at the top: agent/agent.js pulls in the preset loader and model clients,
       // which a session that never starts a subagent need not load.
-      const { createAgent } = await import('../../../kernel/agent.js');
+      const { createAgent } = await import('../../../agent/agent.js');
       const agent = await createAgent({
         preset: presetArg, overrides, cwd: parent.cwd, layers: false, client: sharedClient(parent.client), parent: link,
       });

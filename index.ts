@@ -11,4 +11,4 @@
  */
 export * from './kernel/index.js';
 export { createAgent, DEFAULT_PRESET, type Agent, type AgentOptions } from './agent/agent.js';
-export type { CanUseTool, PermissionResult } from './plugins/permissions/callback.js';
+export type { CanUseTool, PermissionResult } from './plugins/permissions/shared/callback.js';

@@ -6,16 +6,16 @@
 import { resolve } from 'node:path';
 import type { Plugin } from '../kernel/plugin.js';
 import { PluginError } from '../kernel/plugin.js';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/kernel.js';
+import { createKernel, type Kernel, type KernelPreset, type SubagentFactory } from '../kernel/kernel.js';
 import type { RunInput } from '../kernel/loop/run.js';
 import type { ModelClient } from '../kernel/model/client.js';
 import { selectClient, type ClientChoice } from './select.js';
 import { Transcript, SessionError } from '../kernel/session/transcript.js';
 import { PresetError, type PresetDiagnostic } from './preset/errors.js';
 import { didYouMean } from './preset/suggest.js';
-import { TOOL_PLUGINS as TOOL_PLUGINS_FOR_HINTS } from './plugins.js';
+import { TOOL_PLUGINS } from './plugins.js';
 import type { AgentEvent, RunResult } from '../kernel/types.js';
-import type { CanUseTool } from '../plugins/permissions/callback.js';
+import type { CanUseTool } from '../plugins/permissions/shared/callback.js';
 import { mark } from '../kernel/trace.js';
 
 /** The built-in preset used when none is named. */
@@ -119,7 +119,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   let kernel: Kernel;
   let unregistered: { name: string; index: number }[] = [];
   try {
-    kernel = await createKernel({ preset, presetDir, presetRef, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent });
+    kernel = await createKernel({ preset, presetDir, presetRef, cwd, client: choice.client, plugins: loaded, resume, parent: options.parent, subagents });
     // A name in `tools:` that no loaded plugin registered is a preset mistake, not a tool to skip.
     unregistered = (preset.tools ?? []).map((name, index) => ({ name, index })).filter((t) => !t.name.startsWith('mcp__') && !kernel.tools.has(t.name));
   } catch (err) {
@@ -134,7 +134,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   if (options.canUseTool) {
     // Through the permission plugin's host adapter, so an answer that rewrites the input is checked
     // against the deny rules again.
-    const { answerWith } = await import('../plugins/permissions/callback.js');
+    const { answerWith } = await import('../plugins/permissions/shared/callback.js');
     answerWith(kernel, options.canUseTool, 'createAgent.canUseTool');
   }
   return {
@@ -144,6 +144,12 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     close: () => kernel.close(),
   };
 }
+
+/** Child agents for the Task tool: `createAgent()` without config layers, and the built-in tool plugins. */
+export const subagents: SubagentFactory = {
+  create: (o) => createAgent({ ...o, layers: false }),
+  pluginForTool: (name) => TOOL_PLUGINS[name],
+};
 
 /**
  * The error for `tools:` entries no plugin registered, at the preset line that lists them, with the
@@ -158,7 +164,7 @@ function unregisteredToolsError(
     const at = origins?.get(`tools.${index}`);
     return {
       file: at?.file ?? '<preset>', line: at?.line ?? 0, column: at?.col ?? 0, key: `tools.${index}`,
-      message: `tools: "${name}" is not a tool of any loaded plugin${didYouMean(name, [...known, ...Object.keys(TOOL_PLUGINS_FOR_HINTS)])} (registered: ${known.join(', ') || 'none'})`,
+      message: `tools: "${name}" is not a tool of any loaded plugin${didYouMean(name, [...known, ...Object.keys(TOOL_PLUGINS)])} (registered: ${known.join(', ') || 'none'})`,
     };
   });
   return new PresetError(diagnostics);

@@ -7,7 +7,7 @@ export type { Responder, ResponderRequest, ResponderResult, Reply, Fault, Delive
 export { accountRequest, accountPrefix, LOOKBACK_BLOCKS, type CacheAccounting, type CacheUsage, type BreakpointReport } from './accounting.js';
 export { PromptCache, type CacheEntry } from './cache.js';
 export { buildPrefix, MAX_BREAKPOINTS, TTL_MS, type Breakpoint, type CacheTtl, type PromptPrefix } from './prefix.js';
-export { applyContextManagement, CONTEXT_MANAGEMENT_BETA, type AppliedEdit } from './context-edits.js';
+export { applyContextManagement, CONTEXT_MANAGEMENT_BETA, CLEARED_TOOL_RESULT_TEXT, type AppliedEdit } from './context-edits.js';
 export { minCacheableTokens, contextWindow, MIN_CACHEABLE_TOKENS } from './models.js';
 export { SimulatorApiError, type ApiErrorBody } from './errors.js';
 export { classifySource, defaultSideReply, SOURCE_HEADER } from './side.js';

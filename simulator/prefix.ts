@@ -4,7 +4,7 @@
  * and including it; and the request's cache breakpoints, validated as the API validates them.
  */
 import * as crypto from 'node:crypto';
-import { estimateBlockTokens, estimateTextTokens, estimateToolTokens, type BlockPosition, type EstimatableRequest } from '../kernel/tokens/estimate.js';
+import { estimateBlockTokens, estimateTextTokens, estimateToolTokens, type BlockPosition, type EstimatableRequest } from '../kernel/index.js';
 import { invalidRequest } from './errors.js';
 
 /** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */

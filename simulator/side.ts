@@ -4,7 +4,7 @@
  * `x-rein-source` header rein sends; for other agents (no header) by the request's shape. Each kind
  * has a deterministic default answer, so side requests never consume a scenario's main turns.
  */
-import type { QuerySource } from '../kernel/types.js';
+import type { QuerySource } from '../kernel/index.js';
 import type { DraftBlock, Reply } from './responders/types.js';
 
 /** The request header that names a request's source (rein sends it; the real API ignores it). */

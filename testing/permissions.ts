@@ -8,11 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/kernel.js';
-import type { ModelClient } from '../kernel/model/client.js';
-import { definePlugin, type Plugin } from '../kernel/plugin.js';
-import { defineTool, ToolError, type Tool } from '../kernel/tool.js';
-import type { PermissionDecision } from '../kernel/types.js';
+import { createKernel, type Kernel, type KernelPreset } from '../kernel/index.js';
+import type { ModelClient } from '../kernel/index.js';
+import { definePlugin, type Plugin } from '../kernel/index.js';
+import { defineTool, ToolError, type Tool } from '../kernel/index.js';
+import type { PermissionDecision } from '../kernel/index.js';
 
 /** A client for tests that never reach the model: any request fails loudly. */
 export const noModelClient: ModelClient = {

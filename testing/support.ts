@@ -8,13 +8,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/kernel.js';
-import { createAnthropicClient } from '../kernel/model/anthropic.js';
-import type { Plugin } from '../kernel/plugin.js';
+import { createKernel, type Kernel, type KernelPreset } from '../kernel/index.js';
+import { createAnthropicClient } from '../kernel/index.js';
+import type { Plugin } from '../kernel/index.js';
 import { parseScenario } from '../simulator/scenario.js';
 import { createSimulator, type Simulator } from '../simulator/simulator.js';
 import { startSimServer, type SimServer } from '../simulator/server.js';
-import type { AgentEvent, RunResult } from '../kernel/types.js';
+import type { AgentEvent, RunResult } from '../kernel/index.js';
+import { subagents } from '../agent/agent.js';
+
+/** Child agents for kernels made with `createKernel()` in tests (the Task tool): `createAgent()`'s own factory. */
+export { subagents };
 
 /** The repository root. */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,6 +62,7 @@ export async function simKernel(harness: SimHarness, opts: {
     plugins: opts.plugins ?? [],
     resume: opts.resume,
     streamIdleTimeoutMs: opts.streamIdleTimeoutMs,
+    subagents,
   });
 }
 

@@ -8,7 +8,7 @@ import { presetJsonSchema as generatedSchema, validate as validateCore } from '.
 import { DiagnosticSink, keyPath, type KeyPath } from './errors.js';
 import type { PresetSource } from './source.js';
 import { closest, didYouMean } from './suggest.js';
-import { parseRule, RuleSyntaxError } from '../../plugins/permissions/rule.js';
+import { parseRule, RuleSyntaxError } from '../../plugins/permissions/shared/rule.js';
 
 type JsonSchema = Record<string, any>;
 

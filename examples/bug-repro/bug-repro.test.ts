@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAgent, type AgentEvent, type MessageRequest, type RunResult } from '../../index.js';
-import { runCli, tempDir } from '../../testing/support.js';
+import { runCli, tempDir } from '../../testing/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PROJECT = join(HERE, 'project');

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAgent, type AgentEvent, type Message, type MessageRequest } from '../../index.js';
-import { runCli, tempDir } from '../../testing/support.js';
+import { runCli, tempDir } from '../../testing/index.js';
 import { keepEnds } from './keep-ends.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
 import { createAgent, PluginError, type AgentEvent } from '../../index.js';
-import { runCli, tempDir } from '../../testing/support.js';
+import { runCli, tempDir } from '../../testing/index.js';
 import { countText } from './word-count.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

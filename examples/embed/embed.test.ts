@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, REPO, tempDir } from '../../testing/support.js';
+import { cleanEnv, REPO, tempDir } from '../../testing/index.js';
 import { canUseTool, findTodos } from './main.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAgent, type AgentEvent, type KernelPreset } from '../../index.js';
-import { runCli, tempDir } from '../../testing/support.js';
+import { runCli, tempDir } from '../../testing/index.js';
 import deploy, { getDeployHooks, type DeployRecord } from './deploy.js';
 import freeze from './freeze.js';
 

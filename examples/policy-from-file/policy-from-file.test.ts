@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAgent, type AgentEvent } from '../../index.js';
-import { runCli, tempDir } from '../../testing/support.js';
+import { runCli, tempDir } from '../../testing/index.js';
 import { matchPolicy, readPolicy } from './policy-from-file.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

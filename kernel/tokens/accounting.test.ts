@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../simulator/simulator.js';
+import { createSimulator } from '../../testing/index.js';
 import type { Message } from '../types.js';
 import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../testing/strategy.js';
 import { defaultEstimator, tokenCounter, usageTotal } from './accounting.js';

@@ -4,7 +4,7 @@
  * are set aside: every Bash rule for the whole tool, and interpreter-wide rules of the shapes
  * `X:*`, `X *` and `X -*` for the commands below.
  */
-import type { CompiledRule } from '../permissions/rules.js';
+import type { CompiledRule } from '../permissions/shared/rules.js';
 
 /** Commands that run arbitrary code given in their arguments (book ch16 §A5, the external list). */
 export const DANGEROUS_COMMANDS: readonly string[] = Object.freeze([

@@ -16,16 +16,16 @@
  * classifier's reason. The requests use source `classifier`, so their usage is recorded apart from
  * the main loop's, and the retry plugin does not retry them on 529.
  */
-import { timeoutSignal } from '../../kernel/abort.js';
+import { timeoutSignal } from '../../kernel/index.js';
 import { z } from 'zod';
-import { PERMISSION_STAGE } from '../../kernel/hooks.js';
-import type { PermissionQuery, RunContext } from '../../kernel/hook-payloads.js';
-import type { Kernel } from '../../kernel/kernel.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ApiMessage, PermissionDecision } from '../../kernel/types.js';
-import { permissionContext } from '../permissions/config.js';
-import { MODE_PLUGINS } from '../permissions/mode-plugin.js';
-import { editDecision, readDecision } from '../permissions/modes.js';
+import { PERMISSION_STAGE } from '../../kernel/index.js';
+import type { PermissionQuery, RunContext } from '../../kernel/index.js';
+import type { Kernel } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { ApiMessage, PermissionDecision } from '../../kernel/index.js';
+import { permissionContext } from '../permissions/shared/config.js';
+import { MODE_PLUGINS } from '../permissions/shared/mode-plugin.js';
+import { editDecision, readDecision } from '../permissions/shared/modes.js';
 import { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION, type AutoModeRules } from './prompt.js';
 import { isDangerousAllow } from './dangerous.js';
 import { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tracker.js';

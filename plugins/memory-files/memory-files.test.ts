@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../simulator/simulator.js';
+import { createSimulator } from '../../simulator/index.js';
 import { httpClient, loggedRequests, notices, runPrompt, strategyKernel } from '../../testing/strategy.js';
 import { findIncludes, stripHtmlComments } from './markdown.js';
 import { loadMemoryFiles, MAX_MEMORY_CHARS, renderMemory } from './load.js';

@@ -7,9 +7,9 @@
  */
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ToolOutput } from '../../kernel/tool.js';
-import type { ContentBlock } from '../../kernel/types.js';
+import { definePlugin } from '../../kernel/index.js';
+import type { ToolOutput } from '../../kernel/index.js';
+import type { ContentBlock } from '../../kernel/index.js';
 import { wrapExternal } from './provenance.js';
 import { MAX_SANITIZE_PASSES, sanitizeText } from './unicode.js';
 

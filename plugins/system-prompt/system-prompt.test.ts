@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../simulator/simulator.js';
+import { createSimulator } from '../../simulator/index.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../testing/strategy.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';

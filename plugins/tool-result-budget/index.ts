@@ -14,12 +14,12 @@
  * pipeline (replays, imported sessions); and it runs in a fixed order with the other strategies.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../kernel/hooks.js';
-import type { Kernel } from '../../kernel/kernel.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from '../../kernel/loop/tool-results.js';
-import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
-import type { Message, ToolUseBlock } from '../../kernel/types.js';
+import { CONTEXT_STAGE } from '../../kernel/index.js';
+import type { Kernel } from '../../kernel/index.js';
+import { definePlugin } from '../../kernel/index.js';
+import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from './budget.js';
+import { estimateMessageTokens } from '../../kernel/index.js';
+import type { Message, ToolUseBlock } from '../../kernel/index.js';
 
 const NAME = 'tool-result-budget';
 

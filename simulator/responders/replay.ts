@@ -3,7 +3,7 @@
  * (side requests get the engine's defaults).
  */
 import type { DraftBlock, Responder, UsageOverride } from './types.js';
-import type { StopReason } from '../../kernel/types.js';
+import type { StopReason } from '../../kernel/index.js';
 
 /** A recorded assistant message: at least its content; an API Message works as is. */
 export interface RecordedMessage {

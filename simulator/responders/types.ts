@@ -2,7 +2,7 @@
  * The responder contract: given a request, answer with content blocks (and how to deliver them),
  * or with a fault. Responders never touch usage accounting; the engine does that.
  */
-import type { QuerySource, StopReason } from '../../kernel/types.js';
+import type { QuerySource, StopReason } from '../../kernel/index.js';
 
 /** A content block a responder produces. `tool_use` ids may be left out: the engine assigns them. */
 export type DraftBlock =

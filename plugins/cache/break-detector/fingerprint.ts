@@ -8,7 +8,7 @@
  * hashing content: moving the tail marker is not a change.
  */
 import * as crypto from 'node:crypto';
-import type { ModelRequest } from '../../../kernel/model/client.js';
+import type { ModelRequest } from '../../../kernel/index.js';
 
 // One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per call; older Nodes use createHash.
 const sha1Base64url: (data: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'

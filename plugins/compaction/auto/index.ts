@@ -23,25 +23,27 @@
  * `manual: false`.
  */
 import { z } from 'zod';
-import type { CompactRequest, CompactResult, PreCompact, RunContext } from '../../../kernel/hook-payloads.js';
-import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { DEFAULT_MAX_TOKENS } from '../../../kernel/kernel.js';
-import { runCompaction } from '../../../kernel/loop/compact.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { tokenCounter } from '../../../kernel/tokens/accounting.js';
-import type { ContentBlock, Message } from '../../../kernel/types.js';
-import { memoryFilesOf } from '../../memory-files/index.js';
-import { isPinned, latestUserPromptIndex } from './history.js';
+import type { CompactRequest, CompactResult, PreCompact, RunContext } from '../../../kernel/index.js';
+import { CONTEXT_STAGE } from '../../../kernel/index.js';
+import type { Kernel } from '../../../kernel/index.js';
+import { DEFAULT_MAX_TOKENS } from '../../../kernel/index.js';
+import { runCompaction } from '../../../kernel/index.js';
+import { createKernelState, definePlugin } from '../../../kernel/index.js';
+import { tokenCounter } from '../../../kernel/index.js';
+import type { ContentBlock, Message } from '../../../kernel/index.js';
+import { isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
 import { MAX_FILES_TO_RESTORE, MAX_TOKENS_PER_FILE, RESTORE_TOKEN_BUDGET, restoreFiles } from './restore.js';
 import { cachedPrefixRequest, CompactionFailure, summarize } from './summarize.js';
 import {
   AUTOCOMPACT_BUFFER_TOKENS, BLOCKING_OFFSET_TOKENS, computeThresholds, DEFAULT_CONTEXT_WINDOW, SUMMARY_RESERVE_TOKENS,
   WARNING_OFFSET_TOKENS, type Thresholds,
-} from './threshold.js';
+} from '../shared/threshold.js';
 
 export const PLUGIN_NAME = 'compaction/auto';
+
+/** The files `memory-files` loaded (it shares them under its name): they are in the pinned memory message already. */
+const memoryFiles = createKernelState<{ files: readonly { path: string }[] }>('memory-files', () => ({ files: [] }));
 
 /** Consecutive failures before auto-compaction stops for the session (book ch9 §9.3: 3). */
 export const MAX_CONSECUTIVE_FAILURES = 3;
@@ -266,7 +268,7 @@ export default definePlugin({
       }, cached);
       s.summaryRequests += out.requests;
 
-      const exclude = new Set(memoryFilesOf(kernel).map((f) => f.path));
+      const exclude = new Set(memoryFiles(kernel).files.map((f) => f.path));
       const restored = options.restore.maxFiles > 0
         ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, exclude })
         : [];

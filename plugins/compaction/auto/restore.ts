@@ -7,9 +7,9 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { Message, ToolResultBlock } from '../../../kernel/types.js';
-import { estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../kernel/tokens/estimate.js';
-import { toolUses } from './history.js';
+import type { Message, ToolResultBlock } from '../../../kernel/index.js';
+import { estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../kernel/index.js';
+import { toolUses } from '../shared/history.js';
 
 /** Files restored at most (book ch10 §10.2: POST_COMPACT_MAX_FILES_TO_RESTORE = 5). */
 export const MAX_FILES_TO_RESTORE = 5;

@@ -12,11 +12,11 @@
  * and the response reports it in `context_management.applied_edits`.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import type { ModelRequest } from '../../../kernel/model/client.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { tokenCounter } from '../../../kernel/tokens/accounting.js';
+import { REQUEST_STAGE } from '../../../kernel/index.js';
+import type { Kernel } from '../../../kernel/index.js';
+import type { ModelRequest } from '../../../kernel/index.js';
+import { definePlugin } from '../../../kernel/index.js';
+import { tokenCounter } from '../../../kernel/index.js';
 
 export const PLUGIN_NAME = 'compaction/context-edits';
 

@@ -12,17 +12,19 @@
  * Cleared ids are recorded in the transcript; the history rewrite itself is recorded by the loop.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { tokenCounter } from '../../../kernel/tokens/accounting.js';
-import { estimateBlockTokens } from '../../../kernel/tokens/estimate.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../../../kernel/types.js';
-import { sessionCache } from '../../cache/breakpoints/index.js';
-import { expectCacheDrop } from '../../cache/break-detector/signals.js';
-import { toolUses } from '../auto/history.js';
+import { CONTEXT_STAGE } from '../../../kernel/index.js';
+import type { Kernel } from '../../../kernel/index.js';
+import { createKernelState, definePlugin } from '../../../kernel/index.js';
+import { tokenCounter } from '../../../kernel/index.js';
+import { estimateBlockTokens } from '../../../kernel/index.js';
+import type { ContentBlock, Message, ToolResultBlock } from '../../../kernel/index.js';
+import { expectCacheDrop } from '../shared/cache-signal.js';
+import { toolUses } from '../shared/history.js';
 
 export const PLUGIN_NAME = 'compaction/microcompact';
+
+/** The session's cache settings, shared by `cache/breakpoints` under its name (absent when it is not loaded). */
+const cacheSettings = createKernelState<{ current?: { ttl: '5m' | '1h' } }>('cache/breakpoints', () => ({}));
 
 /**
  * Tools whose results may be cleared (book ch11 §11.4: COMPACTABLE_TOOLS). Names match
@@ -158,7 +160,7 @@ export default definePlugin({
     const counter = tokenCounter(kernel);
     const s: MicrocompactStats = { passes: 0, cleared: 0, tokensFreed: 0 };
     stats.set(kernel, s);
-    const idleMs = () => (options.idleMinutes ?? (sessionCache(kernel)?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
+    const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
 
     kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
       let reason: 'count' | 'idle' | undefined;

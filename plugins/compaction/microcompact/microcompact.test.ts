@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSimulator } from '../../../simulator/simulator.js';
-import type { Message } from '../../../kernel/types.js';
+import { createSimulator } from '../../../simulator/index.js';
+import type { Message } from '../../../kernel/index.js';
 import {
   httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, withoutMarkers, writeAgentsMd, writeLines,
 } from '../../../testing/strategy.js';

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../../simulator/simulator.js';
-import { defaultEstimator } from '../../../kernel/tokens/accounting.js';
-import type { Message } from '../../../kernel/types.js';
+import { createSimulator } from '../../../simulator/index.js';
+import { defaultEstimator } from '../../../kernel/index.js';
+import type { Message } from '../../../kernel/index.js';
 import {
   httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, withoutMarkers, writeAgentsMd, writeLines,
 } from '../../../testing/strategy.js';

@@ -15,15 +15,15 @@
  * beats ask beats allow; the last `updatedInput` wins). Text a hook sends to the model is
  * Unicode-sanitised and tagged with its origin.
  */
-import { PERMISSION_STAGE } from '../../../kernel/hooks.js';
-import type { PermissionQuery, RunContext } from '../../../kernel/hook-payloads.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { definePlugin, PluginError } from '../../../kernel/plugin.js';
-import type { ToolOutput } from '../../../kernel/tool.js';
-import type { ContentBlock, PermissionDecision } from '../../../kernel/types.js';
-import { checkAnswer } from '../../permissions/callback.js';
-import { permissionContext } from '../../permissions/config.js';
-import { REQUEST_STAGE } from '../../permissions/stages.js';
+import { PERMISSION_STAGE } from '../../../kernel/index.js';
+import type { PermissionQuery, RunContext } from '../../../kernel/index.js';
+import type { Kernel } from '../../../kernel/index.js';
+import { definePlugin, PluginError } from '../../../kernel/index.js';
+import type { ToolOutput } from '../../../kernel/index.js';
+import type { ContentBlock, PermissionDecision } from '../../../kernel/index.js';
+import { checkAnswer } from '../../permissions/shared/callback.js';
+import { permissionContext } from '../../permissions/shared/config.js';
+import { REQUEST_STAGE } from '../../permissions/shared/stages.js';
 import { escapeXmlAttr, neutraliseReservedTags } from '../../sanitize/provenance.js';
 import { sanitizeText } from '../../sanitize/unicode.js';
 import {

@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { abortedText } from '../../../kernel/loop/tools.js';
-import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
+import type { Kernel } from '../../../kernel/index.js';
+import { abortedText, formatPersistedOutput } from '../../../kernel/index.js';
+import { defineTool, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
@@ -112,7 +112,7 @@ function outputText(logFile: string, bytes: number): string {
   let tail = readSlice(logFile, Math.max(0, bytes - BASH_PREVIEW_BYTES), BASH_PREVIEW_BYTES).replace(/^\uFFFD+/, '');
   const tnl = tail.indexOf('\n');
   if (tnl !== -1 && tnl < BASH_PREVIEW_BYTES / 2) tail = tail.slice(tnl + 1);
-  return `<persisted-output>\nOutput too large (${bytes} bytes). Full output saved to: ${logFile}\n\nFirst lines:\n${head}\n...\n\nLast lines:\n${tail.replace(/\n$/, '')}\n</persisted-output>`;
+  return formatPersistedOutput({ size: `${bytes} bytes`, file: logFile, preview: { label: 'First lines', text: head }, tail: { label: 'Last lines', text: tail.replace(/\n$/, '') } });
 }
 
 /** Files read earlier whose content a (possibly writing) command just changed: a note for the model, or ''. */

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Kernel } from '../../../kernel/index.js';
 
 /** Transcript plugin name of the entries this store writes. */
 export const FILE_STATE_ENTRY = 'tools/file-state';

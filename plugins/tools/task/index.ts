@@ -3,7 +3,7 @@
  * agent definitions; default: one `general-purpose` agent) and `defaultAgent`.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { agentDefinition, GENERAL_PURPOSE } from './agents.js';
 import { createTaskTool } from './tool.js';
 

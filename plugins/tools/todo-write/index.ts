@@ -1,7 +1,7 @@
 /**
  * `tools/todo-write`: registers the `TodoWrite` tool (see tool.ts and README.md).
  */
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { todoWriteTool } from './tool.js';
 
 export { getTodos, todoWriteTool, type TodoItem } from './tool.js';

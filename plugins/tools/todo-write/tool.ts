@@ -4,8 +4,8 @@
  * and other plugins can read it with `getTodos(kernel)`.
  */
 import { z } from 'zod';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { defineTool } from '../../../kernel/tool.js';
+import type { Kernel } from '../../../kernel/index.js';
+import { defineTool } from '../../../kernel/index.js';
 
 const ENTRY = 'tools/todo-write';
 

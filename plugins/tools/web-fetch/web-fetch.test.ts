@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webFetchPlugin from './index.js';
-import { embeddedSimulator } from '../../../agent/select.js';
+import { embeddedSimulator } from '../../../testing/index.js';
 import { parseScenario } from '../../../simulator/index.js';
-import { createKernel } from '../../../kernel/kernel.js';
+import { createKernel } from '../../../kernel/index.js';
 import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;

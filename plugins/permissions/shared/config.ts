@@ -5,7 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { z } from 'zod';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Kernel } from '../../../kernel/index.js';
 import { absolutePath, compilePathSpec, pathForms, type PathBase, type PathMatcher } from './paths.js';
 import { compileRules, type CompiledRules } from './rules.js';
 

@@ -3,7 +3,7 @@
  * writes, whether it only reads. Tools say so through `filePath` and `isReadOnly`; Claude Code's
  * tool names are recognised too, so rules written for Claude Code carry over.
  */
-import type { PermissionQuery } from '../../kernel/hook-payloads.js';
+import type { PermissionQuery } from '../../../kernel/index.js';
 
 /** Tools a `Read(…)` rule applies to (Claude Code: rules for reading apply to every built-in reader). */
 export const READ_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);

@@ -2,7 +2,7 @@
  * Reading a history for compaction: which messages are pinned, which is the user's latest prompt,
  * how messages group into API rounds, and the history as plain text for the summariser.
  */
-import type { ContentBlock, Message, ToolUseBlock } from '../../../kernel/types.js';
+import type { ContentBlock, Message, ToolUseBlock } from '../../../kernel/index.js';
 
 type Obj = Record<string, unknown>;
 

@@ -22,18 +22,18 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
-import { importClaudeCodeSession } from '../bench/workloads/importers/claude-code.js';
-import type { Workload } from '../bench/workloads/types.js';
-import { cleanEnv, REPO, runCli, tempDir, type CliResult } from '../testing/support.js';
-import { costUsd } from '../kernel/pricing.js';
-import { computeThresholds } from '../plugins/compaction/auto/threshold.js';
-import { estimateMessageTokens } from '../kernel/tokens/estimate.js';
+import { importClaudeCodeSession } from '../workloads/importers/claude-code.js';
+import type { Workload } from '../workloads/types.js';
+import { cleanEnv, REPO, runCli, tempDir, type CliResult } from '../../testing/support.js';
+import { costUsd } from '../../kernel/pricing.js';
+import { computeThresholds } from '../../plugins/compaction/shared/threshold.js';
+import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
 import {
   fileFromReadListing, numberedLines, reconstructFiles, recordedCalls, recordedPrompt, resultText, scenarioFromSession, type RecordedCall,
-} from './support/trace-scenario.js';
+} from './trace-scenario.js';
 
 const SESSION = fileURLToPath(new URL(
-  '../../shared/traces/claude-code-harbor__xdotli-harbor-datagen/fix_async_worker_queue/agent/sessions/projects/-app/8dcd40c3-a8ee-41ee-ba1e-5573d4780784.jsonl',
+  '../../../shared/traces/claude-code-harbor__xdotli-harbor-datagen/fix_async_worker_queue/agent/sessions/projects/-app/8dcd40c3-a8ee-41ee-ba1e-5573d4780784.jsonl',
   import.meta.url,
 ));
 /** The recorded workspace root (the session's `cwd`). */

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { impliedPlugins, policyPlugins } from '../../agent/plugins.js';
-import permissions from './index.js';
-import defaultMode from './default/index.js';
-import { decide, testKernel } from '../../testing/permissions.js';
+import { impliedPlugins, policyPlugins } from './plugins.js';
+import permissions from '../plugins/permissions/index.js';
+import defaultMode from '../plugins/permissions/default/index.js';
+import { decide, testKernel } from '../testing/permissions.js';
 
 describe('plugins a preset implies', () => {
   it('always the rules engine, the mode plugin and sanitize; the classifier for auto; shell hooks when configured', () => {

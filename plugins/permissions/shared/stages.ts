@@ -1,7 +1,7 @@
 /**
  * Where rein's permission plugins tap, relative to the kernel's PERMISSION_STAGE constants.
  */
-import { PERMISSION_STAGE } from '../../kernel/hooks.js';
+import { PERMISSION_STAGE } from '../../../kernel/index.js';
 
 /**
  * Protected and outside-working-directory writes: after deny rules (a deny still denies), before

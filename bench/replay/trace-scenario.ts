@@ -13,8 +13,8 @@
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import type { Scenario, ScenarioReplyBlock, ScenarioTurn } from '../../simulator/scenario.js';
-import { promptText } from '../../bench/workloads/importers/claude-code.js';
-import type { RecordedToolResult, Workload } from '../../bench/workloads/types.js';
+import { promptText } from '../workloads/importers/claude-code.js';
+import type { RecordedToolResult, Workload } from '../workloads/types.js';
 
 /** One recorded tool call with the result the recording client got. */
 export interface RecordedCall {

@@ -7,10 +7,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../kernel/kernel.js';
-import permissions from '../index.js';
-import defaultMode from '../default/index.js';
-import { decide, testKernel } from '../../../testing/permissions.js';
+import type { Kernel } from '../../../../kernel/index.js';
+import permissions from '../../index.js';
+import defaultMode from '../../default/index.js';
+import { decide, testKernel } from '../../../../testing/permissions.js';
 import { BENIGN, BENIGN_RULES, MUST_NOT_ALLOW } from './corpus.js';
 
 describe('Bash prefix rules: commands that must not be allowed', () => {

@@ -13,7 +13,8 @@ import { selectClient, type ClientChoice } from './select.js';
 import { Transcript, SessionError } from '../kernel/session/transcript.js';
 import { PresetError, type PresetDiagnostic } from './preset/errors.js';
 import { didYouMean } from './preset/suggest.js';
-import { TOOL_PLUGINS } from './plugins.js';
+import { TOOL_PLUGINS, type BuiltinPluginOptions } from './plugins.js';
+import type { PresetInput } from './preset/schema.js';
 import type { AgentEvent, RunResult } from '../kernel/types.js';
 import type { CanUseTool } from '../plugins/permissions/shared/callback.js';
 import { mark } from '../kernel/trace.js';
@@ -21,12 +22,22 @@ import { mark } from '../kernel/trace.js';
 /** The built-in preset used when none is named. */
 export const DEFAULT_PRESET = 'default';
 
+/**
+ * A preset object as `createAgent` takes it: the preset file format (`PresetInput`, the type of the
+ * same zod schema agent.schema.json is generated from), with each built-in plugin's options typed
+ * from that plugin's own schema. A misspelt key or a value outside an enum does not type-check.
+ * Plugins of your own (`./my-plugin.ts`, an npm package) take any options object.
+ */
+export type PresetObject = Omit<PresetInput, 'plugins'> & {
+  plugins?: { [K in keyof BuiltinPluginOptions]?: BuiltinPluginOptions[K] | boolean | null } & { [name: string]: Record<string, unknown> | boolean | null | undefined };
+};
+
 export interface AgentOptions {
   /**
    * A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default:
    * when resuming, the preset the session was started with; otherwise `default`.
    */
-  preset?: string | KernelPreset;
+  preset?: string | PresetObject;
   /** Working directory. Default: process.cwd(). */
   cwd?: string;
   /** Values that override the preset, as command-line flags do (`{ model: { name } }`, `{ limits: { maxTurns } }`). */
@@ -82,7 +93,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
   if (options.preset && typeof options.preset === 'object') {
     // A preset object from a program: its plugins are resolved here, relative to cwd.
-    preset = options.preset;
+    preset = options.preset as KernelPreset;
     const { impliedPlugins, BUILTIN_PLUGINS } = await import('./plugins.js');
     const { resolvePlugin } = await import('./preset/resolve-plugins.js');
     for (const e of impliedPlugins(preset) as PluginEntry[]) {
@@ -147,7 +158,8 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
 
 /** Child agents for the Task tool: `createAgent()` without config layers, and the built-in tool plugins. */
 export const subagents: SubagentFactory = {
-  create: (o) => createAgent({ ...o, layers: false }),
+  // The Task tool builds the child's preset from the parent's (a KernelPreset, already checked).
+  create: (o) => createAgent({ ...o, preset: o.preset as string | PresetObject, layers: false }),
   pluginForTool: (name) => TOOL_PLUGINS[name],
 };
 

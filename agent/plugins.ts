@@ -2,12 +2,12 @@
  * The built-in plugin registry: plugin name → lazy import of its module. Names are the plugin folders
  * under `plugins/`. Loading is lazy so a preset pays only for the plugins it lists.
  */
+import type { z } from 'zod';
 import type { Plugin } from '../kernel/plugin.js';
 
 type Loader = () => Promise<Plugin>;
 
-/** Every built-in plugin by name. */
-export const BUILTIN_PLUGINS: Record<string, Loader> = {
+const loaders = {
   retry: async () => (await import('../plugins/retry/index.js')).default,
   printer: async () => (await import('../plugins/printer/index.js')).default,
   'tools/task': async () => (await import('../plugins/tools/task/index.js')).default,
@@ -39,7 +39,16 @@ export const BUILTIN_PLUGINS: Record<string, Loader> = {
   'compaction/context-edits': async () => (await import('../plugins/compaction/context-edits/index.js')).default,
   'cache/breakpoints': async () => (await import('../plugins/cache/breakpoints/index.js')).default,
   'cache/break-detector': async () => (await import('../plugins/cache/break-detector/index.js')).default,
-};
+} satisfies Record<string, Loader>;
+
+/** Every built-in plugin by name. */
+export const BUILTIN_PLUGINS: Record<string, Loader> = loaders;
+
+/**
+ * The options of each built-in plugin as a preset writes them: the input type of the plugin's own
+ * zod schema (the schema agent.schema.json is generated from), by plugin name.
+ */
+export type BuiltinPluginOptions = { [K in keyof typeof loaders]: z.input<Awaited<ReturnType<(typeof loaders)[K]>>['options']> };
 
 /**
  * Built-in tools by the name the model calls them → the plugin that registers them. The preset's

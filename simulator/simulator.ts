@@ -6,8 +6,7 @@
  * Everything is synchronous and deterministic: ids are `msg_sim_0001`, `toolu_sim_0001_1`,
  * `req_sim_0001`, ...
  */
-import { estimateBlockTokens, estimateRequestTokens, estimateTextTokens } from '../kernel/index.js';
-import type { QuerySource, StopReason } from '../kernel/index.js';
+import { estimateBlockTokens, estimateRequestTokens, estimateTextTokens, type QuerySource, type StopReason } from '../kernel/index.js';
 import { accountPrefix, type CacheAccounting, type CacheUsage } from './accounting.js';
 import { PromptCache } from './cache.js';
 import { applyContextManagement, type AppliedEdit } from './context-edits.js';

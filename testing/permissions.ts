@@ -8,11 +8,10 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/index.js';
-import type { ModelClient } from '../kernel/index.js';
-import { definePlugin, type Plugin } from '../kernel/index.js';
-import { defineTool, ToolError, type Tool } from '../kernel/index.js';
-import type { PermissionDecision } from '../kernel/index.js';
+import {
+  createKernel, type Kernel, type KernelPreset, type ModelClient, definePlugin, type Plugin, defineTool,
+  ToolError, type Tool, type PermissionDecision,
+} from '../kernel/index.js';
 
 /** A client for tests that never reach the model: any request fails loudly. */
 export const noModelClient: ModelClient = {

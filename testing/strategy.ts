@@ -7,16 +7,14 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/index.js';
-import { createAnthropicClient } from '../kernel/index.js';
-import { isPromptTooLong, ModelRequestError, type ModelClient, type ModelRequest } from '../kernel/index.js';
-import { definePlugin, type Plugin } from '../kernel/index.js';
-import { defineTool, ToolError } from '../kernel/index.js';
+import {
+  createKernel, type Kernel, type KernelPreset, createAnthropicClient, isPromptTooLong, ModelRequestError,
+  type ModelClient, type ModelRequest, definePlugin, type Plugin, defineTool, ToolError, estimateBlockTokens,
+  estimateToolTokens, type AgentEvent, type ApiMessage, type RunResult,
+} from '../kernel/index.js';
 import { startSimServer, type SimServer } from '../simulator/server.js';
 import type { Simulator } from '../simulator/simulator.js';
 import type { DraftBlock, Responder } from '../simulator/responders/types.js';
-import { estimateBlockTokens, estimateToolTokens } from '../kernel/index.js';
-import type { AgentEvent, ApiMessage, RunResult } from '../kernel/index.js';
 
 /** A model client that calls the simulator in-process (no HTTP), with the same error mapping. */
 export function inProcessClient(simulator: Simulator): ModelClient {

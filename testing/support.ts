@@ -8,13 +8,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/index.js';
-import { createAnthropicClient } from '../kernel/index.js';
-import type { Plugin } from '../kernel/index.js';
+import {
+  createKernel, type Kernel, type KernelPreset, createAnthropicClient, type Plugin, type AgentEvent,
+  type RunResult,
+} from '../kernel/index.js';
 import { parseScenario } from '../simulator/scenario.js';
 import { createSimulator, type Simulator } from '../simulator/simulator.js';
 import { startSimServer, type SimServer } from '../simulator/server.js';
-import type { AgentEvent, RunResult } from '../kernel/index.js';
 import { subagents } from '../agent/agent.js';
 
 /** Child agents for kernels made with `createKernel()` in tests (the Task tool): `createAgent()`'s own factory. */

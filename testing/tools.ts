@@ -6,11 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKernel, type Kernel, type KernelPreset } from '../kernel/index.js';
-import type { ModelClient } from '../kernel/index.js';
-import type { Plugin } from '../kernel/index.js';
-import { runToolCalls, type ToolBatchOutcome } from '../kernel/index.js';
-import type { ToolResultBlock, ToolUseBlock } from '../kernel/index.js';
+import {
+  createKernel, type Kernel, type KernelPreset, type ModelClient, type Plugin, runToolCalls,
+  type ToolBatchOutcome, type ToolResultBlock, type ToolUseBlock,
+} from '../kernel/index.js';
 
 /** A model client for kernels that only run tools: any request fails the test loudly. */
 export const unusedClient: ModelClient = {

@@ -7,13 +7,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type KernelPreset } from '../../index.js';
+import { createAgent, type AgentEvent, type PresetObject } from '../../index.js';
 import { runCli, tempDir } from '../../testing/index.js';
 import deploy, { getDeployHooks, type DeployRecord } from './deploy.js';
 import freeze from './freeze.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const PRESET: KernelPreset = { model: { name: 'claude-sonnet-4-6' }, tools: [], permissions: { mode: 'default', allow: ['Deploy'] } };
+const PRESET: PresetObject = { model: { name: 'claude-sonnet-4-6' }, tools: [], permissions: { mode: 'default', allow: ['Deploy'] } };
 let home: ReturnType<typeof tempDir>;
 let cwd: ReturnType<typeof tempDir>;
 beforeAll(() => {

@@ -16,13 +16,11 @@
  * classifier's reason. The requests use source `classifier`, so their usage is recorded apart from
  * the main loop's, and the retry plugin does not retry them on 529.
  */
-import { timeoutSignal } from '../../kernel/index.js';
+import {
+  timeoutSignal, PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
+  type ApiMessage, type PermissionDecision,
+} from '../../kernel/index.js';
 import { z } from 'zod';
-import { PERMISSION_STAGE } from '../../kernel/index.js';
-import type { PermissionQuery, RunContext } from '../../kernel/index.js';
-import type { Kernel } from '../../kernel/index.js';
-import { definePlugin } from '../../kernel/index.js';
-import type { ApiMessage, PermissionDecision } from '../../kernel/index.js';
 import { permissionContext } from '../permissions/shared/config.js';
 import { MODE_PLUGINS } from '../permissions/shared/mode-plugin.js';
 import { editDecision, readDecision } from '../permissions/shared/modes.js';

@@ -15,8 +15,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { createKernelState, definePlugin } from '../../kernel/index.js';
-import type { Message } from '../../kernel/index.js';
+import { createKernelState, definePlugin, type Message } from '../../kernel/index.js';
 import { loadMemoryFiles, renderMemory, type MemoryFile } from './load.js';
 
 export const PLUGIN_NAME = 'memory-files';

@@ -10,8 +10,7 @@
  * Calls no rule decides go on to the permission mode's plugin (`permissions/default`, …, or
  * `classifier` for auto). A bare tool name in `deny` also removes that tool from the request.
  */
-import { PERMISSION_STAGE } from '../../kernel/index.js';
-import { definePlugin } from '../../kernel/index.js';
+import { PERMISSION_STAGE, definePlugin } from '../../kernel/index.js';
 import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './shared/config.js';
 import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './shared/rules.js';
 import { safetyDecision } from './shared/safety.js';

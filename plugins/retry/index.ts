@@ -8,8 +8,7 @@
  * preset's `fallbackModel`; a stream that went idle or was cut is retried once without streaming.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/index.js';
-import type { ApiErrorDecision, ApiErrorInfo } from '../../kernel/index.js';
+import { definePlugin, type ApiErrorDecision, type ApiErrorInfo } from '../../kernel/index.js';
 
 /** REIN_MAX_RETRIES as a retry count, when it is a non-negative integer. */
 function envMaxRetries(): number | undefined {

@@ -7,9 +7,7 @@
  */
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/index.js';
-import type { ToolOutput } from '../../kernel/index.js';
-import type { ContentBlock } from '../../kernel/index.js';
+import { definePlugin, type ToolOutput, type ContentBlock } from '../../kernel/index.js';
 import { wrapExternal } from './provenance.js';
 import { MAX_SANITIZE_PASSES, sanitizeText } from './unicode.js';
 

@@ -17,10 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { SystemSection } from '../../kernel/index.js';
-import { REQUEST_STAGE } from '../../kernel/index.js';
-import type { ModelRequest } from '../../kernel/index.js';
-import { definePlugin, PluginError } from '../../kernel/index.js';
+import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin, PluginError } from '../../kernel/index.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import { buildUserContext } from './user-context.js';
 

@@ -14,12 +14,8 @@
  * pipeline (replays, imported sessions); and it runs in a fixed order with the other strategies.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../kernel/index.js';
-import type { Kernel } from '../../kernel/index.js';
-import { definePlugin } from '../../kernel/index.js';
+import { CONTEXT_STAGE, type Kernel, definePlugin, estimateMessageTokens, type Message, type ToolUseBlock } from '../../kernel/index.js';
 import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from './budget.js';
-import { estimateMessageTokens } from '../../kernel/index.js';
-import type { Message, ToolUseBlock } from '../../kernel/index.js';
 
 const NAME = 'tool-result-budget';
 

@@ -13,11 +13,7 @@
  */
 import { SyncHook } from 'tapable';
 import { z } from 'zod';
-import { createHooksGetter } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import type { ModelRequest } from '../../../kernel/index.js';
-import { definePlugin } from '../../../kernel/index.js';
-import type { Usage } from '../../../kernel/index.js';
+import { createHooksGetter, type Kernel, type ModelRequest, definePlugin, type Usage } from '../../../kernel/index.js';
 import { advance, judge, MIN_ABSOLUTE_DROP_TOKENS, MIN_RELATIVE_DROP, type DetectorState, type Verdict } from './detect.js';
 import { fingerprint, type Fingerprint } from './fingerprint.js';
 import { getCacheSignals } from './signals.js';

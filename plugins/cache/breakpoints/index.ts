@@ -9,11 +9,7 @@
  * Markers never exceed the API's limit of 4 per request, counting markers others placed.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import type { ModelRequest } from '../../../kernel/index.js';
-import { createKernelState, definePlugin } from '../../../kernel/index.js';
-import type { ToolDefinition } from '../../../kernel/index.js';
+import { REQUEST_STAGE, type Kernel, type ModelRequest, createKernelState, definePlugin, type ToolDefinition } from '../../../kernel/index.js';
 import { cacheControlFor, LAYOUTS, placeMarkers, type TailMark } from './layout.js';
 
 export const PLUGIN_NAME = 'cache/breakpoints';

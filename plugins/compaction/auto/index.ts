@@ -23,14 +23,11 @@
  * `manual: false`.
  */
 import { z } from 'zod';
-import type { CompactRequest, CompactResult, PreCompact, RunContext } from '../../../kernel/index.js';
-import { CONTEXT_STAGE } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import { DEFAULT_MAX_TOKENS } from '../../../kernel/index.js';
-import { runCompaction } from '../../../kernel/index.js';
-import { createKernelState, definePlugin } from '../../../kernel/index.js';
-import { tokenCounter } from '../../../kernel/index.js';
-import type { ContentBlock, Message } from '../../../kernel/index.js';
+import {
+  type CompactRequest, type CompactResult, type PreCompact, type RunContext, CONTEXT_STAGE, type Kernel,
+  DEFAULT_MAX_TOKENS, runCompaction, createKernelState, definePlugin, tokenCounter, type ContentBlock,
+  type Message,
+} from '../../../kernel/index.js';
 import { isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
 import { MAX_FILES_TO_RESTORE, MAX_TOKENS_PER_FILE, RESTORE_TOKEN_BUDGET, restoreFiles } from './restore.js';

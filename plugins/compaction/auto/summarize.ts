@@ -3,11 +3,10 @@
  * oldest API rounds and try again, at most 3 times (Claude Code behaviour, book ch9 §9.6: drop enough
  * rounds to cover the token gap the error names, else a fifth of them).
  */
-import type { RunContext } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import { ModelRequestError, type ModelRequest } from '../../../kernel/index.js';
-import type { TokenCounter } from '../../../kernel/index.js';
-import type { ApiMessage, Message } from '../../../kernel/index.js';
+import {
+  type RunContext, type Kernel, ModelRequestError, type ModelRequest, type TokenCounter, type ApiMessage,
+  type Message,
+} from '../../../kernel/index.js';
 import { groupByRound, renderTranscript, type RenderOptions } from '../shared/history.js';
 import { formatSummary, SUMMARIZER_SYSTEM, summaryPrompt } from './prompt.js';
 

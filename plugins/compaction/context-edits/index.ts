@@ -12,11 +12,7 @@
  * and the response reports it in `context_management.applied_edits`.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import type { ModelRequest } from '../../../kernel/index.js';
-import { definePlugin } from '../../../kernel/index.js';
-import { tokenCounter } from '../../../kernel/index.js';
+import { REQUEST_STAGE, type Kernel, type ModelRequest, definePlugin, tokenCounter } from '../../../kernel/index.js';
 
 export const PLUGIN_NAME = 'compaction/context-edits';
 

@@ -12,12 +12,10 @@
  * Cleared ids are recorded in the transcript; the history rewrite itself is recorded by the loop.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import { createKernelState, definePlugin } from '../../../kernel/index.js';
-import { tokenCounter } from '../../../kernel/index.js';
-import { estimateBlockTokens } from '../../../kernel/index.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../../../kernel/index.js';
+import {
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens,
+  type ContentBlock, type Message, type ToolResultBlock,
+} from '../../../kernel/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
 import { toolUses } from '../shared/history.js';
 

@@ -7,12 +7,10 @@
  * snip rather than on every request. A short note takes the place of what was dropped.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import { DEFAULT_MAX_TOKENS } from '../../../kernel/index.js';
-import { definePlugin } from '../../../kernel/index.js';
-import { tokenCounter, type TokenCounter } from '../../../kernel/index.js';
-import type { Message } from '../../../kernel/index.js';
+import {
+  CONTEXT_STAGE, type Kernel, DEFAULT_MAX_TOKENS, definePlugin, tokenCounter, type TokenCounter,
+  type Message,
+} from '../../../kernel/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
 import { groupByRound, isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { computeThresholds, DEFAULT_CONTEXT_WINDOW } from '../shared/threshold.js';

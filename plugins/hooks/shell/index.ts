@@ -15,12 +15,10 @@
  * beats ask beats allow; the last `updatedInput` wins). Text a hook sends to the model is
  * Unicode-sanitised and tagged with its origin.
  */
-import { PERMISSION_STAGE } from '../../../kernel/index.js';
-import type { PermissionQuery, RunContext } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import { definePlugin, PluginError } from '../../../kernel/index.js';
-import type { ToolOutput } from '../../../kernel/index.js';
-import type { ContentBlock, PermissionDecision } from '../../../kernel/index.js';
+import {
+  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin, PluginError,
+  type ToolOutput, type ContentBlock, type PermissionDecision,
+} from '../../../kernel/index.js';
 import { checkAnswer } from '../../permissions/shared/callback.js';
 import { permissionContext } from '../../permissions/shared/config.js';
 import { REQUEST_STAGE } from '../../permissions/shared/stages.js';

@@ -7,9 +7,7 @@
  * `onExit: allow`. Once the plan is approved, calls are judged by the `afterApproval` mode.
  */
 import { z } from 'zod';
-import { PERMISSION_STAGE } from '../../../kernel/index.js';
-import { definePlugin, PluginError } from '../../../kernel/index.js';
-import { defineTool } from '../../../kernel/index.js';
+import { PERMISSION_STAGE, definePlugin, PluginError, defineTool } from '../../../kernel/index.js';
 import { permissionContext } from '../shared/config.js';
 import { MODE_PLUGINS } from '../shared/mode-plugin.js';
 import { MODE_DECISIONS } from '../shared/modes.js';

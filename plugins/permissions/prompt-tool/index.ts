@@ -6,9 +6,7 @@
  * unreadable answer denies the call.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/index.js';
-import type { ContentBlock } from '../../../kernel/index.js';
-import type { ToolOutput } from '../../../kernel/index.js';
+import { definePlugin, type ContentBlock, type ToolOutput } from '../../../kernel/index.js';
 import { checkAnswer, type PermissionResult } from '../shared/callback.js';
 import { REQUEST_STAGE } from '../shared/stages.js';
 

@@ -4,9 +4,7 @@
  * that rewrites the input is checked against the deny rules again, so a host cannot approve its
  * way past a deny rule.
  */
-import type { PermissionAsk, RunContext } from '../../../kernel/index.js';
-import type { Kernel } from '../../../kernel/index.js';
-import type { PermissionDecision } from '../../../kernel/index.js';
+import type { PermissionAsk, RunContext, Kernel, PermissionDecision } from '../../../kernel/index.js';
 import { permissionContext } from './config.js';
 import { denyDecision } from './rules.js';
 import { REQUEST_STAGE } from './stages.js';

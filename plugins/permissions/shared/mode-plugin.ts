@@ -2,8 +2,7 @@
  * Builds the plugin of one rule-based permission mode: it taps `permission` at PERMISSION_STAGE.MODE
  * and answers every call the earlier stages left open.
  */
-import { PERMISSION_STAGE } from '../../../kernel/index.js';
-import { definePlugin, type Plugin } from '../../../kernel/index.js';
+import { PERMISSION_STAGE, definePlugin, type Plugin } from '../../../kernel/index.js';
 import type { z } from 'zod';
 import { permissionContext } from './config.js';
 import { MODE_DECISIONS, type RuleMode } from './modes.js';

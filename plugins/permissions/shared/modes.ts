@@ -3,8 +3,7 @@
  * These are plain functions so plan mode can hand over to another mode and the classifier can ask
  * "would acceptEdits allow this?" without loading another plugin.
  */
-import type { PermissionQuery } from '../../../kernel/index.js';
-import type { PermissionDecision } from '../../../kernel/index.js';
+import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext, PermissionMode } from './config.js';
 import { insideWorkingDirs } from './paths.js';
 import { callPathForms, explainShell } from './rules.js';

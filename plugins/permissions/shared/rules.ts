@@ -6,8 +6,7 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
-import type { PermissionQuery } from '../../../kernel/index.js';
-import type { PermissionDecision } from '../../../kernel/index.js';
+import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import { absolutePath, compilePathSpec, pathForms, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand } from './shell/parse.js';

@@ -8,8 +8,7 @@
  * Shell commands are checked through their output redirections (`> file`); what a program writes
  * by itself (`cp a ~/.bashrc`) is for rules and modes to judge.
  */
-import type { PermissionQuery } from '../../../kernel/index.js';
-import type { PermissionDecision } from '../../../kernel/index.js';
+import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
 import { absolutePath, insideWorkingDirs, pathForms, protectedReason } from './paths.js';
 import { callPathForms, editAllowedByRule, parsedCommandOf } from './rules.js';

@@ -6,9 +6,7 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { Kernel } from '../../../kernel/index.js';
-import { abortedText, formatPersistedOutput } from '../../../kernel/index.js';
-import { defineTool, type Tool, type ToolOutput } from '../../../kernel/index.js';
+import { type Kernel, abortedText, formatPersistedOutput, defineTool, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';

@@ -9,12 +9,10 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import type { Kernel, KernelPreset } from '../../../kernel/index.js';
-import type { RunContext, SubagentInfo } from '../../../kernel/index.js';
-import { decidePermission } from '../../../kernel/index.js';
-import type { ModelClient } from '../../../kernel/index.js';
-import { defineTool, ToolError, type Tool } from '../../../kernel/index.js';
-import type { RunResult } from '../../../kernel/index.js';
+import {
+  type Kernel, type KernelPreset, type RunContext, type SubagentInfo, decidePermission, type ModelClient,
+  defineTool, ToolError, type Tool, type RunResult,
+} from '../../../kernel/index.js';
 import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
 
 /** Stage of the child's forwarding taps: before anything the child itself might load. */

@@ -62,7 +62,7 @@ export interface KernelOptions {
   resume?: string;
   /** Fixed id for a new session. */
   sessionId?: string;
-  /** Stream idle timeout, ms (book ch6b §C5: 90,000). */
+  /** Stream idle timeout, ms (Claude Code: 90,000). */
   streamIdleTimeoutMs?: number;
   /** Set for a child agent (the Task tool): the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
@@ -103,9 +103,9 @@ export interface SubagentFactory {
 /** The model when the preset names none. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
-/** Default output cap when the preset sets none, tokens (book ch3 §3.11: the 8k default cap). */
+/** Default output cap when the preset sets none, tokens (Claude Code: the 8k default cap). */
 export const DEFAULT_MAX_TOKENS = 8_000;
-/** Stream idle timeout, ms (book ch6b §C5: STREAM_IDLE_TIMEOUT_MS = 90,000). */
+/** Stream idle timeout, ms (Claude Code's STREAM_IDLE_TIMEOUT_MS = 90,000). */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 
 export class Kernel {

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { SHELL_HOOK_EVENTS } from '../../plugins/hooks/shell/config.js';
 
-/** Permission modes, Claude Code's names (book ch. D §1; Agent SDK `PermissionMode`). */
+/** Permission modes, Claude Code's names (Agent SDK `PermissionMode`). */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions', 'auto'] as const;
 
 /** Effort levels the Messages API accepts (`output_config.effort`; Claude Code `CLAUDE_CODE_EFFORT_LEVEL`). */

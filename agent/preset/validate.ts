@@ -25,7 +25,7 @@ interface AjvError {
 }
 
 /**
- * Claude Code's tool names (book ch. A §2; Claude Code settings docs), so permission rules and
+ * Claude Code's tool names (Claude Code settings docs), so permission rules and
  * `tools:` entries with a typo (`Bahs`, `read`) are caught. Tools from plugins and MCP servers
  * (`mcp__server__tool`) are allowed too: a name far from all of these is not an error.
  */
@@ -273,7 +273,7 @@ export function knownToolNames(extra: Iterable<string> = []): Set<string> {
 
 /**
  * Why a permission rule is malformed, or undefined when it is fine. The syntax check is the
- * permissions plugin's own parser (`Tool` or `Tool(specifier)`, Claude Code's syntax, book ch. D §2),
+ * permissions plugin's own parser (`Tool` or `Tool(specifier)`, Claude Code's syntax),
  * so the preset and the engine never disagree. On top of it: `:*` (prefix match) only at the end, and
  * a tool name that is a near miss of a known tool is an error.
  */

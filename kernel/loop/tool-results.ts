@@ -1,7 +1,7 @@
 /**
  * Turns a tool's output into the tool_result block the model sees: an empty result becomes a short
- * placeholder (book ch4 §4.13), and a result over the tool's cap is saved to the session directory
- * and replaced by a preview (book ch4 §4.11). Keeping all results of one message within a shared
+ * placeholder, and a result over the tool's cap is saved to the session directory
+ * and replaced by a preview. Keeping all results of one message within a shared
  * budget is the `tool-result-budget` plugin's job.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,9 +11,9 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolOutput } from '../tool.js';
 import type { ContentBlock, ToolResultBlock } from '../types.js';
 
-/** Global ceiling on one result, characters (book ch2 §2.5: 50,000). */
+/** Global ceiling on one result, characters (Claude Code: 50,000). */
 export const MAX_RESULT_CHARS = DEFAULT_MAX_RESULT_SIZE_CHARS;
-/** Size of the preview kept in place of a saved result, bytes (book ch4 §4.11: 2,000). */
+/** Size of the preview kept in place of a saved result, bytes (Claude Code: 2,000). */
 export const PREVIEW_BYTES = 2_000;
 
 type ResultContent = Extract<ToolResultBlock['content'], unknown[]>;
@@ -27,7 +27,7 @@ export async function finalizeResult(
   if (content.length === 0 || content.every((b) => b.type === 'text' && b.text.trim() === '')) {
     content = [{ type: 'text', text: `(${tool.name} completed with no output)` }];
   }
-  // `Infinity` opts out (Read bounds its own output; book ch2 §2.5); any other cap is clamped to 50,000.
+  // `Infinity` opts out (Read bounds its own output); any other cap is clamped to 50,000.
   const cap = Number.isFinite(tool.maxResultSizeChars) ? Math.min(tool.maxResultSizeChars, MAX_RESULT_CHARS) : Infinity;
   const textLen = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
   if (Number.isFinite(cap) && textLen > cap && content.every((b) => b.type === 'text')) {

@@ -1,9 +1,9 @@
 /**
  * `classifier`: permission mode `auto`. Calls no rule decided are judged by a side request to a
- * model (book ch17), in layers, each reached only when the cheaper one could not decide:
+ * model, in layers, each reached only when the cheaper one could not decide:
  *
  * Allow rules that would let arbitrary code past it (`Bash`, `Bash(python:*)`, `Bash(node *)`, ...)
- * are set aside while auto mode is on (book ch16 §A5).
+ * are set aside while auto mode is on.
  *
  * 1. read-only calls inside the working directories run (no request; the shell, network tools
  *    and MCP tools are always judged);
@@ -30,11 +30,11 @@ import { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tra
 import { fitTranscript, projectAction, projectTranscript } from './transcript.js';
 import { parseVerdict, type Verdict } from './verdict.js';
 
-/** Stage-1 output cap, tokens (book ch17 §B4: 64). */
+/** Stage-1 output cap, tokens (Claude Code: 64). */
 export const STAGE1_MAX_TOKENS = 64;
-/** Stage-2 output cap, tokens (book ch17 §B4: 4096). */
+/** Stage-2 output cap, tokens (Claude Code: 4096). */
 export const STAGE2_MAX_TOKENS = 4096;
-/** Stage-1 stop sequence (book ch17 §B4). */
+/** Stage-1 stop sequence. */
 export const STAGE1_STOP = '</block>';
 
 

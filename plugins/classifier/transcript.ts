@@ -1,5 +1,5 @@
 /**
- * What the classifier sees of the conversation (book ch17 §B5): the user's text and the agent's
+ * What the classifier sees of the conversation: the user's text and the agent's
  * tool calls, never the assistant's prose (text the model wrote could be steered by an injection
  * to talk the classifier round). One JSON object per line, so a newline inside user text cannot
  * forge a line that looks like a tool call.

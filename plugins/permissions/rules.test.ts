@@ -33,7 +33,7 @@ describe('rule strings', () => {
   });
 });
 
-describe('Bash specifiers (book ch16 §A3 table)', () => {
+describe('Bash specifiers', () => {
   const cases: [string, string, boolean][] = [
     ['npm install', 'npm install', true],
     ['npm install', 'npm install lodash', false],

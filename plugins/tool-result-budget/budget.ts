@@ -6,7 +6,7 @@
 import { isPersistedOutput, persistLargeResult, type Message, type ToolResultBlock } from '../../kernel/index.js';
 
 /**
- * Budget for the tool results of one user message together, characters (book ch2 §2.5 and ch4 §4.12:
+ * Budget for the tool results of one user message together, characters (Claude Code's
  * MAX_TOOL_RESULTS_PER_MESSAGE_CHARS = 200,000). Ten parallel calls each just under their own cap
  * would otherwise put 500,000 characters into one message.
  */
@@ -57,7 +57,7 @@ function isReplacedText(block: ToolResultBlock, text: string): boolean {
 }
 
 /**
- * Keeps the tool results of every user message within `maxChars` (book ch4 §4.12). Over budget, the
+ * Keeps the tool results of every user message within `maxChars`. Over budget, the
  * largest results (ties: the earlier one) are saved to disk and replaced by a preview until the
  * message fits. A result replaced once stays replaced with the same bytes on every later pass, even
  * when its message would now fit, so the prompt prefix never changes back and the cache holds.

@@ -1,7 +1,7 @@
 /**
  * Fingerprints of a request's cache-relevant parts, and the comparison of two fingerprints.
  *
- * Parts (book ch14 §14.2, reduced to what the public API keys the cache on): model, system text,
+ * Parts (Claude Code's cache-break fingerprint, reduced to what the public API keys the cache on): model, system text,
  * the markers on system blocks and tools (a TTL flip changes no text), tools (each definition
  * hashed too, so a change names the tool), beta flags (sorted), thinking, tool_choice, effort,
  * context_management edits, the top-level marker, and each message. Markers are stripped before

@@ -21,9 +21,9 @@ import { getCacheSignals } from './signals.js';
 export const PLUGIN_NAME = 'cache/break-detector';
 
 export const breakDetectorOptions = z.object({
-  /** A break needs reads to fall by more than this share (book ch14 §14.4: 0.05). */
+  /** A break needs reads to fall by more than this share (Claude Code: 0.05). */
   minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP),
-  /** … and by at least this many tokens (book ch14 §14.4: 2,000). */
+  /** … and by at least this many tokens (Claude Code: 2,000). */
   minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS),
   /** Record each observation in the transcript (needed by `rein cache explain` and resume). */
   record: z.boolean().default(true),

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../../simulator/index.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, writeAgentsMd, writeLines, type PlannedTurn } from '../../../testing/strategy.js';
 import systemPrompt from '../../system-prompt/index.js';
@@ -11,18 +9,15 @@ import autoCompact, { autoCompactStats } from '../../compaction/auto/index.js';
 import breakpoints from '../breakpoints/index.js';
 import detector from './index.js';
 import { detectorRecords } from './index.js';
+import { useTestEnv } from '../../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-60-' });
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-60-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
+  dir = env.dir;
+  home = env.home;
 });
 
 /** 59 tool turns (Reads of 320-line files, a Grep every 7th turn, parallel Reads every 10th), then an answer. */

@@ -11,7 +11,7 @@ import { createKernelState } from '../../../kernel/index.js';
 /**
  * Why the next request's prefix changes on purpose:
  * - `compaction`: the history was rebuilt (summary, snipped turns): the next response is a first
- *   observation, compared with nothing (Claude Code's `notifyCompaction`, book ch11 §11.5);
+ *   observation, compared with nothing (Claude Code's `notifyCompaction`);
  * - `deletion`: some old content was cleared (microcompact): the next drop is expected and not
  *   reported, the baseline is kept (Claude Code's `notifyCacheDeletion`).
  */

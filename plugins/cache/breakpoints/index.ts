@@ -2,8 +2,8 @@
  * `cache/breakpoints`: puts `cache_control` markers on each request so the API caches its prefix,
  * and keeps everything that is part of the cache key stable for the whole session:
  * - the TTL (`5m` or `1h`) is chosen once and recorded, so a resumed session keeps it even if the
- *   preset changed (Claude Code latches it for the same reason, book ch13 §13.3);
- * - beta flags, once sent, are sent on every later request (book ch13 §13.4: a beta toggled
+ *   preset changed (Claude Code latches it for the same reason);
+ * - beta flags, once sent, are sent on every later request (Claude Code: a beta toggled
  *   mid-session changes the cache key);
  * - tool definitions go out in a stable order: built-in tools by name, then MCP tools by name.
  * Markers never exceed the API's limit of 4 per request, counting markers others placed.

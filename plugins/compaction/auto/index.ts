@@ -18,7 +18,7 @@
  * Failures (the request failed, the reply called a tool or was empty, the request stayed too long
  * after 3 retries that drop the oldest rounds, or the new history is not at least 5% smaller) count
  * toward a circuit breaker: after 3 in a row auto-compaction stops for the rest of the session, with
- * an event saying so (book ch9 §9.3). `enabled: false` means never: no automatic and no reactive
+ * an event saying so. `enabled: false` means never: no automatic and no reactive
  * compaction (a too-long prompt then ends the run); manual compaction still works unless
  * `manual: false`.
  */
@@ -42,7 +42,7 @@ export const PLUGIN_NAME = 'compaction/auto';
 /** The files `memory-files` loaded (it shares them under its name): they are in the pinned memory message already. */
 const memoryFiles = createKernelState<{ files: readonly { path: string }[] }>('memory-files', () => ({ files: [] }));
 
-/** Consecutive failures before auto-compaction stops for the session (book ch9 §9.3: 3). */
+/** Consecutive failures before auto-compaction stops for the session (Claude Code: 3). */
 export const MAX_CONSECUTIVE_FAILURES = 3;
 /** A compaction must free at least this share of the history, or it counts as a failure (opencode's 95% rule). */
 export const MIN_FREED_RATIO = 0.05;

@@ -2,12 +2,12 @@
  * `compaction/microcompact`: clears the content of old tool results without a model call.
  *
  * Only results of clearable tools are touched (by default the ones whose output can be fetched
- * again: Read, Bash, Grep, Glob, WebSearch, WebFetch, Edit, Write; Claude Code's COMPACTABLE_TOOLS,
- * book ch11 §11.4), and the newest `keepRecent` always stay. Two triggers:
+ * again: Read, Bash, Grep, Glob, WebSearch, WebFetch, Edit, Write; Claude Code's
+ * COMPACTABLE_TOOLS), and the newest `keepRecent` always stay. Two triggers:
  * - `count`: more than `countTrigger` results are still uncleared: clear all but the newest
  *   `keepRecent` at once (one cache rewrite per batch instead of one per turn);
  * - `idle`: the last response is older than the cache TTL, so the cache is cold anyway and the next
- *   request rewrites the whole prefix: shrink it first (book ch11 §11.1).
+ *   request rewrites the whole prefix: shrink it first.
  * A cleared result keeps its tool_use_id and says what it was: the tool, its target, the size.
  * Cleared ids are recorded in the transcript; the history rewrite itself is recorded by the loop.
  */
@@ -25,12 +25,12 @@ export const PLUGIN_NAME = 'compaction/microcompact';
 const cacheSettings = createKernelState<{ current?: { ttl: '5m' | '1h' } }>('cache/breakpoints', () => ({}));
 
 /**
- * Tools whose results may be cleared (book ch11 §11.4: COMPACTABLE_TOOLS). Names match
+ * Tools whose results may be cleared (Claude Code: COMPACTABLE_TOOLS). Names match
  * case-insensitively: other agents spell the same tools in lower case (pi's `read`, `bash`, `edit`,
  * `write`, `grep`; opencode's `read`, `glob`, `webfetch`), and their sessions replay under those names.
  */
 export const CLEARABLE_TOOLS: readonly string[] = Object.freeze(['Read', 'Bash', 'Grep', 'Glob', 'WebSearch', 'WebFetch', 'Edit', 'Write']);
-/** Newest results always kept (book ch11 §11.1: keepRecent = 5). */
+/** Newest results always kept (Claude Code: keepRecent = 5). */
 export const KEEP_RECENT = 5;
 /** The API's default cache TTL, minutes (prompt-caching docs), used when `cache/breakpoints` is not loaded. */
 export const DEFAULT_TTL_MINUTES = 5;

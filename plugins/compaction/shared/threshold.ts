@@ -1,19 +1,19 @@
 /**
  * When auto-compaction fires, and the warning and blocking levels around it.
  *
- * Claude Code behaviour (book ch9 §9.1): the summary needs room for its own output, so
+ * Claude Code behaviour: the summary needs room for its own output, so
  * `effective = window − min(max output, 20,000)`; compaction fires at `effective − 13,000`; a warning
  * shows 20,000 before that; requests are refused at `effective − 3,000` (the blocking limit). On a
  * 200,000-token window with a 20,000+ output cap: threshold 167,000, warning 147,000, blocking 177,000.
  */
 
-/** Output reserved for the summary, tokens (book ch9 §9.1: MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20,000). */
+/** Output reserved for the summary, tokens (Claude Code's MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20,000). */
 export const SUMMARY_RESERVE_TOKENS = 20_000;
-/** Gap between the effective window and the threshold, tokens (book ch9 §9.1: AUTOCOMPACT_BUFFER_TOKENS = 13,000). */
+/** Gap between the effective window and the threshold, tokens (Claude Code's AUTOCOMPACT_BUFFER_TOKENS = 13,000). */
 export const AUTOCOMPACT_BUFFER_TOKENS = 13_000;
-/** The warning sits this far below the threshold, tokens (book ch9 §9.1: 20,000). */
+/** The warning sits this far below the threshold, tokens (Claude Code: 20,000). */
 export const WARNING_OFFSET_TOKENS = 20_000;
-/** The blocking limit sits this far below the effective window, tokens (book ch9 §9.1: 3,000). */
+/** The blocking limit sits this far below the effective window, tokens (Claude Code: 3,000). */
 export const BLOCKING_OFFSET_TOKENS = 3_000;
 /** Context window when the preset sets none, tokens (the standard window of current Claude models). */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;

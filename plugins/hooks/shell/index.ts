@@ -253,7 +253,7 @@ class ShellHooks {
         for (const ran of await this.run('SessionStart', s.source, { source: s.source }, ctx)) {
           const o = ran.outcome;
           if (o.kind === 'failure') { this.failureBlocks('SessionStart', ran); continue; }
-          if (o.kind !== 'ok') continue; // SessionStart cannot block the start (book ch18 §D4)
+          if (o.kind !== 'ok') continue; // SessionStart cannot block the start
           const text = o.json?.hookSpecificOutput?.additionalContext ?? (o.json ? undefined : o.stdout);
           if (text) this.sessionContext.push(contextBlock('SessionStart', text));
         }

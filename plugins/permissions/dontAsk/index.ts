@@ -1,7 +1,7 @@
 /**
  * `permissions/dontAsk`: what no rule allows is denied, and nobody is asked: an `ask` from an ask
- * rule or a safety check becomes a deny before any host, hook or prompt tool sees it (book ch16
- * §A4 phase 3). For CI and other runs where a question would only wait.
+ * rule or a safety check becomes a deny before any host, hook or prompt tool sees it
+ * (Claude Code's dontAsk mode). For CI and other runs where a question would only wait.
  */
 import { defineModePlugin } from '../shared/mode-plugin.js';
 import { REQUEST_STAGE } from '../shared/stages.js';

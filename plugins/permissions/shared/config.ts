@@ -9,7 +9,7 @@ import type { Kernel } from '../../../kernel/index.js';
 import { absolutePath, compilePathSpec, pathForms, type PathBase, type PathMatcher } from './paths.js';
 import { compileRules, type CompiledRules } from './rules.js';
 
-/** Permission modes (Claude Code's names, book ch16 §A1). */
+/** Permission modes (Claude Code's names). */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions', 'auto'] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 

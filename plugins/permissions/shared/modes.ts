@@ -1,5 +1,6 @@
 /**
- * What each permission mode answers for a call that no rule decided (book ch16 §A1, §A4 phase 2–3).
+ * What each permission mode answers for a call that no rule decided (Claude Code's permission
+ * modes, https://docs.anthropic.com/en/docs/claude-code/iam).
  * These are plain functions so plan mode can hand over to another mode and the classifier can ask
  * "would acceptEdits allow this?" without loading another plugin.
  */

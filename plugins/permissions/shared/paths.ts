@@ -2,7 +2,7 @@
  * Paths in permission rules and the working-directory and protected-path checks.
  *
  * Read/Edit rule specifiers follow gitignore semantics (the `ignore` package) with Claude Code's
- * four anchors (book ch16 §A2; Claude Code permission docs):
+ * four anchors (Claude Code permission docs):
  * - `//abs/path`: absolute `/abs/path`;
  * - `~/path`: relative to the home directory;
  * - `/path`: relative to the directory of the preset file;
@@ -95,13 +95,13 @@ export function insideWorkingDirs(abs: string, dirs: readonly string[]): boolean
 
 /**
  * Directories whose contents rein never lets a mode or the classifier write without asking
- * (book ch16 §A8 DANGEROUS_DIRECTORIES, plus rein's own `.rein`): git internals, editor settings
+ * (Claude Code's DANGEROUS_DIRECTORIES, plus rein's own `.rein`): git internals, editor settings
  * that can run tasks, agent settings.
  */
 export const PROTECTED_DIRS: readonly string[] = Object.freeze(['.git', '.rein', '.claude', '.vscode', '.idea']);
 
 /**
- * Files never written without asking (book ch16 §A8 DANGEROUS_FILES plus the other bash and zsh
+ * Files never written without asking (Claude Code's DANGEROUS_FILES plus the other bash and zsh
  * start-up files): shell start-up files run on every new shell, `.gitconfig` can set
  * `core.sshCommand`, `.mcp.json` adds servers.
  */

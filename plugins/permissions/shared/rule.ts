@@ -2,7 +2,7 @@
  * Permission rule strings: `Tool` or `Tool(specifier)`, as Claude Code writes them in `allow`,
  * `ask` and `deny`. The specifier may contain parentheses (`Bash(python -c "print(1)")`); a `\(` or
  * `\)` inside it stands for a literal parenthesis. `Tool()` and `Tool(*)` mean the whole tool, like
- * a bare `Tool` (Claude Code behaviour, book ch16 §A2).
+ * a bare `Tool` (Claude Code behaviour).
  */
 
 /** Which list a rule came from. */

@@ -1,6 +1,6 @@
 /**
  * Writes that no mode, classifier or hook may allow without asking, not even bypassPermissions
- * (book ch16 §A4 step 1g, "bypass-immune"): writes to protected paths (git internals, rein's and
+ * (Claude Code calls these checks bypass-immune): writes to protected paths (git internals, rein's and
  * editors' configuration, shell start-up files) and writes outside the working directories. A
  * write outside the working directories that an explicit `Edit(…)`/`Write(…)` allow rule names is
  * let through to the rules; a protected path never is.

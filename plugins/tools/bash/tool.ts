@@ -13,11 +13,11 @@ import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
 import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
 
-/** Default timeout, ms (Claude Code's Bash default, book ch8 §E1: 120,000). */
+/** Default timeout, ms (Claude Code's Bash default: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
-/** Longest timeout a call may ask for, ms (book ch8 §E1: 600,000). */
+/** Longest timeout a call may ask for, ms (Claude Code: 600,000). */
 export const MAX_BASH_TIMEOUT_MS = 600_000;
-/** Output returned in full up to this many characters (Bash's maxResultSizeChars, book ch2 §2.5: 30,000). */
+/** Output returned in full up to this many characters (Bash's maxResultSizeChars: 30,000). */
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 /** Bytes of the head and of the tail shown for a larger output. */
 export const BASH_PREVIEW_BYTES = 2_000;

@@ -1,5 +1,5 @@
 /**
- * Matching one Bash rule specifier against the canonical text of a command part (book ch16 §A3):
+ * Matching one Bash rule specifier against the canonical text of a command part:
  * - exact: `npm test` matches only `npm test`;
  * - legacy prefix `cmd:*`: the text is the prefix, or the prefix followed by a space and anything
  *   (`git:*` matches `git add .`, never `gitk`);

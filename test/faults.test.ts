@@ -2,22 +2,17 @@
  * Model-request faults through the real SDK and the simulator: what the `retry` plugin decides and
  * what the loop does with it.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import retry from '../plugins/retry/index.js';
-import { collect, serveScenario, simKernel, tempDir, transitions, type SimHarness } from '../testing/support.js';
+import { collect, serveScenario, simKernel, transitions, type SimHarness } from '../testing/support.js';
+import { useTestEnv } from '../testing/index.js';
 
-let tmp: ReturnType<typeof tempDir>;
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv();
 let sim: SimHarness | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-  process.env.REIN_HOME = join(tmp.dir, 'home');
-});
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
-  tmp.cleanup();
-  delete process.env.REIN_HOME;
 });
 
 const fastRetry = { plugin: retry, options: { baseDelayMs: 1, maxDelayMs: 5 } };
@@ -28,8 +23,8 @@ describe('faults', () => {
 turns:
   - fault: { status: 429, retryAfter: 0.05 }
   - reply: [{ text: "ok" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [fastRetry] });
     const { events, result } = await collect(kernel, 'x');
     const retries = events.filter((e) => e.type === 'api_retry');
     expect(retries).toEqual([expect.objectContaining({ attempt: 1, delayMs: 50, status: 429, source: 'main_loop' })]);
@@ -45,8 +40,8 @@ turns:
   - fault: { status: 529 }
   - fault: { status: 529 }
   - reply: [{ text: "answered by the fallback" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, preset: { model: { name: 'claude-opus-4-6', fallbackModel: 'claude-sonnet-4-6' } }, plugins: [fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, preset: { model: { name: 'claude-opus-4-6', fallbackModel: 'claude-sonnet-4-6' } }, plugins: [fastRetry] });
     const { events, result } = await collect(kernel, 'x');
     expect(events.filter((e) => e.type === 'api_retry')).toHaveLength(2);
     expect(events.find((e) => e.type === 'model_fallback')).toMatchObject({ from: 'claude-opus-4-6', to: 'claude-sonnet-4-6' });
@@ -63,8 +58,8 @@ turns:
   - fault: { status: 500 }
   - fault: { status: 500 }
   - reply: [{ text: "ok" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [fastRetry] });
     const { events, result } = await collect(kernel, 'x');
     expect(events.filter((e) => e.type === 'api_retry').map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2]);
     expect(result.terminalReason).toBe('end_turn');
@@ -76,8 +71,8 @@ turns:
   - reply: [{ text: "this stream will be cut" }]
     fault: { cut: { afterEvents: 2 } }
   - reply: [{ text: "complete" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [fastRetry] });
     const { events, result } = await collect(kernel, 'x');
     expect(events.filter((e) => e.type === 'api_retry')).toEqual([expect.objectContaining({ attempt: 1, delayMs: 0 })]);
     const reqs: any[] = sim.requests().map((r) => r.body);
@@ -91,8 +86,8 @@ turns:
   - reply: [{ text: "stalls" }]
     fault: { idle: { afterEvents: 1, ms: 3000 } }
   - reply: [{ text: "complete" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [fastRetry], streamIdleTimeoutMs: 150 });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [fastRetry], streamIdleTimeoutMs: 150 });
     const { events, result } = await collect(kernel, 'x');
     const retry1 = events.find((e) => e.type === 'api_retry');
     expect(retry1).toMatchObject({ attempt: 1, delayMs: 0 });
@@ -105,8 +100,8 @@ turns:
     sim = await serveScenario(`
 turns:
   - fault: { status: 400, body: "messages: bad shape" }
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [fastRetry] });
     const { events, result } = await collect(kernel, 'x');
     expect(events.filter((e) => e.type === 'api_retry')).toHaveLength(0);
     expect(result.terminalReason).toBe('model_error');

@@ -2,27 +2,22 @@
  * Every hook in the table fires in some scenario: the declared list and the fired list are the same
  * set. A tapable interceptor on each hook records calls whether or not anything is tapped.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { HOOK_NAMES, type HookName } from '../kernel/hooks.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { defineTool, ToolError } from '../kernel/tool.js';
 import retry from '../plugins/retry/index.js';
 import task from '../plugins/tools/task/index.js';
-import { collect, serveScenario, simKernel, tempDir, type SimHarness } from '../testing/support.js';
+import { collect, serveScenario, simKernel, type SimHarness } from '../testing/support.js';
+import { useTestEnv } from '../testing/index.js';
 import type { Message } from '../kernel/types.js';
 
-let tmp: ReturnType<typeof tempDir>;
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv();
 let sim: SimHarness | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-  process.env.REIN_HOME = join(tmp.dir, 'home');
-});
 afterEach(async () => {
   await sim?.close();
-  tmp.cleanup();
-  delete process.env.REIN_HOME;
 });
 
 const scenarioPlugin = definePlugin({
@@ -54,9 +49,9 @@ turns:
   - reply: [{ text: "child report" }]
   - reply: [{ tool_use: { name: Boom, input: {} } }, { tool_use: { name: Guarded, input: {} } }]
   - reply: [{ text: "done" }]
-`, tmp.dir);
+`, env.dir);
     const kernel = await simKernel(sim, {
-      cwd: tmp.dir,
+      cwd: env.dir,
       plugins: [{ plugin: retry, options: { baseDelayMs: 1 } }, { plugin: task, options: { agents: { 'general-purpose': { description: 'helper', prompt: 'help', tools: [] } } } }, { plugin: scenarioPlugin }],
     });
     const fired = new Set<HookName>();
@@ -75,15 +70,15 @@ turns:
   });
 
   it('is frozen: plugins cannot add or replace hooks', async () => {
-    sim = await serveScenario('turns: []\n', tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir });
+    sim = await serveScenario('turns: []\n', env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir });
     expect(Object.isFrozen(kernel.hooks)).toBe(true);
     expect(() => { (kernel.hooks as unknown as Record<string, unknown>).extra = 1; }).toThrow(TypeError);
   });
 
   it('runs staged taps by stage whatever order they were added in', async () => {
-    sim = await serveScenario('turns: []\n', tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir });
+    sim = await serveScenario('turns: []\n', env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir });
     const order: string[] = [];
     kernel.hooks.context.tap({ name: 'heavy', stage: 500 }, (s) => { order.push('heavy'); return s; });
     kernel.hooks.context.tap({ name: 'light', stage: 100 }, (s) => { order.push('light'); return s; });

@@ -2,7 +2,7 @@
  * The loop end to end: the real SDK against the simulator on loopback, scripted turns, and the
  * transitions, transcript entries and requests each path must produce.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -10,20 +10,16 @@ import { definePlugin } from '../kernel/plugin.js';
 import { defineTool } from '../kernel/tool.js';
 import { ESCALATED_MAX_TOKENS, RESUME_PROMPT } from '../kernel/loop/run.js';
 import retry from '../plugins/retry/index.js';
-import { collect, serveScenario, simKernel, tempDir, transitions, type SimHarness } from '../testing/support.js';
+import { collect, serveScenario, simKernel, transitions, type SimHarness } from '../testing/support.js';
+import { useTestEnv } from '../testing/index.js';
 import type { Message } from '../kernel/types.js';
 
-let tmp: ReturnType<typeof tempDir>;
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv();
 let sim: SimHarness | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-  process.env.REIN_HOME = join(tmp.dir, 'home');
-});
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
-  tmp.cleanup();
-  delete process.env.REIN_HOME;
 });
 
 /** A `Note` tool reading a file of the working directory; read-only and concurrency-safe. */
@@ -46,13 +42,13 @@ const fastRetry = { plugin: retry, options: { baseDelayMs: 1, maxDelayMs: 5 } };
 
 describe('the loop', () => {
   it('runs a tool call and ends the turn: one tool_results transition, then end_turn', async () => {
-    writeFileSync(join(tmp.dir, 'notes.txt'), 'buy milk');
+    writeFileSync(join(env.dir, 'notes.txt'), 'buy milk');
     sim = await serveScenario(`
 turns:
   - reply: [{ text: "Reading it." }, { tool_use: { name: Note, input: { file_path: notes.txt } } }]
   - reply: [{ text: "It says: buy milk." }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [{ plugin: notePlugin }, fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [{ plugin: notePlugin }, fastRetry] });
     const { events, result } = await collect(kernel, 'read notes.txt');
     expect(transitions(events)).toEqual(['continue:tool_results', 'terminal:end_turn']);
     expect(result).toMatchObject({ terminalReason: 'end_turn', isError: false, text: 'It says: buy milk.', numTurns: 2, numRequests: 2 });
@@ -70,13 +66,13 @@ turns:
   });
 
   it('writes every message and transition to the transcript before acting on it', async () => {
-    writeFileSync(join(tmp.dir, 'notes.txt'), 'x');
+    writeFileSync(join(env.dir, 'notes.txt'), 'x');
     sim = await serveScenario(`
 turns:
   - reply: [{ tool_use: { name: Note, input: { file_path: notes.txt } } }]
   - reply: [{ text: "done" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [{ plugin: notePlugin }] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [{ plugin: notePlugin }] });
     await collect(kernel, 'go');
     const lines = readFileSync(kernel.transcript.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type === 'transition' ? `${l.type}:${l.transition.reason}` : l.type)).toEqual([
@@ -89,8 +85,8 @@ turns:
 turns:
   - reply: [{ tool_use: { name: Note, input: { path: notes.txt } } }]
   - reply: [{ text: "sorry" }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [{ plugin: notePlugin }] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [{ plugin: notePlugin }] });
     const { result } = await collect(kernel, 'go');
     expect(result.terminalReason).toBe('end_turn');
     const block = sim.requests()[1]!.body.messages[2].content[0];
@@ -99,14 +95,14 @@ turns:
   });
 
   it('stops at maxTurns with max_turns', async () => {
-    writeFileSync(join(tmp.dir, 'n'), 'x');
+    writeFileSync(join(env.dir, 'n'), 'x');
     sim = await serveScenario(`
 turns:
   - reply: [{ tool_use: { name: Note, input: { file_path: n } } }]
   - reply: [{ tool_use: { name: Note, input: { file_path: n } } }]
   - reply: [{ text: never }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, preset: { limits: { maxTurns: 1 } }, plugins: [{ plugin: notePlugin }] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, preset: { limits: { maxTurns: 1 } }, plugins: [{ plugin: notePlugin }] });
     const { events, result } = await collect(kernel, 'go');
     expect(transitions(events)).toEqual(['terminal:max_turns']);
     expect(result).toMatchObject({ terminalReason: 'max_turns', isError: true, numTurns: 1 });
@@ -115,14 +111,14 @@ turns:
   });
 
   it('stops with budget_exhausted once the spend reaches maxBudgetUsd', async () => {
-    writeFileSync(join(tmp.dir, 'n'), 'x');
+    writeFileSync(join(env.dir, 'n'), 'x');
     sim = await serveScenario(`
 turns:
   - reply: [{ tool_use: { name: Note, input: { file_path: n } } }]
     usage: { input_tokens: 1000000 }
   - reply: [{ text: never }]
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, preset: { model: { name: 'claude-sonnet-4-6' }, limits: { maxBudgetUsd: 1 } }, plugins: [{ plugin: notePlugin }] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, preset: { model: { name: 'claude-sonnet-4-6' }, limits: { maxBudgetUsd: 1 } }, plugins: [{ plugin: notePlugin }] });
     const { result } = await collect(kernel, 'go');
     expect(result.terminalReason).toBe('budget_exhausted');
     expect(result.totalCostUsd).toBeGreaterThanOrEqual(1);
@@ -131,8 +127,8 @@ turns:
 
   it('escalates max_tokens once with the identical request, then resumes 3 times, then ends', async () => {
     const cut = '  - reply: [{ text: "part" }]\n    stop_reason: max_tokens\n';
-    sim = await serveScenario(`turns:\n${cut.repeat(5)}`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, preset: { model: { name: 'claude-sonnet-4-6', maxTokens: 8000 } } });
+    sim = await serveScenario(`turns:\n${cut.repeat(5)}`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, preset: { model: { name: 'claude-sonnet-4-6', maxTokens: 8000 } } });
     const { events, result } = await collect(kernel, 'write a lot');
     expect(transitions(events)).toEqual([
       'continue:max_output_tokens_escalate', 'continue:max_output_tokens_resume', 'continue:max_output_tokens_resume',
@@ -150,7 +146,7 @@ turns:
 turns:
   - fault: { status: 400, body: "prompt is too long: 210000 tokens > 200000 maximum" }
   - reply: [{ text: "fits now" }]
-`, tmp.dir);
+`, env.dir);
     const summarizer = definePlugin({
       name: 'test/summarizer',
       apply(kernel) {
@@ -160,7 +156,7 @@ turns:
         }));
       },
     });
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [{ plugin: summarizer }, fastRetry] });
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [{ plugin: summarizer }, fastRetry] });
     const { events, result } = await collect(kernel, 'a very long prompt');
     expect(transitions(events)).toEqual(['continue:reactive_compact', 'terminal:end_turn']);
     expect(events.find((e) => e.type === 'compact')).toMatchObject({ trigger: 'reactive', strategy: 'test' });
@@ -172,8 +168,8 @@ turns:
     sim = await serveScenario(`
 turns:
   - fault: { status: 400, body: "prompt is too long: 210000 tokens > 200000 maximum" }
-`, tmp.dir);
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [fastRetry] });
+`, env.dir);
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [fastRetry] });
     const { result } = await collect(kernel, 'x');
     expect(result.terminalReason).toBe('prompt_too_long');
     expect(sim.requests()).toHaveLength(1);
@@ -184,7 +180,7 @@ turns:
 turns:
   - reply: [{ text: "done?" }]
   - reply: [{ text: "now done" }]
-`, tmp.dir);
+`, env.dir);
     const seen: boolean[] = [];
     const gate = definePlugin({
       name: 'test/gate',
@@ -195,7 +191,7 @@ turns:
         });
       },
     });
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [{ plugin: gate }] });
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [{ plugin: gate }] });
     const { events, result } = await collect(kernel, 'x');
     expect(transitions(events)).toEqual(['continue:stop_hook_blocked', 'terminal:end_turn']);
     expect(seen).toEqual([false, true]);
@@ -208,9 +204,9 @@ turns:
 turns:
   - reply: [{ thinking: { thinking: "let me see", signature: "sig-abc" } }, { tool_use: { name: Note, input: { file_path: n } } }]
   - reply: [{ text: "ok" }]
-`, tmp.dir);
-    writeFileSync(join(tmp.dir, 'n'), 'x');
-    const kernel = await simKernel(sim, { cwd: tmp.dir, preset: { model: { name: 'claude-sonnet-4-6', thinking: { type: 'enabled', budget_tokens: 2000 } } }, plugins: [{ plugin: notePlugin }] });
+`, env.dir);
+    writeFileSync(join(env.dir, 'n'), 'x');
+    const kernel = await simKernel(sim, { cwd: env.dir, preset: { model: { name: 'claude-sonnet-4-6', thinking: { type: 'enabled', budget_tokens: 2000 } } }, plugins: [{ plugin: notePlugin }] });
     await collect(kernel, 'x');
     const second = sim.requests()[1]!.body;
     expect(second.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
@@ -222,7 +218,7 @@ turns:
 turns:
   - reply: [{ tool_use: { name: Slow, input: {} } }, { tool_use: { name: Slow, input: {} } }]
   - reply: [{ text: never }]
-`, tmp.dir);
+`, env.dir);
     const controller = new AbortController();
     const slow = definePlugin({
       name: 'test/slow',
@@ -238,7 +234,7 @@ turns:
         kernel.hooks.permission.tap('test/slow', () => ({ behavior: 'allow' }));
       },
     });
-    const kernel = await simKernel(sim, { cwd: tmp.dir, plugins: [{ plugin: slow }] });
+    const kernel = await simKernel(sim, { cwd: env.dir, plugins: [{ plugin: slow }] });
     const { result } = await collect(kernel, 'x', controller.signal);
     expect(result.terminalReason).toBe('aborted');
     const last = kernel.messages.at(-1)!;
@@ -248,13 +244,13 @@ turns:
   });
 
   it('ends with model_error, naming the cause, when the server is unreachable', async () => {
-    sim = await serveScenario('turns: []\n', tmp.dir);
+    sim = await serveScenario('turns: []\n', env.dir);
     const url = sim.server.url;
     await sim.close();
     sim = undefined;
     const { createKernel } = await import('../kernel/kernel.js');
     const { createAnthropicClient } = await import('../kernel/model/anthropic.js');
-    const kernel = await createKernel({ preset: {}, cwd: tmp.dir, client: createAnthropicClient({ baseURL: url, apiKey: 't' }), plugins: [{ plugin: retry, options: { maxRetries: 1, baseDelayMs: 1 } }] });
+    const kernel = await createKernel({ preset: {}, cwd: env.dir, client: createAnthropicClient({ baseURL: url, apiKey: 't' }), plugins: [{ plugin: retry, options: { maxRetries: 1, baseDelayMs: 1 } }] });
     const { result, events } = await collect(kernel, 'x');
     expect(result.terminalReason).toBe('model_error');
     expect(events.filter((e) => e.type === 'api_retry')).toHaveLength(1);

@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   createKernel, type Kernel, type KernelPreset, createAnthropicClient, type Plugin, type AgentEvent,
   type RunResult,
@@ -16,12 +16,13 @@ import { parseScenario } from '../simulator/scenario.js';
 import { createSimulator, type Simulator } from '../simulator/simulator.js';
 import { startSimServer, type SimServer } from '../simulator/server.js';
 import { subagents } from '../agent/agent.js';
+import { reinRoot } from '../agent/preset/paths.js';
 
 /** Child agents for kernels made with `createKernel()` in tests (the Task tool): `createAgent()`'s own factory. */
 export { subagents };
 
-/** The repository root. */
-export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** rein's own folder (the one with its package.json), from source and from an installed package alike. */
+export const REPO = reinRoot();
 
 /** A fresh temp directory; `cleanup()` removes it. */
 export function tempDir(prefix = 'rein-test-'): { dir: string; cleanup: () => void } {

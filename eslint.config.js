@@ -3,7 +3,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: the folder tree below is read from here, whatever folder eslint runs in. */
+const ROOT = dirname(fileURLToPath(import.meta.url));
 
 // ---------------------------------------------------------------------------------------------
 // Import boundaries, checked on the module specifier as written (static imports, re-exports and
@@ -31,9 +35,9 @@ const atDepth = (root, depth, name = '*.ts') => `${root}/${'*/'.repeat(depth)}${
 /** Deepest folder level holding a .ts file under `dir` (0 = files directly in it). */
 function maxDepth(dir) {
   let max = 0;
-  for (const e of readdirSync(dir)) {
+  for (const e of readdirSync(join(ROOT, dir))) {
     const p = join(dir, e);
-    if (statSync(p).isDirectory() && e !== 'node_modules') max = Math.max(max, 1 + maxDepth(p));
+    if (statSync(join(ROOT, p)).isDirectory() && e !== 'node_modules') max = Math.max(max, 1 + maxDepth(p));
   }
   return max;
 }
@@ -56,7 +60,7 @@ function restrict(files, patterns, ignores = []) {
 /** Boundary rules of one folder (a layer, a plugin, a family's shared folder), level by level. */
 function folderRules(root, { prod, test, ignores = [] }) {
   const out = [];
-  if (!existsSync(root)) return out;
+  if (!existsSync(join(ROOT, root))) return out;
   for (let k = 0; k <= maxDepth(root); k++) {
     out.push(restrict([atDepth(root, k)], prod(k), ignores));
     // Test files at this level: *.test.ts, and the files of a test/ folder (its helpers).
@@ -69,10 +73,10 @@ function folderRules(root, { prod, test, ignores = [] }) {
 function pluginUnits() {
   const units = [];
   const walk = (dir, depth) => {
-    for (const e of readdirSync(dir)) {
+    for (const e of readdirSync(join(ROOT, dir))) {
       const p = `${dir}/${e}`;
-      if (!statSync(p).isDirectory()) continue;
-      if (existsSync(`${p}/index.ts`) || e === 'shared') units.push({ root: p, nested: depth === 2 });
+      if (!statSync(join(ROOT, p)).isDirectory()) continue;
+      if (existsSync(join(ROOT, p, 'index.ts')) || e === 'shared') units.push({ root: p, nested: depth === 2 });
       else if (depth === 1) units.push({ root: p, nested: false, familyRoot: true });
       if (depth < 2) walk(p, depth + 1);
     }

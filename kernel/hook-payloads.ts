@@ -55,7 +55,7 @@ export interface UserPrompt {
 
 /**
  * A named part of the system prompt. `static` sections come first and are computed once per session;
- * `dynamic` ones may change between requests and sit after the boundary (book ch5 §A4).
+ * `dynamic` ones may change between requests and sit after the boundary.
  */
 export interface SystemSection {
   name: string;

@@ -21,11 +21,11 @@ import type {
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
 
 /**
- * Stages of the `context` hook, light to heavy (book ch3 §3.6): each later stage acts only if the
+ * Stages of the `context` hook, light to heavy: each later stage acts only if the
  * cheaper ones did not free enough.
  */
 export const CONTEXT_STAGE = Object.freeze({
-  /** Per-message tool-result budget (book ch4 §4.12). */
+  /** Per-message tool-result budget. */
   RESULT_BUDGET: 100,
   /** Drop the oldest whole turns. */
   SNIP: 200,
@@ -39,7 +39,7 @@ export const CONTEXT_STAGE = Object.freeze({
 
 /** Stages of the `request` hook. Cache breakpoints come last so they see the final bytes. */
 export const REQUEST_STAGE = Object.freeze({
-  /** Prepend the `<system-reminder>` user-context message (book ch3 §3.7). */
+  /** Prepend the `<system-reminder>` user-context message. */
   USER_CONTEXT: 100,
   /** Merge same-role messages, repair tool_use/tool_result pairing. */
   NORMALIZE: 200,

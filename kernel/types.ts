@@ -56,7 +56,7 @@ export interface Usage {
   cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
-/** Why the loop goes on for another model request (book ch3 §3.3, renamed to rein's terms). */
+/** Why the loop goes on for another model request (Claude Code's continue reasons, in rein's terms). */
 export type ContinueReason =
   | 'tool_results'
   | 'max_output_tokens_escalate'
@@ -66,7 +66,7 @@ export type ContinueReason =
   | 'token_budget_continue'
   | 'model_fallback';
 
-/** Why the loop ended (book ch3 §3.4, renamed to rein's terms). */
+/** Why the loop ended (Claude Code's terminal reasons, in rein's terms). */
 export type TerminalReason =
   | 'end_turn'
   | 'max_turns'
@@ -130,7 +130,7 @@ export type AgentEvent =
 
 /**
  * Which mechanism sent a model request. Only `main_loop` and `subagent` requests retry on 529
- * (book ch6b §C4: background requests give up at once to avoid amplifying an overload).
+ * (Claude Code: background requests give up at once to avoid amplifying an overload).
  */
 export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 'title' | 'side';
 

@@ -4,15 +4,14 @@
  * that is byte-stable from turn to turn (only new messages are added; the cached prefix never
  * changes). With another model, each of these is fitted to what that model accepts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../kernel/agent.js';
-import { serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
-import { writeTree } from './support/agent.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAgent } from '../agent/agent.js';
+import { serveScenario, writeFiles, type SimHarness } from '../testing/support.js';
+import { useTestEnv } from '../testing/env.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let harness: SimHarness;
-beforeEach(() => { tmp = tempDir('rein-default-'); process.env.REIN_HOME = `${tmp.dir}/home`; });
-afterEach(async () => { await harness?.close(); tmp.cleanup(); });
+const env = useTestEnv({ prefix: 'rein-default-' });
+let harness: SimHarness | undefined;
+afterEach(async () => { await harness?.close(); harness = undefined; });
 
 const SCENARIO = `
 turns:
@@ -24,10 +23,10 @@ turns:
 
 /** Runs the built-in default preset with a key (the API client, pointed at the simulator). */
 async function runDefault(overrides: Record<string, unknown> = {}) {
-  writeTree(tmp.dir, { 'notes.txt': 'hello\nTODO: write the report\n' });
-  harness = await serveScenario(SCENARIO, tmp.dir);
+  writeFiles(env.dir, { 'notes.txt': 'hello\nTODO: write the report\n' });
+  harness = await serveScenario(SCENARIO, env.dir);
   const agent = await createAgent({
-    preset: 'default', cwd: tmp.dir, layers: false,
+    preset: 'default', cwd: env.dir, layers: false,
     env: { ...process.env, ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: harness.server.url },
     // Memory files from the user's own home directory are not this test's business.
     overrides: { plugins: { 'memory-files': { user: false } }, ...overrides },

@@ -2,7 +2,7 @@
  * `rein hooks`: every hook of a kernel built from the preset, in loop order, with the taps in the
  * order they run and their stages; then the guard shell hooks and whether each fails open.
  */
-import { createAgent } from '../../kernel/agent.js';
+import { createAgent } from '../../agent/agent.js';
 import { HOOK_NAMES } from '../../kernel/hooks.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { guardFailures, type GuardFailure, type ShellHooksConfig } from '../../plugins/hooks/shell/config.js';

@@ -35,7 +35,7 @@ function defaultIO(cwd?: string): PresetIO {
 
 /** `rein preset validate FILE...`: returns the exit code (0 valid, 2 any problem). */
 export async function presetValidate(files: string[], opts: { json?: boolean }, io: PresetIO): Promise<number> {
-  const { validatePresetFile, formatDiagnostic } = await import('../../kernel/preset/index.js');
+  const { validatePresetFile, formatDiagnostic } = await import('../../agent/preset/index.js');
   const all = [];
   for (const f of files) {
     const file = resolve(io.cwd, f);
@@ -59,7 +59,7 @@ export async function presetValidate(files: string[], opts: { json?: boolean }, 
 
 /** `rein preset print [FILE]`: returns the exit code. */
 export async function presetPrint(file: string | undefined, opts: { origins?: boolean; json?: boolean; layers?: boolean; plugins?: boolean }, io: PresetIO): Promise<number> {
-  const { loadPreset, PresetError } = await import('../../kernel/preset/index.js');
+  const { loadPreset, PresetError } = await import('../../agent/preset/index.js');
   let resolved;
   try {
     resolved = await loadPreset({ preset: file, cwd: io.cwd, env: io.env, layers: opts.layers !== false });
@@ -113,8 +113,8 @@ export function renderPlugins(plugins: readonly { key: string; options: unknown;
 
 /** The resolved preset as YAML, keys in schema order; with `origins`, each value ends in `# layer file:line`. */
 export async function renderPreset(preset: Record<string, unknown>, origins: ReadonlyMap<string, { layer: string; file?: string; line?: number }> | undefined, cwd: string): Promise<string> {
-  const { keyPath } = await import('../../kernel/preset/errors.js');
-  const { PRESET_KEYS } = await import('../../kernel/preset/schema.js');
+  const { keyPath } = await import('../../agent/preset/errors.js');
+  const { PRESET_KEYS } = await import('../../agent/preset/schema.js');
   const ordered: Record<string, unknown> = {};
   for (const k of PRESET_KEYS) if (preset[k] !== undefined) ordered[k] = preset[k];
   for (const [k, v] of Object.entries(preset)) if (!(k in ordered)) ordered[k] = v;
@@ -190,7 +190,7 @@ limits:
 
 /** `rein preset init [FILE]`: returns the exit code. */
 export async function presetInit(file: string | undefined, opts: { force?: boolean }, io: PresetIO): Promise<number> {
-  const { agentSchemaPath } = await import('../../kernel/preset/index.js');
+  const { agentSchemaPath } = await import('../../agent/preset/index.js');
   const target = resolve(io.cwd, file ?? 'rein.config.yaml');
   if (existsSync(target) && !opts.force) {
     io.err(`rein: ${relative(io.cwd, target) || target} already exists; use --force to overwrite it\n`);

@@ -3,7 +3,7 @@
  * transition: a continue reason (another request follows) or a terminal reason (the run ends).
  * Every transition is an event and a transcript entry, written before the loop acts on it.
  *
- * Order of one iteration (book ch3 §3.5):
+ * Order of one iteration:
  *   budget check → turnStart → context (staged) → build request (systemPrompt, toolDefinitions,
  *   request) → model call (streamEvent; apiError decides retries) → response →
  *   no tool_use: recovery (max_tokens) → stop hooks → end
@@ -26,11 +26,11 @@ import { abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
 
 /**
- * Output cap the first max_tokens stop escalates to, tokens (book ch3 §3.11: ESCALATED_MAX_TOKENS =
+ * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
  * 64k), or the model's own output limit when that is lower (kernel/model/models.ts).
  */
 export const ESCALATED_MAX_TOKENS = 64_000;
-/** Resume turns after the escalated cap is hit again (book ch3 §3.11: MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
+/** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
 export const MAX_OUTPUT_TOKENS_RESUMES = 3;
 
 /**
@@ -205,7 +205,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       if (!(err instanceof ModelRequestError)) throw err;
       if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted');
       if (err.info.promptTooLong) {
-        // One reactive compaction, then the same turn again (book ch3 §3.12). Stop hooks never run here.
+        // One reactive compaction, then the same turn again. Stop hooks never run here.
         if (!v.reactiveCompacted) {
           v.reactiveCompacted = true;
           const r = await runCompaction(kernel, 'reactive', ctx);
@@ -300,8 +300,8 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
 }
 
 /**
- * Thinking blocks carry signatures bound to the model that wrote them; another model rejects them
- * (book ch3 §3.9), so a fallback request drops them from the history it sends.
+ * Thinking blocks carry signatures bound to the model that wrote them; another model rejects them,
+ * so a fallback request drops them from the history it sends.
  */
 function stripThinking(params: ModelRequest): ModelRequest {
   return {

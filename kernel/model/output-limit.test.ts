@@ -3,14 +3,12 @@
  * escalation after a reply cut by max_tokens, a preset's own maxTokens, and side requests. The
  * simulator refuses a larger value as the API does, so an uncapped request fails these runs.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../test/support.js';
-import { startAgent } from '../../test/support/agent.js';
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../testing/agent.js';
+import { useTestEnv } from '../../testing/env.js';
 import { fitRequestToModel, maxOutputTokens } from './models.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-maxout-'); process.env.REIN_HOME = `${tmp.dir}/home`; });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-maxout-' });
 
 const CUT_THEN_DONE = `
 turns:
@@ -21,7 +19,7 @@ turns:
 
 describe('max_tokens and the model output limit', () => {
   it('the escalation after a reply cut by max_tokens goes to the model limit (32,000 for Opus 4.1), not 64,000', async () => {
-    const rig = await startAgent({ cwd: tmp.dir, preset: { name: 'opus41', model: { name: 'claude-opus-4-1', maxTokens: 8000 } }, scenario: CUT_THEN_DONE });
+    const rig = await startAgent({ cwd: env.dir, preset: { name: 'opus41', model: { name: 'claude-opus-4-1', maxTokens: 8000 } }, scenario: CUT_THEN_DONE });
     try {
       const { events, result } = await rig.run('Write it all.');
       expect(result.terminalReason).toBe('end_turn');
@@ -34,7 +32,7 @@ describe('max_tokens and the model output limit', () => {
   });
 
   it('a preset maxTokens above the limit is sent as the limit, and no escalation follows a cut at the limit', async () => {
-    const rig = await startAgent({ cwd: tmp.dir, preset: { name: 'haiku35', model: { name: 'claude-3-5-haiku-20241022', maxTokens: 100_000 } }, scenario: CUT_THEN_DONE });
+    const rig = await startAgent({ cwd: env.dir, preset: { name: 'haiku35', model: { name: 'claude-3-5-haiku-20241022', maxTokens: 100_000 } }, scenario: CUT_THEN_DONE });
     try {
       const { events, result } = await rig.run('Write it all.');
       expect(result.terminalReason).toBe('end_turn');
@@ -49,7 +47,7 @@ describe('max_tokens and the model output limit', () => {
 
   it('side requests are capped too: a 20,000-token summary request to Haiku 3 is sent with 4,096', async () => {
     const rig = await startAgent({
-      cwd: tmp.dir,
+      cwd: env.dir,
       preset: { name: 'haiku3', model: { name: 'claude-3-haiku-20240307', maxTokens: 4096 }, plugins: { 'compaction/auto': { summaryMaxTokens: 20_000 } } },
       scenario: 'turns:\n  - reply: [{ text: "First answer." }]\n  - reply: [{ text: "Second answer." }]\n',
     });

@@ -3,15 +3,12 @@
  * `limits.maxStopHookBlocks` blocks in a row (default 8) the run ends with the terminal reason
  * `stop_hook_limit`, which says why.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_STOP_HOOK_BLOCKS } from '../loop/run.js';
-import { tempDir } from './support.js';
-import { startAgent } from '../../test/support/agent.js';
+import { startAgent } from '../../testing/agent.js';
+import { useTestEnv } from '../../testing/env.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-stoploop-'); process.env.REIN_HOME = join(tmp.dir, 'home'); });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-stoploop-' });
 
 const ALWAYS_BLOCK = { Stop: [{ hooks: [{ type: 'command' as const, command: 'echo "the tests are not run yet" >&2; exit 2' }] }] };
 const answers = (n: number) => `turns:\n${Array.from({ length: n }, (_, i) => `  - reply: [{ text: "Answer ${i + 1}." }]`).join('\n')}\n`;
@@ -19,7 +16,7 @@ const answers = (n: number) => `turns:\n${Array.from({ length: n }, (_, i) => ` 
 describe('a Stop hook that always blocks', () => {
   it(`ends the run with stop_hook_limit after ${MAX_STOP_HOOK_BLOCKS} blocks in a row`, async () => {
     const rig = await startAgent({
-      cwd: tmp.dir, preset: { name: 'loop', model: { name: 'claude-sonnet-4-6' }, hooks: ALWAYS_BLOCK, limits: { maxTurns: 30 } }, scenario: answers(30),
+      cwd: env.dir, preset: { name: 'loop', model: { name: 'claude-sonnet-4-6' }, hooks: ALWAYS_BLOCK, limits: { maxTurns: 30 } }, scenario: answers(30),
     });
     try {
       const { result } = await rig.run('Finish the task.');
@@ -33,7 +30,7 @@ describe('a Stop hook that always blocks', () => {
 
   it('limits.maxStopHookBlocks sets the cap', async () => {
     const rig = await startAgent({
-      cwd: tmp.dir, preset: { name: 'loop', model: { name: 'claude-sonnet-4-6' }, hooks: ALWAYS_BLOCK, limits: { maxTurns: 30, maxStopHookBlocks: 2 } }, scenario: answers(30),
+      cwd: env.dir, preset: { name: 'loop', model: { name: 'claude-sonnet-4-6' }, hooks: ALWAYS_BLOCK, limits: { maxTurns: 30, maxStopHookBlocks: 2 } }, scenario: answers(30),
     });
     try {
       const { result } = await rig.run('Finish the task.');

@@ -3,15 +3,13 @@
  * and the tools are withdrawn (`tool_choice: none`), so a model that would have called one more
  * tool answers instead, and the run ends `end_turn` with that text rather than `max_turns`.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../kernel/test/support.js';
-import { startAgent, writeTree } from '../../test/support/agent.js';
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../testing/agent.js';
+import { useTestEnv } from '../../testing/env.js';
+import { writeFiles } from '../../testing/support.js';
 import { FINAL_TURN_NOTE } from './index.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-final-'); process.env.REIN_HOME = join(tmp.dir, 'home'); });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-final-' });
 
 // The model keeps reading; its third reply also says what it found so far.
 const SCENARIO = `
@@ -24,8 +22,8 @@ turns:
 
 describe('the turn limit', () => {
   it('with the default preset, the last allowed turn ends with an answer (end_turn), not max_turns', async () => {
-    writeTree(tmp.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
-    const rig = await startAgent({ cwd: tmp.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false } } }, scenario: SCENARIO });
+    writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
+    const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false } } }, scenario: SCENARIO });
     try {
       const { result } = await rig.run('What do the three files say?');
       expect(result.terminalReason).toBe('end_turn');
@@ -44,8 +42,8 @@ describe('the turn limit', () => {
   });
 
   it('without the plugin the same run ends max_turns after a tool call', async () => {
-    writeTree(tmp.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
-    const rig = await startAgent({ cwd: tmp.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false }, 'final-answer': false } }, scenario: SCENARIO });
+    writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
+    const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false }, 'final-answer': false } }, scenario: SCENARIO });
     try {
       const { result } = await rig.run('What do the three files say?');
       expect(result.terminalReason).toBe('max_turns');

@@ -8,9 +8,7 @@
  * block. Runs without a turn limit are left alone.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE } from '../../kernel/hooks.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ContentBlock, MessageRequest } from '../../kernel/types.js';
+import { REQUEST_STAGE, definePlugin, type ContentBlock, type MessageRequest } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'final-answer';
 

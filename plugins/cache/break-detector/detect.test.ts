@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../../../kernel/model/client.js';
+import type { ModelRequest } from '../../../kernel/index.js';
 import { isBreak, judge, MIN_ABSOLUTE_DROP_TOKENS, MIN_RELATIVE_DROP, type DetectorState } from './detect.js';
 import { compareFingerprints, fingerprint } from './fingerprint.js';
 

@@ -1,6 +1,6 @@
 /**
- * Phase 2 of cache-break detection (book ch14 §14.4): after a response, decide whether the request
- * read enough of what the previous request cached, and name the cause when it did not.
+ * Phase 2 of cache-break detection: after a response, decide whether the request read enough of
+ * what the previous request cached, and name the cause when it did not.
  *
  * What the previous request cached is its read plus its write (`cache_read_input_tokens` +
  * `cache_creation_input_tokens`): the prefix it left in the cache. Comparing reads with reads alone
@@ -10,9 +10,9 @@
 import { compareFingerprints, type Fingerprint, type PrefixChange } from './fingerprint.js';
 import type { ExpectedDrop } from './signals.js';
 
-/** A drop is a break only when reads fell more than this share below the previous cached prefix (book ch14 §14.4: 5%). */
+/** A drop is a break only when reads fell more than this share below the previous cached prefix (Claude Code: 5%). */
 export const MIN_RELATIVE_DROP = 0.05;
-/** … and by at least this many tokens (book ch14 §14.4: MIN_CACHE_MISS_TOKENS = 2,000). */
+/** … and by at least this many tokens (Claude Code's MIN_CACHE_MISS_TOKENS = 2,000). */
 export const MIN_ABSOLUTE_DROP_TOKENS = 2_000;
 /** The 5-minute TTL, ms (prompt-caching docs). */
 export const TTL_5M_MS = 5 * 60_000;
@@ -24,7 +24,7 @@ export const TTL_1H_MS = 60 * 60_000;
  * - `client`: a part of the request rein sent changed (named in `changes`);
  * - `ttl`: nothing changed, but the gap since the previous response exceeded the cache TTL;
  * - `server`: nothing changed and the gap was within the TTL: the cache was lost server side
- *   (routing, eviction; book ch14 §14.4 puts ~90% of such breaks there).
+ *   (routing, eviction; Claude Code's own detector attributes most unexplained breaks to this).
  */
 export type BreakCause = 'client' | 'ttl' | 'server';
 

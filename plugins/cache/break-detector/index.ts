@@ -14,11 +14,7 @@
  */
 import { SyncHook } from 'tapable';
 import { z } from 'zod';
-import { createHooksGetter } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import type { ModelRequest } from '../../../kernel/model/client.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import type { Usage } from '../../../kernel/types.js';
+import { createHooksGetter, type Kernel, type ModelRequest, definePlugin, type Usage } from '../../../kernel/index.js';
 import { advance, judge, MIN_ABSOLUTE_DROP_TOKENS, MIN_RELATIVE_DROP, type DetectorState, type Verdict } from './detect.js';
 import { fingerprint, type Fingerprint } from './fingerprint.js';
 import { getCacheSignals } from './signals.js';
@@ -26,9 +22,9 @@ import { getCacheSignals } from './signals.js';
 export const PLUGIN_NAME = 'cache/break-detector';
 
 export const breakDetectorOptions = z.object({
-  /** A break needs the read to fall short of the previous cached prefix by more than this share (book ch14 §14.4: 0.05). */
+  /** A break needs the read to fall short of the previous cached prefix by more than this share (Claude Code: 0.05). */
   minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP),
-  /** … and by at least this many tokens (book ch14 §14.4: 2,000). */
+  /** … and by at least this many tokens (Claude Code: 2,000). */
   minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS),
   /** Record each observation in the transcript (needed by `rein cache explain` and resume). */
   record: z.boolean().default(true),

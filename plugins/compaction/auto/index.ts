@@ -18,40 +18,40 @@
  *
  * Failures (the request failed, the reply called a tool or was empty, the request stayed too long
  * after 3 retries that drop the oldest rounds, or the new history is not at least 5% smaller), and
- * compactions that leave the context over the threshold (no progress), count toward a circuit breaker: after 3 in a row auto-compaction stops for the rest of the session, with
- * an event saying so (book ch9 §9.3). `enabled: false` means never: no automatic and no reactive
+ * compactions that leave the context over the threshold (no progress), count toward a circuit
+ * breaker: after 3 in a row auto-compaction stops for the rest of the session, with an event saying
+ * so. `enabled: false` means never: no automatic and no reactive
  * compaction (a too-long prompt then ends the run); manual compaction still works unless
  * `manual: false`.
  */
 import { z } from 'zod';
-import type { CompactRequest, CompactResult, PreCompact, RunContext } from '../../../kernel/hook-payloads.js';
-import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel, KernelPreset } from '../../../kernel/kernel.js';
-import { DEFAULT_MAX_TOKENS } from '../../../kernel/kernel.js';
-import { runCompaction } from '../../../kernel/loop/compact.js';
-import { definePlugin, type PluginOptionProblem } from '../../../kernel/plugin.js';
-import { tokenCounter } from '../../../kernel/tokens/accounting.js';
-import type { ContentBlock, Message } from '../../../kernel/types.js';
-import { memoryFilesOf } from '../../memory-files/index.js';
-import { isPinned, latestUserPromptIndex } from './history.js';
+import {
+  type CompactRequest, type CompactResult, type PreCompact, type RunContext, CONTEXT_STAGE, type Kernel,
+  type KernelPreset, DEFAULT_MAX_TOKENS, runCompaction, createKernelState, definePlugin,
+  type PluginOptionProblem, tokenCounter, type ContentBlock, type Message,
+} from '../../../kernel/index.js';
+import { isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
 import { MAX_FILES_TO_RESTORE, MAX_TOKENS_PER_FILE, RESTORE_TOKEN_BUDGET, restoreFiles } from './restore.js';
 import { cachedPrefixRequest, CompactionFailure, summarize } from './summarize.js';
 import {
   AUTOCOMPACT_BUFFER_TOKENS, BLOCKING_OFFSET_TOKENS, computeThresholds, DEFAULT_CONTEXT_WINDOW, SUMMARY_RESERVE_TOKENS,
   WARNING_OFFSET_TOKENS, type Thresholds,
-} from './threshold.js';
+} from '../shared/threshold.js';
 
 export const PLUGIN_NAME = 'compaction/auto';
 
-/** Consecutive failures before auto-compaction stops for the session (book ch9 §9.3: 3). */
+/** The files `memory-files` loaded (it shares them under its name): they are in the pinned memory message already. */
+const memoryFiles = createKernelState<{ files: readonly { path: string }[] }>('memory-files', () => ({ files: [] }));
+
+/** Consecutive failures before auto-compaction stops for the session (Claude Code: 3). */
 export const MAX_CONSECUTIVE_FAILURES = 3;
 /** A compaction must free at least this share of the history, or it counts as a failure (opencode's 95% rule). */
 export const MIN_FREED_RATIO = 0.05;
 /**
  * Files restored after a compaction may take at most this share of the threshold, tokens (Claude
- * Code's 50,000-token restore budget is 30% of its 167,000-token threshold on a 200k window, book
- * ch10 §10.2), so on a small window the restore cannot refill the context it just emptied.
+ * Code's 50,000-token restore budget is 30% of its 167,000-token threshold on a 200k window), so
+ * on a small window the restore cannot refill the context it just emptied.
  */
 export const RESTORE_THRESHOLD_SHARE = 0.3;
 
@@ -315,7 +315,7 @@ export default definePlugin({
       }, cached);
       s.summaryRequests += out.requests;
 
-      const exclude = new Set(memoryFilesOf(kernel).map((f) => f.path));
+      const exclude = new Set(memoryFiles(kernel).files.map((f) => f.path));
       // The restore shares the threshold: on a small window 5 files × 5,000 tokens would refill it.
       const restoreBudget = Math.min(options.restore.totalTokens, Math.floor(options.restore.thresholdShare * t.threshold));
       let restored = options.restore.maxFiles > 0 && restoreBudget > 0

@@ -22,9 +22,9 @@ export type ShellHookEvent = (typeof SHELL_HOOK_EVENTS)[number];
  */
 export const GUARD_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
 
-/** Default hook timeout, seconds (book ch18 §D3: TOOL_HOOK_EXECUTION_TIMEOUT_MS = 10 min). */
+/** Default hook timeout, seconds (Claude Code's TOOL_HOOK_EXECUTION_TIMEOUT_MS = 10 min). */
 export const DEFAULT_HOOK_TIMEOUT_S = 600;
-/** Default SessionEnd hook timeout, seconds (book ch18 §D3: 1,500 ms, so ending a run stays quick). */
+/** Default SessionEnd hook timeout, seconds (Claude Code: 1,500 ms, so ending a run stays quick). */
 export const SESSION_END_TIMEOUT_S = 1.5;
 
 export const commandHookSchema = z.object({

@@ -15,15 +15,13 @@
  * beats ask beats allow; the last `updatedInput` wins). Text a hook sends to the model is
  * Unicode-sanitised and tagged with its origin.
  */
-import { PERMISSION_STAGE } from '../../../kernel/hooks.js';
-import type { PermissionQuery, RunContext } from '../../../kernel/hook-payloads.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { definePlugin, PluginError } from '../../../kernel/plugin.js';
-import type { ToolOutput } from '../../../kernel/tool.js';
-import type { ContentBlock, PermissionDecision } from '../../../kernel/types.js';
-import { checkAnswer } from '../../permissions/callback.js';
-import { permissionContext } from '../../permissions/config.js';
-import { REQUEST_STAGE } from '../../permissions/stages.js';
+import {
+  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin, PluginError,
+  type ToolOutput, type ContentBlock, type PermissionDecision,
+} from '../../../kernel/index.js';
+import { checkAnswer } from '../../permissions/shared/callback.js';
+import { permissionContext } from '../../permissions/shared/config.js';
+import { REQUEST_STAGE } from '../../permissions/shared/stages.js';
 import { escapeXmlAttr, neutraliseReservedTags } from '../../sanitize/provenance.js';
 import { sanitizeText } from '../../sanitize/unicode.js';
 import {
@@ -261,7 +259,7 @@ class ShellHooks {
         for (const ran of await this.run('SessionStart', s.source, { source: s.source }, ctx)) {
           const o = ran.outcome;
           if (o.kind === 'failure') { this.failureBlocks('SessionStart', ran); continue; }
-          if (o.kind !== 'ok') continue; // SessionStart cannot block the start (book ch18 §D4)
+          if (o.kind !== 'ok') continue; // SessionStart cannot block the start
           const text = o.json?.hookSpecificOutput?.additionalContext ?? (o.json ? undefined : o.stdout);
           if (text) this.sessionContext.push(contextBlock('SessionStart', text));
         }

@@ -5,13 +5,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../kernel/test/support.js';
-import { startAgent } from '../../../test/support/agent.js';
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../../testing/agent.js';
+import { useTestEnv } from '../../../testing/env.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-bg-'); process.env.REIN_HOME = join(tmp.dir, 'home'); });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-bg-' });
 
 /** True while `pid` is a live process (a zombie, killed but not yet reaped, counts as gone). */
 function running(pid: number): boolean {
@@ -40,22 +38,22 @@ turns:
 describe('background processes of a Bash command', () => {
   it('are reported in the result and stopped when the run ends', async () => {
     const rig = await startAgent({
-      cwd: tmp.dir, preset: { name: 'bg', model: { name: 'claude-sonnet-4-6' }, tools: ['Bash'], permissions: { allow: ['Bash'] } }, scenario: SCENARIO,
+      cwd: env.dir, preset: { name: 'bg', model: { name: 'claude-sonnet-4-6' }, tools: ['Bash'], permissions: { allow: ['Bash'] } }, scenario: SCENARIO,
     });
     try {
       const { events, result } = await rig.run('Start a ticker in the background.');
       expect(result.terminalReason).toBe('end_turn');
-      const pid = Number(readFileSync(join(tmp.dir, 'bg.pid'), 'utf8'));
+      const pid = Number(readFileSync(join(env.dir, 'bg.pid'), 'utf8'));
       const block = events.flatMap((e) => (e.type === 'tool_results' ? e.message.content : []))[0] as { content: { text: string }[] };
       expect(block.content[0]!.text).toMatch(/^started\n\n\(Processes this command started in the background are still running; their output goes to .*\.log\. They are stopped when this run ends\.\)$/);
       // The run is over: the ticker is gone and writes no more.
       expect(await until(() => !running(pid), 3000)).toBe(true);
-      const ticks = readFileSync(join(tmp.dir, 'ticks.txt'), 'utf8');
+      const ticks = readFileSync(join(env.dir, 'ticks.txt'), 'utf8');
       await new Promise((r) => setTimeout(r, 400));
-      expect(readFileSync(join(tmp.dir, 'ticks.txt'), 'utf8')).toBe(ticks);
+      expect(readFileSync(join(env.dir, 'ticks.txt'), 'utf8')).toBe(ticks);
     } finally {
       await rig.close();
     }
-    expect(existsSync(join(tmp.dir, 'bg.pid'))).toBe(true);
+    expect(existsSync(join(env.dir, 'bg.pid'))).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
  * `tools/bash`: registers the `Bash` tool (see tool.ts and README.md).
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { createBashTool, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from './tool.js';
 
 export { bashCwd, bashTool, createBashTool, BASH_MAX_OUTPUT_CHARS, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from './tool.js';

@@ -6,20 +6,18 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { abortedText } from '../../../kernel/loop/tools.js';
-import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
+import { type Kernel, abortedText, formatPersistedOutput, defineTool, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
 import { groupAlive, logFileFor, MAX_LOG_BYTES, runShell, stopGroups } from './run.js';
 
-/** Default timeout, ms (Claude Code's Bash default, book ch8 §E1: 120,000). */
+/** Default timeout, ms (Claude Code's Bash default: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
-/** Longest timeout a call may ask for, ms (book ch8 §E1: 600,000). */
+/** Longest timeout a call may ask for, ms (Claude Code: 600,000). */
 export const MAX_BASH_TIMEOUT_MS = 600_000;
-/** Output returned in full up to this many characters (Bash's maxResultSizeChars, book ch2 §2.5: 30,000). */
+/** Output returned in full up to this many characters (Bash's maxResultSizeChars: 30,000). */
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 /** Bytes of the head and of the tail shown for a larger output. */
 export const BASH_PREVIEW_BYTES = 2_000;
@@ -138,7 +136,7 @@ function outputText(logFile: string, bytes: number, keep = false): string {
   let tail = readSlice(logFile, Math.max(0, bytes - BASH_PREVIEW_BYTES), BASH_PREVIEW_BYTES).replace(/^\uFFFD+/, '');
   const tnl = tail.indexOf('\n');
   if (tnl !== -1 && tnl < BASH_PREVIEW_BYTES / 2) tail = tail.slice(tnl + 1);
-  return `<persisted-output>\nOutput too large (${bytes} bytes). Full output saved to: ${logFile}\n\nFirst lines:\n${head}\n...\n\nLast lines:\n${tail.replace(/\n$/, '')}\n</persisted-output>`;
+  return formatPersistedOutput({ size: `${bytes} bytes`, file: logFile, preview: { label: 'First lines', text: head }, tail: { label: 'Last lines', text: tail.replace(/\n$/, '') } });
 }
 
 /** Files read earlier whose content a (possibly writing) command just changed: a note for the model, or ''. */

@@ -6,13 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../kernel/test/support.js';
-import { startAgent } from '../../../test/support/agent.js';
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../../testing/agent.js';
+import { useTestEnv } from '../../../testing/env.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-img-'); process.env.REIN_HOME = join(tmp.dir, 'home'); });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-img-' });
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -51,9 +49,9 @@ const PRESET = { name: 'img', model: { name: 'claude-sonnet-4-6' }, tools: ['Rea
 
 describe('Read and the API image limits', () => {
   it('refuses a 9,000-pixel-wide image before it enters the history; later requests carry no image', async () => {
-    writeFileSync(join(tmp.dir, 'wide.png'), png(9000, 4));
+    writeFileSync(join(env.dir, 'wide.png'), png(9000, 4));
     const rig = await startAgent({
-      cwd: tmp.dir, preset: PRESET,
+      cwd: env.dir, preset: PRESET,
       scenario: 'turns:\n  - reply: [{ tool_use: { name: Read, input: { file_path: wide.png } } }]\n  - reply: [{ text: "Too wide." }]\n',
     });
     try {
@@ -69,9 +67,9 @@ describe('Read and the API image limits', () => {
   });
 
   it('sends an image as the type its bytes are: a PNG saved as .jpg goes as image/png', async () => {
-    writeFileSync(join(tmp.dir, 'photo.jpg'), png(32, 32));
+    writeFileSync(join(env.dir, 'photo.jpg'), png(32, 32));
     const rig = await startAgent({
-      cwd: tmp.dir, preset: PRESET,
+      cwd: env.dir, preset: PRESET,
       scenario: 'turns:\n  - reply: [{ tool_use: { name: Read, input: { file_path: photo.jpg } } }]\n  - reply: [{ text: "A grey square." }]\n',
     });
     try {
@@ -85,11 +83,11 @@ describe('Read and the API image limits', () => {
   });
 
   it('with 20 images in the conversation, refuses a 21st over 2,000 pixels on a side', async () => {
-    for (let i = 0; i < 20; i++) writeFileSync(join(tmp.dir, `s${i}.png`), png(16, 16));
-    writeFileSync(join(tmp.dir, 'big.png'), png(2500, 2));
+    for (let i = 0; i < 20; i++) writeFileSync(join(env.dir, `s${i}.png`), png(16, 16));
+    writeFileSync(join(env.dir, 'big.png'), png(2500, 2));
     const turns = Array.from({ length: 20 }, (_, i) => `  - reply: [{ tool_use: { name: Read, input: { file_path: s${i}.png } } }]`);
     const rig = await startAgent({
-      cwd: tmp.dir, preset: PRESET,
+      cwd: env.dir, preset: PRESET,
       scenario: ['turns:', ...turns, '  - reply: [{ tool_use: { name: Read, input: { file_path: big.png } } }]', '  - reply: [{ text: "Done." }]', ''].join('\n'),
     });
     try {

@@ -11,8 +11,7 @@
  * see MAX_IMAGE_BYTES in tool.ts.)
  */
 import { imageSize } from 'image-size';
-import { ToolError } from '../../../kernel/tool.js';
-import type { ContentBlock, Message } from '../../../kernel/types.js';
+import { ToolError, type ContentBlock, type Message } from '../../../kernel/index.js';
 
 /** Largest side of an image, pixels (vision docs: images larger than 8000x8000 px are rejected). */
 export const MAX_IMAGE_SIDE_PX = 8_000;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import readPlugin, { DEFAULT_READ_LINES, MAX_READ_CHARS } from './index.js';
 import { getFileState } from '../shared/file-state.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../shared/testing.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {

@@ -6,7 +6,7 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../../kernel/tool.js';
+import { defineTool, ToolError } from '../../../kernel/index.js';
 import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
 import { imageBlock } from './image.js';
 import { wholeNumber } from '../shared/schema.js';
@@ -15,12 +15,12 @@ import {
   BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, groupDigits, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
 } from '../shared/text.js';
 
-/** Lines returned when no `limit` is given (Claude Code's MAX_LINES_TO_READ, book ch8 §E3). */
+/** Lines returned when no `limit` is given (Claude Code's MAX_LINES_TO_READ). */
 export const DEFAULT_READ_LINES = 2_000;
 
 /**
  * Most characters one Read may return (about 25,000 tokens at 4 characters a token, Claude Code's
- * Read token cap). Read is exempt from result persistence (its cap is Infinity, book ch2 §2.5), so
+ * Read token cap). Read is exempt from result persistence (its cap is Infinity), so
  * it bounds itself: a larger range is refused with the file's line count, so the model asks for less.
  */
 export const MAX_READ_CHARS = 100_000;

@@ -5,13 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../kernel/test/support.js';
-import { startAgent, writeTree } from '../../../test/support/agent.js';
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../../testing/agent.js';
+import { useTestEnv } from '../../../testing/env.js';
+import { writeFiles } from '../../../testing/support.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-child-'); process.env.REIN_HOME = join(tmp.dir, 'home'); });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-child-' });
 
 const SCENARIO = `
 turns:
@@ -23,9 +22,9 @@ turns:
 
 describe("a child agent's tool calls, seen from the parent", () => {
   it("a denied child call is in the parent's permission_denials and events; hooks get agent_id and agent_type", async () => {
-    writeTree(tmp.dir, { 'notes.txt': 'hello\n' });
+    writeFiles(env.dir, { 'notes.txt': 'hello\n' });
     const rig = await startAgent({
-      cwd: tmp.dir,
+      cwd: env.dir,
       preset: {
         name: 'parent', model: { name: 'claude-sonnet-4-6' }, tools: ['Read', 'Write', 'Task'],
         permissions: { mode: 'default', allow: ['Read'] },
@@ -36,11 +35,11 @@ describe("a child agent's tool calls, seen from the parent", () => {
     try {
       const { events, result } = await rig.run('Copy the notes.');
       expect(result.terminalReason).toBe('end_turn');
-      expect(existsSync(join(tmp.dir, 'copy.txt'))).toBe(false);
+      expect(existsSync(join(env.dir, 'copy.txt'))).toBe(false);
       expect(result.permissionDenials).toEqual([expect.objectContaining({ tool_name: 'Write', tool_input: { file_path: 'copy.txt', content: 'copy' } })]);
       expect(events.filter((e) => e.type === 'permission_denied').map((e) => (e as { denial: { tool_name: string } }).denial.tool_name)).toEqual(['Write']);
 
-      const inputs = readFileSync(join(tmp.dir, 'hook-inputs.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const inputs = readFileSync(join(env.dir, 'hook-inputs.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
       expect(inputs).toHaveLength(1);
       const started = events.flatMap((e) => (e.type === 'notice' ? [/^subagent general-purpose started \(Copy notes\), session (\S+)$/.exec(e.message)?.[1]] : [])).find(Boolean);
       expect(started).toBeDefined();

@@ -4,7 +4,7 @@
  * the preset's `subagents` key) and `defaultAgent`.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { agentDefinition, GENERAL_PURPOSE } from './agents.js';
 import { createTaskTool, presetDescription } from './tool.js';
 
@@ -31,7 +31,7 @@ export default definePlugin({
     const agents = { ...options.agents };
     for (const [name, preset] of Object.entries(options.presets)) {
       if (agents[name]) continue;
-      agents[name] = { description: (await presetDescription(preset, kernel.presetDir)) ?? `Runs the ${name} agent (preset ${preset}).`, preset };
+      agents[name] = { description: (await presetDescription(kernel, preset)) ?? `Runs the ${name} agent (preset ${preset}).`, preset };
     }
     kernel.tools.register(createTaskTool({ ...options, agents }), 'tools/task');
   },

@@ -9,12 +9,10 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import type { Kernel, KernelPreset } from '../../../kernel/kernel.js';
-import type { RunContext, SubagentInfo } from '../../../kernel/hook-payloads.js';
-import { decidePermission } from '../../../kernel/loop/tools.js';
-import type { ModelClient } from '../../../kernel/model/client.js';
-import { defineTool, ToolError, type Tool } from '../../../kernel/tool.js';
-import type { RunResult } from '../../../kernel/types.js';
+import {
+  type Kernel, type KernelPreset, type RunContext, type SubagentInfo, decidePermission, type ModelClient,
+  defineTool, ToolError, type Tool, type RunResult,
+} from '../../../kernel/index.js';
 import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
 
 /** Stage of the child's forwarding taps: before anything the child itself might load. */
@@ -96,14 +94,8 @@ function agentPresetRef(preset: string, presetDir: string): string {
  * The `description` of an agent preset, for the Task tool's list of agents; undefined when it has
  * none or cannot be read (the preset loader reports a broken agent preset with its parent).
  */
-export async function presetDescription(preset: string, presetDir: string): Promise<string | undefined> {
-  try {
-    const { loadPreset } = await import('../../../kernel/preset/index.js');
-    const r = await loadPreset({ preset: agentPresetRef(preset, presetDir), cwd: presetDir, layers: false, plugins: false });
-    return r.preset.description || undefined;
-  } catch {
-    return undefined;
-  }
+export function presetDescription(kernel: Kernel, preset: string): Promise<string | undefined> {
+  return kernel.subagents.presetDescription(agentPresetRef(preset, kernel.presetDir), kernel.presetDir);
 }
 
 /** Builds the Task tool. */
@@ -125,7 +117,6 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
       const sessionDir = join(parent.sessionDir(), 'subagents');
       const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
-      const { TOOL_PLUGINS } = await import('../../index.js');
 
       let sharedTools: Tool[] = [];
       let presetArg: string | KernelPreset;
@@ -139,7 +130,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
         sharedTools = parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
         const tools = wanted.filter((n) => !n.startsWith('mcp__'));
-        const pluginNames = tools.map((t) => TOOL_PLUGINS[t]).filter((n): n is string => n !== undefined);
+        const pluginNames = tools.map((t) => parent.subagents.pluginForTool(t)).filter((n): n is string => n !== undefined);
         presetArg = {
           name: `${parent.preset.name ?? 'agent'}/${type}`,
           model: { ...parent.preset.model, name: model },
@@ -153,11 +144,8 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         };
       }
 
-      // Imported here, not at the top: kernel/agent.js pulls in the preset loader and model clients,
-      // which a session that never starts a subagent need not load.
-      const { createAgent } = await import('../../../kernel/agent.js');
-      const agent = await createAgent({
-        preset: presetArg, overrides, cwd: parent.cwd, layers: false, client: sharedClient(parent.client), parent: link,
+      const agent = await parent.subagents.create({
+        preset: presetArg, overrides, cwd: parent.cwd, client: sharedClient(parent.client), parent: link,
       });
       const child = agent.kernel;
       for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);

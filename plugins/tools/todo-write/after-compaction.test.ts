@@ -2,14 +2,12 @@
  * The task list survives every compaction: after a summary replaces the history, the list as the
  * model last wrote it is in the new history, and so in the next request, once.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../../../kernel/test/support.js';
-import { startAgent, writeTree } from '../../../test/support/agent.js';
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../../testing/agent.js';
+import { useTestEnv } from '../../../testing/env.js';
+import { writeFiles } from '../../../testing/support.js';
 
-let tmp: ReturnType<typeof tempDir>;
-beforeEach(() => { tmp = tempDir('rein-todo-compact-'); process.env.REIN_HOME = join(tmp.dir, 'home'); });
-afterEach(() => tmp.cleanup());
+const env = useTestEnv({ prefix: 'rein-todo-compact-' });
 
 const TODOS = '[{ content: "Read the parser", status: completed, activeForm: "Reading the parser" }, { content: "Fix the off-by-one", status: in_progress, activeForm: "Fixing the off-by-one" }, { content: "Run the tests", status: pending, activeForm: "Running the tests" }]';
 
@@ -33,9 +31,9 @@ const texts = (body: Record<string, any>) =>
 
 describe('the TodoWrite list and compaction', () => {
   it('is put back after each compaction, so the next request has the current list, once', async () => {
-    writeTree(tmp.dir, { 'parser.txt': 'function parse(s) { return s.slice(1); }\n'.repeat(40) });
+    writeFiles(env.dir, { 'parser.txt': 'function parse(s) { return s.slice(1); }\n'.repeat(40) });
     const rig = await startAgent({
-      cwd: tmp.dir,
+      cwd: env.dir,
       preset: { name: 'todo', model: { name: 'claude-sonnet-4-6' }, tools: ['Read', 'TodoWrite'], permissions: { allow: ['Read', 'TodoWrite'] }, plugins: { 'compaction/auto': { restore: { maxFiles: 0 } } } },
       scenario: SCENARIO,
     });

@@ -2,7 +2,7 @@
  * `tools/todo-write`: registers the `TodoWrite` tool (see tool.ts and README.md), and puts the
  * current task list back after every compaction (`postCompact` attachments).
  */
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { getTodos, todoListText, todoWriteTool } from './tool.js';
 
 export { getTodos, todoListText, todoWriteTool, type TodoItem } from './tool.js';

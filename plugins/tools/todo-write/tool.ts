@@ -4,8 +4,7 @@
  * and other plugins can read it with `getTodos(kernel)`.
  */
 import { z } from 'zod';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { defineTool } from '../../../kernel/tool.js';
+import { type Kernel, defineTool } from '../../../kernel/index.js';
 
 const ENTRY = 'tools/todo-write';
 

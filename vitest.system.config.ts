@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:system`: tests that need a system package (ripgrep, chromium, bubblewrap,
+// redis-server), which .ci/run installs first. `npm test` leaves them out.
+export default defineConfig({
+  test: {
+    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,examples,docs,test}/**/*.system.test.ts'],
+    exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    setupFiles: ['kernel/test/setup-home.ts'],
+  },
+});

@@ -1,11 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:system`: tests that need a system package (bubblewrap, ripgrep, chromium,
-// redis-server); `.ci/run` installs them first.
+// `npm run test:system`: tests that need a system package (ripgrep, chromium, bubblewrap,
+// redis-server), which .ci/run installs first. `npm test` leaves them out.
 export default defineConfig({
   test: {
-    include: ['{kernel,plugins,cli,bench,examples,docs,test}/**/*.system.test.ts'],
-    exclude: ['**/node_modules/**', 'dist/**'],
+    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,examples,docs,test}/**/*.system.test.ts'],
+    exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts'],
+    // bwrap runs under the suite start several real sandboxed processes per test.
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { estimateRequestTokens } from '../kernel/tokens/estimate.js';
-import { cleanEnv, REPO, runCli, tempDir } from '../kernel/test/support.js';
+import { cleanEnv, REPO, runCli, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;

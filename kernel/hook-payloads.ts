@@ -18,23 +18,17 @@ export interface RunContext {
   turn: number;
   /** The model the next main-loop request goes to (changes on fallback). */
   model: string;
+  /** The run's turn limit (`limits.maxTurns` or the run's own), when it has one: `turn` reaching it is the last request. */
+  maxTurns?: number;
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
   /**
-   * Set when a parent's hooks run for a call of one of its child agents: the child's id (its
-   * session id) and type (the agent definition's name), reported to shell hooks as Claude Code's
-   * `agent_id` and `agent_type`.
+   * Set when a parent's hooks decide a child agent's tool call (the Task tool forwards them): which
+   * agent made the call, its session id and its type (`subagent_type`). `sessionId` stays the
+   * parent's, as in Claude Code's hook input (`session_id` plus `agent_id` / `agent_type`).
    */
-  agent?: AgentIdentity;
-}
-
-/** Which child agent a call comes from (Claude Code's hook input fields `agent_id`, `agent_type`). */
-export interface AgentIdentity {
-  /** The child's session id. */
-  id: string;
-  /** The agent definition's name (the Task tool's `subagent_type`). */
-  type: string;
+  agent?: { id: string; type: string };
 }
 
 export interface SessionInfo {
@@ -61,7 +55,7 @@ export interface UserPrompt {
 
 /**
  * A named part of the system prompt. `static` sections come first and are computed once per session;
- * `dynamic` ones may change between requests and sit after the boundary (book ch5 §A4).
+ * `dynamic` ones may change between requests and sit after the boundary.
  */
 export interface SystemSection {
   name: string;
@@ -243,6 +237,11 @@ export interface PostCompact {
   trigger: 'auto' | 'manual' | 'reactive';
   result: CompactResult;
   tokensBefore: number;
+  /**
+   * Blocks to put after the summary, for state the model must not lose (the task list, say): taps
+   * push to it; they are added to the summary message before the new history is recorded.
+   */
+  attachments: ContentBlock[];
 }
 
 /** The model ended its turn without a tool call. */

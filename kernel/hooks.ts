@@ -21,11 +21,11 @@ import type {
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
 
 /**
- * Stages of the `context` hook, light to heavy (book ch3 §3.6): each later stage acts only if the
+ * Stages of the `context` hook, light to heavy: each later stage acts only if the
  * cheaper ones did not free enough.
  */
 export const CONTEXT_STAGE = Object.freeze({
-  /** Per-message tool-result budget (book ch4 §4.12). */
+  /** Per-message tool-result budget. */
   RESULT_BUDGET: 100,
   /** Drop the oldest whole turns. */
   SNIP: 200,
@@ -41,7 +41,7 @@ export const CONTEXT_STAGE = Object.freeze({
 
 /** Stages of the `request` hook. Cache breakpoints come last so they see the final bytes. */
 export const REQUEST_STAGE = Object.freeze({
-  /** Prepend the `<system-reminder>` user-context message (book ch3 §3.7). */
+  /** Prepend the `<system-reminder>` user-context message. */
   USER_CONTEXT: 100,
   /** Merge same-role messages, repair tool_use/tool_result pairing. */
   NORMALIZE: 200,
@@ -80,7 +80,7 @@ export function createHooks() {
     preCompact: new AsyncSeriesWaterfallHook<[PreCompact, RunContext]>(['compaction', 'ctx']),
     /** Produce the compacted history. Bail: the first strategy that answers wins. */
     compact: new AsyncSeriesBailHook<[CompactRequest, RunContext], CompactResult | undefined>(['request', 'ctx']),
-    /** A compaction finished. Restore state (files, tool list). */
+    /** A compaction produced the new history. Restore state: push blocks to `attachments` (put after the summary). */
     postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
     /** Waterfall over the system prompt sections (static first, then dynamic). */
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),

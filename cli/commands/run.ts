@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createAgent } from '../../kernel/agent.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
+import { createAgent } from '../../agent/agent.js';
+import { BUILTIN_PLUGINS } from '../../agent/plugins.js';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
 import { EXIT } from '../main.js';

@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir, writeFiles } from '../../kernel/test/support.js';
+import { runCli, tempDir, writeFiles } from '../../testing/support.js';
 
 const SCENARIO = `turns:
   - reply:

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import permissionsPlugin from './index.js';
 import acceptEditsPlugin from './acceptEdits/index.js';
 import defaultPlugin from './default/index.js';
-import { decide, testKernel } from './testing.js';
+import { decide, testKernel } from '../../testing/permissions.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'rein-shell-edits-'));
 const kernel = (mode: 'acceptEdits' | 'default') => testKernel({

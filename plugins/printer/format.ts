@@ -3,7 +3,7 @@
  * `stream-json`), so tools that read those outputs read rein's unchanged. rein-only events keep the
  * same envelope: `{ type: 'system', subtype: ..., session_id }`.
  */
-import type { AgentEvent, RunResult, TerminalReason, Usage } from '../../kernel/types.js';
+import type { AgentEvent, RunResult, TerminalReason, Usage } from '../../kernel/index.js';
 
 /** The `subtype` of the final result object for each terminal reason. */
 export function resultSubtype(reason: TerminalReason): string {

@@ -4,7 +4,7 @@
  * headless shapes). Progress and notices go to stderr in text mode.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin.js';
+import { definePlugin } from '../../kernel/index.js';
 import { resultJson, streamJson, usageReport } from './format.js';
 
 export const printerOptions = z.object({

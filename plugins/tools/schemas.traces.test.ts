@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Tool } from '../../kernel/tool.js';
-import { REPO } from '../../kernel/test/support.js';
+import type { Tool } from '../../kernel/index.js';
+import { REPO } from '../../testing/support.js';
 import { bashTool } from './bash/tool.js';
 import { createBashOutputTool, createKillShellTool } from './bash/shell-tools.js';
 import { editTool } from './edit/tool.js';

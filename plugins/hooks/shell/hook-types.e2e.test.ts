@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runBuilt, tempDir } from '../../../kernel/test/support.js';
+import { runBuilt, tempDir } from '../../../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let project: string;
@@ -218,8 +218,8 @@ turns:
     expect(events[0].agent_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(events[0].agent_id).not.toBe(events[0].session_id);
     expect(events[1].agent_id).toBeUndefined();
-    // The child's denial is the child's own; the parent sees its report.
+    // The parent gets the child's report, and the child's denial is in the parent run's denials too.
     expect(out.results[0]!.text).toBe('I could not run Bash.');
-    expect(out.result.permission_denials).toEqual([]);
+    expect(out.result.permission_denials).toEqual([expect.objectContaining({ tool_name: 'Bash', tool_input: { command: 'echo child > child.txt' }, reason: expect.stringContaining('subagents may not run Bash') })]);
   }, 120_000);
 });

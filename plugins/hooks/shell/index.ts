@@ -15,15 +15,13 @@
  * beats ask beats allow; the last `updatedInput` wins). Text a hook sends to the model is
  * Unicode-sanitised and tagged with its origin.
  */
-import { PERMISSION_STAGE } from '../../../kernel/hooks.js';
-import type { PermissionQuery, RunContext } from '../../../kernel/hook-payloads.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { definePlugin, PluginError } from '../../../kernel/plugin.js';
-import type { ToolOutput } from '../../../kernel/tool.js';
-import type { ContentBlock, PermissionDecision } from '../../../kernel/types.js';
-import { checkAnswer } from '../../permissions/callback.js';
-import { permissionContext } from '../../permissions/config.js';
-import { REQUEST_STAGE } from '../../permissions/stages.js';
+import {
+  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin, PluginError,
+  type ToolOutput, type ContentBlock, type PermissionDecision,
+} from '../../../kernel/index.js';
+import { checkAnswer } from '../../permissions/shared/callback.js';
+import { permissionContext } from '../../permissions/shared/config.js';
+import { REQUEST_STAGE } from '../../permissions/shared/stages.js';
 import { escapeXmlAttr, neutraliseReservedTags } from '../../sanitize/provenance.js';
 import { sanitizeText } from '../../sanitize/unicode.js';
 import {
@@ -119,13 +117,16 @@ class ShellHooks {
     const input = JSON.stringify({
       session_id: ctx.sessionId, transcript_path: transcriptPath, cwd: ctx.cwd, hook_event_name: event,
       permission_mode: permissionContext(this.kernel).mode,
-      // A child agent's call, run through its parent's hooks: named as Claude Code names it.
+      // A child agent's call decided by these hooks: which agent made it (Claude Code's fields).
       ...(ctx.agent ? { agent_id: ctx.agent.id, agent_type: ctx.agent.type } : {}),
       ...fields,
     });
     const env = { ...process.env, ...(this.kernel.preset.env as Record<string, string> | undefined), CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd };
     return Promise.all(hooks.map(async (hook) => {
-      const outcome = await this.runOne(hook, event, input, env, ctx);
+      let outcome = await this.runOne(hook, event, input, env, ctx);
+      // `onFailure: block` makes a guard fail closed on any exit code but 0 and 2 as well, where
+      // Claude Code's protocol lets the call run.
+      if (outcome.kind === 'error' && hook.onFailure === 'block' && GUARD_EVENTS.has(event)) outcome = { kind: 'failure', message: `${outcome.message} (onFailure: block)` };
       if (outcome.kind === 'error') this.notify(`${event} hook \`${short(hookLabel(hook))}\`: ${outcome.message}`);
       return { hook, outcome };
     }));
@@ -285,7 +286,7 @@ class ShellHooks {
         for (const ran of await this.run('SessionStart', s.source, { source: s.source }, ctx)) {
           const o = ran.outcome;
           if (o.kind === 'failure') { this.failureBlocks('SessionStart', ran); continue; }
-          if (o.kind !== 'ok') continue; // SessionStart cannot block the start (book ch18 §D4)
+          if (o.kind !== 'ok') continue; // SessionStart cannot block the start
           const text = o.json?.hookSpecificOutput?.additionalContext ?? (o.json ? undefined : o.stdout);
           if (text) this.sessionContext.push(contextBlock('SessionStart', text));
         }
@@ -357,4 +358,4 @@ export default definePlugin({
   },
 });
 
-export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, shellHooksOptions } from './config.js';
+export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, shellHooksOptions, guardFailures } from './config.js';

@@ -10,7 +10,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBuilt, tempDir } from '../../../kernel/test/support.js';
+import { runBuilt, tempDir } from '../../../testing/support.js';
 import { ESCAPE_ATTEMPTS } from '../shared/escapes.js';
 
 const KEY = 'FAKE-PRIVATE-KEY-8c1d6f';

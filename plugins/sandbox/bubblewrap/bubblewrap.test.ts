@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runBuilt, tempDir } from '../../../kernel/test/support.js';
+import { runBuilt, tempDir } from '../../../testing/support.js';
 import { bwrapArgs, bwrapUnavailable, explainRefusal, hostAllowed, isCredentialName, withoutCredentials, type SandboxPolicy } from './index.js';
 
 const tmp = tempDir('rein-bwrap-unit-');

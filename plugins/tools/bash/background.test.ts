@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bashPlugin, { shellsOf } from './index.js';
 import { bashBackgroundInput, bashInput } from './tool.js';
-import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../shared/testing.js';
+import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {
@@ -149,7 +149,7 @@ describe('background shells', () => {
     const history = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'summary' }] }];
     const quiet = await k.hooks.context.promise({ messages: history, tokensFreed: 0 }, ctx);
     expect(quiet.messages).toBe(history);
-    await k.hooks.postCompact.promise({ trigger: 'auto', result: { messages: history, tokensAfter: 1, strategy: 'test' }, tokensBefore: 10 }, ctx);
+    await k.hooks.postCompact.promise({ trigger: 'auto', result: { messages: history, tokensAfter: 1, strategy: 'test' }, tokensBefore: 10, attachments: [] }, ctx);
     const after = await k.hooks.context.promise({ messages: history, tokensFreed: 0 }, ctx);
     expect(after.messages.slice(0, 1)).toEqual(history);
     const note = after.messages[1]!;

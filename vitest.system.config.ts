@@ -1,13 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:system`: tests that need a system package (ripgrep, chromium, bubblewrap,
-// redis-server, jq); .ci/run installs them first.
+// redis-server, jq), which .ci/run installs first. `npm test` leaves them out.
 export default defineConfig({
   test: {
-    include: ['{kernel,plugins,cli,bench,examples,docs,test}/**/*.system.test.ts'],
-    exclude: ['**/node_modules/**', 'dist/**'],
-    testTimeout: 60_000,
-    hookTimeout: 30_000,
+    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,examples,docs,test}/**/*.system.test.ts'],
+    exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts'],
+    // bwrap runs under the suite start several real sandboxed processes per test.
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     setupFiles: ['kernel/test/setup-home.ts'],
   },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TTL_MS } from '../kernel/simulator/prefix.js';
+import { TTL_MS } from '../simulator/prefix.js';
 import { RECORDED, type BenchReport } from './report/model.js';
 import { runBench } from './run.js';
 

@@ -9,10 +9,10 @@ import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createSimulator } from '../kernel/simulator/simulator.js';
-import { parseScenario } from '../kernel/simulator/scenario.js';
-import { startSimServer } from '../kernel/simulator/server.js';
-import { cleanEnv, REPO, tempDir } from '../kernel/test/support.js';
+import { createSimulator } from '../simulator/simulator.js';
+import { parseScenario } from '../simulator/scenario.js';
+import { startSimServer } from '../simulator/server.js';
+import { cleanEnv, REPO, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('rein-bin-'); });

@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, runBuiltRein, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { REPO, runBuilt, serveScenario, tempDir, type SimHarness } from '../testing/support.js';
 import { splitRules } from './commands/claude-flags.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -24,7 +24,7 @@ beforeEach(() => {
 afterEach(async () => { await sim?.close(); sim = undefined; tmp.cleanup(); });
 
 function rein(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}) {
-  return runBuiltRein(args, { cwd: tmp.dir, env: { ...env, ...opts.env }, input: opts.input });
+  return runBuilt(args, { cwd: tmp.dir, env: { ...env, ...opts.env }, input: opts.input });
 }
 
 /** Serves `turns` text replies and returns the env that points rein at them. */

@@ -13,7 +13,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { addClaudeFlags } from './commands/claude-flags.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reinRoot } from '../kernel/preset/paths.js';
+import { reinRoot } from '../agent/preset/paths.js';
 import { mark } from '../kernel/trace.js';
 import { config as zodConfig } from 'zod';
 

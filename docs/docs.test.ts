@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { CONTEXT_STAGE, HOOK_NAMES, PERMISSION_STAGE, REQUEST_STAGE, createHooks } from '../kernel/hooks.js';
 import { generateDocs, readHooks, readPayloads, SOURCES, typeText } from '../scripts/gen-docs.js';
-import { REPO } from '../kernel/test/support.js';
+import { REPO } from '../testing/support.js';
 
 describe('generated docs', () => {
   it('docs/hooks.md and docs/preset-reference.md are up to date', async () => {

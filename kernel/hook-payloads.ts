@@ -18,9 +18,17 @@ export interface RunContext {
   turn: number;
   /** The model the next main-loop request goes to (changes on fallback). */
   model: string;
+  /** The run's turn limit (`limits.maxTurns` or the run's own), when it has one: `turn` reaching it is the last request. */
+  maxTurns?: number;
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
+  /**
+   * Set when a parent's hooks decide a child agent's tool call (the Task tool forwards them): which
+   * agent made the call, its session id and its type (`subagent_type`). `sessionId` stays the
+   * parent's, as in Claude Code's hook input (`session_id` plus `agent_id` / `agent_type`).
+   */
+  agent?: { id: string; type: string };
 }
 
 export interface SessionInfo {
@@ -47,7 +55,7 @@ export interface UserPrompt {
 
 /**
  * A named part of the system prompt. `static` sections come first and are computed once per session;
- * `dynamic` ones may change between requests and sit after the boundary (book ch5 §A4).
+ * `dynamic` ones may change between requests and sit after the boundary.
  */
 export interface SystemSection {
   name: string;
@@ -166,6 +174,40 @@ export interface ToolFailure {
   error: string;
 }
 
+/**
+ * A child process about to start: `file` run with `args` in `cwd` with exactly `env`. Taps may wrap
+ * it (a sandbox puts its own launcher in front and moves `file`/`args` after it) or change `env`.
+ */
+export interface SpawnRequest {
+  /** What starts it: `bash` (the Bash tool, foreground or background) or `hook` (a shell hook). */
+  purpose: 'bash' | 'hook';
+  file: string;
+  args: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The whole environment of the process (not merged with rein's). */
+  env: Record<string, string>;
+  /** Set by a tap that wraps the process in a sandbox: what it is and what it allows. */
+  sandbox?: SandboxInfo;
+  /** Work to do after the process exited (remove files, close a proxy), in order. */
+  cleanup: (() => void | Promise<void>)[];
+}
+
+/** What a sandboxed process may do, so a refused command can be explained to the model. */
+export interface SandboxInfo {
+  /** The plugin that wrapped it, e.g. `sandbox/bubblewrap`. */
+  name: string;
+  /** Absolute paths the process may write (besides its private /tmp). */
+  writable: string[];
+  /** `none`, `all`, or the hosts it may reach through the proxy. */
+  network: 'none' | 'all' | string[];
+  /**
+   * Explains a finished process's output in terms of the sandbox: a note for the model when the
+   * output shows the sandbox refused something (a read-only file system, a blocked host), else undefined.
+   */
+  explain(output: string): string | undefined;
+}
+
 /** A compaction about to happen. Set `cancel` to skip it. */
 export interface PreCompact {
   trigger: 'auto' | 'manual' | 'reactive';
@@ -198,6 +240,11 @@ export interface PostCompact {
   trigger: 'auto' | 'manual' | 'reactive';
   result: CompactResult;
   tokensBefore: number;
+  /**
+   * Blocks to put after the summary, for state the model must not lose (the task list, say): taps
+   * push to it; they are added to the summary message before the new history is recorded.
+   */
+  attachments: ContentBlock[];
 }
 
 /** The model ended its turn without a tool call. */

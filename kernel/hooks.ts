@@ -6,8 +6,8 @@
  * plugins were listed in. The table is frozen: plugins that need their own hooks expose them with
  * `getHooks(kernel)` on a WeakMap (webpack 5's pattern), never by adding to this object.
  *
- * Guard hooks (`permission`, `permissionRequest`, `preToolUse`) fail closed: a tap that throws denies
- * the call.
+ * Guard hooks (`permission`, `permissionRequest`, `preToolUse`, `spawn`) fail closed: a tap that
+ * throws denies the call.
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook,
@@ -15,17 +15,17 @@ import {
 import type {
   ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
-  SessionEndInfo, SessionInfo, StopDecision, StopInfo, SubagentInfo, SystemSection, ToolFailure,
+  SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SystemSection, ToolFailure,
   TurnEndInfo, UserPrompt,
 } from './hook-payloads.js';
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
 
 /**
- * Stages of the `context` hook, light to heavy (book ch3 §3.6): each later stage acts only if the
+ * Stages of the `context` hook, light to heavy: each later stage acts only if the
  * cheaper ones did not free enough.
  */
 export const CONTEXT_STAGE = Object.freeze({
-  /** Per-message tool-result budget (book ch4 §4.12). */
+  /** Per-message tool-result budget. */
   RESULT_BUDGET: 100,
   /** Drop the oldest whole turns. */
   SNIP: 200,
@@ -35,11 +35,13 @@ export const CONTEXT_STAGE = Object.freeze({
   COLLAPSE: 400,
   /** Full summary compaction. */
   AUTOCOMPACT: 500,
+  /** Messages added at the tail once the history is final (notifications), never changing the cached prefix. */
+  NOTIFICATIONS: 600,
 });
 
 /** Stages of the `request` hook. Cache breakpoints come last so they see the final bytes. */
 export const REQUEST_STAGE = Object.freeze({
-  /** Prepend the `<system-reminder>` user-context message (book ch3 §3.7). */
+  /** Prepend the `<system-reminder>` user-context message. */
   USER_CONTEXT: 100,
   /** Merge same-role messages, repair tool_use/tool_result pairing. */
   NORMALIZE: 200,
@@ -78,7 +80,7 @@ export function createHooks() {
     preCompact: new AsyncSeriesWaterfallHook<[PreCompact, RunContext]>(['compaction', 'ctx']),
     /** Produce the compacted history. Bail: the first strategy that answers wins. */
     compact: new AsyncSeriesBailHook<[CompactRequest, RunContext], CompactResult | undefined>(['request', 'ctx']),
-    /** A compaction finished. Restore state (files, tool list). */
+    /** A compaction produced the new history. Restore state: push blocks to `attachments` (put after the summary). */
     postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
     /** Waterfall over the system prompt sections (static first, then dynamic). */
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),
@@ -100,6 +102,8 @@ export function createHooks() {
     permissionRequest: new AsyncSeriesBailHook<[PermissionAsk, RunContext], PermissionDecision | undefined>(['ask', 'ctx']),
     /** Permission granted, the tool is about to run. Waterfall: rewrite `input`, or set `blocked`. */
     preToolUse: new AsyncSeriesWaterfallHook<[PreToolUse, RunContext]>(['call', 'ctx']),
+    /** A child process (a Bash command, a shell hook) is about to start. Waterfall: wrap it (sandbox), change its env; a throw stops it. */
+    spawn: new AsyncSeriesWaterfallHook<[SpawnRequest, RunContext]>(['process', 'ctx']),
     /** A tool ran. Waterfall: rewrite `output`, add context. */
     postToolUse: new AsyncSeriesWaterfallHook<[PostToolUse, RunContext]>(['result', 'ctx']),
     /** A tool failed (threw, or returned an error). Observe. */

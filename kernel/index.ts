@@ -1,24 +1,47 @@
 /**
- * rein's public API: build agents from presets, write plugins and tools against the hook table.
- *
- * @example
- * import { createAgent } from 'rein';
- * const agent = await createAgent({ preset: 'minimal' });
- * for await (const event of agent.run('What is in this directory?')) console.log(event.type);
+ * The kernel's public entry: everything a plugin (built-in or your own) uses to tap hooks, register
+ * tools and call the model. Built-in plugins import the kernel through this file only, so a plugin
+ * of your own has the same interface as theirs; the package's `rein` entry (../index.ts) re-exports
+ * all of it beside `createAgent`. docs/plugins.md describes each group.
  */
-export { createAgent, type Agent, type AgentOptions } from './agent.js';
-export { createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS, type KernelOptions, type KernelPreset, type LoadedPlugin } from './kernel.js';
-export { definePlugin, PluginError, type Plugin } from './plugin.js';
-export { defineTool, ToolError, type Tool, type ToolContext, type ToolOutput } from './tool.js';
+
+// The kernel and its plugin host.
+export {
+  createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
+  type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
+} from './kernel.js';
+export { definePlugin, PluginError, type Plugin, type PluginOptionProblem } from './plugin.js';
+
+// The hook table, stages, and state and hooks of a plugin's own.
 export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, type KernelHooks, type HookName } from './hooks.js';
+export { createKernelState } from './state.js';
 export type * from './hook-payloads.js';
 export type * from './types.js';
 export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
+
+// Tools: the contract, the pipeline a batch of calls goes through, and the permission decision
+// (the same answer the loop would give; a parent agent answers for its child with it).
+export { defineTool, ToolError, DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolContext, type ToolOutput, type ToolSpec, type JsonSchema } from './tool.js';
+export { runToolCalls, partitionToolCalls, decidePermission, abortedText, MAX_TOOL_CONCURRENCY, type ToolBatchOutcome, type ToolCallOutcome } from './loop/tools.js';
+export { persistLargeResult, formatPersistedOutput, isPersistedOutput, type PersistedOutput } from './loop/tool-results.js';
+
+// Context: compaction through the hooks, token estimates and the context's token count.
 export { runCompaction } from './loop/compact.js';
-export { estimateMessageTokens, estimateTextTokens } from './tokens/estimate.js';
-export type { ModelClient, ModelRequest } from './model/client.js';
-export { createAnthropicClient } from './model/anthropic.js';
-export { Transcript } from './session/transcript.js';
-export { costUsd, type Cost } from './pricing.js';
-export { reinRoot } from './preset/paths.js';
-export type { CanUseTool, PermissionResult } from '../plugins/permissions/callback.js';
+export {
+  estimateTextTokens, estimateJsonTokens, estimateBlockTokens, estimateContentTokens, estimateMessageTokens,
+  estimateToolTokens, estimateSystemTokens, estimateRequestTokens, blockPositions,
+  TEXT_BYTES_PER_TOKEN, JSON_BYTES_PER_TOKEN, MEDIA_BLOCK_TOKENS, type EstimatableRequest, type BlockPosition,
+} from './tokens/estimate.js';
+export { tokenCounter, defaultEstimator, usageInput, usageTotal, type TokenCounter, type ContextCount, type Estimator } from './tokens/accounting.js';
+
+// The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
+export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
+export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
+export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
+export { timeoutSignal } from './abort.js';
+
+// Sessions, cost, and loading packages outside rein's command bundle.
+export { Transcript, SessionError } from './session/transcript.js';
+export { costUsd, priceFor, type Cost } from './pricing.js';
+export { reinRoot } from './root.js';
+export { importExternal } from './import-external.js';

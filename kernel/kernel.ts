@@ -13,12 +13,12 @@ import { callModel } from './model/call.js';
 import { Transcript } from './session/transcript.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
 import { runCompaction } from './loop/compact.js';
-import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type QuerySource, type RunResult, type Usage } from './types.js';
+import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
 import { costUsd } from './pricing.js';
 
 /**
- * The parts of a preset the kernel itself reads. The preset loader (`kernel/preset/`) produces a
+ * The parts of a preset the kernel itself reads. The preset loader (`agent/preset/`) produces a
  * superset of this; everything else in a preset is read by plugins through `kernel.preset`.
  */
 export interface KernelPreset {
@@ -36,7 +36,7 @@ export interface KernelPreset {
   };
   system?: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string };
   tools?: string[];
-  limits?: { maxTurns?: number; maxBudgetUsd?: number };
+  limits?: { maxTurns?: number; maxBudgetUsd?: number; maxStopHookBlocks?: number };
   session?: { dir?: string };
   [key: string]: unknown;
 }
@@ -62,20 +62,56 @@ export interface KernelOptions {
   resume?: string;
   /** Fixed id for a new session. */
   sessionId?: string;
-  /** Stream idle timeout, ms (book ch6b §C5: 90,000). */
+  /** Stream idle timeout, ms (Claude Code: 90,000). */
   streamIdleTimeoutMs?: number;
   /** Set for a child agent (the Task tool): the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
   /** How the preset was named (a file path or built-in name), recorded in a new session's header. */
   presetRef?: string;
+  /** Starts child agents (the Task tool). `createAgent()` passes its own; without one, `kernel.subagents` throws. */
+  subagents?: SubagentFactory;
+}
+
+/** What the Task tool asks the assembly layer for: a child agent built like `createAgent()` builds one. */
+export interface SubagentOptions {
+  /** A preset file, a built-in preset name, or a preset object. */
+  preset: string | KernelPreset;
+  /** Values that override the preset, as command-line flags do. */
+  overrides?: Record<string, unknown>;
+  cwd: string;
+  /** The model client to use (the parent's, shared). */
+  client: ModelClient;
+  /** The parent's session id and the Task tool_use id. */
+  parent: { sessionId: string; toolUseId: string };
+}
+
+/** A running child agent: its kernel, one run at a time, and `close()`. */
+export interface SubagentHandle {
+  kernel: Kernel;
+  run(prompt: string, options?: Omit<RunInput, 'prompt'>): AsyncIterable<AgentEvent> & { result: Promise<RunResult> };
+  close(): Promise<void>;
+}
+
+/** The assembly layer's side of subagents: building a child agent, and the built-in plugin of a tool. */
+export interface SubagentFactory {
+  /** Creates a child agent from a preset (config layers are not read). Throws as `createAgent()` does. */
+  create(options: SubagentOptions): Promise<SubagentHandle>;
+  /** The built-in plugin that registers a tool (`Read` → `tools/read`), or undefined. */
+  pluginForTool(name: string): string | undefined;
+  /**
+   * The `description` of an agent preset (a file, relative paths from `cwd`, or a built-in name),
+   * for the Task tool's list of agents; undefined when it has none or cannot be loaded (the preset
+   * loader reports a broken agent preset with its parent). Never throws.
+   */
+  presetDescription(preset: string, cwd: string): Promise<string | undefined>;
 }
 
 /** The model when the preset names none. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
-/** Default output cap when the preset sets none, tokens (book ch3 §3.11: the 8k default cap). */
+/** Default output cap when the preset sets none, tokens (Claude Code: the 8k default cap). */
 export const DEFAULT_MAX_TOKENS = 8_000;
-/** Stream idle timeout, ms (book ch6b §C5: STREAM_IDLE_TIMEOUT_MS = 90,000). */
+/** Stream idle timeout, ms (Claude Code's STREAM_IDLE_TIMEOUT_MS = 90,000). */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 
 export class Kernel {
@@ -89,6 +125,8 @@ export class Kernel {
   readonly streamIdleTimeoutMs: number;
   /** Set for a child agent: the parent's session id and the Task tool_use id (copied into every RunContext). */
   readonly parent: { sessionId: string; toolUseId: string } | undefined;
+  /** State plugins share by key (see `createKernelState`). */
+  readonly state = new Map<string, unknown>();
   /** The conversation so far (survives across `run()` calls on the same kernel). */
   messages: Message[] = [];
   private transcriptRef: Transcript | undefined;
@@ -97,6 +135,7 @@ export class Kernel {
   private readonly presetRef: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
   private readonly closers: (() => void | Promise<void>)[] = [];
+  private readonly subagentFactory: SubagentFactory | undefined;
 
   constructor(options: Omit<KernelOptions, 'plugins'>) {
     this.preset = options.preset;
@@ -108,6 +147,13 @@ export class Kernel {
     this.presetRef = options.presetRef;
     this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.parent = options.parent;
+    this.subagentFactory = options.subagents;
+  }
+
+  /** How child agents are made (the Task tool). Throws when the kernel was created without a factory. */
+  get subagents(): SubagentFactory {
+    if (!this.subagentFactory) throw new Error('this kernel cannot start subagents: create it with createAgent(), or pass `subagents` to createKernel()');
+    return this.subagentFactory;
   }
 
   private modelOverride: string | undefined;
@@ -254,6 +300,16 @@ export class Kernel {
     if (!state) return;
     addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
     state.costUsd += costUsd(model, usage).usd;
+  }
+
+  /**
+   * Records a permission denial in the current run (its result's `permissionDenials`) and emits it
+   * as a `permission_denied` event. The Task tool reports its child agents' denials this way.
+   * Does nothing to the result outside a run (the event is still emitted).
+   */
+  recordDenial(denial: PermissionDenial): void {
+    this.current?.state.denials.push(denial);
+    this.emit({ type: 'permission_denied', denial });
   }
 
   /**

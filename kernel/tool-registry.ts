@@ -1,6 +1,6 @@
 /**
  * The tools a kernel offers. The `tools` request param is generated from each tool's zod schema once
- * and kept, and its order is fixed (built-ins by name, then MCP tools by name, book ch2 §2.4), so the
+ * and kept, and its order is fixed (built-ins by name, then MCP tools by name), so the
  * bytes are identical from request to request and the prompt cache holds.
  */
 import { z } from 'zod';

@@ -2,7 +2,7 @@
  * The tool contract. A tool is data plus one async function; the kernel owns validation, permission,
  * hooks, size limits and ordering, so a tool author writes only what the tool does.
  *
- * Defaults fail closed (book ch2 §2.2): a tool that does not say otherwise is treated as
+ * Defaults fail closed: a tool that does not say otherwise is treated as
  * not read-only and not safe to run concurrently.
  */
 import type { z } from 'zod';
@@ -50,7 +50,7 @@ export interface Tool<I = any> {
   isConcurrencySafe(input: I): boolean;
   /**
    * Results longer than this (characters) are saved to the session directory and replaced by a
-   * preview; the kernel applies min(this, 50,000) (book ch2 §2.5). `Infinity` opts out.
+   * preview; the kernel applies min(this, 50,000). `Infinity` opts out.
    */
   maxResultSizeChars: number;
   /** Runs the tool. Throw `ToolError` (or any error) to return an `is_error` result to the model. */
@@ -65,7 +65,7 @@ export interface Tool<I = any> {
 export type ToolSpec<I> = Omit<Tool<I>, 'isReadOnly' | 'isConcurrencySafe' | 'maxResultSizeChars'> &
   Partial<Pick<Tool<I>, 'isReadOnly' | 'isConcurrencySafe' | 'maxResultSizeChars'>>;
 
-/** Default result cap for a tool that does not set one, characters (book ch2 §2.5: 50,000 global cap). */
+/** Default result cap for a tool that does not set one, characters (Claude Code: 50,000 global cap). */
 export const DEFAULT_MAX_RESULT_SIZE_CHARS = 50_000;
 
 /**

@@ -56,7 +56,7 @@ export interface Usage {
   cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
-/** Why the loop goes on for another model request (book ch3 §3.3, renamed to rein's terms). */
+/** Why the loop goes on for another model request (Claude Code's continue reasons, in rein's terms). */
 export type ContinueReason =
   | 'tool_results'
   | 'max_output_tokens_escalate'
@@ -66,7 +66,7 @@ export type ContinueReason =
   | 'token_budget_continue'
   | 'model_fallback';
 
-/** Why the loop ended (book ch3 §3.4, renamed to rein's terms). */
+/** Why the loop ended (Claude Code's terminal reasons, in rein's terms). */
 export type TerminalReason =
   | 'end_turn'
   | 'max_turns'
@@ -76,14 +76,18 @@ export type TerminalReason =
   | 'aborted'
   | 'model_error'
   | 'stop_hook_prevented'
+  /** Stop hooks blocked the end of the turn `limits.maxStopHookBlocks` times in a row. */
+  | 'stop_hook_limit'
   | 'hook_stopped'
   | 'prompt_blocked'
   | 'max_output_tokens'
-  | 'refusal';
+  | 'refusal'
+  | 'permission_interrupted';
 
 export const TERMINAL_REASONS: readonly TerminalReason[] = Object.freeze([
   'end_turn', 'max_turns', 'budget_exhausted', 'prompt_too_long', 'blocking_limit', 'aborted',
-  'model_error', 'stop_hook_prevented', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
+  'model_error', 'stop_hook_prevented', 'stop_hook_limit', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
+  'permission_interrupted',
 ]);
 
 export type Transition =
@@ -93,7 +97,8 @@ export type Transition =
 /** A permission decision for one tool call. `ask` is resolved by the `permissionRequest` hook. */
 export type PermissionDecision =
   | { behavior: 'allow'; updatedInput?: Record<string, unknown>; reason?: string; source?: string }
-  | { behavior: 'deny'; message: string; reason?: string; source?: string }
+  /** `interrupt`: besides denying the call, stop the run (terminal `permission_interrupted`). */
+  | { behavior: 'deny'; message: string; reason?: string; source?: string; interrupt?: boolean }
   | { behavior: 'ask'; message?: string; reason?: string; source?: string };
 
 /** A denial as reported in the result's `permission_denials` (Claude Code's headless field). */
@@ -131,10 +136,11 @@ export type AgentEvent =
   | { type: 'result'; result: RunResult };
 
 /**
- * Which mechanism sent a model request. Only `main_loop` and `subagent` requests retry on 529
- * (book ch6b §C4: background requests give up at once to avoid amplifying an overload).
+ * Which mechanism sent a model request (`hook`: a shell hook of type `prompt`). Only `main_loop` and
+ * `subagent` requests retry on 529 (Claude Code: background requests give up at once to avoid
+ * amplifying an overload).
  */
-export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 'title' | 'side';
+export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 'title' | 'hook' | 'side';
 
 /** The final report of a run (the `result` event; `--output-format json` prints it). */
 export interface RunResult {

@@ -15,6 +15,8 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import type { z } from 'zod';
+import { commandHookSchema, GUARD_EVENTS, httpHookSchema, promptHookSchema, SHELL_HOOK_EVENTS } from '../plugins/hooks/shell/config.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The hook reference page. */
@@ -51,6 +53,31 @@ function table(head: string[], rows: string[][]): string {
 /** GitHub's heading anchor for a heading text. */
 function anchor(heading: string): string {
   return heading.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shell hooks (the preset's `hooks` key), from the hooks/shell plugin's own schemas
+
+/** How each shell hook type answers (the fields come from its schema, so they cannot drift). */
+const SHELL_HOOK_TYPES: [string, z.ZodObject, string][] = [
+  ['command', commandHookSchema, 'a real process (`bash -c`), the event JSON on stdin: exit 0 with JSON on stdout answers, exit 2 blocks with stderr'],
+  ['http', httpHookSchema, 'POSTs the event JSON; a 2xx body is the answer (as a command\'s stdout); a timeout or another status is a failure'],
+  ['prompt', promptHookSchema, 'a side request to a small model (source `hook`, under side usage) answers allow, deny or ask; an unreadable answer is a failure'],
+];
+
+function shellHooksSection(): string[] {
+  return [
+    '## Shell hooks in a preset',
+    '',
+    'The preset\'s `hooks` key takes Claude Code\'s settings.json format and is run by the',
+    '[hooks/shell](../plugins/hooks/shell/README.md) plugin, which translates the events below into the hooks above.',
+    `Events: ${SHELL_HOOK_EVENTS.map((e) => `\`${e}\``).join(', ')}. A failure (crash, timeout, unreadable answer) blocks the guard events`,
+    `(${[...GUARD_EVENTS].map((e) => `\`${e}\``).join(', ')}) unless the hook says \`onFailure: continue\`. A child agent's calls run through`,
+    'its parent\'s hooks, with `agent_id` and `agent_type` in the event JSON.',
+    '',
+    table(['type', 'fields', 'how it answers'], SHELL_HOOK_TYPES.map(([type, schema, how]) => [`\`${type}\``, Object.keys(schema.shape).map((k) => `\`${k}\``).join(', '), how])),
+    '',
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,6 +291,7 @@ export function hooksMarkdown(hooksText: string, payloadsText: string): string {
     if (example) out.push('```ts', example.text, '```', '');
     out.push('The [own-hooks example](../examples/own-hooks) shows a plugin with its own hooks and a second plugin tapping them.', '');
   }
+  out.push(...shellHooksSection());
   out.push('## Payloads', '', 'What the hooks carry (kernel/hook-payloads.ts; all exported by rein as types).', '');
   for (const p of payloads) {
     out.push(`### ${p.name}`, '');

@@ -12,7 +12,7 @@ import {
   createSdkMcpServer, query, tool,
   type Options, type SDKMessage, type SDKResultMessage, type SDKUserMessage,
 } from '@anthropic-ai/claude-agent-sdk';
-import { cleanEnv, REPO, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { cleanEnv, REPO, serveScenario, tempDir, type SimHarness } from '../testing/support.js';
 
 const REIN = join(REPO, 'bin/rein.js');
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanEnv, REPO, runProgram, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { cleanEnv, REPO, runProgram, serveScenario, tempDir, type SimHarness } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let sim: SimHarness | undefined;

@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, runBuiltRein, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { REPO, runBuilt, serveScenario, tempDir, type SimHarness } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let sim: SimHarness | undefined;
@@ -27,7 +27,7 @@ describe('the stream-json control protocol', () => {
       { type: 'control_request', request_id: 'r2', request: { subtype: 'initialize', systemPrompt: [''] } },
       { type: 'control_request', request_id: 'r3', request: { subtype: 'set_permission_mode', mode: 'auto' } },
     ].map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
-    const r = await runBuiltRein(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--await-initialize', '--preset', './agent.yaml', '--no-layers'], {
+    const r = await runBuilt(['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--await-initialize', '--preset', './agent.yaml', '--no-layers'], {
       cwd: tmp.dir, input, env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url, REIN_HOME: join(tmp.dir, 'home') },
     });
     expect(r.code).toBe(0);

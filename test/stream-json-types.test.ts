@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { StreamFormatter } from '../plugins/printer/format.js';
 import { emptyUsage, type RunResult } from '../kernel/index.js';
-import { REPO, runBuiltRein, serveScenario, tempDir, type SimHarness } from '../kernel/test/support.js';
+import { REPO, runBuilt, serveScenario, tempDir, type SimHarness } from '../testing/support.js';
 
 /** Fields rein adds that the SDK's types do not have (the README lists them). */
 const REIN_EXTRAS = new Set([
@@ -28,7 +28,7 @@ beforeAll(() => {
 beforeEach(() => { tmp = tempDir('rein-types-'); });
 afterEach(async () => { await sim?.close(); tmp.cleanup(); });
 
-const rein = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runBuiltRein(args, { cwd, env });
+const rein = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => runBuilt(args, { cwd, env });
 
 /** Type-checks each line as `SDKMessage`; returns the errors that are not rein's documented extras. */
 function typeErrors(lines: Record<string, unknown>[]): string[] {

@@ -4,9 +4,9 @@
  * replay produces, so an agent CLI and rein's presets are measured alike.
  */
 import { readFile } from 'node:fs/promises';
-import { applyContextManagement } from '../../kernel/simulator/context-edits.js';
-import { buildPrefix, type PromptPrefix } from '../../kernel/simulator/prefix.js';
-import { betasOf } from '../../kernel/simulator/simulator.js';
+import { applyContextManagement } from '../../simulator/context-edits.js';
+import { buildPrefix, type PromptPrefix } from '../../simulator/prefix.js';
+import { betasOf } from '../../simulator/simulator.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
 import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
 import type { RequestMetrics } from '../metrics/types.js';

@@ -12,7 +12,7 @@ import { createHooks } from '../../kernel/hooks.js';
 import { createKernel, type Kernel } from '../../kernel/kernel.js';
 import { buildRequest } from '../../kernel/loop/request.js';
 import type { ModelClient } from '../../kernel/model/client.js';
-import { loadPreset } from '../../kernel/preset/index.js';
+import { loadPreset } from '../../agent/preset/index.js';
 import { Transcript } from '../../kernel/session/transcript.js';
 import type { ApiMessage, Message, MessageRequest } from '../../kernel/types.js';
 

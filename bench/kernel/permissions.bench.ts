@@ -16,8 +16,8 @@ import type { Bench } from 'tinybench';
 import type { Kernel } from '../../kernel/kernel.js';
 import permissions from '../../plugins/permissions/index.js';
 import defaultMode from '../../plugins/permissions/default/index.js';
-import { parseCommand } from '../../plugins/permissions/shell/parse.js';
-import { decide, testKernel } from '../../plugins/permissions/testing.js';
+import { parseCommand } from '../../plugins/permissions/shared/shell/parse.js';
+import { decide, testKernel } from '../../testing/permissions.js';
 
 /** The 50 rules. */
 export const BENCH_RULES = {

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Bench } from 'tinybench';
-import { loadPreset, validatePresetFile } from '../../kernel/preset/index.js';
+import { loadPreset, validatePresetFile } from '../../agent/preset/index.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -65,7 +65,7 @@ export async function run(bench: Bench): Promise<void> {
     await validatePresetFile(top, { env, homeDir: dir });
   });
 
-  const dist = join(REPO, 'dist/kernel/preset/index.js');
+  const dist = join(REPO, 'dist/agent/preset/index.js');
   if (!existsSync(dist)) {
     console.warn('preset bench: dist/ is missing, cold-process tasks skipped; run `npm run build` first');
     return;

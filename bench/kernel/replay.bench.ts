@@ -4,7 +4,7 @@
  * tools, in-process simulator, metrics. Target: < 2 s median.
  */
 import type { Bench } from 'tinybench';
-import { builtinPresetNames } from '../../kernel/preset/index.js';
+import { builtinPresetNames } from '../../agent/preset/index.js';
 import { loadBenchPreset, replayWorkload } from '../replay/replay.js';
 import { generateWorkload } from '../workloads/generator.js';
 

@@ -3,9 +3,9 @@
  * 500-request session replayed through the engine (what a benchmark replay costs per preset).
  */
 import type { Bench } from 'tinybench';
-import { accountRequest } from '../../kernel/simulator/accounting.js';
-import { PromptCache } from '../../kernel/simulator/cache.js';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
+import { accountRequest } from '../../simulator/accounting.js';
+import { PromptCache } from '../../simulator/cache.js';
+import { createSimulator } from '../../simulator/simulator.js';
 
 const model = 'claude-sonnet-4-5';
 

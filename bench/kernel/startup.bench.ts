@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Bench } from 'tinybench';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
-import { startSimServer } from '../../kernel/simulator/server.js';
-import { parseScenario } from '../../kernel/simulator/scenario.js';
+import { createSimulator } from '../../simulator/simulator.js';
+import { startSimServer } from '../../simulator/server.js';
+import { parseScenario } from '../../simulator/scenario.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(REPO, 'bin/rein.js');

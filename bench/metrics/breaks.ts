@@ -2,7 +2,7 @@
  * Cache breaks and their causes.
  *
  * A break is a request whose cache read fell against the previous request of the same thread by
- * more than 5% and by at least 2,000 tokens (Claude Code's detector criterion, book ch14 §14.4:
+ * more than 5% and by at least 2,000 tokens (Claude Code's detector criterion:
  * MIN_CACHE_MISS_TOKENS = 2,000 and the 0.95 ratio), so natural jitter and tiny prompts are not
  * counted. A request after a compaction is compared all the same: the point is to count what the
  * compaction cost.
@@ -13,11 +13,11 @@
  * request would have read) or else the breakpoints (the cache was alive but no breakpoint's
  * 20-block lookback reached it). For a recording only usage and timestamps are known.
  */
-import { TTL_MS, type CacheTtl } from '../../kernel/simulator/prefix.js';
+import { TTL_MS, type CacheTtl } from '../../simulator/prefix.js';
 
-/** Drop ratio below which a lower cache read is not a break (book ch14 §14.4: cur ≥ 0.95 × prev). */
+/** Drop ratio below which a lower cache read is not a break (Claude Code: cur ≥ 0.95 × prev). */
 export const BREAK_MIN_RELATIVE_DROP = 0.05;
-/** Smallest drop that counts, tokens (book ch14 §14.4: MIN_CACHE_MISS_TOKENS = 2,000). */
+/** Smallest drop that counts, tokens (Claude Code's MIN_CACHE_MISS_TOKENS = 2,000). */
 export const BREAK_MIN_TOKENS = 2_000;
 
 /** Break causes, as reported. */

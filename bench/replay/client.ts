@@ -10,8 +10,8 @@
  */
 import type { ModelClient, ModelRequest, SendOptions, SendResult } from '../../kernel/model/client.js';
 import { isPromptTooLong, ModelRequestError } from '../../kernel/model/client.js';
-import type { SimResponse, Simulator } from '../../kernel/simulator/simulator.js';
-import type { DraftBlock, Reply, Responder } from '../../kernel/simulator/responders/types.js';
+import type { SimResponse, Simulator } from '../../simulator/simulator.js';
+import type { DraftBlock, Reply, Responder } from '../../simulator/responders/types.js';
 import type { ApiMessage, QuerySource } from '../../kernel/types.js';
 import type { Workload, WorkloadStep } from '../workloads/types.js';
 

@@ -14,13 +14,13 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ModelClient } from '../../kernel/model/client.js';
 import { costUsd } from '../../kernel/pricing.js';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
+import { createSimulator } from '../../simulator/simulator.js';
 import type { AgentEvent, QuerySource, Usage } from '../../kernel/types.js';
 import { detectorRecords } from '../../plugins/cache/break-detector/index.js';
 import { snipStats } from '../../plugins/compaction/snip/index.js';
 import { microcompactStats } from '../../plugins/compaction/microcompact/index.js';
 import { contextEditsStats } from '../../plugins/compaction/context-edits/index.js';
-import { inProcessClient, strategyKernel } from './harness.js';
+import { inProcessClient, strategyKernel } from '../../testing/strategy.js';
 import { loadPlugins, STRATEGIES, type PluginList } from './strategies.js';
 import { episodeResponder, generateWorkload, type GeneratedWorkload } from './workload.js';
 

@@ -3,7 +3,7 @@
  * through the built-in registry. `default` is the context-management part of rein's default preset.
  */
 import type { Plugin } from '../../kernel/plugin.js';
-import { BUILTIN_PLUGINS } from '../../plugins/index.js';
+import { BUILTIN_PLUGINS } from '../../agent/plugins.js';
 
 export type PluginList = [name: string, options: Record<string, unknown>][];
 

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DraftBlock, Responder } from '../../kernel/simulator/responders/types.js';
+import type { DraftBlock, Responder } from '../../simulator/responders/types.js';
 import { prng } from '../workloads/generator.js';
 
 export { prng };

@@ -27,7 +27,7 @@ export async function compareCommand(opts: { agent: AgentName; scenario?: string
     const { runCompare } = await import('../../bench/compare/compare.js');
     let scenario;
     if (opts.scenario) {
-      const { loadScenario } = await import('../../kernel/simulator/scenario.js');
+      const { loadScenario } = await import('../../simulator/scenario.js');
       scenario = loadScenario(resolve(opts.scenario));
     }
     const runs = await runCompare({ agent: opts.agent, presets: opts.preset ?? ['minimal'], model: opts.model, cwd: process.cwd(), ...(scenario ? { scenario } : {}), ...(opts.bin ? { bin: opts.bin } : {}) });

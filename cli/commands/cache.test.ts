@@ -1,31 +1,27 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REQUEST_STAGE } from '../../kernel/hooks.js';
 import type { ModelRequest } from '../../kernel/model/client.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
+import { createSimulator } from '../../simulator/simulator.js';
 import { Transcript } from '../../kernel/session/transcript.js';
-import { runCli } from '../../kernel/test/support.js';
-import { httpClient, plannedResponder, runPrompt, strategyKernel, writeAgentsMd, writeLines } from '../../bench/strategies/harness.js';
+import { runCli } from '../../testing/support.js';
+import { httpClient, plannedResponder, runPrompt, strategyKernel, writeAgentsMd, writeLines } from '../../testing/strategy.js';
 import breakDetector from '../../plugins/cache/break-detector/index.js';
 import breakpoints from '../../plugins/cache/breakpoints/index.js';
 import memoryFiles from '../../plugins/memory-files/index.js';
 import { explainTranscript, renderExplanation } from './cache.js';
+import { useTestEnv } from '../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-explain-' });
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-explain-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
+  dir = env.dir;
+  home = env.home;
 });
 afterEach(() => {
   vi.useRealTimers();
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
 });
 
 /** Changes the system prompt on the 4th request: a client-side cache break. */
@@ -67,7 +63,7 @@ describe('rein cache explain', () => {
     expect(x.requests[0]!.why).toMatch(/^first request observed: wrote \d[\d,]* new tokens to the cache$/);
     expect(x.requests[1]!.why).toMatch(/^read [\d,]+ cached tokens; wrote [\d,]+ new tokens to the cache$/);
     expect(x.requests[3]!.breakCause).toBe('client');
-    expect(x.requests[3]!.why).toMatch(/^CACHE BREAK, cause client: system prompt changed \(\+0 chars\); reads/);
+    expect(x.requests[3]!.why).toMatch(/^CACHE BREAK, cause client: system prompt changed \(\+0 chars\); read [\d,]+ of the [\d,]+ tokens the previous request cached/);
     expect(x.requests[5]!.breakCause).toBe('ttl');
     expect(x.requests[5]!.why).toMatch(/5-minute TTL expired \(prompt unchanged, 10\.0 min since the previous response\)/);
     expect(x.totals.breaks).toEqual({ client: 1, ttl: 1 });

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createAgent, type AgentOptions } from '../../kernel/agent.js';
+import { createAgent, type AgentOptions } from '../../agent/agent.js';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
 import { flagPlan, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';

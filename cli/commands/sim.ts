@@ -3,9 +3,9 @@
  * SIGINT/SIGTERM. Prints `listening on URL` on stdout so scripts can read the port.
  */
 import { resolve } from 'node:path';
-import { loadScenario } from '../../kernel/simulator/scenario.js';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
-import { startSimServer } from '../../kernel/simulator/server.js';
+import { loadScenario } from '../../simulator/scenario.js';
+import { createSimulator } from '../../simulator/simulator.js';
+import { startSimServer } from '../../simulator/server.js';
 import { isInputError, printInputError } from './errors.js';
 import { EXIT } from '../main.js';
 

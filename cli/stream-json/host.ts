@@ -25,7 +25,7 @@ import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { createAgent, type Agent, type AgentOptions } from '../../kernel/agent.js';
+import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js';
 import { definePlugin, PERMISSION_STAGE, reinRoot, type ContentBlock, type Kernel, type Plugin } from '../../kernel/index.js';
 import { MODE_DECISIONS, permissionContext } from '../../plugins/permissions/index.js';
 import { addMcpServer } from '../../plugins/tools/mcp/index.js';

@@ -3,21 +3,17 @@
  * scenario.yaml replays the model's side; these tests assert the expected behaviour: an is_error
  * tool_result that says what to do instead, and a run that goes on to end_turn.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type MessageRequest, type RunResult } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, type AgentEvent, type MessageRequest, type RunResult } from '../../index.js';
+import { runCli, tempDir, useTestEnv } from '../../testing/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PROJECT = join(HERE, 'project');
-let home: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  home = tempDir('rein-example-bug-');
-  process.env.REIN_HOME = home.dir;
-});
-afterAll(() => home.cleanup());
+// A temp REIN_HOME for the file (transcripts never go to ~/.rein).
+const env = useTestEnv({ scope: 'all', prefix: 'rein-example-bug-' });
 
 /** Runs the preset against a scenario in project/, collecting events and the requests the model got. */
 async function replay(scenario: string): Promise<{ events: AgentEvent[]; requests: MessageRequest[]; result: RunResult }> {
@@ -80,7 +76,7 @@ describe('bug: Read on a binary file', () => {
   });
 
   it('the README command reproduces it from the command line', async () => {
-    const r = await runCli(['run', 'What is firmware.dat?', '--preset', '../agent.yaml', '--sim', '../scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: PROJECT, env: { REIN_HOME: home.dir } });
+    const r = await runCli(['run', 'What is firmware.dat?', '--preset', '../agent.yaml', '--sim', '../scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: PROJECT, env: { REIN_HOME: env.home } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', rein_terminal_reason: 'end_turn', num_turns: 3 });
   });

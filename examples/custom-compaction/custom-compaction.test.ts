@@ -3,21 +3,17 @@
  * `kernel.compact()` between runs, and (the README command) through compaction/auto's threshold in
  * a real `rein run`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type Message, type MessageRequest } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, type AgentEvent, type Message, type MessageRequest } from '../../index.js';
+import { runCli, tempDir, useTestEnv } from '../../testing/index.js';
 import { keepEnds } from './keep-ends.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-let home: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  home = tempDir('rein-example-compaction-');
-  process.env.REIN_HOME = home.dir;
-});
-afterAll(() => home.cleanup());
+// A temp REIN_HOME for the file (transcripts never go to ~/.rein).
+const env = useTestEnv({ scope: 'all', prefix: 'rein-example-compaction-' });
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });
@@ -86,7 +82,7 @@ describe('the strategy in a kernel', () => {
   });
 
   it('the README command: compaction/auto fires at its threshold and keep-ends answers without a summary request', async () => {
-    const r = await runCli(['run', 'Summarise journal.md', '--preset', './agent.yaml', '--sim', 'scenario.yaml', '--output-format', 'stream-json', '--no-layers'], { cwd: HERE, env: { REIN_HOME: home.dir } });
+    const r = await runCli(['run', 'Summarise journal.md', '--preset', './agent.yaml', '--sim', 'scenario.yaml', '--output-format', 'stream-json', '--no-layers'], { cwd: HERE, env: { REIN_HOME: env.home } });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     const boundaries = lines.filter((l) => l.subtype === 'compact_boundary');

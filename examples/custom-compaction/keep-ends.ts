@@ -10,7 +10,7 @@
  * cannot help so the next strategy gets the request.
  */
 import { z } from 'zod';
-import { definePlugin, estimateMessageTokens, type CompactRequest, type CompactResult, type Message } from '../../kernel/index.js';
+import { definePlugin, estimateMessageTokens, type CompactRequest, type CompactResult, type Message } from '../../index.js';
 
 export const STRATEGY = 'keep-ends';
 

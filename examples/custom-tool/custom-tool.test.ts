@@ -2,21 +2,17 @@
  * The custom-tool example, run for real: the preset loads ./word-count.ts by path, the scripted model
  * calls WordCount through the real SDK against the simulator, and the count comes back to it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileSync } from 'node:fs';
-import { createAgent, PluginError, type AgentEvent } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, PluginError, type AgentEvent } from '../../index.js';
+import { runCli, tempDir, useTestEnv } from '../../testing/index.js';
 import { countText } from './word-count.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-let home: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  home = tempDir('rein-example-tool-');
-  process.env.REIN_HOME = home.dir;
-});
-afterAll(() => home.cleanup());
+// A temp REIN_HOME for the file (transcripts never go to ~/.rein).
+const env = useTestEnv({ scope: 'all', prefix: 'rein-example-tool-' });
 
 describe('examples/custom-tool', () => {
   it('counts like wc', () => {
@@ -78,7 +74,7 @@ describe('examples/custom-tool', () => {
   });
 
   it('the README command: rein run with the preset and the scenario prints the result as JSON', async () => {
-    const r = await runCli(['run', 'How many words are in poem.txt?', '--preset', './agent.yaml', '--sim', 'scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: HERE, env: { REIN_HOME: home.dir } });
+    const r = await runCli(['run', 'How many words are in poem.txt?', '--preset', './agent.yaml', '--sim', 'scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: HERE, env: { REIN_HOME: env.home } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', subtype: 'success', result: 'poem.txt has 14 words on 4 lines.', num_turns: 2 });
   });

@@ -8,7 +8,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { definePlugin, defineTool, ToolError } from '../../kernel/index.js';
+import { definePlugin, defineTool, ToolError } from '../../index.js';
 
 /** The counts `wc` prints, for one text. Words are runs of non-whitespace. */
 export function countText(text: string): { lines: number; words: number; characters: number } {

@@ -2,21 +2,17 @@
  * The embed example: the program's `findTodos()` in-process against the scenario, and the README
  * command (`node --import jiti/register examples/embed/main.ts`) as a real process.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, REPO, tempDir } from '../../kernel/test/support.js';
+import { cleanEnv, REPO, tempDir, useTestEnv } from '../../testing/index.js';
 import { canUseTool, findTodos } from './main.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-let home: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  home = tempDir('rein-example-embed-');
-  process.env.REIN_HOME = home.dir;
-});
-afterAll(() => home.cleanup());
+// A temp REIN_HOME for the file (transcripts never go to ~/.rein).
+const env = useTestEnv({ scope: 'all', prefix: 'rein-example-embed-' });
 
 /** What the program prints for the scripted run, after the session line. */
 const EXPECTED = [
@@ -48,7 +44,7 @@ describe('examples/embed', () => {
       mkdirSync(join(cwd.dir, 'sample', 'build'));
       const lines: string[] = [];
       const result = await findTodos({ cwd: cwd.dir, sim: join(HERE, 'scenario.yaml'), print: (l) => lines.push(l) });
-      expect(lines[0]).toMatch(/^session [0-9a-f]{8} \(simulated\), tools: Bash, Grep, Read$/);
+      expect(lines[0]).toMatch(/^session [0-9a-f]{8} \(simulated\), tools: Bash, BashOutput, Grep, KillShell, Read$/);
       expect(lines.slice(1, -1)).toEqual(EXPECTED);
       expect(lines.at(-1)).toMatch(/^result: end_turn after 3 turns, \d+ input tokens, \$\d+\.\d{4}$/);
       expect(result.permissionDenials).toMatchObject([{ tool_name: 'Bash', tool_input: { command: 'rm -rf sample/build' } }]);
@@ -60,7 +56,7 @@ describe('examples/embed', () => {
 
   it('the README command runs the program and exits 0', async () => {
     const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'jiti/register', 'examples/embed/main.ts'], { cwd: REPO, env: { ...cleanEnv(), REIN_HOME: home.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'jiti/register', 'examples/embed/main.ts'], { cwd: REPO, env: { ...cleanEnv(), REIN_HOME: env.home }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d) => { out += d; });
       child.on('error', reject);

@@ -9,12 +9,12 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type KernelPreset, type PermissionResult, type RunResult } from '../../kernel/index.js';
+import { createAgent, type AgentEvent, type PresetObject, type PermissionResult, type RunResult } from '../../index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** The agent, as a preset object instead of a file. */
-export const PRESET: KernelPreset = {
+export const PRESET: PresetObject = {
   name: 'todo-finder',
   model: { name: 'claude-sonnet-4-6', maxTokens: 4_000 },
   tools: ['Grep', 'Read', 'Bash'],

@@ -13,7 +13,7 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AsyncSeriesBailHook, AsyncSeriesHook } from 'tapable';
 import { z } from 'zod';
-import { createHooksGetter, definePlugin, defineTool, ToolError, type Kernel } from '../../kernel/index.js';
+import { createHooksGetter, definePlugin, defineTool, ToolError, type Kernel } from '../../index.js';
 
 export const PLUGIN_NAME = 'deploy';
 

@@ -3,7 +3,7 @@
  * targets through `deploy`'s `beforeDeploy` hook, and reports every deploy that went out.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/index.js';
+import { definePlugin } from '../../index.js';
 import { getDeployHooks, PLUGIN_NAME as DEPLOY } from './deploy.js';
 
 export const PLUGIN_NAME = 'deploy-freeze';

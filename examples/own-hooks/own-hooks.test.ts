@@ -3,31 +3,24 @@
  * `deploy-freeze` taps them. In-process runs pass the plugin objects to createAgent; the README
  * command loads both from the preset by path.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type KernelPreset } from '../../kernel/index.js';
-import { runCli, tempDir } from '../../kernel/test/support.js';
+import { createAgent, type AgentEvent, type PresetObject } from '../../index.js';
+import { runCli, useTestEnv } from '../../testing/index.js';
 import deploy, { getDeployHooks, type DeployRecord } from './deploy.js';
 import freeze from './freeze.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const PRESET: KernelPreset = { model: { name: 'claude-sonnet-4-6' }, tools: [], permissions: { mode: 'default', allow: ['Deploy'] } };
-let home: ReturnType<typeof tempDir>;
-let cwd: ReturnType<typeof tempDir>;
-beforeAll(() => {
-  home = tempDir('rein-example-hooks-');
-  process.env.REIN_HOME = home.dir;
-});
-afterAll(() => home.cleanup());
-beforeEach(() => { cwd = tempDir('rein-example-hooks-cwd-'); });
-afterEach(() => cwd.cleanup());
+const PRESET: PresetObject = { model: { name: 'claude-sonnet-4-6' }, tools: [], permissions: { mode: 'default', allow: ['Deploy'] } };
+// A fresh working folder and REIN_HOME for every test (transcripts never go to ~/.rein).
+const env = useTestEnv({ prefix: 'rein-example-hooks-cwd-' });
 
 describe('examples/own-hooks', () => {
   it('freeze refuses the production deploy through beforeDeploy; staging goes out and afterDeploy sees it', async () => {
     const agent = await createAgent({
-      preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: cwd.dir, layers: false,
+      preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: env.dir, layers: false,
       plugins: [{ plugin: deploy }, { plugin: freeze, options: { targets: ['production'], reason: 'the release freeze lasts until Monday' } }],
     });
     const seen: DeployRecord[] = [];
@@ -38,7 +31,7 @@ describe('examples/own-hooks', () => {
     await agent.close();
 
     expect((await run.result).terminalReason).toBe('end_turn');
-    expect(readFileSync(join(cwd.dir, 'deployments.log'), 'utf8')).toBe('staging 1.4.0\n');
+    expect(readFileSync(join(env.dir, 'deployments.log'), 'utf8')).toBe('staging 1.4.0\n');
     expect(seen.map((r) => `${r.target} ${r.version}`)).toEqual(['staging 1.4.0']);
     const results = events.flatMap((e) => (e.type === 'tool_results' ? e.message.content : []));
     expect(results).toMatchObject([
@@ -49,8 +42,8 @@ describe('examples/own-hooks', () => {
   });
 
   it('each kernel gets its own frozen hook object', async () => {
-    const a = await createAgent({ preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: cwd.dir, layers: false, plugins: [{ plugin: deploy }] });
-    const b = await createAgent({ preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: cwd.dir, layers: false, plugins: [{ plugin: deploy }] });
+    const a = await createAgent({ preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: env.dir, layers: false, plugins: [{ plugin: deploy }] });
+    const b = await createAgent({ preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: env.dir, layers: false, plugins: [{ plugin: deploy }] });
     try {
       expect(getDeployHooks(a.kernel)).toBe(getDeployHooks(a.kernel));
       expect(getDeployHooks(a.kernel)).not.toBe(getDeployHooks(b.kernel));
@@ -63,14 +56,14 @@ describe('examples/own-hooks', () => {
   });
 
   it('deploy-freeze without deploy does not load: it names the missing plugin', async () => {
-    const err = await createAgent({ preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: cwd.dir, layers: false, plugins: [{ plugin: freeze }] }).catch((e: unknown) => e as Error);
+    const err = await createAgent({ preset: PRESET, sim: join(HERE, 'scenario.yaml'), cwd: env.dir, layers: false, plugins: [{ plugin: freeze }] }).catch((e: unknown) => e as Error);
     expect((err as Error).message).toBe('plugin deploy-freeze requires plugin deploy, which is not loaded');
   });
 
   it('the README command: both plugins load from the preset by path and share the hooks', async () => {
-    const r = await runCli(['run', 'Ship 1.4.0', '--preset', join(HERE, 'agent.yaml'), '--sim', join(HERE, 'scenario.yaml'), '--cwd', cwd.dir, '--output-format', 'stream-json', '--no-layers'], { cwd: HERE, env: { REIN_HOME: home.dir } });
+    const r = await runCli(['run', 'Ship 1.4.0', '--preset', join(HERE, 'agent.yaml'), '--sim', join(HERE, 'scenario.yaml'), '--cwd', env.dir, '--output-format', 'stream-json', '--no-layers'], { cwd: HERE, env: { REIN_HOME: env.home } });
     expect(r.code).toBe(0);
-    expect(readFileSync(join(cwd.dir, 'deployments.log'), 'utf8')).toBe('staging 1.4.0\n');
+    expect(readFileSync(join(env.dir, 'deployments.log'), 'utf8')).toBe('staging 1.4.0\n');
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toContainEqual(expect.objectContaining({ subtype: 'notice', source: 'deploy-freeze', message: 'deployed 1.4.0 to staging (not frozen)' }));
     expect(JSON.stringify(lines)).toContain('production is frozen');

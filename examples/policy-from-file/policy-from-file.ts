@@ -20,7 +20,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { definePlugin, type PermissionAsk, type PermissionDecision } from '../../kernel/index.js';
+import { definePlugin, type PermissionAsk, type PermissionDecision } from '../../index.js';
 
 export const PLUGIN_NAME = 'policy-from-file';
 

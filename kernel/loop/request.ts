@@ -17,7 +17,7 @@ export function presetSections(system: { sections?: { name: string; text: string
 /**
  * System sections → the API's `system` blocks: all static sections joined in one block, then all
  * dynamic ones in a second, so a cache breakpoint on the first block survives changes in the second
- * (book ch5 §A4, the static/dynamic boundary).
+ * (the static/dynamic boundary of Claude Code's system prompt).
  */
 export function systemBlocks(sections: readonly SystemSection[]): TextBlock[] {
   const stable = sections.filter((s) => s.kind === 'static' && s.text).map((s) => s.text);

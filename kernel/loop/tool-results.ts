@@ -1,19 +1,19 @@
 /**
  * Turns a tool's output into the tool_result block the model sees: an empty result becomes a short
- * placeholder (book ch4 §4.13), and a result over the tool's cap is saved to the session directory
- * and replaced by a preview (book ch4 §4.11). `applyResultBudget` keeps all results of one message
- * within a shared budget (book ch4 §4.12); the `tool-result-budget` plugin runs it before each request.
+ * placeholder, and a result over the tool's cap is saved to the session directory
+ * and replaced by a preview. Keeping all results of one message within a shared
+ * budget is the `tool-result-budget` plugin's job.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolOutput } from '../tool.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../types.js';
+import type { ContentBlock, ToolResultBlock } from '../types.js';
 
-/** Global ceiling on one result, characters (book ch2 §2.5: 50,000). */
+/** Global ceiling on one result, characters (Claude Code: 50,000). */
 export const MAX_RESULT_CHARS = DEFAULT_MAX_RESULT_SIZE_CHARS;
-/** Size of the preview kept in place of a saved result, bytes (book ch4 §4.11: 2,000). */
+/** Size of the preview kept in place of a saved result, bytes (Claude Code: 2,000). */
 export const PREVIEW_BYTES = 2_000;
 
 type ResultContent = Extract<ToolResultBlock['content'], unknown[]>;
@@ -27,7 +27,7 @@ export async function finalizeResult(
   if (content.length === 0 || content.every((b) => b.type === 'text' && b.text.trim() === '')) {
     content = [{ type: 'text', text: `(${tool.name} completed with no output)` }];
   }
-  // `Infinity` opts out (Read bounds its own output; book ch2 §2.5); any other cap is clamped to 50,000.
+  // `Infinity` opts out (Read bounds its own output); any other cap is clamped to 50,000.
   const cap = Number.isFinite(tool.maxResultSizeChars) ? Math.min(tool.maxResultSizeChars, MAX_RESULT_CHARS) : Infinity;
   const textLen = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
   if (Number.isFinite(cap) && textLen > cap && content.every((b) => b.type === 'text')) {
@@ -52,111 +52,35 @@ export function persistLargeResult(sessionDir: string, toolUseId: string, full: 
   const nl = preview.lastIndexOf('\n');
   if (nl > PREVIEW_BYTES / 2) preview = preview.slice(0, nl);
   preview = preview.replace(/\uFFFD$/, '');
-  return `<persisted-output>\nOutput too large (${full.length} characters). Full output saved to: ${file}\n\nPreview (first ${Buffer.byteLength(preview)} bytes):\n${preview}\n...\n</persisted-output>`;
+  return formatPersistedOutput({ size: `${full.length} characters`, file, preview: { label: `Preview (first ${Buffer.byteLength(preview)} bytes)`, text: preview } });
+}
+
+/** What a `<persisted-output>` block says: how large the output was, where it is, and what of it is shown. */
+export interface PersistedOutput {
+  /** The whole output's size with its unit (`"61234 characters"`, `"2097152 bytes"`). */
+  size: string;
+  /** Absolute path of the file that holds the whole output. */
+  file: string;
+  /** The part shown first (`Preview (first 2000 bytes)`, `First lines`). */
+  preview: { label: string; text: string };
+  /** A part shown after an ellipsis (`Last lines`), when the end matters too. */
+  tail?: { label: string; text: string };
 }
 
 /**
- * Budget for the tool results of one user message together, characters (book ch2 §2.5 and ch4 §4.12:
- * MAX_TOOL_RESULTS_PER_MESSAGE_CHARS = 200,000). Ten parallel calls each just under their own cap
- * would otherwise put 500,000 characters into one message.
+ * The text that stands in for an output too large to keep in the context: a `<persisted-output>`
+ * block, the wording Claude Code uses, so models trained on it know to read the saved file.
+ * Every tool result saved to disk (the kernel's per-result cap, the result budget, Bash) is written
+ * by this function, so they read the same and `isPersistedOutput` recognises them all.
  */
-export const MAX_RESULTS_PER_MESSAGE_CHARS = 200_000;
-
-/** Replacements already made, tool_use_id → the exact text that replaced the result. */
-export type ReplacementMap = Map<string, string>;
-
-export interface ResultBudgetOptions {
-  /** Most characters of tool_result text one message may carry. */
-  maxChars: number;
-  /** Where replaced results are saved (`<sessionDir>/tool-results/<id>.txt`). */
-  sessionDir: string;
-  /** Replacements made earlier; reused byte for byte and extended with new ones. */
-  replaced: ReplacementMap;
-  /** Results that must never be replaced (tools that bound their own output: Read). */
-  exempt?(toolUseId: string): boolean;
-  /** Called once for each new replacement, so the caller can record it. */
-  onReplace?(toolUseId: string, text: string): void;
+export function formatPersistedOutput(o: PersistedOutput): string {
+  const tail = o.tail ? `\n${o.tail.label}:\n${o.tail.text}\n` : '';
+  return `${PERSISTED_OUTPUT_OPEN}\nOutput too large (${o.size}). Full output saved to: ${o.file}\n\n${o.preview.label}:\n${o.preview.text}\n...\n${tail}</persisted-output>`;
 }
 
-export interface ResultBudgetOutcome {
-  /** The same array when nothing changed, else a new one (changed messages copied, others shared). */
-  messages: Message[];
-  /** Characters taken out of the history by this pass. */
-  charsFreed: number;
-}
+const PERSISTED_OUTPUT_OPEN = '<persisted-output>';
 
-/** Characters of text in one tool_result block (images and documents count as 0). */
-export function toolResultChars(block: ToolResultBlock): number {
-  const c = block.content;
-  if (c === undefined) return 0;
-  if (typeof c === 'string') return c.length;
-  return c.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
-}
-
-function resultText(block: ToolResultBlock): string | undefined {
-  const c = block.content;
-  if (c === undefined) return '';
-  if (typeof c === 'string') return c;
-  if (!c.every((b) => b.type === 'text')) return undefined;
-  return c.map((b) => (b as { text: string }).text).join('\n');
-}
-
-function isReplacedText(block: ToolResultBlock, text: string): boolean {
-  const c = block.content;
-  return Array.isArray(c) && c.length === 1 && c[0]!.type === 'text' && c[0]!.text === text;
-}
-
-/**
- * Keeps the tool results of every user message within `maxChars` (book ch4 §4.12). Over budget, the
- * largest results (ties: the earlier one) are saved to disk and replaced by a preview until the
- * message fits. A result replaced once stays replaced with the same bytes on every later pass, even
- * when its message would now fit, so the prompt prefix never changes back and the cache holds.
- * Results already persisted (a `<persisted-output>` preview), results with images, exempt results
- * and results no larger than their replacement are never chosen.
- */
-export function applyResultBudget(messages: Message[], o: ResultBudgetOptions): ResultBudgetOutcome {
-  let out: Message[] | undefined;
-  let charsFreed = 0;
-  messages.forEach((m, mi) => {
-    if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) return;
-    const blocks = [...m.content];
-    let changed = false;
-    const replace = (i: number, text: string) => {
-      const b = blocks[i] as ToolResultBlock;
-      charsFreed += toolResultChars(b) - text.length;
-      blocks[i] = { ...b, content: [{ type: 'text', text }] };
-      changed = true;
-    };
-    // 1. Sticky: earlier decisions are applied again, whatever the message's size is now.
-    blocks.forEach((b, i) => {
-      if (b.type !== 'tool_result') return;
-      const text = o.replaced.get(b.tool_use_id);
-      if (text !== undefined && !isReplacedText(b, text)) replace(i, text);
-    });
-    // 2. New decisions, largest first, until the message fits.
-    let total = blocks.reduce((n, b) => n + (b.type === 'tool_result' ? toolResultChars(b) : 0), 0);
-    if (total > o.maxChars) {
-      const candidates = blocks
-        .map((b, i) => ({ b, i }))
-        .filter((x): x is { b: ToolResultBlock; i: number } => x.b.type === 'tool_result')
-        .filter(({ b }) => !o.replaced.has(b.tool_use_id) && !(o.exempt?.(b.tool_use_id) ?? false))
-        .map(({ b, i }) => ({ i, id: b.tool_use_id, size: toolResultChars(b), text: resultText(b) }))
-        .filter((x) => x.text !== undefined && !x.text.startsWith('<persisted-output>'))
-        .sort((a, b) => b.size - a.size || a.i - b.i);
-      for (const c of candidates) {
-        if (total <= o.maxChars) break;
-        const text = persistLargeResult(o.sessionDir, c.id, c.text!);
-        if (text.length >= c.size) continue;
-        o.replaced.set(c.id, text);
-        o.onReplace?.(c.id, text);
-        total -= c.size - text.length;
-        replace(c.i, text);
-      }
-    }
-    if (changed) {
-      out ??= [...messages];
-      out[mi] = { ...m, content: blocks };
-    }
-  });
-  return { messages: out ?? messages, charsFreed };
+/** True when `text` is a `<persisted-output>` stand-in (it is never saved or shortened again). */
+export function isPersistedOutput(text: string): boolean {
+  return text.startsWith(PERSISTED_OUTPUT_OPEN);
 }

@@ -6,7 +6,7 @@ import { defineTool, type Tool } from '../tool.js';
 import type { AgentEvent } from '../types.js';
 import { MAX_TOOL_CONCURRENCY, partitionToolCalls } from './tools.js';
 import { MAX_RESULT_CHARS, PREVIEW_BYTES } from './tool-results.js';
-import { cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../plugins/tools/shared/testing.js';
+import { cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../testing/tools.js';
 
 /** A latch: `arrive()` resolves once `n` callers arrived, or after `giveUpMs` with false (so a serial run fails instead of hanging). */
 function barrier(n: number, giveUpMs = 5_000) {

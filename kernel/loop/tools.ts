@@ -1,7 +1,7 @@
 /**
  * Runs the tool calls of one assistant message: each call goes validate → `permission` →
  * (`permissionRequest` on ask) → `preToolUse` → call → `postToolUse`; consecutive concurrency-safe
- * calls run in parallel (at most 10 at once, book ch4 §4.1–§4.2), others one at a time; results come
+ * calls run in parallel (at most 10 at once), others one at a time; results come
  * back in call order, one tool_result per tool_use, whatever happened.
  */
 import type { PermissionQuery, RunContext } from '../hook-payloads.js';
@@ -10,7 +10,7 @@ import { ToolError, type Tool, type ToolOutput } from '../tool.js';
 import type { ContentBlock, PermissionDecision, PermissionDenial, ToolResultBlock, ToolUseBlock } from '../types.js';
 import { finalizeResult } from './tool-results.js';
 
-/** Most calls of one batch running at once (book ch4 §4.2: default 10). */
+/** Most calls of one batch running at once (Claude Code: default 10). */
 export const MAX_TOOL_CONCURRENCY = 10;
 
 /** Text of the tool_result given for a call that never ran because the run was aborted. */
@@ -18,7 +18,7 @@ export const ABORTED_RESULT_TEXT = 'The tool call was not completed: the run was
 
 /**
  * Tools whose failure in a parallel batch cancels the other calls of the same tool in that batch
- * (book ch4 §4.9: only Bash; parallel shell commands tend to depend on each other, while a failed
+ * (Claude Code: only Bash; parallel shell commands tend to depend on each other, while a failed
  * Read or WebFetch says nothing about its siblings).
  */
 export const SIBLING_CANCEL_TOOLS: ReadonlySet<string> = new Set(['Bash']);
@@ -53,6 +53,8 @@ export interface ToolCallOutcome {
   toolFailed?: boolean;
   denial?: PermissionDenial;
   preventContinuation?: string;
+  /** Set when a permission answer denied the call with `interrupt`: why (the run stops). */
+  interrupt?: string;
   additionalContext: string[];
 }
 
@@ -60,13 +62,15 @@ export interface ToolBatchOutcome {
   results: ToolResultBlock[];
   denials: PermissionDenial[];
   preventContinuation?: string;
+  /** Set when a permission answer asked to stop the run (terminal `permission_interrupted`). */
+  interrupt?: string;
   /** Extra text hooks asked to show the model, appended after the results. */
   additionalContext: string[];
 }
 
 type Batch = { concurrent: boolean; calls: ToolUseBlock[] };
 
-/** Greedy partition (book ch4 §4.1): runs of concurrency-safe calls form one parallel batch. */
+/** Greedy partition: runs of concurrency-safe calls form one parallel batch. */
 export function partitionToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[]): Batch[] {
   const batches: Batch[] = [];
   for (const call of calls) {
@@ -105,6 +109,7 @@ export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[
     results: outcomes.map((o) => o.block),
     denials: outcomes.flatMap((o) => (o.denial ? [o.denial] : [])),
     preventContinuation: outcomes.find((o) => o.preventContinuation)?.preventContinuation,
+    interrupt: outcomes.find((o) => o.interrupt)?.interrupt,
     additionalContext: outcomes.flatMap((o) => o.additionalContext),
   };
 }
@@ -180,7 +185,7 @@ export async function decidePermission(kernel: Kernel, q: PermissionQuery, ctx: 
   } catch (err) {
     return { behavior: 'deny', message: `Permission check failed: ${(err as Error).message}`, reason: 'permission check threw (fail closed)' };
   }
-  // No plugin decided: read-only calls run, anything else needs an answer (book ch16: default mode asks).
+  // No plugin decided: read-only calls run, anything else needs an answer (Claude Code: default mode asks).
   if (!d) d = q.tool.isReadOnly(q.input) ? { behavior: 'allow', reason: 'read-only' } : { behavior: 'ask', reason: 'no rule allows it' };
   if (d.behavior !== 'ask') return d;
   let answer: PermissionDecision | undefined;
@@ -224,7 +229,7 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   if (decision.behavior === 'deny') {
     const denial: PermissionDenial = { tool_name: tool.name, tool_use_id: call.id, tool_input: input, reason: decision.reason ?? decision.message };
     kernel.emit({ type: 'permission_denied', denial });
-    return { block: errorResult(call.id, decision.message), denial, additionalContext: [] };
+    return { block: errorResult(call.id, decision.message), denial, additionalContext: [], ...(decision.interrupt ? { interrupt: denial.reason } : {}) };
   }
   if (decision.behavior === 'allow' && decision.updatedInput) {
     const again = validate(tool, decision.updatedInput);

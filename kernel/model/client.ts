@@ -20,7 +20,7 @@ export interface SendOptions {
   stream: boolean;
   source: QuerySource;
   onEvent?: (event: StreamEvent) => void;
-  /** Abort a stream that has been silent this long, ms (book ch6b §C5: 90,000). 0 disables. */
+  /** Abort a stream that has been silent this long, ms (Claude Code: 90,000). 0 disables. */
   idleTimeoutMs?: number;
 }
 
@@ -60,7 +60,7 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-/** True for the API's 400 "prompt is too long" (book ch6b §C3: `prompt_too_long`). */
+/** True for the API's 400 "prompt is too long" (Claude Code: `prompt_too_long`). */
 export function isPromptTooLong(status: number | undefined, message: string): boolean {
   return (status === 400 || status === 413) && /prompt is too long|too many tokens|context.{0,20}(window|length)/i.test(message);
 }

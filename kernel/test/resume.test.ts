@@ -2,7 +2,7 @@
  * Sessions: a resumed session sends the same request bytes as one that never stopped, and a process
  * killed mid-turn leaves a transcript that resumes without a dangling tool_use.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,18 +11,14 @@ import { z } from 'zod';
 import { definePlugin } from '../plugin.js';
 import { defineTool } from '../tool.js';
 import { Transcript } from '../session/transcript.js';
-import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, tempDir, type SimHarness } from './support.js';
+import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, type SimHarness } from '../../testing/support.js';
+import { useTestEnv } from '../../testing/index.js';
 
-let tmp: ReturnType<typeof tempDir>;
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const folders = useTestEnv({ prefix: 'rein-resume-' });
 const sims: SimHarness[] = [];
-beforeEach(() => {
-  tmp = tempDir('rein-resume-');
-  process.env.REIN_HOME = join(tmp.dir, 'home');
-});
 afterEach(async () => {
   await Promise.all(sims.splice(0).map((s) => s.close()));
-  tmp.cleanup();
-  delete process.env.REIN_HOME;
 });
 
 const SCRIPT = `
@@ -46,16 +42,16 @@ const echo = definePlugin({
 describe('resume', () => {
   it('rebuilds byte-identical requests: a resumed session sends what an uninterrupted one sends', async () => {
     // Uninterrupted: two prompts on one kernel.
-    const a = await serveScenario(SCRIPT, tmp.dir); sims.push(a);
-    const k1 = await simKernel(a, { cwd: tmp.dir, plugins: [{ plugin: echo }] });
+    const a = await serveScenario(SCRIPT, folders.dir); sims.push(a);
+    const k1 = await simKernel(a, { cwd: folders.dir, plugins: [{ plugin: echo }] });
     await collect(k1, 'first');
     await collect(k1, 'second');
 
     // Interrupted: the first prompt, then a new kernel resumes the transcript for the second.
-    const b = await serveScenario(SCRIPT, tmp.dir); sims.push(b);
-    const k2 = await simKernel(b, { cwd: tmp.dir, plugins: [{ plugin: echo }] });
+    const b = await serveScenario(SCRIPT, folders.dir); sims.push(b);
+    const k2 = await simKernel(b, { cwd: folders.dir, plugins: [{ plugin: echo }] });
     await collect(k2, 'first');
-    const k3 = await simKernel(b, { cwd: tmp.dir, plugins: [{ plugin: echo }], resume: k2.sessionId });
+    const k3 = await simKernel(b, { cwd: folders.dir, plugins: [{ plugin: echo }], resume: k2.sessionId });
     const { result } = await collect(k3, 'second');
 
     expect(result.terminalReason).toBe('end_turn');
@@ -66,12 +62,12 @@ describe('resume', () => {
   });
 
   it('a process killed mid-turn leaves a transcript that resumes without a dangling tool_use', async () => {
-    writeFileSync(join(tmp.dir, 's.yaml'), `
+    writeFileSync(join(folders.dir, 's.yaml'), `
 turns:
   - reply: [{ tool_use: { name: Hang, input: {} } }]
   - reply: [{ text: "resumed fine" }]
 `);
-    writeFileSync(join(tmp.dir, 'hang.ts'), `
+    writeFileSync(join(folders.dir, 'hang.ts'), `
 import { z } from '${pathToFileURL(join(REPO, 'node_modules/zod/index.js')).href}';
 import { definePlugin, defineTool } from '${pathToFileURL(join(REPO, 'kernel/index.ts')).href}';
 export default definePlugin({
@@ -82,9 +78,9 @@ export default definePlugin({
   },
 });
 `);
-    writeFileSync(join(tmp.dir, 'p.yaml'), 'tools: []\nplugins:\n  ./hang.ts: {}\n');
-    const env = { ...cleanEnv(), REIN_HOME: process.env.REIN_HOME };
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: tmp.dir, env });
+    writeFileSync(join(folders.dir, 'p.yaml'), 'tools: []\nplugins:\n  ./hang.ts: {}\n');
+    const env = { ...cleanEnv(), REIN_HOME: folders.home };
+    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d) => { if (String(d).includes('HANGING')) resolve(); });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
@@ -92,18 +88,18 @@ export default definePlugin({
     child.kill('SIGKILL');
     await new Promise((r) => child.once('close', r));
 
-    const projectDir = join(process.env.REIN_HOME!, 'sessions', tmp.dir.replace(/[^A-Za-z0-9]/g, '-'));
+    const projectDir = join(folders.home, 'sessions', folders.dir.replace(/[^A-Za-z0-9]/g, '-'));
     const file = readdirSync(projectDir).find((f) => f.endsWith('.jsonl'))!;
     const id = file.slice(0, -6);
-    const before = Transcript.open(id, { cwd: tmp.dir }).replayMessages();
+    const before = Transcript.open(id, { cwd: folders.dir }).replayMessages();
     expect(before.at(-1)!.content.map((b) => b.type)).toEqual(['tool_use']);
 
     // Resume with a scenario whose first turn answers the resumed request.
-    writeFileSync(join(tmp.dir, 's2.yaml'), 'turns:\n  - reply: [{ text: "resumed fine" }]\n');
-    const r = await runCli(['run', 'go on', '--sim', 's2.yaml', '--preset', './p.yaml', '--no-layers', '--resume', id, '--output-format', 'json'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    writeFileSync(join(folders.dir, 's2.yaml'), 'turns:\n  - reply: [{ text: "resumed fine" }]\n');
+    const r = await runCli(['run', 'go on', '--sim', 's2.yaml', '--preset', './p.yaml', '--no-layers', '--resume', id, '--output-format', 'json'], { cwd: folders.dir, env: { REIN_HOME: folders.home } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ result: 'resumed fine', session_id: id });
-    const after = Transcript.open(id, { cwd: tmp.dir }).replayMessages();
+    const after = Transcript.open(id, { cwd: folders.dir }).replayMessages();
     const closing = after[before.length]!;
     expect(closing.role).toBe('user');
     expect(closing.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: (before.at(-1)!.content[0] as { id: string }).id, is_error: true });
@@ -116,23 +112,23 @@ export default definePlugin({
   });
 
   it('--continue picks the newest session of the directory; with none it is an input error', async () => {
-    writeFileSync(join(tmp.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
-    const none = await runCli(['run', 'x', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    const none = await runCli(['run', 'x', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal'], { cwd: folders.dir, env: { REIN_HOME: folders.home } });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no earlier session to continue/);
-    const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'], { cwd: folders.dir, env: { REIN_HOME: folders.home } });
     const id = JSON.parse(first.stdout).session_id;
-    const again = await runCli(['run', 'y', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'], { cwd: tmp.dir, env: { REIN_HOME: process.env.REIN_HOME } });
+    const again = await runCli(['run', 'y', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'], { cwd: folders.dir, env: { REIN_HOME: folders.home } });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).session_id).toBe(id);
   });
 
   it('--continue without --preset goes on with the preset the session was started with', async () => {
-    writeFileSync(join(tmp.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
-    writeFileSync(join(tmp.dir, 'narrow.yaml'), 'name: narrow\ntools: [Read]\n');
-    const env = { REIN_HOME: process.env.REIN_HOME };
-    const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', './narrow.yaml', '--output-format', 'stream-json'], { cwd: tmp.dir, env });
-    const again = await runCli(['run', 'y', '--continue', '--sim', 's.yaml', '--no-layers', '--output-format', 'stream-json'], { cwd: tmp.dir, env });
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    writeFileSync(join(folders.dir, 'narrow.yaml'), 'name: narrow\ntools: [Read]\n');
+    const env = { REIN_HOME: folders.home };
+    const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', './narrow.yaml', '--output-format', 'stream-json'], { cwd: folders.dir, env });
+    const again = await runCli(['run', 'y', '--continue', '--sim', 's.yaml', '--no-layers', '--output-format', 'stream-json'], { cwd: folders.dir, env });
     expect(again.code).toBe(0);
     const init = (out: string) => JSON.parse(out.split('\n')[0]!);
     expect(init(first.stdout).tools).toEqual(['Read']);

@@ -1,24 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../simulator/simulator.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createSimulator } from '../../testing/index.js';
 import type { Message } from '../types.js';
-import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../bench/strategies/harness.js';
+import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../testing/strategy.js';
 import { defaultEstimator, tokenCounter, usageTotal } from './accounting.js';
 import { estimateMessageTokens, estimateToolTokens } from './estimate.js';
+import { useTestEnv } from '../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-acct-' });
 let dir: string;
-let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-acct-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
+  dir = env.dir;
 });
 
 describe('usageTotal', () => {

@@ -4,7 +4,7 @@
  *
  * The count is the last main-loop response's usage (input + cache write + cache read + output:
  * everything the server saw and wrote) plus an estimate for what entered the history after it
- * (Claude Code behaviour, book ch12 §12.3–§12.4). Tool results of one parallel batch sit in one
+ * (Claude Code behaviour). Tool results of one parallel batch sit in one
  * message and are counted once. When messages before that response changed since (compaction,
  * cleared results, snipped turns), the estimated difference is applied, so the count follows the
  * history it is asked about rather than the one that was sent.
@@ -43,7 +43,7 @@ export const defaultEstimator: Estimator = Object.freeze({
 
 /**
  * Everything a response's usage says the server processed: `input_tokens +
- * cache_creation_input_tokens + cache_read_input_tokens + output_tokens`, tokens (book ch12 §12.3).
+ * cache_creation_input_tokens + cache_read_input_tokens + output_tokens`, tokens.
  * Missing cache fields count as 0.
  */
 export function usageTotal(usage: Partial<Usage> | null | undefined): number {

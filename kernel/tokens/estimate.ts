@@ -2,7 +2,7 @@
  * rein's token estimator: a documented, deterministic stand-in for the model's tokenizer, used by the
  * simulator's usage accounting and by every client-side threshold (budgets, compaction triggers).
  *
- * Rules (Claude Code behaviour, book ch. 12 §12.3 "rough estimate"; rounding up, because
+ * Rules (Claude Code behaviour; rounding up, because
  * over-estimating only compacts early while under-estimating overflows the window):
  * - prose (text, thinking, tool names, string tool results): `ceil(UTF-8 bytes / 4)`;
  * - JSON-serialised structures (tool_use inputs, tool definitions, unknown block types):
@@ -14,11 +14,11 @@
  * or per-request overhead), so expected numbers in tests can be worked out by hand.
  */
 
-/** Bytes per token for prose (book ch. 12 §12.3). */
+/** Bytes per token for prose. */
 export const TEXT_BYTES_PER_TOKEN = 4;
-/** Bytes per token for JSON (book ch. 12 §12.3: `json`, `jsonl`, `jsonc` files use 2). */
+/** Bytes per token for JSON (Claude Code: `json`, `jsonl`, `jsonc` files use 2). */
 export const JSON_BYTES_PER_TOKEN = 2;
-/** Fixed cost of one image or document block, tokens (book ch. 12 §12.3). */
+/** Fixed cost of one image or document block, tokens. */
 export const MEDIA_BLOCK_TOKENS = 2_000;
 
 type AnyBlock = { type?: string; [key: string]: unknown };

@@ -1,12 +1,12 @@
 /**
- * Allow rules too broad for auto mode (book ch16 §A5): an allow rule resolves before the classifier
+ * Allow rules too broad for auto mode: an allow rule resolves before the classifier
  * runs, so `Bash(python:*)` would let any code through unjudged. On entering auto mode such rules
  * are set aside: every Bash rule for the whole tool, and interpreter-wide rules of the shapes
  * `X:*`, `X *` and `X -*` for the commands below.
  */
-import type { CompiledRule } from '../permissions/rules.js';
+import type { CompiledRule } from '../permissions/shared/rules.js';
 
-/** Commands that run arbitrary code given in their arguments (book ch16 §A5, the external list). */
+/** Commands that run arbitrary code given in their arguments (the list Claude Code's auto mode uses). */
 export const DANGEROUS_COMMANDS: readonly string[] = Object.freeze([
   'python', 'python3', 'node', 'ruby', 'perl', 'php', 'lua', 'npx', 'bunx', 'npm run', 'bash', 'sh', 'ssh', 'zsh',
   'fish', 'eval', 'exec', 'env', 'xargs', 'sudo',

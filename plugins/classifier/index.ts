@@ -1,9 +1,9 @@
 /**
  * `classifier`: permission mode `auto`. Calls no rule decided are judged by a side request to a
- * model (book ch17), in layers, each reached only when the cheaper one could not decide:
+ * model, in layers, each reached only when the cheaper one could not decide:
  *
  * Allow rules that would let arbitrary code past it (`Bash`, `Bash(python:*)`, `Bash(node *)`, ...)
- * are set aside while auto mode is on (book ch16 §A5).
+ * are set aside while auto mode is on.
  *
  * 1. read-only calls inside the working directories run (no request; the shell, network tools
  *    and MCP tools are always judged);
@@ -16,27 +16,26 @@
  * classifier's reason. The requests use source `classifier`, so their usage is recorded apart from
  * the main loop's, and the retry plugin does not retry them on 529.
  */
-import { timeoutSignal } from '../../kernel/abort.js';
+import {
+  timeoutSignal, PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
+  type ApiMessage, type PermissionDecision,
+} from '../../kernel/index.js';
 import { z } from 'zod';
-import { PERMISSION_STAGE } from '../../kernel/hooks.js';
-import type { PermissionQuery, RunContext } from '../../kernel/hook-payloads.js';
-import type { Kernel } from '../../kernel/kernel.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ApiMessage, PermissionDecision } from '../../kernel/types.js';
-import { permissionContext } from '../permissions/config.js';
-import { MODE_PLUGINS } from '../permissions/mode-plugin.js';
-import { editDecision, readDecision } from '../permissions/modes.js';
+import { permissionContext } from '../permissions/shared/config.js';
+import { MODE_PLUGINS } from '../permissions/shared/mode-plugin.js';
+import { editDecision, readDecision } from '../permissions/shared/modes.js';
+import { shellEditDecision } from '../permissions/shared/shell-edits.js';
 import { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION, type AutoModeRules } from './prompt.js';
 import { isDangerousAllow } from './dangerous.js';
 import { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tracker.js';
 import { fitTranscript, projectAction, projectTranscript } from './transcript.js';
 import { parseVerdict, type Verdict } from './verdict.js';
 
-/** Stage-1 output cap, tokens (book ch17 §B4: 64). */
+/** Stage-1 output cap, tokens (Claude Code: 64). */
 export const STAGE1_MAX_TOKENS = 64;
-/** Stage-2 output cap, tokens (book ch17 §B4: 4096). */
+/** Stage-2 output cap, tokens (Claude Code: 4096). */
 export const STAGE2_MAX_TOKENS = 4096;
-/** Stage-1 stop sequence (book ch17 §B4). */
+/** Stage-1 stop sequence. */
 export const STAGE1_STOP = '</block>';
 
 
@@ -143,7 +142,7 @@ export default definePlugin({
       // Network and MCP tools are never "read-only" here (tools.ts REACHES_OUTSIDE): they are judged.
       const read = readDecision('auto', pc, q);
       if (read?.behavior === 'allow') return read;
-      const edit = editDecision('auto', pc, q);
+      const edit = editDecision('auto', pc, q) ?? shellEditDecision('auto', pc, q);
       if (edit) return edit;
       const fallback = tracker.fallbackReason();
       if (fallback) return { behavior: 'ask', message: `${q.toolName} needs approval: ${fallback}.`, reason: `${fallback}; asking instead (mode auto)`, source: 'classifier' };

@@ -1,6 +1,6 @@
 /**
  * The classifier's prompt. The wording is rein's own; the structure follows Claude Code's auto
- * mode (book ch17 §B4–§B6): a system prompt with the preset's rule sections spliced in, one user
+ * mode: a system prompt with the preset's rule sections spliced in, one user
  * message holding the projected transcript and the pending action (the action block carries the
  * cache breakpoint, so stage 2 reads stage 1's prefix from the cache), then a stage-specific
  * instruction.

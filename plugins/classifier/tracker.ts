@@ -1,13 +1,13 @@
 /**
- * Denial tracking (book ch17 §B7): after 3 classifier denials in a row, or 20 in the session, auto
+ * Denial tracking: after 3 classifier denials in a row, or 20 in the session, auto
  * mode stops deciding alone and asks instead, so an agent that keeps pushing at a boundary ends up
  * in front of a person (or, headless, at a recorded denial) instead of looping. An allow resets the
  * run of consecutive denials, never the total.
  */
 
-/** Consecutive denials before falling back to ask (book ch17 §B7: maxConsecutive = 3). */
+/** Consecutive denials before falling back to ask (Claude Code: maxConsecutive = 3). */
 export const MAX_CONSECUTIVE_DENIALS = 3;
-/** Denials per session before falling back to ask (book ch17 §B7: maxTotal = 20). */
+/** Denials per session before falling back to ask (Claude Code: maxTotal = 20). */
 export const MAX_TOTAL_DENIALS = 20;
 
 export class DenialTracker {

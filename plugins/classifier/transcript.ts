@@ -1,10 +1,10 @@
 /**
- * What the classifier sees of the conversation (book ch17 §B5): the user's text and the agent's
+ * What the classifier sees of the conversation: the user's text and the agent's
  * tool calls, never the assistant's prose (text the model wrote could be steered by an injection
  * to talk the classifier round). One JSON object per line, so a newline inside user text cannot
  * forge a line that looks like a tool call.
  */
-import type { Message } from '../../kernel/types.js';
+import type { Message } from '../../kernel/index.js';
 
 /** One JSONL line per user text block and per tool_use block, in order. */
 export function projectTranscript(messages: readonly Message[]): string[] {

@@ -1,5 +1,5 @@
 /**
- * Reading the classifier's answer (book ch17 §B4): reasoning inside `<thinking>` is removed first
+ * Reading the classifier's answer: reasoning inside `<thinking>` is removed first
  * (it may quote `<block>` tags as examples), including an unclosed `<thinking>` cut off by the
  * token limit; then `<block>yes|no` and an optional `<reason>`. Stage 1 stops at the `</block>`
  * stop sequence, so its closing tag is usually missing.

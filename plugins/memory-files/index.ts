@@ -15,8 +15,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { Message } from '../../kernel/types.js';
+import { createKernelState, definePlugin, type Message } from '../../kernel/index.js';
 import { loadMemoryFiles, renderMemory, type MemoryFile } from './load.js';
 
 export const PLUGIN_NAME = 'memory-files';
@@ -44,11 +43,18 @@ export function isMemoryMessage(m: Message): boolean {
   return m.meta?.source === PLUGIN_NAME;
 }
 
-const loadedFiles = new WeakMap<object, MemoryFile[]>();
+/**
+ * What the plugin shares with other plugins, under the kernel state key `memory-files`: the files
+ * it loaded for the session (none on resume: the message was already there). Compaction reads it
+ * to leave these files out of the ones it restores.
+ */
+export interface MemoryFilesState { files: readonly MemoryFile[] }
+
+const memoryState = createKernelState<MemoryFilesState>(PLUGIN_NAME, () => ({ files: [] }));
 
 /** The files the plugin loaded for a kernel's session (empty on resume: the message was already there). */
-export function memoryFilesOf(kernel: object): readonly MemoryFile[] {
-  return loadedFiles.get(kernel) ?? [];
+export function memoryFilesOf(kernel: Parameters<typeof memoryState>[0]): readonly MemoryFile[] {
+  return memoryState(kernel).files;
 }
 
 export default definePlugin({
@@ -71,7 +77,7 @@ export default definePlugin({
         allowExternalIncludes: options.allowExternalIncludes,
         warn: (message) => kernel.emit({ type: 'notice', level: 'warn', source: PLUGIN_NAME, message }),
       });
-      loadedFiles.set(kernel, files);
+      memoryState(kernel).files = files;
       const text = renderMemory(files);
       if (!text) return;
       const message: Message = { role: 'user', content: [{ type: 'text', text }], meta: { pinned: true, meta: true, source: PLUGIN_NAME, at: Date.now() } };

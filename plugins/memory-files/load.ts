@@ -1,18 +1,19 @@
 /**
  * Finding and reading memory files (`AGENTS.md`, `CLAUDE.md`), with their `@` includes.
  *
- * Load order is lowest priority first, because later text weighs more (Claude Code behaviour,
- * book ch19 §F1): user files, then project files in each directory from the repository root down
- * to the working directory, each directory's local files right after its project files.
+ * Load order is lowest priority first, because later text weighs more (Claude Code's CLAUDE.md
+ * order, https://docs.anthropic.com/en/docs/claude-code/memory): user files, then project files in
+ * each directory from the repository root down to the working directory, each directory's local
+ * files right after its project files.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findIncludes, stripHtmlComments } from './markdown.js';
 
-/** Include nesting: a file's includes are level 1, theirs level 2, … up to this level (book ch19 §F2: 5). */
+/** Include nesting: a file's includes are level 1, theirs level 2, … up to this level (Claude Code: 5). */
 export const MAX_INCLUDE_DEPTH = 5;
-/** A memory file longer than this (characters) gets a warning; it is still loaded (book ch19 §F6: 40,000). */
+/** A memory file longer than this (characters) gets a warning; it is still loaded (Claude Code: 40,000). */
 export const MAX_MEMORY_CHARS = 40_000;
 
 /**

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
-import { httpClient, loggedRequests, notices, runPrompt, strategyKernel } from '../../bench/strategies/harness.js';
+import { createSimulator } from '../../simulator/index.js';
+import { httpClient, loggedRequests, notices, runPrompt, strategyKernel } from '../../testing/strategy.js';
 import { findIncludes, stripHtmlComments } from './markdown.js';
 import { loadMemoryFiles, MAX_MEMORY_CHARS, renderMemory } from './load.js';
 import memoryFiles, { isMemoryMessage } from './index.js';

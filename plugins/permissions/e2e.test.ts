@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir, writeFiles } from '../../kernel/test/support.js';
+import { runCli, tempDir, writeFiles } from '../../testing/support.js';
 
 const SCENARIO = `turns:
   - reply:
@@ -15,12 +15,12 @@ const SCENARIO = `turns:
       - { tool_use: { name: Write, input: { file_path: out.txt, content: "written" } } }
       - { tool_use: { name: Bash, input: { command: "echo hi > /dev/null" } } }
       - { tool_use: { name: Bash, input: { command: "rm -rf data" } } }
-      - { tool_use: { name: Bash, input: { command: "touch made-by-bash" } } }
+      - { tool_use: { name: Bash, input: { command: "cp notes.txt made-by-bash" } } }
   - reply: [{ text: "Done." }]
 side:
-  - match: { source: classifier, lastUser: 'touch made-by-bash[\\s\\S]*Give your verdict now' }
+  - match: { source: classifier, lastUser: 'cp notes.txt made-by-bash[\\s\\S]*Give your verdict now' }
     reply: [{ text: "<block>yes" }]
-  - match: { source: classifier, lastUser: 'touch made-by-bash[\\s\\S]*A quick first check' }
+  - match: { source: classifier, lastUser: 'cp notes.txt made-by-bash[\\s\\S]*A quick first check' }
     reply: [{ text: "<block>yes</block><reason>the user did not ask for new files</reason>" }]
   - match: { source: classifier }
     reply: [{ text: "<block>no" }]
@@ -58,29 +58,29 @@ describe('rein run, each permission mode, headless', () => {
   it('default: reads and allowed commands run; edits and other commands ask and, unanswered, are denied', async () => {
     const { denials, ran, result } = await runMode('default');
     expect(result.rein_terminal_reason).toBe('end_turn');
-    expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:rm -rf data', 'Bash:cp notes.txt made-by-bash']);
     expect(denials[0]!.reason).toMatch(/ask with no answer: no rule allows it/);
     expect(denials[1]!.reason).toBe('deny rule Bash(rm:*) matches rm -rf data');
-    expect(denials[2]!.reason).toMatch(/ask with no answer: no allow rule covers "touch made-by-bash"/);
+    expect(denials[2]!.reason).toMatch(/ask with no answer: no allow rule covers "cp notes.txt made-by-bash"/);
     expect(ran).toEqual({ out: false, bash: false });
   });
 
   it('acceptEdits: the file edit runs too', async () => {
     const { denials, ran } = await runMode('acceptEdits');
-    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:cp notes.txt made-by-bash']);
     expect(ran).toEqual({ out: true, bash: false });
   });
 
   it('plan: only reads run; the rest is denied pointing at ExitPlanMode', async () => {
     const { denials, ran } = await runMode('plan');
-    expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:echo hi > /dev/null', 'Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:echo hi > /dev/null', 'Bash:rm -rf data', 'Bash:cp notes.txt made-by-bash']);
     expect(denials[0]!.reason).toMatch(/not read-only \(mode plan\)/);
     expect(ran).toEqual({ out: false, bash: false });
   });
 
   it('dontAsk: what no rule allows is denied without asking', async () => {
     const { denials, ran } = await runMode('dontAsk');
-    expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(summary(denials)).toEqual(['Write:out.txt', 'Bash:rm -rf data', 'Bash:cp notes.txt made-by-bash']);
     expect(denials[0]!.reason).toBe('no rule allows it (mode dontAsk)');
     expect(ran).toEqual({ out: false, bash: false });
   });
@@ -93,7 +93,7 @@ describe('rein run, each permission mode, headless', () => {
 
   it('auto: the classifier decides what rules and the fast paths leave open, with its usage apart', async () => {
     const { denials, ran, result } = await runMode('auto');
-    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:cp notes.txt made-by-bash']);
     expect(denials[1]!.reason).toMatch(/the classifier blocked it: the user did not ask for new files \(mode auto, stage 2\)/);
     expect(ran).toEqual({ out: true, bash: false });
     const side = result.side_usage as { classifier?: { input_tokens: number; output_tokens: number } };
@@ -108,10 +108,10 @@ describe('rein run, each permission mode, headless', () => {
     - matcher: Bash
       hooks:
         - type: command
-          command: 'input=$(cat); case "$input" in *touch*) echo "no new files today" >&2; exit 2;; esac'
+          command: 'input=$(cat); case "$input" in *made-by-bash*) echo "no new files today" >&2; exit 2;; esac'
 `;
     const { denials, ran } = await runMode('bypassPermissions', hooks);
-    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:touch made-by-bash']);
+    expect(summary(denials)).toEqual(['Bash:rm -rf data', 'Bash:cp notes.txt made-by-bash']);
     expect(denials[1]!.reason).toMatch(/PreToolUse hook .*: no new files today/);
     expect(ran).toEqual({ out: true, bash: false });
   });

@@ -10,12 +10,11 @@
  * Calls no rule decides go on to the permission mode's plugin (`permissions/default`, …, or
  * `classifier` for auto). A bare tool name in `deny` also removes that tool from the request.
  */
-import { PERMISSION_STAGE } from '../../kernel/hooks.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './config.js';
-import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './rules.js';
-import { safetyDecision } from './safety.js';
-import { SAFETY_STAGE } from './stages.js';
+import { PERMISSION_STAGE, definePlugin } from '../../kernel/index.js';
+import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './shared/config.js';
+import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './shared/rules.js';
+import { safetyDecision } from './shared/safety.js';
+import { SAFETY_STAGE } from './shared/stages.js';
 
 /** Options: the same keys as the preset's `permissions` (lists are appended to the preset's). */
 export const permissionsOptions = permissionsConfigSchema.omit({ mode: true, allowBypassPermissions: true }).partial().strict();
@@ -39,9 +38,9 @@ export default definePlugin({
   },
 });
 
-export { answerWith, checkAnswer, type CanUseTool, type PermissionResult } from './callback.js';
-export { permissionContext, PERMISSION_MODES, permissionsConfigSchema, type PermissionContext, type PermissionMode, type PermissionsConfig } from './config.js';
-export { MODE_DECISIONS, readDecision, editDecision } from './modes.js';
-export { parseRule, formatRule, RuleSyntaxError, type PermissionRule } from './rule.js';
-export { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
-export { SAFETY_STAGE, REQUEST_STAGE } from './stages.js';
+export { answerWith, checkAnswer, type CanUseTool, type PermissionResult } from './shared/callback.js';
+export { permissionContext, PERMISSION_MODES, permissionsConfigSchema, type PermissionContext, type PermissionMode, type PermissionsConfig } from './shared/config.js';
+export { MODE_DECISIONS, readDecision, editDecision } from './shared/modes.js';
+export { parseRule, formatRule, RuleSyntaxError, type PermissionRule } from './shared/rule.js';
+export { parseCommand, type ParsedCommand, type ShellPart } from './shared/shell/parse.js';
+export { SAFETY_STAGE, REQUEST_STAGE } from './shared/stages.js';

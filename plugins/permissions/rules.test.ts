@@ -2,15 +2,15 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRule, formatRule, RuleSyntaxError } from './rule.js';
-import { compileShellSpec, matchShell } from './shell/match.js';
-import { compilePathSpec } from './paths.js';
+import { parseRule, formatRule, RuleSyntaxError } from './shared/rule.js';
+import { compileShellSpec, matchShell } from './shared/shell/match.js';
+import { compilePathSpec } from './shared/paths.js';
 import permissions from './index.js';
 import defaultMode from './default/index.js';
 import acceptEdits from './acceptEdits/index.js';
 import dontAsk from './dontAsk/index.js';
 import bypass from './bypassPermissions/index.js';
-import { decide, testKernel } from './testing.js';
+import { decide, testKernel } from '../../testing/permissions.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rein-rules-'));
 
@@ -33,7 +33,7 @@ describe('rule strings', () => {
   });
 });
 
-describe('Bash specifiers (book ch16 §A3 table)', () => {
+describe('Bash specifiers', () => {
   const cases: [string, string, boolean][] = [
     ['npm install', 'npm install', true],
     ['npm install', 'npm install lodash', false],

@@ -7,9 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { definePlugin, DEFAULT_MAX_TOKENS, reinRoot, type Kernel } from '../../kernel/index.js';
-import { permissionContext } from '../permissions/index.js';
+import { createKernelState, definePlugin, DEFAULT_MAX_TOKENS, reinRoot, type Kernel } from '../../kernel/index.js';
 import { StreamFormatter, usageReport, type SessionInfo } from './format.js';
+
+/** The permission context the `permissions` family keeps in kernel state; the printer reads its mode. */
+const permissionState = createKernelState('permissions', () => ({ context: undefined as { mode: string } | undefined }));
 
 export const printerOptions = z.object({
   format: z.enum(['text', 'json', 'stream-json']).default('text'),
@@ -39,7 +41,7 @@ function reinVersion(): string {
 /** What the init line and results say about a kernel's session. */
 function sessionInfo(kernel: Kernel): SessionInfo {
   return {
-    permissionMode: () => permissionContext(kernel).mode,
+    permissionMode: () => permissionState(kernel).context?.mode ?? (kernel.preset.permissions as { mode?: string } | undefined)?.mode ?? 'default',
     // Servers with at least one registered tool (`mcp__<server>__<tool>`).
     mcpServers: () => [...new Set(kernel.tools.names().filter((n) => n.startsWith('mcp__')).map((n) => n.split('__')[1]!))].map((name) => ({ name, status: 'connected' })),
     agents: () => Object.keys((kernel.preset.subagents as Record<string, unknown> | undefined) ?? {}),

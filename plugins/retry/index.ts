@@ -1,15 +1,14 @@
 /**
  * `retry`: rein's one retry policy, answering the kernel's `apiError` hook.
  *
- * Constants are Claude Code's (book ch6b §C1–§C6): 10 retries; delay 500 ms × 2^(attempt−1) plus up to
+ * Constants are Claude Code's: 10 retries; delay 500 ms × 2^(attempt−1) plus up to
  * 25% jitter, capped at 32 s; a `retry-after` header wins over the computed delay; 529 (overloaded) is
  * retried only for foreground requests (the main loop and subagents), because retrying background
  * requests during an overload multiplies it; after 3 consecutive 529s the request switches to the
  * preset's `fallbackModel`; a stream that went idle or was cut is retried once without streaming.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ApiErrorDecision, ApiErrorInfo } from '../../kernel/hook-payloads.js';
+import { definePlugin, type ApiErrorDecision, type ApiErrorInfo } from '../../kernel/index.js';
 
 /** REIN_MAX_RETRIES as a retry count, when it is a non-negative integer. */
 function envMaxRetries(): number | undefined {
@@ -21,20 +20,20 @@ function envMaxRetries(): number | undefined {
 
 export const retryOptions = z.object({
   /**
-   * Retries after the first failure (book ch6b §C1: DEFAULT_MAX_RETRIES = 10). The environment
+   * Retries after the first failure (Claude Code's DEFAULT_MAX_RETRIES = 10). The environment
    * variable REIN_MAX_RETRIES overrides the default (not a value set in the preset).
    */
   maxRetries: z.number().int().min(0).max(100).default(() => envMaxRetries() ?? 10),
-  /** First delay, ms (book ch6b §C1: BASE_DELAY_MS = 500). */
+  /** First delay, ms (Claude Code's BASE_DELAY_MS = 500). */
   baseDelayMs: z.number().int().min(0).default(500),
-  /** Cap on one computed delay, ms (book ch6b §C1: the 32 s plateau of the retry sequence). */
+  /** Cap on one computed delay, ms (Claude Code: the 32 s plateau of the retry sequence). */
   maxDelayMs: z.number().int().min(0).default(32_000),
-  /** Random extra delay as a fraction of the computed delay (book ch6b §C1: 0–25%). */
+  /** Random extra delay as a fraction of the computed delay (Claude Code: 0–25%). */
   jitter: z.number().min(0).max(1).default(0.25),
-  /** Consecutive 529s before switching to `model.fallbackModel` (book ch6b §C4: MAX_529_RETRIES = 3). */
+  /** Consecutive 529s before switching to `model.fallbackModel` (Claude Code's MAX_529_RETRIES = 3). */
   fallbackAfter529: z.number().int().min(1).default(3),
-  /** Request sources that retry on 529 (book ch6b §C4: foreground sources only). */
-  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side'])).default(['main_loop', 'subagent']),
+  /** Request sources that retry on 529 (Claude Code: foreground sources only). */
+  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'hook', 'side'])).default(['main_loop', 'subagent']),
   /** Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run. */
   maxRetryAfterMs: z.number().int().min(0).default(5 * 60_000),
 }).strict();

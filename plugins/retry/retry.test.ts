@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, decideRetry, retryOptions } from './index.js';
-import type { ApiErrorInfo } from '../../kernel/hook-payloads.js';
+import type { ApiErrorInfo } from '../../kernel/index.js';
 
 const o = retryOptions.parse({});
 const failure = (over: Omit<Partial<ApiErrorInfo>, 'error'> & { error?: Partial<ApiErrorInfo['error']> } = {}): ApiErrorInfo => ({

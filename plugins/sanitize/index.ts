@@ -7,16 +7,14 @@
  */
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin.js';
-import type { ToolOutput } from '../../kernel/tool.js';
-import type { ContentBlock } from '../../kernel/types.js';
+import { definePlugin, type ToolOutput, type ContentBlock } from '../../kernel/index.js';
 import { wrapExternal } from './provenance.js';
 import { MAX_SANITIZE_PASSES, sanitizeText } from './unicode.js';
 
 export const sanitizeOptions = z.object({
   /** Tool-name globs whose results cross a trust boundary. */
   tools: z.array(z.string().min(1)).default(['mcp__*', 'WebFetch']),
-  /** Most sanitisation passes (book ch17b §C1: 10). */
+  /** Most sanitisation passes (Claude Code: 10). */
   maxPasses: z.number().int().min(1).max(100).default(MAX_SANITIZE_PASSES),
   /** Wrap results in `<external-content>` provenance tags. */
   provenance: z.boolean().default(true),

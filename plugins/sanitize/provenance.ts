@@ -1,5 +1,5 @@
 /**
- * Provenance tags (book ch17b §C2): external content reaches the model wrapped in a tag that says
+ * Provenance tags: external content reaches the model wrapped in a tag that says
  * where it came from, so text inside it that looks like an instruction is recognisably not the
  * user's. Attribute values are escaped, and inside the content every `<` that would open or close
  * one of rein's own tags (the wrapper, `system-reminder`, hook context) is escaped, so the content

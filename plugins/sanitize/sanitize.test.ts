@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { defineTool } from '../../kernel/tool.js';
-import { testKernel } from '../permissions/testing.js';
+import { defineTool } from '../../kernel/index.js';
+import { testKernel } from '../../testing/permissions.js';
 import sanitize, { escapeXml, escapeXmlAttr, sanitizeDeep, sanitizeText, wrapExternal } from './index.js';
 
 describe('sanitizeText', () => {

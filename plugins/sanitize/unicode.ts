@@ -1,12 +1,12 @@
 /**
  * Unicode sanitisation for text that crosses a trust boundary (MCP results, fetched pages, hook
- * output), book ch17b §C1: normalise to NFKC, then remove format (Cf), private-use (Co) and
+ * output): normalise to NFKC, then remove format (Cf), private-use (Co) and
  * unassigned (Cn) characters, plus the zero-width, bidi-control and BOM ranges; repeat until the
  * text stops changing, at most 10 passes. This removes invisible instructions such as Unicode
  * Tag characters (U+E0000–U+E007F), which a model reads and a person does not see.
  */
 
-/** Most passes (book ch17b §C1: MAX_ITERATIONS = 10). */
+/** Most passes (Claude Code's MAX_ITERATIONS = 10). */
 export const MAX_SANITIZE_PASSES = 10;
 
 const INVISIBLE = /[\p{Cf}\p{Co}\p{Cn}\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF\uE000-\uF8FF]/gu;

@@ -3,7 +3,7 @@
  * session, so the cached prefix they form can be shared (no dates, paths or tool lists in here; those
  * go in the user-context reminder).
  */
-import type { SystemSection } from '../../kernel/hook-payloads.js';
+import type { SystemSection } from '../../kernel/index.js';
 
 export const IDENTITY = `You are a software engineering agent. You work inside the user's project through the tools this session gives you, and you carry a task through to the end without waiting for confirmation: nobody is watching the session live, and your final message is what the user reads.`;
 

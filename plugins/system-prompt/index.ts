@@ -4,7 +4,7 @@
  * - Sections are static (resolved once per session, then served from memory: the same bytes every
  *   request) or dynamic (resolved for every request). The request builder puts all static sections in
  *   the first system block and the dynamic ones in a second, so a cache marker on the first block
- *   survives any change in the second (the static/dynamic boundary, book ch5 §A4).
+ *   survives any change in the second (the static/dynamic boundary).
  * - A section comes from inline `text` or a `file` (relative to the preset's directory). Later
  *   sections replace earlier ones of the same name: rein's defaults, then the preset's own
  *   `system.sections`, then this plugin's `sections`.
@@ -17,10 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { SystemSection } from '../../kernel/hook-payloads.js';
-import { REQUEST_STAGE } from '../../kernel/hooks.js';
-import type { ModelRequest } from '../../kernel/model/client.js';
-import { definePlugin, PluginError } from '../../kernel/plugin.js';
+import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin, PluginError } from '../../kernel/index.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import { buildUserContext } from './user-context.js';
 
@@ -97,7 +94,7 @@ export default definePlugin({
       }
     }
     const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext });
-    // Prefetch (book ch1 §1.2): in a new session the git commands start now, while the other
+    // Prefetch: in a new session the git commands start now, while the other
     // plugins load and the session opens, instead of at session start, when the first request
     // would soon wait for them. A resumed session reads its record back and does not need them.
     // The result is read only by start() below; buildUserContext does not reject (a failed git

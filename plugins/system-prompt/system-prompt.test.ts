@@ -1,25 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../kernel/simulator/simulator.js';
-import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../bench/strategies/harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createSimulator } from '../../simulator/index.js';
+import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../testing/strategy.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';
 import { branchOf, buildUserContext, GIT_LOG_COUNT, gitState } from './user-context.js';
+import { useTestEnv } from '../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-sp-' });
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-sp-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
+  dir = env.dir;
+  home = env.home;
 });
 
 describe('sections', () => {

@@ -2,7 +2,7 @@
  * The session's dynamic context (date, working directory, platform, git state), gathered once when
  * the session starts and sent as a `<system-reminder>` at the start of the first user message. It sits
  * after the system prompt, so the system prompt's bytes never depend on it, and it is frozen for the
- * session (Claude Code behaviour, book ch15 §15.1: a date that changes at midnight would rewrite the
+ * session (Claude Code behaviour: a date that changes at midnight would rewrite the
  * whole cached prefix; a slightly stale value is cheaper).
  */
 import { execFile } from 'node:child_process';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import budgetPlugin, { replacements } from './index.js';
 import readPlugin from '../tools/read/index.js';
-import { applyResultBudget, toolResultChars } from '../../kernel/loop/tool-results.js';
-import type { Message, ToolResultBlock } from '../../kernel/types.js';
-import { cleanupTempDirs, tempDir, toolKernel, useTempReinHome } from '../tools/shared/testing.js';
+import { applyResultBudget, toolResultChars } from './budget.js';
+import type { Message, ToolResultBlock } from '../../kernel/index.js';
+import { cleanupTempDirs, tempDir, toolKernel, useTempReinHome } from '../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {

@@ -1,6 +1,6 @@
 /**
  * `tool-result-budget`: keeps the tool results of each user message within a shared character
- * budget (200,000 by default, book ch4 §4.12), before every request, at the first context stage
+ * budget (200,000 by default), before every request, at the first context stage
  * (CONTEXT_STAGE.RESULT_BUDGET). Over budget, the largest results are saved to the session folder
  * and replaced by a preview with the saved file's path.
  *
@@ -14,17 +14,13 @@
  * pipeline (replays, imported sessions); and it runs in a fixed order with the other strategies.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../kernel/hooks.js';
-import type { Kernel } from '../../kernel/kernel.js';
-import { definePlugin } from '../../kernel/plugin.js';
-import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from '../../kernel/loop/tool-results.js';
-import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
-import type { Message, ToolUseBlock } from '../../kernel/types.js';
+import { CONTEXT_STAGE, type Kernel, definePlugin, estimateMessageTokens, type Message, type ToolUseBlock } from '../../kernel/index.js';
+import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from './budget.js';
 
 const NAME = 'tool-result-budget';
 
 export const budgetOptions = z.strictObject({
-  /** Most characters of tool results in one user message (book ch4 §4.12: 200,000). */
+  /** Most characters of tool results in one user message (Claude Code: 200,000). */
   maxCharsPerMessage: z.number().int().positive().default(MAX_RESULTS_PER_MESSAGE_CHARS),
 });
 
@@ -50,7 +46,7 @@ export default definePlugin({
     kernel.hooks.context.tapPromise({ name: NAME, stage: CONTEXT_STAGE.RESULT_BUDGET }, async (state) => {
       const replaced = replacements(kernel);
       // Tools that bound their own output (maxResultSizeChars Infinity: Read) are never replaced:
-      // the model would read the saved file back with the same tool (book ch2 §2.5).
+      // the model would read the saved file back with the same tool.
       const toolOf = new Map<string, string>();
       for (const m of state.messages) {
         if (m.role !== 'assistant') continue;

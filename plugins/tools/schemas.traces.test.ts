@@ -1,15 +1,17 @@
 /**
  * Recorded Claude Code sessions against rein's tool schemas: every tool call the model made there
- * (Read, Write, Edit, Glob, Grep, Bash, TodoWrite, WebFetch, Task) must be valid input for rein's
- * tool of the same name, except for parameters of features rein does not have (background shells,
- * sandbox override), which are refused by name.
+ * (Read, Write, Edit, Glob, Grep, Bash, BashOutput, KillShell, TodoWrite, WebFetch, Task) must be
+ * valid input for rein's tool of the same name, except for parameters rein does not have (the
+ * sandbox override), or that Claude Code itself refused (BashOutput's `block`, whose recorded result
+ * is Claude Code's own InputValidationError), which are refused by name.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Tool } from '../../kernel/tool.js';
-import { REPO } from '../../kernel/test/support.js';
+import type { Tool } from '../../kernel/index.js';
+import { REPO } from '../../testing/support.js';
 import { bashTool } from './bash/tool.js';
+import { createBashOutputTool, createKillShellTool } from './bash/shell-tools.js';
 import { editTool } from './edit/tool.js';
 import { globTool } from './glob/tool.js';
 import { grepTool } from './grep/tool.js';
@@ -20,10 +22,11 @@ import { createWebFetchTool } from './web-fetch/tool.js';
 import { writeTool } from './write/tool.js';
 
 const TRACES = join(REPO, '..', 'shared', 'traces');
-const UNSUPPORTED = ['run_in_background', 'dangerouslyDisableSandbox'];
+const UNSUPPORTED = ['dangerouslyDisableSandbox', 'block'];
 
 const tools: Record<string, Tool> = {
   Read: readTool, Write: writeTool, Edit: editTool, Glob: globTool, Grep: grepTool, Bash: bashTool, TodoWrite: todoWriteTool,
+  BashOutput: createBashOutputTool(), KillShell: createKillShellTool(),
   WebFetch: createWebFetchTool({ mode: 'raw', maxBytes: 1, timeoutMs: 1, maxContentChars: 1, maxRawChars: 1 }),
   Task: createTaskTool({ agents: {}, defaultAgent: 'general-purpose' }),
 };
@@ -61,7 +64,7 @@ describe('Claude Code tool calls from recorded sessions', () => {
     }
     expect(invalid).toEqual([]);
     expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBeGreaterThan(600);
-    for (const name of ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'TodoWrite', 'Task']) expect(counts[name], name).toBeGreaterThan(0);
-    for (const message of refused) expect(message).toMatch(/Unrecognized key: "(run_in_background|dangerouslyDisableSandbox)"/);
+    for (const name of ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'BashOutput', 'KillShell', 'TodoWrite', 'Task']) expect(counts[name], name).toBeGreaterThan(0);
+    for (const message of refused) expect(message).toMatch(/Unrecognized key: "(dangerouslyDisableSandbox|block)"/);
   });
 });

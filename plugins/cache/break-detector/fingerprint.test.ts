@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../../../kernel/model/client.js';
+import type { ModelRequest } from '../../../kernel/index.js';
 import { compareFingerprints, fingerprint, shortHash, stripCacheControl } from './fingerprint.js';
 
 const CC = { type: 'ephemeral' } as const;

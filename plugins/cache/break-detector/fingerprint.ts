@@ -1,14 +1,14 @@
 /**
  * Fingerprints of a request's cache-relevant parts, and the comparison of two fingerprints.
  *
- * Parts (book ch14 §14.2, reduced to what the public API keys the cache on): model, system text,
+ * Parts (Claude Code's cache-break fingerprint, reduced to what the public API keys the cache on): model, system text,
  * the markers on system blocks and tools (a TTL flip changes no text), tools (each definition
  * hashed too, so a change names the tool), beta flags (sorted), thinking, tool_choice, effort,
  * context_management edits, the top-level marker, and each message. Markers are stripped before
  * hashing content: moving the tail marker is not a change.
  */
 import * as crypto from 'node:crypto';
-import type { ModelRequest } from '../../../kernel/model/client.js';
+import type { ModelRequest } from '../../../kernel/index.js';
 
 // One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per call; older Nodes use createHash.
 const sha1Base64url: (data: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'

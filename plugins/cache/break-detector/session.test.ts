@@ -1,24 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../../kernel/simulator/simulator.js';
-import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, writeAgentsMd, writeLines, type PlannedTurn } from '../../../bench/strategies/harness.js';
-import { DEFAULT_CONTEXT_PLUGINS, loadPlugins } from '../../../bench/strategies/strategies.js';
-import { autoCompactStats } from '../../compaction/auto/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createSimulator } from '../../../simulator/index.js';
+import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, writeAgentsMd, writeLines, type PlannedTurn } from '../../../testing/strategy.js';
+import systemPrompt from '../../system-prompt/index.js';
+import memoryFiles from '../../memory-files/index.js';
+import microcompact from '../../compaction/microcompact/index.js';
+import autoCompact, { autoCompactStats } from '../../compaction/auto/index.js';
+import breakpoints from '../breakpoints/index.js';
+import detector from './index.js';
 import { detectorRecords } from './index.js';
+import { useTestEnv } from '../../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-60-' });
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-60-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
+  dir = env.dir;
+  home = env.home;
 });
 
 /** 59 tool turns (Reads of 320-line files, a Grep every 7th turn, parallel Reads every 10th), then an answer. */
@@ -43,7 +42,15 @@ describe('a 60-turn session with the default preset', () => {
     const simulator = createSimulator({ responder: plannedResponder(script()) });
     const log = join(home, 'requests.jsonl');
     const { client } = await httpClient(simulator, log);
-    const plugins = await loadPlugins(DEFAULT_CONTEXT_PLUGINS, { 'memory-files': { userDirs: [home] }, 'system-prompt': { date: '2026-02-01' } });
+    // The benchmark's default context strategy (bench/strategies/strategies.ts DEFAULT_CONTEXT_PLUGINS).
+    const plugins = [
+      { plugin: systemPrompt, options: { date: '2026-02-01' } },
+      { plugin: memoryFiles, options: { userDirs: [home] } },
+      { plugin: microcompact, options: { trigger: 'idle' } },
+      { plugin: autoCompact, options: {} },
+      { plugin: breakpoints, options: { layout: 'tools+system+tail', ttl: '5m' } },
+      { plugin: detector, options: {} },
+    ];
     const kernel = await strategyKernel({ cwd: dir, client, plugins });
     try {
       const { result } = await runPrompt(kernel, 'Read through the sources and tell me when you are done.');

@@ -1,16 +1,17 @@
 /**
  * Signals other plugins send the cache-break detector: "the next drop in cache reads is expected".
- * Kept in a module of its own so senders (compaction strategies, microcompact) need not load the
- * detector; with no detector loaded a signal goes nowhere.
+ * They travel through kernel state under this plugin's name (`createKernelState('cache/break-detector')`),
+ * so senders (compaction strategies, microcompact, a plugin of your own) never import the detector;
+ * with no detector loaded a signal goes nowhere. A sender builds the same shape: a `SyncHook`
+ * named `expectedDrop` carrying an `ExpectedDrop`.
  */
 import { SyncHook } from 'tapable';
-import { createHooksGetter } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import { createKernelState } from '../../../kernel/index.js';
 
 /**
  * Why the next request's prefix changes on purpose:
  * - `compaction`: the history was rebuilt (summary, snipped turns): the next response is a first
- *   observation, compared with nothing (Claude Code's `notifyCompaction`, book ch11 §11.5);
+ *   observation, compared with nothing (Claude Code's `notifyCompaction`);
  * - `deletion`: some old content was cleared (microcompact): the next drop is expected and not
  *   reported, the baseline is kept (Claude Code's `notifyCacheDeletion`).
  */
@@ -23,11 +24,6 @@ export interface ExpectedDrop {
 }
 
 /** The detector's signal hooks, one set per kernel. */
-export const getCacheSignals = createHooksGetter<Kernel, { expectedDrop: SyncHook<[ExpectedDrop]> }>(() => ({
+export const getCacheSignals = createKernelState('cache/break-detector', () => ({
   expectedDrop: new SyncHook<[ExpectedDrop]>(['drop']),
 }));
-
-/** Tells the detector (if loaded) that the next request's cache reads may drop, and why. */
-export function expectCacheDrop(kernel: Kernel, drop: ExpectedDrop): void {
-  getCacheSignals(kernel).expectedDrop.call(drop);
-}

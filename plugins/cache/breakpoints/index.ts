@@ -2,18 +2,14 @@
  * `cache/breakpoints`: puts `cache_control` markers on each request so the API caches its prefix,
  * and keeps everything that is part of the cache key stable for the whole session:
  * - the TTL (`5m` or `1h`) is chosen once and recorded, so a resumed session keeps it even if the
- *   preset changed (Claude Code latches it for the same reason, book ch13 §13.3);
- * - beta flags, once sent, are sent on every later request (book ch13 §13.4: a beta toggled
+ *   preset changed (Claude Code latches it for the same reason);
+ * - beta flags, once sent, are sent on every later request (Claude Code: a beta toggled
  *   mid-session changes the cache key);
  * - tool definitions go out in a stable order: built-in tools by name, then MCP tools by name.
  * Markers never exceed the API's limit of 4 per request, counting markers others placed.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import type { ModelRequest } from '../../../kernel/model/client.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import type { ToolDefinition } from '../../../kernel/types.js';
+import { REQUEST_STAGE, type Kernel, type ModelRequest, createKernelState, definePlugin, type ToolDefinition } from '../../../kernel/index.js';
 import { cacheControlFor, LAYOUTS, placeMarkers, type TailMark } from './layout.js';
 
 export const PLUGIN_NAME = 'cache/breakpoints';
@@ -45,11 +41,17 @@ export interface SessionCache {
   betas: readonly string[];
 }
 
-const sessions = new WeakMap<Kernel, SessionCache>();
+/**
+ * What the plugin shares with other plugins, under the kernel state key `cache/breakpoints`: the
+ * session's cache settings once it has started (microcompact times its idle trigger by the TTL).
+ */
+export interface BreakpointsState { current?: SessionCache }
+
+const cacheState = createKernelState<BreakpointsState>(PLUGIN_NAME, () => ({}));
 
 /** The cache settings of a kernel's session, once `cache/breakpoints` has started it. */
 export function sessionCache(kernel: Kernel): SessionCache | undefined {
-  return sessions.get(kernel);
+  return cacheState(kernel).current;
 }
 
 /** Built-ins by name, then MCP tools (`mcp__server__tool`) by name. */
@@ -83,7 +85,7 @@ export default definePlugin({
       } else {
         kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { ttl: state.ttl } satisfies BreakpointsRecord });
       }
-      sessions.set(kernel, state);
+      cacheState(kernel).current = state;
     };
 
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => start());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest } from '../../../kernel/model/client.js';
-import { buildPrefix } from '../../../kernel/simulator/prefix.js';
+import type { ModelRequest } from '../../../kernel/index.js';
+import { buildPrefix } from '../../../simulator/index.js';
 import { cacheControlFor, countMarkers, LAYOUTS, markedCopy, placeMarkers, type Layout } from './layout.js';
 import { sortToolDefinitions } from './index.js';
 

@@ -4,7 +4,7 @@
  * request shares its blocks with the kernel's history. Copies are memoised by original object
  * (see `markedCopy`), so an unchanged block marked again is the same copy.
  */
-import type { ModelRequest } from '../../../kernel/model/client.js';
+import type { ModelRequest } from '../../../kernel/index.js';
 
 /**
  * The marker layouts:

@@ -1,28 +1,23 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REQUEST_STAGE } from '../../../kernel/hooks.js';
-import type { ModelRequest } from '../../../kernel/model/client.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { createSimulator } from '../../../kernel/simulator/simulator.js';
-import { httpClient, loggedRequests, notices, plannedResponder, runPrompt, strategyKernel, withoutMarkers, writeAgentsMd } from '../../../bench/strategies/harness.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { REQUEST_STAGE, type ModelRequest, definePlugin } from '../../../kernel/index.js';
+import { createSimulator } from '../../../simulator/index.js';
+import { httpClient, loggedRequests, notices, plannedResponder, runPrompt, strategyKernel, withoutMarkers, writeAgentsMd } from '../../../testing/strategy.js';
 import breakDetector, { detectorRecords } from '../break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';
 import systemPrompt from '../../system-prompt/index.js';
 import breakpoints, { sessionCache } from './index.js';
+import { useTestEnv } from '../../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-resume-' });
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-resume-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
+  dir = env.dir;
+  home = env.home;
 });
 
 /** A plugin that asks for a beta on the second request only (a feature toggled mid-session). */

@@ -1,8 +1,8 @@
 /**
  * The words of a compaction: the summariser's instructions, the message that carries the summary
  * into the new history, and the clean-up of the model's answer. rein's own wording; the nine
- * sections are Claude Code's checklist (book ch9 §9.4), plus the failed approaches a summary tends
- * to lose (book ch28 S2).
+ * sections are Claude Code's checklist, plus the failed approaches a summary tends
+ * to lose.
  */
 
 /** System prompt of the summary request. */

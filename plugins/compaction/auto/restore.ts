@@ -2,20 +2,19 @@
  * After a compaction the model no longer sees the files it read; the most recently read ones are read
  * again from disk (so edits made since are included) and put back, within a budget.
  *
- * Claude Code behaviour (book ch10 §10.2): at most 5 files, newest first, each cut to 5,000 tokens,
+ * Claude Code behaviour: at most 5 files, newest first, each cut to 5,000 tokens,
  * 50,000 tokens in all; the budget skips a file that does not fit and goes on with the next.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { Message, ToolResultBlock } from '../../../kernel/types.js';
-import { estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../kernel/tokens/estimate.js';
-import { toolUses } from './history.js';
+import { type Message, type ToolResultBlock, estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../kernel/index.js';
+import { toolUses } from '../shared/history.js';
 
-/** Files restored at most (book ch10 §10.2: POST_COMPACT_MAX_FILES_TO_RESTORE = 5). */
+/** Files restored at most (Claude Code's POST_COMPACT_MAX_FILES_TO_RESTORE = 5). */
 export const MAX_FILES_TO_RESTORE = 5;
-/** Tokens per restored file at most (book ch10 §10.2: POST_COMPACT_MAX_TOKENS_PER_FILE = 5,000). */
+/** Tokens per restored file at most (Claude Code's POST_COMPACT_MAX_TOKENS_PER_FILE = 5,000). */
 export const MAX_TOKENS_PER_FILE = 5_000;
-/** Tokens of all restored files together at most (book ch10 §10.2: POST_COMPACT_TOKEN_BUDGET = 50,000). */
+/** Tokens of all restored files together at most (Claude Code's POST_COMPACT_TOKEN_BUDGET = 50,000). */
 export const RESTORE_TOKEN_BUDGET = 50_000;
 /** Files larger than this are not read back, bytes (a restored file is cut to 5,000 tokens anyway). */
 const MAX_READ_BYTES = 10 * 1024 * 1024;

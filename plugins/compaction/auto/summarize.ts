@@ -1,19 +1,18 @@
 /**
  * The summary side request, with the retry for a summary request that is itself too long: drop the
- * oldest API rounds and try again, at most 3 times (Claude Code behaviour, book ch9 §9.6: drop enough
+ * oldest API rounds and try again, at most 3 times (Claude Code behaviour: drop enough
  * rounds to cover the token gap the error names, else a fifth of them).
  */
-import type { RunContext } from '../../../kernel/hook-payloads.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { ModelRequestError, type ModelRequest } from '../../../kernel/model/client.js';
-import type { TokenCounter } from '../../../kernel/tokens/accounting.js';
-import type { ApiMessage, Message } from '../../../kernel/types.js';
-import { groupByRound, renderTranscript, type RenderOptions } from './history.js';
+import {
+  type RunContext, type Kernel, ModelRequestError, type ModelRequest, type TokenCounter, type ApiMessage,
+  type Message,
+} from '../../../kernel/index.js';
+import { groupByRound, renderTranscript, type RenderOptions } from '../shared/history.js';
 import { formatSummary, SUMMARIZER_SYSTEM, summaryPrompt } from './prompt.js';
 
-/** Retries after a too-long summary request (book ch9 §9.6: MAX_PTL_RETRIES = 3). */
+/** Retries after a too-long summary request (Claude Code's MAX_PTL_RETRIES = 3). */
 export const MAX_PROMPT_TOO_LONG_RETRIES = 3;
-/** Share of rounds dropped when the error names no token gap (book ch9 §9.6: 20%). */
+/** Share of rounds dropped when the error names no token gap (Claude Code: 20%). */
 export const FALLBACK_DROP_FRACTION = 0.2;
 
 /** A compaction attempt that did not produce a usable summary. Counts toward the circuit breaker. */

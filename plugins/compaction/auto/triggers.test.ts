@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PostCompact, PreCompact } from '../../../kernel/hook-payloads.js';
-import { parseScenario } from '../../../kernel/simulator/scenario.js';
-import { createSimulator } from '../../../kernel/simulator/simulator.js';
-import type { Responder } from '../../../kernel/simulator/responders/types.js';
-import { httpClient, loggedRequests, notices, plannedResponder, runPrompt, strategyKernel, writeLines, type PlannedTurn } from '../../../bench/strategies/harness.js';
+import type { PostCompact, PreCompact } from '../../../kernel/index.js';
+import { parseScenario } from '../../../simulator/index.js';
+import { createSimulator } from '../../../simulator/index.js';
+import type { Responder } from '../../../simulator/index.js';
+import { httpClient, loggedRequests, notices, plannedResponder, runPrompt, strategyKernel, writeLines, type PlannedTurn } from '../../../testing/strategy.js';
 import autoCompact, { autoCompactStats } from './index.js';
 
 let dir: string;

@@ -5,30 +5,26 @@
  *   `keep` tool uses are cleared, oldest first, if at least `clear_at_least` tokens can be;
  * - `clear_thinking_20251015` (only when thinking is on, and first, as the API requires): keep all
  *   thinking while the cache is warm; after an idle gap of more than an hour (the cache is cold)
- *   keep only the last thinking turn for the rest of the session (book ch13 §13.5).
- * Defaults are Claude Code's (book ch11 §11.3): trigger 180,000, clear at least 140,000 (keep a
+ *   keep only the last thinking turn for the rest of the session.
+ * Defaults are Claude Code's: trigger 180,000, clear at least 140,000 (keep a
  * 40,000-token target), keep 3 tool uses (the API's default). The edits are the same on every request,
  * so they never change the cache key by themselves; the server's clearing does, when it happens,
  * and the response reports it in `context_management.applied_edits`.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import type { ModelRequest } from '../../../kernel/model/client.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { tokenCounter } from '../../../kernel/tokens/accounting.js';
+import { REQUEST_STAGE, type Kernel, type ModelRequest, definePlugin, tokenCounter } from '../../../kernel/index.js';
 
 export const PLUGIN_NAME = 'compaction/context-edits';
 
 /** The beta that enables `context_management` (context-editing docs). */
 export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27';
-/** Clear tool uses past this many input tokens (book ch11 §11.3: DEFAULT_MAX_INPUT_TOKENS = 180,000). */
+/** Clear tool uses past this many input tokens (Claude Code's DEFAULT_MAX_INPUT_TOKENS = 180,000). */
 export const DEFAULT_TRIGGER_TOKENS = 180_000;
-/** Tokens to keep after clearing (book ch11 §11.3: DEFAULT_TARGET_INPUT_TOKENS = 40,000). */
+/** Tokens to keep after clearing (Claude Code's DEFAULT_TARGET_INPUT_TOKENS = 40,000). */
 export const DEFAULT_TARGET_TOKENS = 40_000;
 /** Tool uses kept (the API's default for clear_tool_uses_20250919). */
 export const DEFAULT_KEEP_TOOL_USES = 3;
-/** Idle gap after which thinking is cleared down to one turn, ms (book ch13 §13.5: 1 hour). */
+/** Idle gap after which thinking is cleared down to one turn, ms (Claude Code: 1 hour). */
 export const THINKING_CLEAR_IDLE_MS = 60 * 60_000;
 
 export const contextEditsOptions = z.object({

@@ -2,35 +2,35 @@
  * `compaction/microcompact`: clears the content of old tool results without a model call.
  *
  * Only results of clearable tools are touched (by default the ones whose output can be fetched
- * again: Read, Bash, Grep, Glob, WebSearch, WebFetch, Edit, Write; Claude Code's COMPACTABLE_TOOLS,
- * book ch11 §11.4), and the newest `keepRecent` always stay. Two triggers:
+ * again: Read, Bash, Grep, Glob, WebSearch, WebFetch, Edit, Write; Claude Code's
+ * COMPACTABLE_TOOLS), and the newest `keepRecent` always stay. Two triggers:
  * - `count`: more than `countTrigger` results are still uncleared: clear all but the newest
  *   `keepRecent` at once (one cache rewrite per batch instead of one per turn);
  * - `idle`: the last response is older than the cache TTL, so the cache is cold anyway and the next
- *   request rewrites the whole prefix: shrink it first (book ch11 §11.1).
+ *   request rewrites the whole prefix: shrink it first.
  * A cleared result keeps its tool_use_id and says what it was: the tool, its target, the size.
  * Cleared ids are recorded in the transcript; the history rewrite itself is recorded by the loop.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { tokenCounter } from '../../../kernel/tokens/accounting.js';
-import { estimateBlockTokens } from '../../../kernel/tokens/estimate.js';
-import type { ContentBlock, Message, ToolResultBlock } from '../../../kernel/types.js';
-import { sessionCache } from '../../cache/breakpoints/index.js';
-import { expectCacheDrop } from '../../cache/break-detector/signals.js';
-import { toolUses } from '../auto/history.js';
+import {
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens,
+  type ContentBlock, type Message, type ToolResultBlock,
+} from '../../../kernel/index.js';
+import { expectCacheDrop } from '../shared/cache-signal.js';
+import { toolUses } from '../shared/history.js';
 
 export const PLUGIN_NAME = 'compaction/microcompact';
 
+/** The session's cache settings, shared by `cache/breakpoints` under its name (absent when it is not loaded). */
+const cacheSettings = createKernelState<{ current?: { ttl: '5m' | '1h' } }>('cache/breakpoints', () => ({}));
+
 /**
- * Tools whose results may be cleared (book ch11 §11.4: COMPACTABLE_TOOLS). Names match
+ * Tools whose results may be cleared (Claude Code: COMPACTABLE_TOOLS). Names match
  * case-insensitively: other agents spell the same tools in lower case (pi's `read`, `bash`, `edit`,
  * `write`, `grep`; opencode's `read`, `glob`, `webfetch`), and their sessions replay under those names.
  */
 export const CLEARABLE_TOOLS: readonly string[] = Object.freeze(['Read', 'Bash', 'Grep', 'Glob', 'WebSearch', 'WebFetch', 'Edit', 'Write']);
-/** Newest results always kept (book ch11 §11.1: keepRecent = 5). */
+/** Newest results always kept (Claude Code: keepRecent = 5). */
 export const KEEP_RECENT = 5;
 /** The API's default cache TTL, minutes (prompt-caching docs), used when `cache/breakpoints` is not loaded. */
 export const DEFAULT_TTL_MINUTES = 5;
@@ -158,7 +158,7 @@ export default definePlugin({
     const counter = tokenCounter(kernel);
     const s: MicrocompactStats = { passes: 0, cleared: 0, tokensFreed: 0 };
     stats.set(kernel, s);
-    const idleMs = () => (options.idleMinutes ?? (sessionCache(kernel)?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
+    const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
 
     kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
       let reason: 'count' | 'idle' | undefined;

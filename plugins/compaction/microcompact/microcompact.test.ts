@@ -1,29 +1,26 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSimulator } from '../../../kernel/simulator/simulator.js';
-import type { Message } from '../../../kernel/types.js';
+import { createSimulator } from '../../../simulator/index.js';
+import type { Message } from '../../../kernel/index.js';
 import {
   httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, withoutMarkers, writeAgentsMd, writeLines,
-} from '../../../bench/strategies/harness.js';
+} from '../../../testing/strategy.js';
 import breakpoints from '../../cache/breakpoints/index.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';
 import microcompact, { CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, unclearedCount } from './index.js';
+import { useTestEnv } from '../../../testing/index.js';
 
+// A fresh working folder and REIN_HOME for every test, removed after it.
+const env = useTestEnv({ prefix: 'rein-mc-' });
 let dir: string;
 let home: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rein-mc-'));
-  home = mkdtempSync(join(tmpdir(), 'rein-home-'));
-  process.env.REIN_HOME = home;
+  dir = env.dir;
+  home = env.home;
 });
 afterEach(() => {
   vi.useRealTimers();
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(home, { recursive: true, force: true });
-  delete process.env.REIN_HOME;
 });
 
 const read = (file: string) => [{ type: 'text' as const, text: `Reading ${file}.` }, { type: 'tool_use' as const, name: 'Read', input: { file_path: file } }];

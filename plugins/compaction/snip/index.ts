@@ -7,15 +7,13 @@
  * snip rather than on every request. A short note takes the place of what was dropped.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE } from '../../../kernel/hooks.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { DEFAULT_MAX_TOKENS } from '../../../kernel/kernel.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { tokenCounter, type TokenCounter } from '../../../kernel/tokens/accounting.js';
-import type { Message } from '../../../kernel/types.js';
-import { expectCacheDrop } from '../../cache/break-detector/signals.js';
-import { groupByRound, isPinned, latestUserPromptIndex } from '../auto/history.js';
-import { computeThresholds, DEFAULT_CONTEXT_WINDOW } from '../auto/threshold.js';
+import {
+  CONTEXT_STAGE, type Kernel, DEFAULT_MAX_TOKENS, definePlugin, tokenCounter, type TokenCounter,
+  type Message,
+} from '../../../kernel/index.js';
+import { expectCacheDrop } from '../shared/cache-signal.js';
+import { groupByRound, isPinned, latestUserPromptIndex } from '../shared/history.js';
+import { computeThresholds, DEFAULT_CONTEXT_WINDOW } from '../shared/threshold.js';
 
 export const PLUGIN_NAME = 'compaction/snip';
 

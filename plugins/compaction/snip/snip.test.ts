@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../../kernel/simulator/simulator.js';
-import { defaultEstimator } from '../../../kernel/tokens/accounting.js';
-import type { Message } from '../../../kernel/types.js';
+import { createSimulator } from '../../../simulator/index.js';
+import { defaultEstimator, type Message } from '../../../kernel/index.js';
 import {
   httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, withoutMarkers, writeAgentsMd, writeLines,
-} from '../../../bench/strategies/harness.js';
+} from '../../../testing/strategy.js';
 import breakpoints from '../../cache/breakpoints/index.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';

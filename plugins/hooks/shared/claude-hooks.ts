@@ -17,9 +17,9 @@
  */
 import { PERMISSION_STAGE, PluginError } from '../../../kernel/index.js';
 import type { ContentBlock, Kernel, PermissionDecision, PermissionQuery, RunContext, ToolOutput } from '../../../kernel/index.js';
-import { checkAnswer } from '../../permissions/callback.js';
-import { permissionContext } from '../../permissions/config.js';
-import { REQUEST_STAGE } from '../../permissions/stages.js';
+import { checkAnswer } from '../../permissions/shared/callback.js';
+import { permissionContext } from '../../permissions/shared/config.js';
+import { REQUEST_STAGE } from '../../permissions/shared/stages.js';
 import { escapeXmlAttr, neutraliseReservedTags } from '../../sanitize/provenance.js';
 import { sanitizeText } from '../../sanitize/unicode.js';
 import {
@@ -39,6 +39,8 @@ export interface HookRunner<H extends HandlerBase> {
   label(hook: H): string;
   /** Handlers with the same key run once per event. */
   key(hook: H): string;
+  /** The timeout of a handler that sets none, seconds; unset: DEFAULT_HOOK_TIMEOUT_S (SessionEnd: SESSION_END_TIMEOUT_S). */
+  defaultTimeoutS?(hook: H): number | undefined;
 }
 
 interface Group<H> { match: (v: string | undefined) => boolean; hooks: H[] }
@@ -121,15 +123,21 @@ export class ClaudeHooks<H extends HandlerBase> {
     try { transcriptPath = this.kernel.transcript.file; } catch { transcriptPath = undefined; }
     const input = {
       session_id: ctx.sessionId, transcript_path: transcriptPath, cwd: ctx.cwd, hook_event_name: event,
-      permission_mode: permissionContext(this.kernel).mode, ...fields,
+      permission_mode: permissionContext(this.kernel).mode,
+      // A child agent's call decided by these hooks: which agent made it (Claude Code's fields).
+      ...(ctx.agent ? { agent_id: ctx.agent.id, agent_type: ctx.agent.type } : {}),
+      ...fields,
     };
     const toolUseId = typeof fields.tool_use_id === 'string' ? fields.tool_use_id : undefined;
     return Promise.all(hooks.map(async (hook) => {
-      const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S);
+      const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : this.runner.defaultTimeoutS?.(hook) ?? DEFAULT_HOOK_TIMEOUT_S);
       const hookId = `${this.name}:${++this.hookRuns}`;
       const name = this.runner.label(hook);
       this.kernel.emit({ type: 'hook', phase: 'started', hookId, name, event });
-      const outcome = await this.runner.run(hook, input, { event, timeoutMs: timeoutS * 1000, ctx, toolUseId });
+      let outcome = await this.runner.run(hook, input, { event, timeoutMs: timeoutS * 1000, ctx, toolUseId });
+      // `onFailure: block` makes a guard fail closed on any exit code but 0 and 2 as well, where
+      // Claude Code's protocol lets the call run.
+      if (outcome.kind === 'error' && hook.onFailure === 'block' && GUARD_EVENTS.has(event)) outcome = { kind: 'failure', message: `${outcome.message} (onFailure: block)` };
       this.kernel.emit({ type: 'hook', phase: 'response', hookId, name, event, outcome: outcome.kind === 'ok' || outcome.kind === 'block' ? 'success' : 'error', output: outcome.kind === 'ok' ? outcome.stdout : outcome.message });
       if (outcome.kind === 'error') this.notify(`${event} hook ${this.runner.label(hook)}: ${outcome.message}`);
       return { hook, outcome };
@@ -216,7 +224,7 @@ export class ClaudeHooks<H extends HandlerBase> {
           if (o.kind === 'block') return deny(clean(o.message));
           if (o.kind !== 'ok' || !o.json) continue;
           const d = o.json.hookSpecificOutput?.decision;
-          if (d) return checkAnswer(k, ask, d.behavior === 'deny' ? { behavior: 'deny', message: clean(d.message ?? '') } : { behavior: 'allow', updatedInput: d.updatedInput }, who);
+          if (d) return checkAnswer(k, ask, d.behavior === 'deny' ? { behavior: 'deny', message: clean(d.message ?? ''), interrupt: d.interrupt === true } : { behavior: 'allow', updatedInput: d.updatedInput }, who);
           if (o.json.decision === 'block') return deny(clean(o.json.reason ?? 'blocked'));
           if (o.json.decision === 'approve') return checkAnswer(k, ask, { behavior: 'allow' }, who);
         }
@@ -272,7 +280,7 @@ export class ClaudeHooks<H extends HandlerBase> {
         for (const ran of await this.run('SessionStart', s.source, { source: s.source }, ctx)) {
           const o = ran.outcome;
           if (o.kind === 'failure') { this.failureBlocks('SessionStart', ran); continue; }
-          if (o.kind !== 'ok') continue; // SessionStart cannot block the start (book ch18 §D4)
+          if (o.kind !== 'ok') continue; // SessionStart cannot block the start
           const text = o.json?.hookSpecificOutput?.additionalContext ?? (o.json ? undefined : o.stdout);
           if (text) this.sessionContext.push(contextBlock('SessionStart', text));
         }

@@ -13,11 +13,12 @@ export type ShellHookEvent = (typeof SHELL_HOOK_EVENTS)[number];
 
 /**
  * Guard events: a hook that crashes or times out blocks what it guards unless it says
- * `onFailure: continue`.
+ * `onFailure: continue`; a command hook that exits with a code other than 0 and 2 lets it through
+ * (Claude Code's protocol) unless it says `onFailure: block`.
  */
 export const GUARD_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
 
-/** Default hook timeout, seconds (Claude Code's hook default: 10 minutes). */
+/** Default hook timeout, seconds (Claude Code's TOOL_HOOK_EXECUTION_TIMEOUT_MS = 10 min). */
 export const DEFAULT_HOOK_TIMEOUT_S = 600;
 /** Default SessionEnd hook timeout, seconds (Claude Code's 1,500 ms, so ending a run stays quick). */
 export const SESSION_END_TIMEOUT_S = 1.5;

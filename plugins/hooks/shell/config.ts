@@ -1,13 +1,17 @@
 /**
- * The `hooks` setting, in Claude Code's settings.json format plus a per-hook `onFailure`:
+ * The `hooks` setting, in Claude Code's settings.json format plus a per-hook `onFailure`. Three
+ * hook types: `command` (a shell command), `http` (POST the event to a URL) and `prompt` (a small
+ * model decides):
  *
  *   hooks:
  *     PreToolUse:
  *       - matcher: "Write|Edit"
  *         hooks: [{ type: command, command: "./check.sh", timeout: 30, onFailure: block }]
+ *       - matcher: Bash
+ *         hooks: [{ type: http, url: "http://127.0.0.1:8080/check", headers: { Authorization: "Bearer $TOKEN" }, allowedEnvVars: [TOKEN] }]
  */
 import { z } from 'zod';
-import { SHELL_HOOK_EVENTS, type ShellHookEvent } from '../shared/config.js';
+import { GUARD_EVENTS, SHELL_HOOK_EVENTS, type ShellHookEvent } from '../shared/config.js';
 
 export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, compileMatcher, type ShellHookEvent } from '../shared/config.js';
 
@@ -17,14 +21,53 @@ export const commandHookSchema = z.object({
   command: z.string().min(1),
   /** Seconds before the hook's process group is killed. */
   timeout: z.number().positive().optional(),
-  /** What a crash or timeout means: `block` (the default for guard events) or `continue`. */
+  /**
+   * For guard events: `block` fails closed on a crash, a timeout or any exit code but 0 and 2;
+   * `continue` lets the call run whatever happens (exit 2 still blocks). Unset: a crash or
+   * timeout blocks, another exit code does not (Claude Code's protocol).
+   */
   onFailure: z.enum(['block', 'continue']).optional(),
 }).strict();
+
+/** Claude Code's fields that rein reads but that change nothing in a headless run (spinner text). */
+const uiFields = { statusMessage: z.string().optional() };
+
+/** Default timeout of `http` and `prompt` hooks, seconds (rein's choice: they answer over the network). */
+export const DEFAULT_REMOTE_HOOK_TIMEOUT_S = 30;
+
+export const httpHookSchema = z.object({
+  type: z.literal('http'),
+  /** POSTed the event JSON; the response body is the hook's answer (as a command hook's stdout). */
+  url: z.string().regex(/^https?:\/\/\S+$/, 'expected an http:// or https:// URL'),
+  /** Seconds before the request is abandoned (default 30). */
+  timeout: z.number().positive().optional(),
+  /** Request headers; `$NAME` / `${NAME}` in a value is replaced by that environment variable when `allowedEnvVars` lists it. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Environment variables headers may use (anything else is refused at load, so no secret leaks by accident). */
+  allowedEnvVars: z.array(z.string().min(1)).optional(),
+  onFailure: z.enum(['block', 'continue']).optional(),
+  ...uiFields,
+}).strict();
+
+export const promptHookSchema = z.object({
+  type: z.literal('prompt'),
+  /** What the model is asked; `$ARGUMENTS` is replaced by the event JSON (appended when absent). */
+  prompt: z.string().min(1),
+  /** Model of the side request (default: a small fast model, PROMPT_HOOK_MODEL). */
+  model: z.string().min(1).optional(),
+  /** Seconds before the request is abandoned (default 30). */
+  timeout: z.number().positive().optional(),
+  onFailure: z.enum(['block', 'continue']).optional(),
+  ...uiFields,
+}).strict();
+
+/** Any hook of a matcher group, told apart by `type`. */
+export const hookSchema = z.discriminatedUnion('type', [commandHookSchema, httpHookSchema, promptHookSchema]);
 
 export const matcherGroupSchema = z.object({
   /** Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular expression, or empty for all. */
   matcher: z.string().optional(),
-  hooks: z.array(commandHookSchema).min(1),
+  hooks: z.array(hookSchema).min(1),
 }).strict();
 
 export const shellHooksOptions = z.object(
@@ -32,4 +75,38 @@ export const shellHooksOptions = z.object(
 ).strict();
 
 export type CommandHook = z.output<typeof commandHookSchema>;
+export type HttpHook = z.output<typeof httpHookSchema>;
+export type PromptHook = z.output<typeof promptHookSchema>;
+export type AnyHook = z.output<typeof hookSchema>;
+
+/** What identifies a hook for de-duplication and in messages: its command, URL or prompt. */
+export function hookLabel(h: AnyHook): string {
+  return h.type === 'command' ? h.command : h.type === 'http' ? h.url : `prompt: ${h.prompt}`;
+}
 export type ShellHooksConfig = z.output<typeof shellHooksOptions>;
+
+/** How a guard hook's failures end, as `rein hooks` reports it. */
+export interface GuardFailure {
+  event: ShellHookEvent;
+  matcher: string;
+  /** The command, the URL of an http hook, or `prompt: …` for a prompt hook. */
+  command: string;
+  /** `closed`: every failure blocks; `open on exit codes`: a crash blocks, exit 1 (say) lets the call run; `open`: nothing but exit 2 blocks. */
+  fails: 'closed' | 'open on exit codes' | 'open';
+}
+
+/** Every hook of a guard event and how its failures end. */
+export function guardFailures(config: ShellHooksConfig): GuardFailure[] {
+  const out: GuardFailure[] = [];
+  for (const event of SHELL_HOOK_EVENTS) {
+    if (!GUARD_EVENTS.has(event)) continue;
+    for (const g of config[event] ?? []) {
+      for (const h of g.hooks) {
+        // http and prompt hooks have no exit codes: any failure of theirs blocks unless `continue`.
+        const fails = h.onFailure === 'continue' ? 'open' : h.onFailure === 'block' || h.type !== 'command' ? 'closed' : 'open on exit codes';
+        out.push({ event, matcher: g.matcher ?? '', command: hookLabel(h), fails });
+      }
+    }
+  }
+  return out;
+}

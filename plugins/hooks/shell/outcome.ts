@@ -1,5 +1,5 @@
 /**
- * What a finished hook process means (Claude Code's protocol, book ch18 §D4–§D5):
+ * What a finished hook process means (Claude Code's protocol):
  * - exit 0: success; stdout that starts with `{` is the JSON answer, other stdout is plain text;
  * - exit 2: a blocking error, stderr is the reason given to the model;
  * - any other exit: a non-blocking error, reported and ignored;

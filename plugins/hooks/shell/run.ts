@@ -22,19 +22,25 @@ export interface HookProcessResult {
 }
 
 export interface RunHookOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal?: AbortSignal;
 }
 
-/** Runs `command` with `input` on stdin. Never rejects. */
-export function runHookProcess(command: string, input: string, o: RunHookOptions): Promise<HookProcessResult> {
+/** The process to start: `bash -c COMMAND`, or what the `spawn` hook made of it (a sandbox). */
+export interface HookLaunch {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Runs the hook's process with `input` on stdin. Never rejects. */
+export function runHookProcess(launch: HookLaunch, input: string, o: RunHookOptions): Promise<HookProcessResult> {
   const started = performance.now();
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn('bash', ['-c', command], { cwd: o.cwd, env: o.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(launch.file, launch.args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
       resolve({ code: null, signal: null, stdout: '', stderr: '', timedOut: false, aborted: false, spawnError: (err as Error).message, durationMs: 0 });
       return;

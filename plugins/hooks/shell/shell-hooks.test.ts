@@ -5,10 +5,10 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Kernel } from '../../../kernel/index.js';
 import permissions from '../../permissions/index.js';
 import defaultMode from '../../permissions/default/index.js';
-import { decide, testKernel } from '../../permissions/testing.js';
+import { decide, testKernel } from '../../../testing/permissions.js';
 import shellHooks from './index.js';
 
 function dir(): string {

@@ -4,9 +4,9 @@
  * apply. Loading it requires `permissions.allowBypassPermissions: true` in the preset, so a mode
  * switch alone cannot turn checks off.
  */
-import { PluginError } from '../../../kernel/plugin.js';
-import { permissionContext } from '../config.js';
-import { defineModePlugin } from '../mode-plugin.js';
+import { PluginError } from '../../../kernel/index.js';
+import { permissionContext } from '../shared/config.js';
+import { defineModePlugin } from '../shared/mode-plugin.js';
 
 export default defineModePlugin('bypassPermissions', 'Permission mode bypassPermissions: everything not denied, asked or protected runs. Requires permissions.allowBypassPermissions: true.', undefined, (kernel) => {
   if (!permissionContext(kernel).config.allowBypassPermissions) {

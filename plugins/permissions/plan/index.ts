@@ -7,13 +7,11 @@
  * `onExit: allow`. Once the plan is approved, calls are judged by the `afterApproval` mode.
  */
 import { z } from 'zod';
-import { PERMISSION_STAGE } from '../../../kernel/hooks.js';
-import { definePlugin, PluginError } from '../../../kernel/plugin.js';
-import { defineTool } from '../../../kernel/tool.js';
-import { permissionContext } from '../config.js';
-import { MODE_PLUGINS } from '../mode-plugin.js';
-import { MODE_DECISIONS } from '../modes.js';
-import { isReadOnlyCall } from '../tools.js';
+import { PERMISSION_STAGE, definePlugin, PluginError, defineTool } from '../../../kernel/index.js';
+import { permissionContext } from '../shared/config.js';
+import { MODE_PLUGINS } from '../shared/mode-plugin.js';
+import { MODE_DECISIONS } from '../shared/modes.js';
+import { isReadOnlyCall } from '../shared/tools.js';
 
 /** Where plan mode denies changes: after deny, ask and hook stages, before allow rules. */
 export const PLAN_STAGE = PERMISSION_STAGE.ALLOW_RULES - 10;

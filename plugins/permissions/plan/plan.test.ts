@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import permissions from '../index.js';
-import { decide, testKernel } from '../testing.js';
+import { decide, testKernel } from '../../../testing/permissions.js';
 import plan, { EXIT_PLAN_MODE, PLAN_MODE_SECTION } from './index.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rein-plan-'));

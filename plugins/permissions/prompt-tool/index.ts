@@ -6,11 +6,9 @@
  * unreadable answer denies the call.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/plugin.js';
-import type { ContentBlock } from '../../../kernel/types.js';
-import type { ToolOutput } from '../../../kernel/tool.js';
-import { checkAnswer, type PermissionResult } from '../callback.js';
-import { REQUEST_STAGE } from '../stages.js';
+import { definePlugin, type ContentBlock, type ToolOutput } from '../../../kernel/index.js';
+import { checkAnswer, type PermissionResult } from '../shared/callback.js';
+import { REQUEST_STAGE } from '../shared/stages.js';
 
 export const promptToolOptions = z.object({
   /** Name of the tool to ask (`mcp__approvals__permission_prompt`). */

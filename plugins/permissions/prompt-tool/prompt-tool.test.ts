@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { defineTool } from '../../../kernel/tool.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import { defineTool, type Kernel } from '../../../kernel/index.js';
 import permissions, { answerWith } from '../index.js';
 import defaultMode from '../default/index.js';
-import { ALL_TEST_TOOLS, decide, testKernel } from '../testing.js';
+import { ALL_TEST_TOOLS, decide, testKernel } from '../../../testing/permissions.js';
 import promptTool, { parsePromptAnswer } from './index.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'rein-prompt-'));

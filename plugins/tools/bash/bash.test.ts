@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bashPlugin, { BASH_MAX_OUTPUT_CHARS, bashCwd } from './index.js';
 import readPlugin from '../read/index.js';
-import type { AgentEvent } from '../../../kernel/types.js';
-import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../shared/testing.js';
+import type { AgentEvent } from '../../../kernel/index.js';
+import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {
@@ -144,7 +144,7 @@ describe('Bash', () => {
   });
 
   it('runs read-only commands in one parallel batch and writes alone', async () => {
-    const { partitionToolCalls } = await import('../../../kernel/loop/tools.js');
+    const { partitionToolCalls } = await import('../../../kernel/index.js');
     const k = await kernel();
     const batches = partitionToolCalls(k, [
       use('Bash', { command: 'git status' }), use('Bash', { command: 'ls -la' }), use('Bash', { command: 'git push' }), use('Bash', { command: 'cat x' }),

@@ -1,7 +1,7 @@
 /**
  * Whether a shell command can change nothing: then Bash may run it in parallel with other
- * read-only calls and the default permission mode may let it through (book ch2 §2.2 and §2.6:
- * Bash is concurrency-safe exactly when the command is read-only). The command is parsed with
+ * read-only calls and the default permission mode may let it through (as in
+ * Claude Code, Bash is concurrency-safe exactly when the command is read-only). The command is parsed with
  * mvdan/sh (the `mvdan-sh` package, synchronous); every simple command in it, including those in
  * pipelines, `&&` chains and `$(...)`, must be on an allowlist with safe arguments, and no output
  * may be redirected anywhere but /dev/null. Anything not understood is not read-only (fail closed).

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SpawnRequest } from '../../../kernel/index.js';
 
 /**
  * Environment that keeps commands from waiting for a person who is not there: pagers print
@@ -25,19 +26,48 @@ export const MAX_LOG_BYTES = 512 * 1024 * 1024;
 /** How often the log size is checked, ms. */
 const LOG_CHECK_MS = 1_000;
 
-/** Runs the command text, then records the directory it ended in. `eval` so heredocs, functions and syntax errors behave as typed. */
-const SCRIPT = 'eval "$REIN_BASH_COMMAND"\n__rein_status=$?\npwd -P >| "$REIN_BASH_CWD_FILE" 2>/dev/null\nexit $__rein_status\n';
+/**
+ * Runs the command text, then records the directory it ended in on the descriptor rein opened as
+ * fd 3 (moved out of the command's way first; a descriptor rather than a path, so it works inside
+ * a sandbox whose file system is read-only). `eval` so heredocs, functions and syntax errors
+ * behave as typed.
+ */
+const SCRIPT = 'exec {__rein_fd}>&3 3>&-\neval "$REIN_BASH_COMMAND"\n__rein_status=$?\npwd -P >&"$__rein_fd" 2>/dev/null\nexit $__rein_status\n';
+/**
+ * The same for a background command: fd 3 gets its exit status (from an EXIT trap, so an `exit N`
+ * in the command is recorded too), so how it ended is known even after rein exits.
+ */
+const BACKGROUND_SCRIPT = 'exec {__rein_fd}>&3 3>&-\ntrap \'echo "$?" >&"$__rein_fd" 2>/dev/null\' EXIT\neval "$REIN_BASH_COMMAND"\n';
+
+/** A process to start: what the `spawn` hook sees and may wrap. */
+export interface Launch {
+  file: string;
+  args: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The whole environment. */
+  env: Record<string, string>;
+}
+
+/**
+ * The bash process for `command` started in `cwd`: rein's environment, the non-interactive
+ * settings, then `env` (which overrides both).
+ */
+export function bashLaunch(command: string, cwd: string, env: Record<string, string> = {}, background = false): Launch {
+  return {
+    file: 'bash',
+    args: ['-c', background ? BACKGROUND_SCRIPT : SCRIPT],
+    cwd,
+    env: { ...(process.env as Record<string, string>), ...NON_INTERACTIVE_ENV, ...env, REIN_BASH_COMMAND: command },
+  };
+}
 
 export interface ShellOptions {
-  /** Directory to start in (absolute). */
-  cwd: string;
   /** Kill the process group after this long, ms. */
   timeoutMs: number;
   signal: AbortSignal;
   /** File that receives stdout and stderr. */
   logFile: string;
-  /** Extra environment variables. */
-  env?: Record<string, string>;
 }
 
 export interface ShellResult {
@@ -55,40 +85,64 @@ export interface ShellResult {
   /** The directory the shell ended in, when it got to record it. */
   cwdAfter?: string;
   durationMs: number;
+  /** The call's process group (its shell's pid), for processes the command left running in the background. */
+  pgid?: number;
 }
 
 /** Kills every process of the group led by `pid`. */
-function killGroup(pid: number | undefined): void {
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (!pid) return;
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     // already gone
   }
 }
 
-/** Runs `command`; never rejects for the command's own failures (they are in the result). */
-export function runShell(command: string, o: ShellOptions): Promise<ShellResult> {
+/** True while any process of the group `pgid` is alive (the shell itself may have exited). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the group exists but is not ours to signal; it is alive all the same.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops process groups left running: SIGTERM to each, then SIGKILL to those still alive after
+ * `graceMs` (ms). Resolves when every group is gone or was sent SIGKILL.
+ */
+export async function stopGroups(pgids: Iterable<number>, graceMs = 1_000): Promise<void> {
+  const alive = [...pgids].filter(groupAlive);
+  if (!alive.length) return;
+  for (const g of alive) killGroup(g, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && alive.some(groupAlive)) await new Promise((r) => setTimeout(r, 25));
+  for (const g of alive) if (groupAlive(g)) killGroup(g, 'SIGKILL');
+}
+
+/** Runs a `bashLaunch` process; never rejects for the command's own failures (they are in the result). */
+export function runShell(launch: Launch, o: ShellOptions): Promise<ShellResult> {
   const started = performance.now();
   const cwdFile = `${o.logFile}.cwd`;
   const fd = openSync(o.logFile, 'w');
+  const cwdFd = openSync(cwdFile, 'w');
   return new Promise<ShellResult>((resolve, reject) => {
     let timedOut = false;
     let aborted: { reason: unknown } | undefined;
     let child;
     try {
-      child = spawn('bash', ['-c', SCRIPT], {
-        cwd: o.cwd,
-        detached: true,
-        stdio: ['ignore', fd, fd],
-        env: { ...process.env, ...NON_INTERACTIVE_ENV, ...o.env, REIN_BASH_COMMAND: command, REIN_BASH_CWD_FILE: cwdFile },
-      });
+      child = spawn(launch.file, launch.args, { cwd: launch.cwd, detached: true, stdio: ['ignore', fd, fd, cwdFd], env: launch.env });
     } catch (err) {
       closeSync(fd);
+      closeSync(cwdFd);
       reject(err);
       return;
     }
     closeSync(fd);
+    closeSync(cwdFd);
     const timer = setTimeout(() => { timedOut = true; killGroup(child.pid); }, o.timeoutMs);
     let outputCapped = false;
     const sizeCheck = setInterval(() => {
@@ -126,9 +180,20 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellResult>
       } catch {
         // removed by the command itself
       }
-      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputCapped, outputBytes, cwdAfter, durationMs: performance.now() - started });
+      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputCapped, outputBytes, cwdAfter, durationMs: performance.now() - started, pgid: child.pid });
     });
   });
+}
+
+/** Runs the `cleanup` work a `spawn` tap left (a sandbox's files, its proxy). Never throws. */
+export async function runCleanup(req: SpawnRequest): Promise<void> {
+  for (const fn of req.cleanup) {
+    try {
+      await fn();
+    } catch {
+      // best effort: the process is already gone
+    }
+  }
 }
 
 /** Path of the log file for one call. */

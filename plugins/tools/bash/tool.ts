@@ -6,20 +6,19 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { Kernel } from '../../../kernel/kernel.js';
-import { abortedText } from '../../../kernel/loop/tools.js';
-import { defineTool, type Tool, type ToolOutput } from '../../../kernel/tool.js';
+import { type Kernel, abortedText, formatPersistedOutput, defineTool, type SpawnRequest, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
-import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
+import { bashLaunch, groupAlive, logFileFor, MAX_LOG_BYTES, runCleanup, runShell, stopGroups } from './run.js';
+import { shellsOf } from './background.js';
 
-/** Default timeout, ms (Claude Code's Bash default, book ch8 §E1: 120,000). */
+/** Default timeout, ms (Claude Code's Bash default: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
-/** Longest timeout a call may ask for, ms (book ch8 §E1: 600,000). */
+/** Longest timeout a call may ask for, ms (Claude Code: 600,000). */
 export const MAX_BASH_TIMEOUT_MS = 600_000;
-/** Output returned in full up to this many characters (Bash's maxResultSizeChars, book ch2 §2.5: 30,000). */
+/** Output returned in full up to this many characters (Bash's maxResultSizeChars: 30,000). */
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 /** Bytes of the head and of the tail shown for a larger output. */
 export const BASH_PREVIEW_BYTES = 2_000;
@@ -28,6 +27,29 @@ export const BASH_PREVIEW_BYTES = 2_000;
 const CWD_ENTRY = 'tools/bash';
 
 const cwds = new WeakMap<Kernel, string>();
+
+/**
+ * Process groups of calls whose command left processes running (`cmd &`), per kernel. They are
+ * stopped when the run ends (`sessionEnd`) and when the kernel closes, so nothing a command started
+ * outlives the run that started it.
+ */
+const leftRunning = new WeakMap<Kernel, Set<number>>();
+
+function trackBackground(kernel: Kernel, pgid: number): void {
+  let set = leftRunning.get(kernel);
+  if (!set) {
+    set = new Set();
+    leftRunning.set(kernel, set);
+    const stop = async () => {
+      const groups = [...set!];
+      set!.clear();
+      await stopGroups(groups);
+    };
+    kernel.hooks.sessionEnd.tapPromise('tools/bash', stop);
+    kernel.onClose(stop);
+  }
+  set.add(pgid);
+}
 
 /** The directory the next Bash call of this kernel starts in (restored from the transcript on resume). */
 export function bashCwd(kernel: Kernel): string {
@@ -52,7 +74,12 @@ export const bashInput = z.strictObject({
   description: z.string().optional().describe('What the command does, in 5-10 words (e.g. "Run the unit tests", "List files in src")'),
 });
 
-export type BashInput = z.output<typeof bashInput>;
+/** Bash's input with background shells on (Claude Code's `run_in_background`). */
+export const bashBackgroundInput = bashInput.extend({
+  run_in_background: z.boolean().optional().describe('Run the command in the background and return its shell id at once; read its output later with BashOutput, stop it with KillShell'),
+});
+
+export type BashInput = z.output<typeof bashBackgroundInput>;
 
 const DESCRIPTION = `Runs a command in a bash shell and returns its output (stdout and stderr together) and exit code.
 
@@ -96,13 +123,16 @@ function readSlice(file: string, position: number, bytes: number): string {
   }
 }
 
-/** The output as the model sees it: whole when small, else head + tail + where the whole of it is. */
-function outputText(logFile: string, bytes: number): string {
+/**
+ * The output as the model sees it: whole when small, else head + tail + where the whole of it is.
+ * `keep`: the log stays on disk (background processes still write to it).
+ */
+function outputText(logFile: string, bytes: number, keep = false): string {
   if (bytes === 0) return '';
   if (bytes <= BASH_MAX_OUTPUT_CHARS * 4) {
     const all = readFileSync(logFile, 'utf8');
     if (all.length <= BASH_MAX_OUTPUT_CHARS) {
-      rmSync(logFile, { force: true });
+      if (!keep) rmSync(logFile, { force: true });
       return all.replace(/\n$/, '');
     }
   }
@@ -112,7 +142,7 @@ function outputText(logFile: string, bytes: number): string {
   let tail = readSlice(logFile, Math.max(0, bytes - BASH_PREVIEW_BYTES), BASH_PREVIEW_BYTES).replace(/^\uFFFD+/, '');
   const tnl = tail.indexOf('\n');
   if (tnl !== -1 && tnl < BASH_PREVIEW_BYTES / 2) tail = tail.slice(tnl + 1);
-  return `<persisted-output>\nOutput too large (${bytes} bytes). Full output saved to: ${logFile}\n\nFirst lines:\n${head}\n...\n\nLast lines:\n${tail.replace(/\n$/, '')}\n</persisted-output>`;
+  return formatPersistedOutput({ size: `${bytes} bytes`, file: logFile, preview: { label: 'First lines', text: head }, tail: { label: 'Last lines', text: tail.replace(/\n$/, '') } });
 }
 
 /** Files read earlier whose content a (possibly writing) command just changed: a note for the model, or ''. */
@@ -126,20 +156,29 @@ function staleNote(kernel: Kernel, command: string, cwd: string): string {
   return `\n\n(Files you read earlier changed during this command: ${names.join(', ')}${changed.length > 10 ? `, and ${changed.length - 10} more` : ''}. Read them again before editing them.)`;
 }
 
+/** What the description says about background commands, when they are on. */
+const BACKGROUND_DESCRIPTION = `
+Background commands:
+- For a command that runs for long or does not end by itself (a dev server, a watcher, a long build), set run_in_background: true. You get a shell id at once; BashOutput reads what it wrote since your last read, KillShell stops it and everything it started. Do not add & yourself.
+- You are told when a background command ends; do not poll it with sleep loops. Background shells are stopped when the session ends.`;
+
 export interface BashToolOptions {
   /** Default timeout, ms. */
   defaultTimeoutMs?: number;
   /** Extra environment for every command. */
   env?: Record<string, string>;
+  /** Offer `run_in_background` (the BashOutput and KillShell tools come with it). Default true. */
+  background?: boolean;
 }
 
 /** Builds the Bash tool. */
 export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
   const defaultTimeout = options.defaultTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS;
+  const background = options.background !== false;
   return defineTool<BashInput>({
     name: 'Bash',
-    description: DESCRIPTION,
-    inputSchema: bashInput,
+    description: background ? `${DESCRIPTION}\n${BACKGROUND_DESCRIPTION}` : DESCRIPTION,
+    inputSchema: (background ? bashBackgroundInput : bashInput) as z.ZodType<BashInput>,
     isReadOnly: (input) => isReadOnlyCommand(input.command),
     isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
     maxResultSizeChars: BASH_MAX_OUTPUT_CHARS,
@@ -152,14 +191,40 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
         cwd = kernel.cwd;
         setBashCwd(kernel, cwd);
       }
+      const runCtx = kernel.runContext(ctx.signal);
+      if (input.run_in_background) {
+        let shell;
+        try {
+          shell = await shellsOf(kernel).start(input.command, { cwd, env: options.env, description: input.description, ctx: runCtx });
+        } catch (err) {
+          return { content: `${note}The command was not started: ${(err as Error).message}`, isError: true };
+        }
+        return `${note}Command running in background with ID: ${shell.id}. Read its output with BashOutput (bash_id "${shell.id}"); stop it with KillShell.`;
+      }
       const logFile = logFileFor(ctx.sessionDir, ctx.toolUseId);
       mkdirSync(dirname(logFile), { recursive: true });
       const timeoutMs = Math.min(input.timeout ?? defaultTimeout, MAX_BASH_TIMEOUT_MS);
-      const r = await runShell(input.command, { cwd, timeoutMs, signal: ctx.signal, logFile, env: options.env });
+      let req: SpawnRequest;
+      try {
+        req = await kernel.hooks.spawn.promise({ purpose: 'bash', ...bashLaunch(input.command, cwd, options.env), cleanup: [] }, runCtx);
+      } catch (err) {
+        return { content: `${note}The command was not run: ${(err as Error).message}`, isError: true };
+      }
+      const r = await runShell(req, { timeoutMs, signal: ctx.signal, logFile }).finally(() => runCleanup(req));
       rmSync(`${logFile}.cwd`, { force: true });
       if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
-      const out = outputText(logFile, r.outputBytes);
-      const stale = staleNote(kernel, input.command, ctx.cwd);
+      // Processes the command started in the background (`cmd &`) are still in its process group.
+      const leftBehind = r.pgid !== undefined && groupAlive(r.pgid);
+      if (leftBehind) trackBackground(kernel, r.pgid!);
+      const out = outputText(logFile, r.outputBytes, leftBehind);
+      const stale = staleNote(kernel, input.command, ctx.cwd) + (leftBehind
+        ? `\n\n(Processes this command started in the background are still running; their output goes to ${logFile}. They are stopped when this run ends.)`
+        : '');
+      const refused = req.sandbox?.explain(out);
+      if (refused) {
+        const status = r.exitCode === 0 ? 'Exit code 0' : r.exitCode === null ? `Killed by signal ${r.signal}` : `Exit code ${r.exitCode}`;
+        return { content: `${note}${status}${out ? `\n${out}` : ''}\n\n${refused}`, isError: true };
+      }
 
       if (r.aborted) {
         return { content: `${abortedText(r.aborted.reason)}${out ? `\nOutput before it was stopped:\n${out}` : ''}`, isError: true };

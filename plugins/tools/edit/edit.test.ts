@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import readPlugin from '../read/index.js';
 import writePlugin from '../write/index.js';
 import editPlugin from './index.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../shared/testing.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {

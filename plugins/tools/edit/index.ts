@@ -1,7 +1,7 @@
 /**
  * `tools/edit`: registers the `Edit` tool (see tool.ts and README.md).
  */
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { editTool } from './tool.js';
 
 export { editTool } from './tool.js';

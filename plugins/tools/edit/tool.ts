@@ -6,7 +6,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../../kernel/tool.js';
+import { defineTool, ToolError } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { assertFreshForWrite } from '../shared/guard.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';

@@ -2,7 +2,7 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import globPlugin, { GLOB_MAX_RESULTS } from './index.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../shared/testing.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 function file(rel: string, content = 'x\n', ageS = 0): void {

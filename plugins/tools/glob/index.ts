@@ -1,7 +1,7 @@
 /**
  * `tools/glob`: registers the `Glob` tool (see tool.ts and README.md).
  */
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { globTool } from './tool.js';
 
 export { globTool, GLOB_MAX_RESULTS } from './tool.js';

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../../kernel/tool.js';
+import { defineTool, ToolError } from '../../../kernel/index.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';

@@ -8,7 +8,7 @@ import { comparePaths } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';
 import type { GrepRaw } from './query.js';
 
-/** Entries returned when `head_limit` is not given (Claude Code's DEFAULT_HEAD_LIMIT, book ch8 §E4). */
+/** Entries returned when `head_limit` is not given (Claude Code's DEFAULT_HEAD_LIMIT). */
 export const DEFAULT_HEAD_LIMIT = 250;
 
 /** Longest output line, characters; longer ones (minified files) are cut. */

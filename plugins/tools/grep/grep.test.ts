@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import grepPlugin, { DEFAULT_HEAD_LIMIT } from './index.js';
 import { findRipgrep } from './ripgrep.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../shared/testing.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 function file(rel: string, content: string | Buffer, ageS = 0): void {

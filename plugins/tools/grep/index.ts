@@ -3,7 +3,7 @@
  * (ripgrep when on PATH, else the JS search), `ripgrep`, or `js`.
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { createGrepTool } from './tool.js';
 
 export { createGrepTool, grepTool, type GrepBackendChoice } from './tool.js';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
-import { ToolError } from '../../../kernel/tool.js';
+import { ToolError } from '../../../kernel/index.js';
 import { displayPath } from '../shared/paths.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';

@@ -3,7 +3,7 @@
  * sees them: relative to the working directory when inside it) that one shared formatter turns into
  * the tool's text, so the output is the same whichever backend ran.
  */
-import { ToolError } from '../../../kernel/tool.js';
+import { ToolError } from '../../../kernel/index.js';
 
 export type GrepMode = 'content' | 'files_with_matches' | 'count';
 

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ToolError } from '../../../kernel/tool.js';
+import { ToolError } from '../../../kernel/index.js';
 import { displayPath } from '../shared/paths.js';
 import { VCS_DIRECTORIES } from '../shared/walk.js';
 import type { GrepQuery, GrepRaw } from './query.js';

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { defineTool, ToolError, type Tool } from '../../../kernel/tool.js';
+import { defineTool, ToolError, type Tool } from '../../../kernel/index.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';
 import { wholeNumber } from '../shared/schema.js';
 import { DEFAULT_HEAD_LIMIT, formatGrep } from './format.js';

@@ -5,8 +5,7 @@
  * built-in tools. A server that fails to start is reported (a warning when the session starts, and
  * `mcpServers(kernel)`), and the others keep working. Connections close with `kernel.close()`.
  */
-import { definePlugin } from '../../../kernel/plugin.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import { definePlugin, type Kernel } from '../../../kernel/index.js';
 import { mcpOptions } from './config.js';
 import { connectServer, connectTransport, type Connected } from './connect.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -2,9 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mcpPlugin, { mcpServers } from './index.js';
 import readPlugin from '../read/index.js';
-import type { Kernel } from '../../../kernel/kernel.js';
-import type { AgentEvent } from '../../../kernel/types.js';
-import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../shared/testing.js';
+import type { Kernel, AgentEvent } from '../../../kernel/index.js';
+import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 // @ts-expect-error: a plain .mjs fixture without types
 import { serveHttp } from './fixtures/server.mjs';
 

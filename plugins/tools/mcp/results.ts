@@ -3,7 +3,7 @@
  * image blocks; embedded text resources become text with their URI; anything else (audio, binary
  * resources) becomes a short note, so the model knows something was returned.
  */
-import type { ContentBlock } from '../../../kernel/types.js';
+import type { ContentBlock } from '../../../kernel/index.js';
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 

@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
-import { defineTool, ToolError, type JsonSchema, type Tool } from '../../../kernel/tool.js';
+import { defineTool, ToolError, type JsonSchema, type Tool } from '../../../kernel/index.js';
 import { MAX_MCP_DESCRIPTION_CHARS } from './config.js';
 import { toContentBlocks } from './results.js';
 

@@ -1,7 +1,7 @@
 /**
  * `tools/read`: registers the `Read` tool (see tool.ts and README.md).
  */
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { readTool } from './tool.js';
 
 export { readTool, DEFAULT_READ_LINES, MAX_READ_CHARS, MAX_IMAGE_BYTES } from './tool.js';

@@ -2,16 +2,16 @@
  * Which files the model has seen, and as they were then. Read records a file; Write and Edit refuse
  * a file that exists but was never read in this session (so the model never overwrites what it has
  * not seen), and refuse one that changed on disk since it was read (a formatter, the user, another
- * process), because the model's view of it is stale (Claude Code behaviour, book ch8 §E2 and
- * book ch27 §3.1). A successful write records the new state, so consecutive edits need no re-read.
+ * process), because the model's view of it is stale (Claude Code's
+ * read-before-edit rule). A successful write records the new state, so consecutive edits need no re-read.
  *
  * The state is per kernel (a subagent has its own) and survives `--resume`: every change is
  * appended to the transcript as a `tools/file-state` plugin entry and replayed on first use.
- * Compaction strategies use `snapshot()` and `clear()` (book ch10 §10.1).
+ * Compaction strategies use `snapshot()` and `clear()`.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Kernel } from '../../../kernel/index.js';
 
 /** Transcript plugin name of the entries this store writes. */
 export const FILE_STATE_ENTRY = 'tools/file-state';
@@ -90,7 +90,7 @@ export class FileStateStore {
   /**
    * Records whose file changed on disk (other mtime or size, or removed) since they were read or
    * written, checked at most `limit` records (newest first). Used to tell the model after a shell
-   * command that its view of those files is stale (Claude Code's staleReadFileStateHint, book ch9 §9.8).
+   * command that its view of those files is stale (Claude Code's staleReadFileStateHint).
    */
   changedSince(limit = 500): FileRecord[] {
     const out: FileRecord[] = [];

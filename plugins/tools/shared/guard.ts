@@ -2,8 +2,7 @@
  * The read-before-write guard Write and Edit share: an existing file may be changed only after the
  * model read it in this session, and only while it is unchanged on disk since.
  */
-import type { Kernel } from '../../../kernel/kernel.js';
-import { ToolError } from '../../../kernel/tool.js';
+import { type Kernel, ToolError } from '../../../kernel/index.js';
 import { getFileState } from './file-state.js';
 
 /** Throws a ToolError telling the model what to do when `path` (which exists) may not be written now. */

@@ -4,15 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import taskPlugin from './index.js';
 import readPlugin from '../read/index.js';
 import writePlugin from '../write/index.js';
-import { createKernel } from '../../../kernel/kernel.js';
-import { embeddedSimulator } from '../../../kernel/model/select.js';
-import { parseScenario } from '../../../kernel/simulator/index.js';
-import type { SubagentInfo } from '../../../kernel/hook-payloads.js';
-import type { ContentBlock, Message } from '../../../kernel/types.js';
-import { definePlugin } from '../../../kernel/plugin.js';
-import { defineTool } from '../../../kernel/tool.js';
+import { createKernel, type SubagentInfo, type ContentBlock, type Message, definePlugin, defineTool } from '../../../kernel/index.js';
+import { parseScenario } from '../../../simulator/index.js';
 import { z } from 'zod';
-import { cleanupTempDirs, tempDir, useTempReinHome } from '../shared/testing.js';
+import { cleanupTempDirs, tempDir, useTempReinHome } from '../../../testing/tools.js';
+import { embeddedSimulator, subagents } from '../../../testing/index.js';
 
 let dir: string;
 beforeAll(() => {
@@ -46,6 +42,7 @@ describe('Task', () => {
         preset: { name: 'parent', model: { name: 'claude-sonnet-4-5' }, tools: ['Read', 'Write', 'Task'] },
         cwd: dir,
         client,
+        subagents,
         plugins: [{ plugin: readPlugin }, { plugin: writePlugin }, { plugin: taskPlugin }],
       });
       const asked: string[] = [];
@@ -84,7 +81,7 @@ describe('Task', () => {
       expect(stopped[0]!.result?.terminalReason).toBe('end_turn');
       const childId = started[0]!.childSessionId;
       expect(childId).not.toBe(parent.sessionId);
-      const { Transcript } = await import('../../../kernel/session/transcript.js');
+      const { Transcript } = await import('../../../kernel/index.js');
       const childTranscript = Transcript.open(childId, { cwd: dir, root: join(parent.sessionDir(), 'subagents') });
       const childResults = toolResults(childTranscript.replayMessages());
       expect(childResults.map((r) => r.isError)).toEqual([false, true]);
@@ -115,7 +112,7 @@ turns:
           k.tools.register(defineTool({ name: 'mcp__fake__ping', description: 'ping', inputSchema: z.object({}), isReadOnly: () => true, call: async () => { calls++; return 'pong'; } }), 'tools/mcp');
         },
       });
-      const parent = await createKernel({ preset: { name: 'p', tools: ['Task'] }, cwd: dir, client, plugins: [{ plugin: fakeMcp }, { plugin: taskPlugin }] });
+      const parent = await createKernel({ preset: { name: 'p', tools: ['Task'] }, cwd: dir, client, subagents, plugins: [{ plugin: fakeMcp }, { plugin: taskPlugin }] });
       parent.hooks.permission.tap('allow', () => ({ behavior: 'allow' }));
       const result = await parent.run({ prompt: 'go' }).result;
       expect(result.text).toBe('done');
@@ -130,7 +127,7 @@ turns:
     const client = await embeddedSimulator({ scenario: parseScenario('turns: []') });
     try {
       const k = await createKernel({ preset: { name: 'p' }, cwd: dir, client, plugins: [{ plugin: taskPlugin }] });
-      const { runToolCalls } = await import('../../../kernel/loop/tools.js');
+      const { runToolCalls } = await import('../../../kernel/index.js');
       const out = await runToolCalls(k, [{ type: 'tool_use', id: 'toolu_x', name: 'Task', input: { description: 'x', prompt: 'y', subagent_type: 'wizard' } }], k.runContext());
       expect(out.results[0]!.is_error).toBe(true);
       expect(JSON.stringify(out.results[0]!.content)).toContain('Unknown subagent_type \\"wizard\\". Available: general-purpose.');

@@ -3,18 +3,17 @@
  * kernel of its own (own tools, model, turn limit, history and transcript, under the parent
  * session's folder), sharing the parent's model client. Every tool call of the child is decided by
  * the parent's permission hooks (the same answer the parent would give, asks included) and passes
- * through the parent's PreToolUse / PostToolUse hooks; `subagentStart` / `subagentStop` fire on the
- * parent. The child's usage is added to the parent run's side usage (`subagent`) and cost.
+ * through the parent's PreToolUse / PostToolUse hooks, with the child named in `ctx.agent`; its
+ * commands start through the parent's `spawn` hook (the parent's sandbox); `subagentStart` /
+ * `subagentStop` fire on the parent. The child's usage is added to the parent run's side usage (`subagent`) and cost.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import type { Kernel, KernelPreset } from '../../../kernel/kernel.js';
-import type { RunContext, SubagentInfo } from '../../../kernel/hook-payloads.js';
-import { decidePermission } from '../../../kernel/loop/tools.js';
-import type { ModelClient } from '../../../kernel/model/client.js';
-import { defineTool, ToolError, type Tool } from '../../../kernel/tool.js';
-import type { RunResult } from '../../../kernel/types.js';
+import {
+  type Kernel, type KernelPreset, type RunContext, type SubagentInfo, decidePermission, type ModelClient,
+  defineTool, ToolError, type Tool, type RunResult,
+} from '../../../kernel/index.js';
 import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
 
 /** Stage of the child's forwarding taps: before anything the child itself might load. */
@@ -60,10 +59,17 @@ function sharedClient(c: ModelClient): ModelClient {
   return { kind: c.kind, baseURL: c.baseURL, send: (p, o) => c.send(p, o), countTokens: (p) => c.countTokens(p), close: async () => {} };
 }
 
-/** Makes the child's permission and tool hooks be the parent's (see the module comment). */
-function forwardHooks(child: Kernel, parent: Kernel): void {
-  const parentCtx = (ctx: RunContext): RunContext => parent.runContext(ctx.signal);
+/**
+ * Makes the child's permission, tool and process hooks be the parent's (see the module comment).
+ * The parent's hooks see which agent made the call (`ctx.agent`: the innermost one, for a child's
+ * child), the child's commands start through the parent's `spawn` hook (the parent's sandbox), and
+ * the child's denials are the parent run's too.
+ */
+function forwardHooks(child: Kernel, parent: Kernel, type: string): void {
+  const parentCtx = (ctx: RunContext): RunContext => ({ ...parent.runContext(ctx.signal), agent: ctx.agent ?? { id: child.sessionId, type } });
+  child.hooks.event.tap('task/forward', (e) => { if (e.type === 'permission_denied') parent.recordDenial(e.denial); });
   child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (q, ctx) => decidePermission(parent, q, parentCtx(ctx)));
+  child.hooks.spawn.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.spawn.promise(p, parentCtx(ctx)));
   child.hooks.preToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.preToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.postToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUseFailure.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (f, ctx) => parent.hooks.postToolUseFailure.promise(f, parentCtx(ctx)));
@@ -79,6 +85,20 @@ function pluginOptionsFor(parent: Kernel, names: readonly string[]): Record<stri
   const out: Record<string, unknown> = {};
   for (const lp of parent.plugins) if (names.includes(lp.plugin.name)) out[lp.plugin.name] = lp.options;
   return out;
+}
+
+/** An agent's `preset` as createAgent takes it: a file (relative to the parent's preset folder) or a built-in name. */
+function agentPresetRef(preset: string, presetDir: string): string {
+  const file = isAbsolute(preset) ? preset : resolve(presetDir, preset);
+  return /[\\/]|\.ya?ml$/.test(preset) && existsSync(file) ? file : preset;
+}
+
+/**
+ * The `description` of an agent preset, for the Task tool's list of agents; undefined when it has
+ * none or cannot be read (the preset loader reports a broken agent preset with its parent).
+ */
+export function presetDescription(kernel: Kernel, preset: string): Promise<string | undefined> {
+  return kernel.subagents.presetDescription(agentPresetRef(preset, kernel.presetDir), kernel.presetDir);
 }
 
 /** Builds the Task tool. */
@@ -100,22 +120,20 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
       const sessionDir = join(parent.sessionDir(), 'subagents');
       const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
-      const { TOOL_PLUGINS } = await import('../../index.js');
 
       let sharedTools: Tool[] = [];
       let presetArg: string | KernelPreset;
       let overrides: Record<string, unknown> | undefined;
       if (def.preset) {
         const p = def.preset;
-        const file = isAbsolute(p) ? p : resolve(parent.presetDir, p);
-        presetArg = /[\\/]|\.ya?ml$/.test(p) && existsSync(file) ? file : p;
+        presetArg = agentPresetRef(p, parent.presetDir);
         overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(def.model || input.model ? { model: { name: model } } : {}) };
       } else {
         const wanted = def.tools ?? parent.tools.names().filter((n) => n !== 'Task');
         // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
         sharedTools = parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
         const tools = wanted.filter((n) => !n.startsWith('mcp__'));
-        const pluginNames = tools.map((t) => TOOL_PLUGINS[t]).filter((n): n is string => n !== undefined);
+        const pluginNames = tools.map((t) => parent.subagents.pluginForTool(t)).filter((n): n is string => n !== undefined);
         presetArg = {
           name: `${parent.preset.name ?? 'agent'}/${type}`,
           model: { ...parent.preset.model, name: model },
@@ -129,15 +147,12 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
         };
       }
 
-      // Imported here, not at the top: kernel/agent.js pulls in the preset loader and model clients,
-      // which a session that never starts a subagent need not load.
-      const { createAgent } = await import('../../../kernel/agent.js');
-      const agent = await createAgent({
-        preset: presetArg, overrides, cwd: parent.cwd, layers: false, client: sharedClient(parent.client), parent: link,
+      const agent = await parent.subagents.create({
+        preset: presetArg, overrides, cwd: parent.cwd, client: sharedClient(parent.client), parent: link,
       });
       const child = agent.kernel;
       for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
-      forwardHooks(child, parent);
+      forwardHooks(child, parent, type);
       const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
       const pctx = parent.runContext(ctx.signal);
       let result: RunResult | undefined;

@@ -3,9 +3,7 @@
  * redirect to another host is reported, not followed, so a fetch of a trusted host cannot be
  * bounced to an untrusted one), HTML turned into Markdown, binary content refused.
  */
-import { timeoutSignal } from '../../../kernel/abort.js';
-import { ToolError } from '../../../kernel/tool.js';
-import { importExternal } from '../../../kernel/import-external.js';
+import { timeoutSignal, ToolError, importExternal } from '../../../kernel/index.js';
 
 /** Redirects followed within one host. */
 export const MAX_REDIRECTS = 10;

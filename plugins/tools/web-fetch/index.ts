@@ -2,7 +2,7 @@
  * `tools/web-fetch`: registers the `WebFetch` tool (see tool.ts and README.md).
  */
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { createWebFetchTool, DEFAULT_MAX_BYTES, DEFAULT_MAX_CONTENT_CHARS, DEFAULT_MAX_RAW_CHARS, DEFAULT_TIMEOUT_MS } from './tool.js';
 
 export { createWebFetchTool } from './tool.js';

@@ -4,8 +4,7 @@
  * the page; in `raw` mode (or when that request fails) the page text itself is returned, cut to a cap.
  */
 import { z } from 'zod';
-import { defineTool, type Tool } from '../../../kernel/tool.js';
-import type { ContentBlock } from '../../../kernel/types.js';
+import { defineTool, type Tool, type ContentBlock } from '../../../kernel/index.js';
 import { fetchPage } from './fetch.js';
 
 /** Largest body read, bytes (Claude Code's MAX_HTTP_CONTENT_LENGTH: 10 MB). */

@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webFetchPlugin from './index.js';
-import { embeddedSimulator } from '../../../kernel/model/select.js';
-import { parseScenario } from '../../../kernel/simulator/index.js';
-import { createKernel } from '../../../kernel/kernel.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../shared/testing.js';
+import { embeddedSimulator } from '../../../testing/index.js';
+import { parseScenario } from '../../../simulator/index.js';
+import { createKernel } from '../../../kernel/index.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;
 let server: Server;

@@ -1,7 +1,7 @@
 /**
  * `tools/write`: registers the `Write` tool (see tool.ts and README.md).
  */
-import { definePlugin } from '../../../kernel/plugin.js';
+import { definePlugin } from '../../../kernel/index.js';
 import { writeTool } from './tool.js';
 
 export { writeTool } from './tool.js';

@@ -1,0 +1,329 @@
+/**
+ * From a preset's `plugins:` names to Plugin objects with validated options.
+ *
+ * A plugin name is one of:
+ * - a built-in name (`compaction/auto`, `retry`): agent/plugins.ts BUILTIN_PLUGINS,
+ * - a file (`./my-policy.ts`, `/abs/x.js`, `~/x.ts`): imported with jiti, so TypeScript works as is,
+ * - an npm package name (`rein-plugin-x`, `@org/x`), resolved from the preset's directory.
+ *
+ * The module's default export, or its named export `plugin`, must be a plugin (definePlugin).
+ * Every failure names the plugin and the preset line that asked for it.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { z } from 'zod';
+import type { Plugin } from '../../kernel/plugin.js';
+import { BUILTIN_PLUGINS, impliedPlugins, type WantedPlugin } from '../plugins.js';
+import { DiagnosticSink, keyPath, type KeyPath, type SourcePos } from './errors.js';
+import { findOrigin, isPlainObject, mergeLayers, type Origin } from './merge.js';
+import { isPluginPath, resolvePresetPath } from './paths.js';
+import { closest, didYouMean } from './suggest.js';
+import type { Preset } from './schema.js';
+import { importExternal } from '../../kernel/import-external.js';
+
+/** A plugin could not be resolved or imported. `message` names the plugin. */
+export class PluginResolveError extends Error {
+  constructor(readonly spec: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PluginResolveError';
+  }
+}
+
+let jitiInstance: { import<T>(id: string): Promise<T>; esmResolve(id: string, opts: { parentURL: string; try: true }): string | undefined } | undefined;
+
+async function jiti() {
+  if (!jitiInstance) {
+    const { createJiti } = await importExternal<typeof import('jiti')>('jiti');
+    jitiInstance = createJiti(import.meta.url) as unknown as typeof jitiInstance;
+  }
+  return jitiInstance!;
+}
+
+/** True when `x` has the shape of a Plugin (name, zod options, apply). */
+export function isPlugin(x: unknown): x is Plugin {
+  const p = x as Partial<Plugin> | null;
+  return !!p && typeof p === 'object' && typeof p.name === 'string' && typeof p.apply === 'function'
+    && !!p.options && typeof (p.options as { safeParse?: unknown }).safeParse === 'function';
+}
+
+function pickExport(spec: string, mod: unknown): Plugin {
+  const m = mod as Record<string, unknown> | null;
+  for (const candidate of [m?.default, m?.plugin, (m?.default as Record<string, unknown> | undefined)?.default, m]) {
+    if (isPlugin(candidate)) return candidate;
+  }
+  throw new PluginResolveError(spec, `plugin "${spec}" does not export a plugin: expected a default export or an export named "plugin" made with definePlugin({ name, options, apply })`);
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]!;
+}
+
+const cache = new Map<string, Promise<Plugin>>();
+
+/** Forgets loaded plugins (for benchmarks of a cold load). Modules stay in the module cache. */
+export function clearPluginCache(): void {
+  cache.clear();
+}
+
+/** A valid npm package name (scoped or not), loosely. */
+function isPackageName(spec: string): boolean {
+  return /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(spec);
+}
+
+/**
+ * Resolves one plugin name to its Plugin. `fromDir` is the directory relative paths and npm package
+ * names are resolved from (the directory of the preset that named it).
+ * Throws PluginResolveError (naming the plugin) when it is unknown, missing, fails to import, or
+ * exports no plugin; `at` (e.g. `rein.config.yaml:12:3`) is added to the message when given.
+ */
+export async function resolvePlugin(spec: string, fromDir: string, at?: string, homeDir?: string): Promise<Plugin> {
+  const home = homeDir ?? homedir();
+  const key = BUILTIN_PLUGINS[spec] ? `builtin:${spec}` : isPluginPath(spec) ? `file:${resolvePresetPath(spec, fromDir, home)}` : `npm:${fromDir}:${spec}`;
+  let p = cache.get(key);
+  if (!p) {
+    p = loadPlugin(spec, fromDir, home);
+    cache.set(key, p);
+    p.catch(() => cache.delete(key));
+  }
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof PluginResolveError && at) throw new PluginResolveError(spec, `${err.message} (asked for at ${at})`, { cause: err.cause });
+    throw err;
+  }
+}
+
+async function loadPlugin(spec: string, fromDir: string, homeDir: string): Promise<Plugin> {
+  const builtin = BUILTIN_PLUGINS[spec];
+  if (builtin) {
+    try {
+      return pickExport(spec, { default: await builtin() });
+    } catch (err) {
+      if (err instanceof PluginResolveError) throw err;
+      throw new PluginResolveError(spec, `built-in plugin "${spec}" failed to import: ${firstLine(err)}`, { cause: err });
+    }
+  }
+  if (isPluginPath(spec)) {
+    const file = resolvePresetPath(spec, fromDir, homeDir);
+    if (!existsSync(file)) throw new PluginResolveError(spec, `plugin "${spec}" not found: no file at ${file}`);
+    let mod: unknown;
+    try {
+      mod = await (await jiti()).import(file);
+    } catch (err) {
+      throw new PluginResolveError(spec, `plugin "${spec}" failed to import: ${firstLine(err)}`, { cause: err });
+    }
+    return pickExport(spec, mod);
+  }
+  const builtins = Object.keys(BUILTIN_PLUGINS);
+  if (!isPackageName(spec) || (spec.includes('/') && !spec.startsWith('@'))) {
+    throw new PluginResolveError(spec, `unknown plugin "${spec}": not a built-in plugin${didYouMean(spec, builtins)}`);
+  }
+  const j = await jiti();
+  const resolved = j.esmResolve(spec, { parentURL: pathToFileURL(`${fromDir}/`).href, try: true });
+  if (!resolved) {
+    const near = closest(spec, builtins);
+    throw new PluginResolveError(spec, near
+      ? `unknown plugin "${spec}"; did you mean the built-in "${near}"?`
+      : `unknown plugin "${spec}": not a built-in plugin, and no npm package of that name is installed where the preset is`);
+  }
+  let mod: unknown;
+  try {
+    mod = await j.import(resolved);
+  } catch (err) {
+    throw new PluginResolveError(spec, `plugin "${spec}" failed to import: ${firstLine(err)}`, { cause: err });
+  }
+  return pickExport(spec, mod);
+}
+
+/** A plugin ready for createKernel: the plugin, its validated options, and the preset line that asked for it. */
+export interface PresetPlugin {
+  /** The name as the resolved preset has it (a built-in name, an absolute path, or a package name). */
+  key: string;
+  plugin: Plugin;
+  options: unknown;
+  /** `file:line:col` of the preset entry that asked for it (or of the `tools:` entry). */
+  origin: string;
+  /**
+   * Where its options come from, lowest first: the preset key that implies them (`hooks`,
+   * `autoMode`, `mcpServers`, or the key that asked for the plugin) and its `plugins:` entry.
+   */
+  sources: { path: string; origin?: Origin }[];
+}
+
+/** A plugin name as the preset wrote it: an absolute path is shown relative to the file that named it. */
+export function pluginDisplayName(key: string, origin: Origin | undefined): string {
+  if (!isAbsolute(key) || !origin?.file) return key;
+  const rel = relative(dirname(origin.file), key);
+  return rel.startsWith('.') || isAbsolute(rel) ? rel : `./${rel}`;
+}
+
+function at(o: Origin | undefined, useKey = true): string | undefined {
+  if (!o?.file) return o ? `${o.layer} layer` : undefined;
+  const line = useKey ? (o.keyLine ?? o.line) : o.line;
+  const col = useKey ? (o.keyCol ?? o.col) : o.col;
+  return line ? `${o.file}:${line}:${col}` : o.file;
+}
+
+function posOf(o: Origin | undefined, useKey: boolean): SourcePos | undefined {
+  if (!o?.line) return undefined;
+  return useKey && o.keyLine ? { line: o.keyLine, col: o.keyCol! } : { line: o.line, col: o.col! };
+}
+
+function report(sink: DiagnosticSink, origins: ReadonlyMap<string, Origin>, path: KeyPath, message: string, useKey = true): void {
+  const o = findOrigin(origins, path);
+  sink.add(o?.file ?? `<${o?.layer ?? 'preset'}>`, posOf(o, useKey), path, message);
+}
+
+/** Option names a zod schema accepts at a path inside it (for "did you mean"). */
+function zodKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let s: any = schema;
+  const unwrap = () => {
+    for (let i = 0; i < 10 && s?._zod?.def; i++) {
+      const d = s._zod.def;
+      if (['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(d.type)) s = d.innerType;
+      else if (d.type === 'pipe') s = d.in;
+      else if (d.type === 'lazy') s = d.getter();
+      else break;
+    }
+  };
+  unwrap();
+  for (const seg of path) {
+    const d = s?._zod?.def;
+    if (!d) return [];
+    if (d.type === 'object') s = d.shape[seg as string];
+    else if (d.type === 'array') s = d.element;
+    else if (d.type === 'record') s = d.valueType;
+    else return [];
+    unwrap();
+  }
+  const d = s?._zod?.def;
+  return d?.type === 'object' ? Object.keys(d.shape) : [];
+}
+
+/**
+ * The key path a agent/plugins.ts `impliedPlugins` origin refers to: `plugins.<name>`, `tools[2]`,
+ * `permissions.mode`, `mcpServers`, `permissions (default mode)`; `built-in` has none.
+ */
+export function originPath(origin: string, name: string): (string | number)[] {
+  if (origin.startsWith('plugins.')) return ['plugins', name];
+  const bare = origin.replace(/\s*\(.*\)$/, '');
+  if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*|\[\d+\])*$/.test(bare)) return [];
+  return bare.split(/\.|(?=\[)/).map((seg) => (seg.startsWith('[') ? Number(seg.slice(1, -1)) : seg));
+}
+
+/**
+ * The options a plugin runs with: the ones the preset's other keys imply, with its `plugins:` entry
+ * merged over them by the preset merge rules (merge.ts: objects deeply, `autoMode` lists unioned,
+ * every other list and scalar replaced), as if the entry were a higher layer of the same key.
+ */
+export function pluginOptions(w: WantedPlugin): unknown {
+  if (w.listed === undefined) return w.implied;
+  if (!isPlainObject(w.implied) || !Object.keys(w.implied).length || !isPlainObject(w.listed)) return w.listed;
+  // Merged under the key that implied them, so the key's own rules apply (`autoMode.allow` is a union list).
+  const at = w.impliedFrom && !w.impliedFrom.as ? w.impliedFrom.key : 'options';
+  const merged = mergeLayers([
+    { layer: 'default', value: { [at]: w.implied } },
+    { layer: 'preset', value: { [at]: w.listed } },
+  ]);
+  return merged.value[at];
+}
+
+/**
+ * Loads every plugin a resolved preset asks for, in the order the kernel loads them
+ * (agent/plugins.ts `impliedPlugins`: the built-ins its keys imply, then `plugins:` in layer order,
+ * minus those set to `false`). `partial`: parts of the preset were left out because of errors
+ * already reported, so a missing `requires` is not reported. Validates each plugin's options with its zod schema and checks
+ * `requires` / `conflicts`. Problems go to `sink` as diagnostics at the preset line that named the
+ * plugin or option; the plugins that loaded are returned.
+ */
+export async function loadPresetPlugins(
+  preset: Preset,
+  origins: ReadonlyMap<string, Origin>,
+  sink: DiagnosticSink,
+  opts: { cwd: string; homeDir?: string; partial?: boolean },
+): Promise<PresetPlugin[]> {
+  const wanted = impliedPlugins(preset as Parameters<typeof impliedPlugins>[0]).map((e) => {
+    const path = originPath(e.origin, e.name);
+    const name = pluginDisplayName(e.name, findOrigin(origins, path));
+    return { key: e.name, name, raw: pluginOptions(e), path, useKey: path[0] === 'plugins', want: e };
+  });
+  // Where an option path inside a plugin's options is written: under `plugins.<name>` when the
+  // listed options have it, else under the preset key that implied it (`hooks`, `autoMode`, `mcpServers`).
+  const optionPath = (w: (typeof wanted)[number], p: readonly (string | number)[]): (string | number)[] => {
+    const { listed, impliedFrom } = w.want;
+    if ((isPlainObject(listed) && p.length && p[0]! in listed) || !impliedFrom) return [...w.path, ...p];
+    if (impliedFrom.as) return p[0] === impliedFrom.as ? [impliedFrom.key, ...p.slice(1)] : [...w.path, ...p];
+    return [impliedFrom.key, ...p];
+  };
+  // Key paths in messages use the plugin name as written (`plugins["./x.ts"].strict`).
+  const shown = (w: (typeof wanted)[number], rest: readonly (string | number)[]) => keyPath(w.path[0] === 'plugins' ? ['plugins', w.name, ...rest] : [...w.path, ...rest]);
+
+  // One at a time, in load order: imports are CPU-bound anyway, and concurrent imports of modules
+  // that import each other can see half-initialised modules under some loaders (jiti).
+  const loaded: ({ w: (typeof wanted)[number]; plugin: Plugin } | undefined)[] = [];
+  for (const w of wanted) {
+    const o = findOrigin(origins, w.path);
+    const fromDir = o?.file ? dirname(o.file) : opts.cwd;
+    try {
+      loaded.push({ w, plugin: await resolvePlugin(w.name, fromDir, undefined, opts.homeDir) });
+    } catch (err) {
+      const msg = err instanceof PluginResolveError ? err.message : `plugin "${w.name}" failed to load: ${firstLine(err)}`;
+      report(sink, origins, w.path, msg, w.useKey);
+      loaded.push(undefined);
+    }
+  }
+
+  const out: PresetPlugin[] = [];
+  for (const entry of loaded) {
+    if (!entry) continue;
+    const { w, plugin } = entry;
+    const parsed = plugin.options.safeParse(w.raw ?? {});
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        if (issue.code === 'unrecognized_keys') {
+          const names = zodKeysAt(plugin.options, issue.path);
+          for (const k of issue.keys) {
+            const p = optionPath(w, [...(issue.path as (string | number)[]), k]);
+            const known = names.length ? ` (options: ${names.join(', ')})` : '';
+            const near = closest(k, names);
+            report(sink, origins, p, `${shown(w, [...(issue.path as (string | number)[]), k])}: unknown option "${k}" for plugin ${w.name}${near ? `; did you mean "${near}"?` : known}`);
+          }
+        } else {
+          const p = optionPath(w, issue.path as (string | number)[]);
+          report(sink, origins, p, `${shown(w, issue.path as (string | number)[])}: ${issue.message} (plugin ${w.name})`, false);
+        }
+      }
+      continue;
+    }
+    for (const problem of plugin.checkPreset?.(parsed.data, preset as never) ?? []) {
+      report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message}`, false);
+    }
+    const sources: PresetPlugin['sources'] = [];
+    const from = w.want.impliedFrom;
+    if (from) sources.push({ path: from.key, origin: findOrigin(origins, [from.key]) });
+    else if (!w.useKey && w.path.length) sources.push({ path: keyPath(w.path), origin: findOrigin(origins, w.path) });
+    if (w.want.listed !== undefined) sources.push({ path: keyPath(['plugins', w.name]), origin: findOrigin(origins, ['plugins', w.key]) });
+    out.push({ key: w.key, plugin, options: parsed.data, origin: at(findOrigin(origins, w.path), w.useKey) ?? w.key, sources });
+  }
+
+  // requires / conflicts, by plugin name, with positions.
+  const byName = new Map(out.map((p) => [p.plugin.name, p]));
+  for (const p of out) {
+    const path = wanted.find((w) => w.key === p.key)!.path;
+    for (const r of p.plugin.requires ?? []) {
+      // With parts of the preset left out because of earlier errors, a missing requirement may be there.
+      if (!byName.has(r) && !opts.partial && out.length === wanted.length) report(sink, origins, path, `plugin "${p.plugin.name}" requires plugin "${r}", which this preset does not load; add it under plugins`);
+    }
+    for (const c of p.plugin.conflicts ?? []) {
+      const other = byName.get(c);
+      if (!other) continue;
+      const mine = findOrigin(origins, path);
+      const theirs = findOrigin(origins, wanted.find((w) => w.key === other.key)!.path);
+      const where = theirs?.file && theirs.file === mine?.file ? `line ${theirs.keyLine ?? theirs.line}` : theirs?.file ? `${basename(theirs.file)}:${theirs.keyLine ?? theirs.line}` : `${theirs?.layer ?? 'built-in'}`;
+      report(sink, origins, path, `plugin "${p.plugin.name}" conflicts with plugin "${c}" (${where}); load only one of them`);
+    }
+  }
+  return out;
+}

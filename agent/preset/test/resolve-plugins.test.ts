@@ -1,0 +1,156 @@
+/**
+ * Plugin resolution: built-in names, .ts and .js files (jiti), npm packages, default or named
+ * `plugin` exports; and every failure naming the plugin and the preset line that asked for it.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createKernel, type KernelPreset } from '../../../kernel/kernel.js';
+import type { ModelClient } from '../../../kernel/model/client.js';
+import { loadPreset, PresetError, resolvePlugin } from '../index.js';
+import { PluginResolveError, originPath } from '../resolve-plugins.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+
+let dir: string;
+
+function write(path: string, text: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+/** A duck-typed plugin module in plain JS (no imports), for .js and npm package loading. */
+const jsPlugin = (name: string, exportLine = 'export default') => `${exportLine} {\n  name: ${JSON.stringify(name)},\n  options: { safeParse: (v) => ({ success: true, data: v ?? {} }) },\n  apply() {},\n};\n`;
+
+/** A model client that is never called: these tests only load plugins. */
+const noClient: ModelClient = {
+  kind: 'simulator',
+  baseURL: 'none',
+  send: async () => { throw new Error('not used'); },
+  countTokens: async () => 0,
+  close: async () => undefined,
+};
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rein-plugins-'));
+  mkdirSync(join(dir, '.git'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(Error);
+  return err as Error;
+}
+
+describe('resolvePlugin', () => {
+  it('resolves a built-in name through the registry', async () => {
+    const p = await resolvePlugin('retry', dir);
+    expect(p.name).toBe('retry');
+  });
+
+  it('loads a .ts file with jiti, default export or named `plugin` export', async () => {
+    expect((await resolvePlugin('./plugins/greeter.ts', FIXTURES)).name).toBe('test/greeter');
+    expect((await resolvePlugin('./plugins/needs-greeter.ts', FIXTURES)).requires).toEqual(['test/greeter']);
+  });
+
+  it('loads a .js file and an .mjs file', async () => {
+    write(join(dir, 'p.js'), jsPlugin('js-plugin'));
+    write(join(dir, 'q.mjs'), jsPlugin('mjs-plugin', 'export const plugin ='));
+    expect((await resolvePlugin('./p.js', dir)).name).toBe('js-plugin');
+    expect((await resolvePlugin(join(dir, 'q.mjs'), '/')).name).toBe('mjs-plugin');
+  });
+
+  it('resolves npm packages (plain and scoped) from the preset directory', async () => {
+    write(join(dir, 'node_modules/rein-plugin-demo/package.json'), '{ "name": "rein-plugin-demo", "type": "module", "exports": "./main.js" }');
+    write(join(dir, 'node_modules/rein-plugin-demo/main.js'), jsPlugin('demo'));
+    write(join(dir, 'node_modules/@acme/rein-audit/package.json'), '{ "name": "@acme/rein-audit", "type": "module", "main": "index.js" }');
+    write(join(dir, 'node_modules/@acme/rein-audit/index.js'), jsPlugin('audit'));
+    const nested = join(dir, 'config', 'presets');
+    mkdirSync(nested, { recursive: true });
+    expect((await resolvePlugin('rein-plugin-demo', nested)).name).toBe('demo');
+    expect((await resolvePlugin('@acme/rein-audit', dir)).name).toBe('audit');
+  });
+
+  it('names the plugin in every failure, and the preset line when given', async () => {
+    const missing = await rejection(resolvePlugin('./nope.ts', dir, 'rein.config.yaml:3:4'));
+    expect(missing).toBeInstanceOf(PluginResolveError);
+    expect(missing.message).toBe(`plugin "./nope.ts" not found: no file at ${join(dir, 'nope.ts')} (asked for at rein.config.yaml:3:4)`);
+
+    expect((await rejection(resolvePlugin('no-such-rein-plugin', dir))).message)
+      .toBe('unknown plugin "no-such-rein-plugin": not a built-in plugin, and no npm package of that name is installed where the preset is');
+    expect((await rejection(resolvePlugin('compaction/autoo', dir))).message)
+      .toBe('unknown plugin "compaction/autoo": not a built-in plugin; did you mean "compaction/auto"?');
+
+    write(join(dir, 'broken.ts'), 'export default definePlugin({ name: "x", apply() { return ; } ;\n');
+    const broken = await rejection(resolvePlugin('./broken.ts', dir));
+    expect(broken.message).toMatch(/^plugin "\.\/broken\.ts" failed to import: /);
+
+    write(join(dir, 'empty.js'), 'export const nothing = 1;\n');
+    expect((await rejection(resolvePlugin('./empty.js', dir))).message).toMatch(/^plugin "\.\/empty\.js" does not export a plugin/);
+  });
+});
+
+describe('plugins loaded from a preset', () => {
+  it('validates options with the plugin schema and returns them ready for createKernel', async () => {
+    const preset = write(join(dir, 'p.yaml'), `plugins:\n  ${join(FIXTURES, 'plugins/greeter.ts')}: { greeting: hey, style: { loud: true } }\n`);
+    const r = await loadPreset({ preset: preset, cwd: dir, layers: false, env: {} });
+    const greeter = r.plugins.find((p) => p.plugin.name === 'test/greeter');
+    expect(greeter).toMatchObject({ options: { greeting: 'hey', times: 1, style: { loud: true } }, origin: `${preset}:2:3` });
+    expect(r.plugins.map((p) => p.plugin.name)).toContain('retry');
+  });
+
+  it('a plugin that throws in apply fails kernel creation with its name and the preset line', async () => {
+    const preset = write(join(dir, 'p.yaml'), `name: p\nplugins:\n  ${join(FIXTURES, 'plugins/throws-in-apply.ts')}: {}\n`);
+    const r = await loadPreset({ preset, cwd: dir, layers: false, env: {} });
+    const err = await rejection(createKernel({ preset: r.preset as KernelPreset, cwd: dir, client: noClient, plugins: r.plugins }));
+    expect(err.name).toBe('PluginError');
+    expect(err.message).toBe(`plugin test/throws-in-apply (${preset}:3:3) failed to apply: apply failed on purpose`);
+  });
+
+  it('a plugin that fails to import is a PresetError at the line that named it', async () => {
+    write(join(dir, 'bad.ts'), 'const x: number = ;\n');
+    const preset = write(join(dir, 'p.yaml'), 'plugins:\n  retry: {}\n  ./bad.ts: {}\n');
+    const err = await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }));
+    expect(err).toBeInstanceOf(PresetError);
+    const d = (err as PresetError).diagnostics;
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({ file: preset, line: 3, column: 3 });
+    expect(d[0]!.message).toMatch(/^plugin "\.\/bad\.ts" failed to import: /);
+  });
+
+  it('checks requires and conflicts at load, with positions', async () => {
+    const preset = write(join(dir, 'p.yaml'), [
+      'plugins:',
+      `  ${join(FIXTURES, 'plugins/needs-greeter.ts')}: {}`,
+      `  ${join(FIXTURES, 'plugins/anti-greeter.ts')}: {}`,
+      '',
+    ].join('\n'));
+    const err = (await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }))) as PresetError;
+    expect(err.diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+      '2:3: plugin "test/needs-greeter" requires plugin "test/greeter", which this preset does not load; add it under plugins',
+    ]);
+    write(preset, `plugins:\n  ${join(FIXTURES, 'plugins/greeter.ts')}: {}\n  ${join(FIXTURES, 'plugins/anti-greeter.ts')}: {}\n`);
+    const err2 = (await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }))) as PresetError;
+    expect(err2.diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+      '3:3: plugin "test/anti-greeter" conflicts with plugin "test/greeter" (line 2); load only one of them',
+    ]);
+  });
+
+  it('plugins: { retry: false } switches off a plugin the preset would otherwise imply', async () => {
+    const preset = write(join(dir, 'p.yaml'), 'plugins:\n  retry: false\n');
+    const r = await loadPreset({ preset, cwd: dir, layers: false, env: {} });
+    expect(r.plugins.map((p) => p.plugin.name)).not.toContain('retry');
+  });
+
+  it('reads impliedPlugins origins as key paths', () => {
+    expect(originPath('plugins.a.b/c', './x.ts')).toEqual(['plugins', './x.ts']);
+    expect(originPath('tools[2]', 'tools/bash')).toEqual(['tools', 2]);
+    expect(originPath('permissions.mode', 'permissions/plan')).toEqual(['permissions', 'mode']);
+    expect(originPath('permissions (default mode)', 'permissions/default')).toEqual(['permissions']);
+    expect(originPath('built-in', 'retry')).toEqual([]);
+  });
+});

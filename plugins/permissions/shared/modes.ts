@@ -1,0 +1,64 @@
+/**
+ * What each permission mode answers for a call that no rule decided (Claude Code's permission
+ * modes, https://docs.anthropic.com/en/docs/claude-code/iam).
+ * These are plain functions so plan mode can hand over to another mode and the classifier can ask
+ * "would acceptEdits allow this?" without loading another plugin.
+ */
+import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
+import type { PermissionContext, PermissionMode } from './config.js';
+import { insideWorkingDirs } from './paths.js';
+import { callPathForms, explainShell } from './rules.js';
+import { freelyWritable } from './safety.js';
+import { shellEditDecision } from './shell-edits.js';
+import { isFileWrite, isReadOnlyCall, SHELL_TOOL } from './tools.js';
+
+/** Modes answered by a plain function (auto is answered by the classifier plugin). */
+export type RuleMode = Exclude<PermissionMode, 'auto'>;
+
+const allow = (mode: string, why: string): PermissionDecision => ({ behavior: 'allow', reason: `${why} (mode ${mode})`, source: `permissions/${mode}` });
+const ask = (mode: string, q: PermissionQuery, why: string): PermissionDecision => ({ behavior: 'ask', message: `${q.toolName} needs approval: ${why}.`, reason: `${why} (mode ${mode})`, source: `permissions/${mode}` });
+const deny = (mode: string, message: string, why: string): PermissionDecision => ({ behavior: 'deny', message, reason: `${why} (mode ${mode})`, source: `permissions/${mode}` });
+
+/**
+ * Read-only calls: allowed inside the working directories, `ask` outside them; undefined for calls
+ * that are not read-only. Shell commands are never read-only here: only rules allow them.
+ */
+export function readDecision(mode: string, pc: PermissionContext, q: PermissionQuery): PermissionDecision | undefined {
+  if (!isReadOnlyCall(q)) return undefined;
+  const forms = callPathForms(q, pc.base);
+  if (!forms || forms.every((f) => insideWorkingDirs(f, pc.workingDirs))) return allow(mode, 'read-only call');
+  return ask(mode, q, `reading ${forms[forms.length - 1]} outside the working directories`);
+}
+
+/** File edits inside the working directories (protected paths excluded); undefined otherwise. */
+export function editDecision(mode: string, pc: PermissionContext, q: PermissionQuery): PermissionDecision | undefined {
+  if (!isFileWrite(q)) return undefined;
+  const forms = callPathForms(q, pc.base);
+  if (forms && forms.length && forms.every((f) => freelyWritable(pc, f))) return allow(mode, 'file edit inside the working directories');
+  return undefined;
+}
+
+/** Why no rule allowed the call, in words for a reason. */
+export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string {
+  return q.toolName === SHELL_TOOL ? explainShell(pc.rules, q, pc.base) : 'no rule allows it';
+}
+
+/** The answer of each rule-based mode. Every function answers (never undefined). */
+export const MODE_DECISIONS: Readonly<Record<RuleMode, (pc: PermissionContext, q: PermissionQuery) => PermissionDecision>> = Object.freeze({
+  /** Reads in the project run; everything else needs an answer. */
+  default: (pc, q) => readDecision('default', pc, q) ?? ask('default', q, notAllowedWhy(pc, q)),
+  /** Reads, file edits and `mkdir`/`touch` in the project run; everything else needs an answer. */
+  acceptEdits: (pc, q) => readDecision('acceptEdits', pc, q) ?? editDecision('acceptEdits', pc, q) ?? shellEditDecision('acceptEdits', pc, q) ?? ask('acceptEdits', q, notAllowedWhy(pc, q)),
+  /** Reads in the project run; nothing else does (the plan plugin adds ExitPlanMode). */
+  plan: (pc, q) => readDecision('plan', pc, q)
+    ?? deny('plan', `Plan mode is active: ${q.toolName} cannot run until the plan is approved. Use read-only tools to investigate, then call ExitPlanMode with your plan.`, `${q.toolName} is not read-only`),
+  /** What is not allowed is denied; nobody is asked. */
+  dontAsk: (pc, q) => {
+    const d = readDecision('dontAsk', pc, q);
+    if (d?.behavior === 'allow') return d;
+    const why = d ? d.reason!.replace(/ \(mode dontAsk\)$/, '') : notAllowedWhy(pc, q);
+    return deny('dontAsk', `Permission to use ${q.toolName} was denied: ${why}, and this run does not ask (mode dontAsk).`, why);
+  },
+  /** Everything the earlier stages did not stop runs. */
+  bypassPermissions: () => allow('bypassPermissions', 'permissions bypassed'),
+});

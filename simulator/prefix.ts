@@ -1,0 +1,300 @@
+/**
+ * The prompt as the cache sees it: the cacheable blocks in prefix order (tools → system →
+ * messages), each with its tokens, the running prefix total and a hash of the whole prefix up to
+ * and including it; and the request's cache breakpoints, validated as the API validates them.
+ */
+import * as crypto from 'node:crypto';
+import { estimateBlockTokens, estimateTextTokens, estimateToolTokens, type BlockPosition, type EstimatableRequest } from '../kernel/index.js';
+import { invalidRequest } from './errors.js';
+
+/** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */
+export const MAX_BREAKPOINTS = 4;
+
+/** A cache TTL as the API spells it. */
+export type CacheTtl = '5m' | '1h';
+
+/** TTLs in ms. */
+export const TTL_MS: Readonly<Record<CacheTtl, number>> = Object.freeze({ '5m': 5 * 60_000, '1h': 60 * 60_000 });
+
+/** One cacheable block of the prompt. */
+export interface PrefixBlock extends BlockPosition {
+  /** Hash of the prefix up to and including this block (model and request parameters included), 53 bits. */
+  hash: number;
+  /** Chain state after this block and the facts it was built from (lets the next request reuse the entry). */
+  lane1: number;
+  lane2: number;
+  /** The block's own digest (SHA-1 words 0-3 of its JSON without markers). */
+  digest0: number;
+  digest1: number;
+  digest2: number;
+  digest3: number;
+  tag: number;
+}
+
+/** A cache breakpoint: the prefix up to and including block `block` is a cache candidate. */
+export interface Breakpoint {
+  /** Index into `PromptPrefix.blocks`. */
+  block: number;
+  ttl: CacheTtl;
+  /** Placed by the request's top-level `cache_control` (automatic caching). */
+  automatic: boolean;
+}
+
+export interface PromptPrefix {
+  blocks: PrefixBlock[];
+  /** Sorted by block index; at most one per block. */
+  breakpoints: Breakpoint[];
+  /** Tokens of the whole prompt. */
+  totalTokens: number;
+  model: string;
+  /** `tool_choice` and `thinking` as hashed into the messages level. */
+  params: string;
+}
+
+/** The request fields the prefix depends on. */
+export interface PrefixRequest extends EstimatableRequest {
+  model: string;
+  messages: ReadonlyArray<{ role?: string; content: string | readonly unknown[] }>;
+  cache_control?: unknown;
+  tool_choice?: unknown;
+  thinking?: unknown;
+}
+
+type Obj = Record<string, unknown>;
+
+function readCacheControl(cc: unknown, where: string): CacheTtl | undefined {
+  if (cc == null) return undefined;
+  if (typeof cc !== 'object') throw invalidRequest(`${where}.cache_control: Input should be an object`);
+  const { type, ttl } = cc as Obj;
+  if (type !== 'ephemeral') throw invalidRequest(`${where}.cache_control.type: Input should be 'ephemeral'`);
+  if (ttl === undefined || ttl === null) return '5m';
+  if (ttl !== '5m' && ttl !== '1h') throw invalidRequest(`${where}.cache_control.ttl: Input should be '5m' or '1h'`);
+  return ttl;
+}
+
+/** The TTL of the explicit marker on a block (a `tool_result` also counts markers on its inner blocks). */
+function blockTtl(block: unknown, at: BlockPosition): CacheTtl | undefined {
+  if (!block || typeof block !== 'object') return undefined;
+  const b = block as Obj;
+  let ttl = b.cache_control == null ? undefined : readCacheControl(b.cache_control, whereOf(at));
+  if (b.type === 'tool_result' && Array.isArray(b.content)) {
+    b.content.forEach((inner, i) => {
+      const t = inner && typeof inner === 'object' && (inner as Obj).cache_control != null ? readCacheControl((inner as Obj).cache_control, `${whereOf(at)}.content.${i}`) : undefined;
+      if (t === '1h' || (t && !ttl)) ttl = t;
+    });
+  }
+  return ttl;
+}
+
+function whereOf(p: BlockPosition): string {
+  if (p.level === 'tools') return `tools.${p.index}`;
+  if (p.level === 'system') return `system.${p.index}`;
+  return `messages.${p.index}.content.${p.blockIndex}`;
+}
+
+const NOT_AUTO_CACHEABLE = new Set(['thinking', 'redacted_thinking']);
+
+const dropMarkers = (key: string, value: unknown) => (key === 'cache_control' ? undefined : value);
+
+/** The block's JSON without `cache_control` (markers are not part of the cached bytes). */
+function stableJson(block: unknown): string {
+  if (!block || typeof block !== 'object') return JSON.stringify(block);
+  const b = block as Obj;
+  const nested = b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((c) => c && typeof c === 'object' && 'cache_control' in c);
+  return 'cache_control' in b || nested ? JSON.stringify(block, dropMarkers) : JSON.stringify(block);
+}
+
+/** A block's digest (four 32-bit words of its SHA-1) and tokens. */
+interface BlockFacts {
+  d0: number; d1: number; d2: number; d3: number;
+  tokens: number;
+}
+
+/**
+ * What a memoised block looked like: its own fields by reference (cache_control excluded). The
+ * facts are kept as their own object, so every caller sees one object shape (a shape per source
+ * made the reuse loop's property reads polymorphic, and several times slower).
+ */
+interface Memo {
+  facts: BlockFacts;
+  keys: string[];
+  values: unknown[];
+}
+
+/**
+ * Per-object memo of block facts. Requests of one conversation share most block objects, so a
+ * replay hashes each block once instead of once per request. A hit is trusted only if every
+ * top-level field still holds the same value (by reference), so replacing `text`, `content` or
+ * `input` is seen; editing a nested object of an already-sent block in place is not (blocks are
+ * treated as immutable once sent, as the transcript does).
+ */
+const memo = new WeakMap<object, Memo>();
+
+// One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per block; older Nodes use createHash.
+const sha1: (data: string) => Buffer = typeof (crypto as { hash?: unknown }).hash === 'function'
+  ? (data) => (crypto as unknown as { hash(a: string, d: string, e: 'buffer'): Buffer }).hash('sha1', data, 'buffer')
+  : (data) => crypto.createHash('sha1').update(data).digest();
+
+function factsOf(data: string, tokens: number): BlockFacts {
+  const h = sha1(data);
+  return { d0: h.readUInt32LE(0), d1: h.readUInt32LE(4), d2: h.readUInt32LE(8), d3: h.readUInt32LE(12), tokens };
+}
+
+function memoHit(block: Obj): Memo | undefined {
+  const m = memo.get(block);
+  if (!m) return undefined;
+  let n = 0;
+  for (const k in block) {
+    if (k === 'cache_control') continue;
+    if (m.keys[n] !== k || m.values[n] !== block[k]) return undefined;
+    n++;
+  }
+  return n === m.keys.length ? m : undefined;
+}
+
+function blockFacts(block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
+  if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? estimateTextTokens(block) : 0);
+  const hit = memoHit(block as Obj);
+  if (hit) return hit.facts;
+  const facts = factsOf(stableJson(block), tokensOf(block));
+  const keys = Object.keys(block).filter((k) => k !== 'cache_control');
+  memo.set(block, { facts, keys, values: keys.map((k) => (block as Obj)[k]) });
+  return facts;
+}
+
+// The prefix chain mixes block digests with MurmurHash3's 32-bit steps in two lanes (64 bits of
+// state): cheap enough to run over every block of every request, wide enough that unrelated
+// prefixes do not collide in practice.
+function mix(h: number, k: number): number {
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const LEVEL_CODE = { tools: 1, system: 2, messages: 3 } as const;
+
+/**
+ * Builds the hashed prefix of a request and its breakpoints.
+ *
+ * The hash chain starts from the model id (a model switch misses everything) and mixes
+ * `tool_choice` and `thinking` in before the first message block (changing them invalidates the
+ * messages level only, as the prompt-caching docs' invalidation table says). Each block adds its
+ * level, its message's index and role, and the SHA-1 of its JSON without `cache_control` markers.
+ *
+ * Throws SimulatorApiError (400) for: more than 4 breakpoints, a malformed `cache_control`, a
+ * 1-hour breakpoint after a 5-minute one.
+ */
+export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): PromptPrefix {
+  const blocks: PrefixBlock[] = [];
+  const byBlock = new Map<number, Breakpoint>();
+  let explicitCount = 0;
+  const seed = factsOf(`model:${request.model}`, 0);
+  let h1 = seed.d0;
+  let h2 = seed.d1;
+  let sum = 0;
+  const params = `${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`;
+  // While the chain is in step with the previous request's prefix (same model, same blocks so far),
+  // an entry whose block has the same place and digest is the previous entry: a growing
+  // conversation only chains its new blocks. The block need not be the same object: a marked copy
+  // of an unchanged block (the last tool, the static system block) keeps the chain in step, so the
+  // whole history after it is reused instead of chained again.
+  const prev = previous && previous.model === request.model ? previous.blocks : undefined;
+  let inStep = prev !== undefined;
+  const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
+    const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
+    const i = blocks.length;
+    const facts = blockFacts(block, tokensOf);
+    const old = inStep ? prev![i] : undefined;
+    if (old && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0 && old.digest1 === facts.d1 && old.digest2 === facts.d2 && old.digest3 === facts.d3) {
+      // Same chain before, same block: the chain after it is the old one by construction. A copy
+      // for another object is built field by field: one object shape for every entry.
+      blocks.push(old.block === block ? old : {
+        level: old.level, index: old.index, blockIndex: old.blockIndex, block, tokens: old.tokens, prefixTokens: old.prefixTokens, hash: old.hash,
+        lane1: old.lane1, lane2: old.lane2, digest0: old.digest0, digest1: old.digest1, digest2: old.digest2, digest3: old.digest3, tag: old.tag,
+      });
+      h1 = old.lane1;
+      h2 = old.lane2;
+      sum = old.prefixTokens;
+    } else {
+      inStep = false;
+      h1 = fmix(mix(mix(mix(h1, facts.d0), facts.d1), tag));
+      h2 = fmix(mix(mix(mix(h2, facts.d2), facts.d3), tag ^ 0x5bd1e995));
+      sum += facts.tokens;
+      // 32 bits of one lane and 21 of the other: an exact integer, a cheap Map key.
+      blocks.push({
+        level, index, blockIndex, block, tokens: facts.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
+        lane1: h1, lane2: h2, digest0: facts.d0, digest1: facts.d1, digest2: facts.d2, digest3: facts.d3, tag,
+      });
+    }
+    const ttl = blockTtl(block, blocks[i]!);
+    if (ttl) {
+      explicitCount++;
+      byBlock.set(i, { block: i, ttl, automatic: false });
+    }
+  };
+  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, estimateToolTokens, 0));
+  const system = request.system;
+  if (typeof system === 'string') {
+    if (system.length > 0) push('system', 0, 0, system, estimateBlockTokens, 0);
+  } else if (system) {
+    system.forEach((b, i) => push('system', i, 0, b, estimateBlockTokens, 0));
+  }
+  if (request.messages.length) {
+    if (inStep && previous!.params !== params) inStep = false;
+    // When the first message block is reused, push() takes its lanes and this mix is overwritten.
+    const p = factsOf(`params:${params}`, 0);
+    h1 = fmix(mix(mix(h1, p.d0), p.d1));
+    h2 = fmix(mix(mix(h2, p.d2), p.d3));
+  }
+  request.messages.forEach((m, i) => {
+    const roleBit = m.role === 'assistant' ? 1 : 0;
+    if (typeof m.content === 'string') push('messages', i, 0, m.content, estimateBlockTokens, roleBit);
+    else m.content.forEach((b, j) => push('messages', i, j, b, estimateBlockTokens, roleBit));
+  });
+  let count = explicitCount;
+  const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');
+  if (autoTtl) {
+    count++;
+    let last = blocks.length - 1;
+    while (last >= 0 && blocks[last]!.level === 'messages' && isNotAutoCacheable(blocks[last]!.block)) last--;
+    if (last >= 0) {
+      const existing = byBlock.get(last);
+      if (existing) existing.ttl = existing.ttl === '1h' || autoTtl === '1h' ? '1h' : '5m';
+      else byBlock.set(last, { block: last, ttl: autoTtl, automatic: true });
+    }
+  }
+  if (count > MAX_BREAKPOINTS) {
+    throw invalidRequest(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${count}.`);
+  }
+  const breakpoints = [...byBlock.values()].sort((a, b) => a.block - b.block);
+  let seen5m: Breakpoint | undefined;
+  for (const bp of breakpoints) {
+    if (bp.ttl === '5m') seen5m ??= bp;
+    else if (seen5m) {
+      throw invalidRequest(
+        `cache_control with ttl '1h' at ${whereOf(blocks[bp.block]!)} comes after a cache_control with ttl '5m' at ` +
+          `${whereOf(blocks[seen5m.block]!)}; longer TTLs must come first in the prompt (tools, then system, then messages).`,
+      );
+    }
+  }
+  const totalTokens = blocks.length ? blocks[blocks.length - 1]!.prefixTokens : 0;
+  return { blocks, breakpoints, totalTokens, model: request.model, params };
+}
+
+function isNotAutoCacheable(block: unknown): boolean {
+  if (!block || typeof block !== 'object') return typeof block === 'string' && block.length === 0;
+  const b = block as Obj;
+  return NOT_AUTO_CACHEABLE.has(String(b.type)) || (b.type === 'text' && b.text === '');
+}

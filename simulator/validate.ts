@@ -1,0 +1,97 @@
+/**
+ * Request checks the API makes before any model work, with its wording where rein's agents depend
+ * on recognising the error (tool_use / tool_result pairing, prompt too long).
+ */
+import { invalidRequest } from './errors.js';
+import { maxOutputTokens } from '../kernel/index.js';
+
+type Body = Record<string, any>;
+
+/**
+ * Checks the shape of a `POST /v1/messages` body (`countTokens: true` for count_tokens, which
+ * needs no `max_tokens`). Throws SimulatorApiError (400) naming the first bad field.
+ */
+export function validateRequest(body: unknown, options: { countTokens?: boolean } = {}): asserts body is Body {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object');
+  const b = body as Body;
+  if (typeof b.model !== 'string' || !b.model) throw invalidRequest('model: Field required');
+  if (!options.countTokens) {
+    if (b.max_tokens === undefined) throw invalidRequest('max_tokens: Field required');
+    if (!Number.isInteger(b.max_tokens) || b.max_tokens < 1) throw invalidRequest('max_tokens: Input should be an integer greater than or equal to 1');
+    // The API refuses a max_tokens over the model's output limit (kernel/model/models.ts), in these words.
+    const limit = maxOutputTokens(b.model);
+    if (limit !== undefined && b.max_tokens > limit) throw invalidRequest(`max_tokens: ${b.max_tokens} > ${limit}, which is the maximum allowed number of output tokens for ${b.model}`);
+  }
+  if (!Array.isArray(b.messages)) throw invalidRequest('messages: Field required');
+  if (b.messages.length === 0) throw invalidRequest('messages: at least one message is required');
+  if (b.system !== undefined && typeof b.system !== 'string' && !Array.isArray(b.system)) throw invalidRequest('system: Input should be a valid string or list');
+  if (Array.isArray(b.system)) {
+    b.system.forEach((s: any, i: number) => {
+      if (!s || s.type !== 'text' || typeof s.text !== 'string') throw invalidRequest(`system.${i}: Input should be a text block`);
+    });
+  }
+  if (b.tools !== undefined && !Array.isArray(b.tools)) throw invalidRequest('tools: Input should be a valid list');
+  (b.tools ?? []).forEach((t: any, i: number) => {
+    if (!t || typeof t !== 'object' || typeof t.name !== 'string' || !t.name) throw invalidRequest(`tools.${i}.name: Field required`);
+  });
+  b.messages.forEach((m: any, i: number) => {
+    if (!m || typeof m !== 'object') throw invalidRequest(`messages.${i}: Input should be an object`);
+    if (m.role !== 'user' && m.role !== 'assistant') throw invalidRequest(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    if (typeof m.content === 'string') return;
+    if (!Array.isArray(m.content)) throw invalidRequest(`messages.${i}.content: Input should be a valid string or list`);
+    m.content.forEach((c: any, j: number) => {
+      if (!c || typeof c !== 'object' || typeof c.type !== 'string') throw invalidRequest(`messages.${i}.content.${j}: Input should be a content block with a type`);
+      if (c.type === 'text' && typeof c.text !== 'string') throw invalidRequest(`messages.${i}.content.${j}.text: Field required`);
+    });
+  });
+  checkToolPairing(b.messages);
+}
+
+function toolUseIds(m: any): string[] {
+  if (m?.role !== 'assistant' || !Array.isArray(m.content)) return [];
+  return m.content.filter((c: any) => c?.type === 'tool_use').map((c: any) => String(c.id));
+}
+
+/** Does assistant message `m` have a tool_use with this id? (No allocation: this runs per block per request.) */
+function hasToolUse(m: any, id: string): boolean {
+  if (m?.role !== 'assistant' || !Array.isArray(m.content)) return false;
+  for (const c of m.content) if (c?.type === 'tool_use' && String(c.id) === id) return true;
+  return false;
+}
+
+/** Does message `m` have a tool_result for this id? */
+function hasToolResult(m: any, id: string): boolean {
+  if (!Array.isArray(m?.content)) return false;
+  for (const c of m.content) if (c?.type === 'tool_result' && String(c.tool_use_id) === id) return true;
+  return false;
+}
+
+/**
+ * Every `tool_use` must be answered by a `tool_result` in the next message, and every `tool_result`
+ * must answer a `tool_use` of the previous message (the API's rule; error texts as it words them).
+ */
+function checkToolPairing(messages: any[]): void {
+  messages.forEach((m, i) => {
+    if (m.role !== 'user' || !Array.isArray(m.content)) return;
+    m.content.forEach((c: any, j: number) => {
+      if (c?.type === 'tool_result' && !hasToolUse(messages[i - 1], String(c.tool_use_id))) {
+        throw invalidRequest(
+          `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${c.tool_use_id}. ` +
+            'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+        );
+      }
+    });
+  });
+  messages.forEach((m, i) => {
+    if (i === messages.length - 1 || m?.role !== 'assistant' || !Array.isArray(m.content)) return;
+    const next = messages[i + 1];
+    let complete = true;
+    for (const c of m.content) if (c?.type === 'tool_use' && !hasToolResult(next, String(c.id))) { complete = false; break; }
+    if (complete) return;
+    const missing = toolUseIds(m).filter((id) => !hasToolResult(next, id));
+    throw invalidRequest(
+      `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+        'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+    );
+  });
+}

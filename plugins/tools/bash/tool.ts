@@ -214,7 +214,9 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       rmSync(`${logFile}.cwd`, { force: true });
       if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
       // Processes the command started in the background (`cmd &`) are still in its process group.
-      const leftBehind = r.pgid !== undefined && groupAlive(r.pgid);
+      // A sandboxed command has none: its pid namespace ends with it (bwrap's init exits when the
+      // command does), and the group's last processes may still be seen for a moment as they go.
+      const leftBehind = !req.sandbox && r.pgid !== undefined && groupAlive(r.pgid);
       if (leftBehind) trackBackground(kernel, r.pgid!);
       const out = outputText(logFile, r.outputBytes, leftBehind);
       const stale = staleNote(kernel, input.command, ctx.cwd) + (leftBehind

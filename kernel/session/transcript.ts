@@ -50,6 +50,17 @@ export class SessionError extends Error {
   override name = 'SessionError';
 }
 
+/**
+ * What a session id may be: letters, digits and `-` (a UUID is one). Anything else (`../x`, a
+ * path) is refused, so an id can only name a transcript inside the sessions directory.
+ */
+export const SESSION_ID = /^[A-Za-z0-9-]{1,128}$/;
+
+/** Throws SessionError unless `id` is a valid session id. */
+export function assertSessionId(id: string, what = 'session id'): void {
+  if (!SESSION_ID.test(id)) throw new SessionError(`${JSON.stringify(id)} is not a valid ${what}: use letters, digits and "-" only, or give the path of a .jsonl transcript`);
+}
+
 export class Transcript {
   /** Absolute path of the JSONL file. */
   readonly file: string;
@@ -63,6 +74,7 @@ export class Transcript {
 
   /** Starts a new transcript and writes its `session` header. */
   static create(opts: { cwd: string; model: string; preset?: string; presetRef?: string; root?: string; sessionId?: string }): Transcript {
+    if (opts.sessionId !== undefined) assertSessionId(opts.sessionId);
     const projectDir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
     mkdirSync(projectDir, { recursive: true });
     const t = new Transcript(opts.sessionId ?? randomUUID(), projectDir, []);
@@ -76,6 +88,7 @@ export class Transcript {
    * not exist. Lines that do not parse (a write cut by a crash) are skipped and counted.
    */
   static open(idOrPath: string, opts: { cwd: string; root?: string }): Transcript {
+    if (!idOrPath.endsWith('.jsonl')) assertSessionId(idOrPath);
     const file = idOrPath.endsWith('.jsonl') ? resolve(opts.cwd, idOrPath) : join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${idOrPath}.jsonl`);
     if (!existsSync(file)) throw new SessionError(`no session ${idOrPath} (looked for ${file})`);
     const entries: TranscriptEntry[] = [];
@@ -89,6 +102,8 @@ export class Transcript {
     }
     const head = entries[0];
     if (!head || head.type !== 'session') throw new SessionError(`${file} is not a rein transcript (no session header)`);
+    // The id names the session's own directory (saved outputs, logs): it must not point elsewhere.
+    if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
     const projectDir = file.slice(0, file.length - `${head.sessionId}.jsonl`.length - 1);
     return new Transcript(head.sessionId, projectDir, entries);
   }
@@ -99,7 +114,7 @@ export class Transcript {
     if (!existsSync(dir)) return undefined;
     let best: { id: string; mtime: number } | undefined;
     for (const name of readdirSync(dir)) {
-      if (!name.endsWith('.jsonl')) continue;
+      if (!name.endsWith('.jsonl') || !SESSION_ID.test(name.slice(0, -6))) continue;
       const mtime = statSync(join(dir, name)).mtimeMs;
       if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
     }

@@ -186,6 +186,38 @@ export const EVAL_VALUE: readonly { command: string; marker: string }[] = [
   ["bash -c 'LANG='\\''$(touch m40)'\\''; ls ${LANG@P}'", 'm40'],
 ].map(([command, marker]) => ({ command: command!, marker: marker! }));
 
+/**
+ * Programs a cloned repository can carry (`bin/ls`, `bin/git`, `bin/cat`): each touches the file
+ * named by its last argument. RUN_CHANGING_ASSIGN plants them before its commands run.
+ */
+export const PLANTED_PROGRAMS: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(
+  ['bin/ls', 'bin/git', 'bin/cat'].map((p) => [p, '#!/bin/sh\nfor a in "$@"; do last=$a; done\n/usr/bin/touch "$last"\n']),
+));
+
+/**
+ * Assignments that do not look like one (a loop variable, `read`, `printf -v`, `mapfile`, a
+ * `select`), made to a variable that changes what later commands run: after them an allowed
+ * `ls` runs the repository's `bin/ls`. Each creates its marker when bash runs it beside
+ * PLANTED_PROGRAMS, and none may be allowed under EVAL_VALUE_RULES.
+ */
+export const RUN_CHANGING_ASSIGN: readonly { command: string; marker: string }[] = [
+  ['for PATH in ./bin; do ls m41; done', 'm41'],
+  ['read PATH <<< ./bin; ls m42', 'm42'],
+  ['printf -v PATH %s ./bin; ls m43', 'm43'],
+  ["read -d '' PATH <<< ./bin; ls m44", 'm44'],
+  ['while read PATH; do ls m45; done <<< ./bin', 'm45'],
+  ['select PATH in ./bin; do ls m46; done <<< 1', 'm46'],
+  ['printf -vPATH ./bin; ls m47', 'm47'],
+  ['read -r -- PATH <<< ./bin; git status m48', 'm48'],
+  ['echo ./bin | { read PATH; ls m49; }', 'm49'],
+  ["read -p '' PATH <<< ./bin; ls m50", 'm50'],
+  ["printf -v 'PATH' ./bin; cat m51", 'm51'],
+  ['ls; read PATH <<< ./bin; ls m52', 'm52'],
+  ['for PATH in /nonexistent ./bin; do ls m53; done', 'm53'],
+  ['read P""ATH <<< ./bin; ls m54', 'm54'],
+  ['for PATH in ./bin; do git status m55; done', 'm55'],
+].map(([command, marker]) => ({ command: command!, marker: marker! }));
+
 /** The rules EVAL_VALUE is checked under: the issue's two, and more a user might well have. */
 export const EVAL_VALUE_RULES = [
   'Bash(ls:*)', 'Bash(git status:*)', 'Bash(echo:*)', 'Bash(printf:*)', 'Bash(cat:*)', 'Bash(test:*)', 'Bash(read:*)', 'Bash(mapfile:*)',
@@ -203,4 +235,7 @@ export const EVAL_VALUE_BENIGN: readonly string[] = [
   'LANG=C.UTF-8 ls',
   'TZ=UTC git status',
   'for f in a b; do echo "$f"; done',
+  'while read -r line; do echo "$line"; done < /dev/null',
+  "printf -v out '%s' x; echo \"$out\"",
+  'test -v PATH && ls',
 ];

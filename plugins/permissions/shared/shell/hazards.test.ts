@@ -5,7 +5,7 @@
  * because a deny rule cannot see the command the value holds.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import permissions from '../../index.js';
 import bypass from '../../bypassPermissions/index.js';
 import defaultMode from '../../default/index.js';
 import { decide, testKernel } from '../../../../testing/permissions.js';
-import { EVAL_VALUE, EVAL_VALUE_BENIGN, EVAL_VALUE_RULES } from './corpus.js';
+import { EVAL_VALUE, EVAL_VALUE_BENIGN, EVAL_VALUE_RULES, PLANTED_PROGRAMS, RUN_CHANGING_ASSIGN } from './corpus.js';
 import { parseCommand } from './parse.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'rein-hazards-'));
@@ -47,6 +47,20 @@ describe('values bash evaluates as code', () => {
     expect(d?.reason).toMatch(/\w/);
     const b = await decide(bypassing, 'Bash', { command });
     expect(b?.behavior, JSON.stringify(b)).toBe('ask');
+  });
+
+  it.each(RUN_CHANGING_ASSIGN.map((v) => [v.command, v.marker]))('%j runs a planted program when bash runs it, and is not allowed', async (command, marker) => {
+    const dir = mkdtempSync(join(scratch, 'planted-'));
+    for (const [p, text] of Object.entries(PLANTED_PROGRAMS)) {
+      mkdirSync(join(dir, p, '..'), { recursive: true });
+      writeFileSync(join(dir, p), text);
+      chmodSync(join(dir, p), 0o755);
+    }
+    spawnSync('bash', ['-c', command], { cwd: dir, timeout: 3_000, stdio: 'ignore' });
+    expect(existsSync(join(dir, marker)), 'the corpus command is a real attack').toBe(true);
+    const d = await decide(plain, 'Bash', { command });
+    expect(d?.behavior, JSON.stringify(d)).toBe('ask');
+    expect(d?.reason).toMatch(/PATH.*changes/);
   });
 
   it.each(EVAL_VALUE_BENIGN.map((c) => [c]))('%j evaluates nothing and is still allowed', async (command) => {

@@ -15,7 +15,11 @@
  *   `wait -p`, `declare` and friends, `test -v`, `[[ -v ]]`): a name with a subscript
  *   (`'a[$(id)]'`) runs the subscript, even when it is a quoted literal;
  * - `mapfile -C`, `compgen`/`complete -C`, `enable -f`, and `trap`, `eval` and `sh -c` with a
- *   script known only at run time.
+ *   script known only at run time;
+ * - assignments that do not look like one and change what later commands run: a `for`/`select`
+ *   loop variable, `${X:=…}` / `${X=…}`, and the names `read`, `printf -v`, `mapfile`, `getopts`,
+ *   `wait -p` and `declare` assign (`for PATH in ./bin; do ls; done` runs `./bin/ls`; `read HOME`
+ *   points `git status` at another `.gitconfig`). The names are options.ts's RUN_CHANGING_ENV.
  *
  * Arithmetic made only of numbers, operators and parameters that are always numbers (`$#`, `$?`,
  * `$$`, `$!`, `${#x}`) evaluates nothing, and stays allowed.
@@ -26,6 +30,7 @@
  * `array_expand_once` shopt entries describe the double expansion of subscripts.
  */
 import { newParser, parseBash, type Node } from './ast.js';
+import { RUN_CHANGING_ENV } from './options.js';
 import type { ShellWord } from './words.js';
 
 /** Parameter transformations that only quote or recase the value (`${x@Q}`); `@P` (and any other) is a hazard. */
@@ -35,7 +40,7 @@ const NUMERIC_SPECIALS: ReadonlySet<string> = new Set(['#', '?', '$', '!']);
 /** A numeric literal in bash arithmetic: decimal, octal, hex, or `base#digits`. */
 const NUMBER = /^(?:0[xX][0-9a-fA-F]+|[0-9]+(?:#[0-9A-Za-z@_]+)?)$/;
 
-interface Ops { transform: number; arith: ReadonlySet<number>; nameTest: ReadonlySet<number> }
+interface Ops { transform: number; assign: ReadonlySet<number>; arith: ReadonlySet<number>; nameTest: ReadonlySet<number> }
 let ops: Ops | undefined;
 
 /**
@@ -44,14 +49,16 @@ let ops: Ops | undefined;
  */
 function opCodes(): Ops {
   if (ops) return ops;
-  const probe = parseBash('[[ a -eq b ]]; [[ a -ne b ]]; [[ a -lt b ]]; [[ a -le b ]]; [[ a -gt b ]]; [[ a -ge b ]]; [[ -v a ]]; [[ -R a ]]; : ${a@Q}', newParser());
+  const probe = parseBash('[[ a -eq b ]]; [[ a -ne b ]]; [[ a -lt b ]]; [[ a -le b ]]; [[ a -gt b ]]; [[ a -ge b ]]; [[ -v a ]]; [[ -R a ]]; : ${a@Q} ${a:=b} ${a=b}', newParser());
   const stmts = probe.Stmts as Node[];
   const test = (i: number) => (stmts[i]!.Cmd as Node).X.Op as number;
-  const word = ((stmts[8]!.Cmd as Node).Args as Node[])[1]!;
+  const words = (stmts[8]!.Cmd as Node).Args as Node[];
+  const op = (i: number) => (words[i]!.Parts as Node[])[0]!.Exp.Op as number;
   ops = {
     arith: new Set([0, 1, 2, 3, 4, 5].map(test)),
     nameTest: new Set([test(6), test(7)]),
-    transform: (word.Parts as Node[])[0]!.Exp.Op as number,
+    transform: op(1),
+    assign: new Set([op(2), op(3)]),
   };
   return ops;
 }
@@ -99,10 +106,16 @@ function nodeHazard(n: Node): string | undefined {
         const t = (n.Exp.Word?.Parts as Node[] | undefined)?.map((p) => p.Value ?? '').join('') ?? '';
         if (!SAFE_TRANSFORMS.has(t)) return `\${…@${t}} expands a value as a prompt string, which runs the command substitutions in it`;
       }
+      if (n.Exp && o.assign.has(n.Exp.Op as number) && runChanging(String(n.Param?.Value ?? ''))) return `\${${n.Param?.Value}:=…} assigns ${n.Param?.Value}, which changes what later commands run`;
       if (n.Excl && !n.Names && !(n.Index && isAllIndex(n.Index))) return '${!…} reads the variable a value names, and a subscript in that name runs';
       if (n.Index && !isAllIndex(n.Index) && !safeArith(n.Index)) return 'an array subscript is evaluated as arithmetic, which expands the values it names';
       if (n.Slice && !(safeArith(n.Slice.Offset) && safeArith(n.Slice.Length))) return 'a substring offset is evaluated as arithmetic, which expands the values it names';
       return undefined;
+    }
+    case 'ForClause': {
+      const loop = n.Loop as Node | undefined;
+      const name = loop?.type === 'WordIter' ? String(loop.Name?.Value ?? '') : '';
+      return runChanging(name) ? `the loop assigns ${name}, which changes what later commands run` : undefined;
     }
     case 'ArithmExp': return safeArith(n.X) ? undefined : 'arithmetic evaluates the values of the variables it names, and a subscript in a value runs';
     case 'ArithmCmd': return safeArith(n.X) ? undefined : '(( … )) evaluates the values of the variables it names, and a subscript in a value runs';
@@ -120,6 +133,11 @@ function nodeHazard(n: Node): string | undefined {
     }
     default: return undefined;
   }
+}
+
+/** True for a variable (its name before any subscript) that changes which programs later commands run. */
+export function runChanging(name: string): boolean {
+  return RUN_CHANGING_ENV.test(name.replace(/\[[\s\S]*$/, '').replace(/\+$/, ''));
 }
 
 /** A Word that is a literal identifier without a subscript. */
@@ -153,11 +171,11 @@ export function findHazard(root: unknown): string | undefined {
 
 /**
  * True when source text may hold a hazard at all: each one needs `$` (expansions, arithmetic),
- * `[` (subscripts, `[[ ]]`), `(` (`(( ))`, `for ((`) or the word `let`. Most commands have none
+ * `[` (subscripts, `[[ ]]`), `(` (`(( ))`, `for ((`) or the word `let`, `for` or `select`. Most commands have none
  * of these, and skip the tree walk.
  */
 export function mayHaveHazard(source: string): boolean {
-  return /[$[(]|\blet\b/.test(source);
+  return /[$[(]|\b(let|for|select)\b/.test(source);
 }
 
 /** A word that is a variable name bash would look up with its subscript evaluated. */
@@ -222,6 +240,14 @@ function nameArgs(name: string, args: readonly ShellWord[]): { names: ShellWord[
     default:
       return { names };
   }
+}
+
+/**
+ * The variable names the builtin `name` assigns or looks up when run with `words` (its name
+ * first): `read X`, `printf -v X`, `declare X=1`, `getopts o X`, ...; empty for other commands.
+ */
+export function variableNames(name: string, words: readonly ShellWord[]): ShellWord[] {
+  return nameArgs(name, words.slice(1)).names.filter((w) => w !== undefined);
 }
 
 /**

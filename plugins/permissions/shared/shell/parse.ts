@@ -11,8 +11,8 @@
  * rules engine answers `ask` for it.
  */
 import { newParser, parseBash, walk, type Node } from './ast.js';
-import { builtinHazard, findHazard, mayHaveHazard } from './hazards.js';
-import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, RUN_CHANGING_ENV, type RiskyOption } from './options.js';
+import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
+import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
 import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
@@ -350,22 +350,29 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
       allow = canonical([...kept, ...base.words]);
       // Risky options are found in the innermost command; their index is in `allow`'s words.
       const offset = kept.length + Math.max(0, base.words.indexOf(cur[0]!));
-      const found = [...riskyOptions(cur, name ?? ''), ...exportsRunChanging(name, cur), ...leadingWords(name, cur)];
+      const found = [...riskyOptions(cur, name ?? ''), ...assignsRunChanging(name, cur), ...leadingWords(name, cur)];
       if (found.length) risky = found.map((r) => ({ ...r, index: r.index + offset }));
     }
   }
   push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}) });
 }
 
-/** `export PATH=…`, `declare -x LD_PRELOAD=…`: assignments that change what later commands run. */
-function exportsRunChanging(name: string | undefined, words: readonly ShellWord[]): RiskyOption[] {
-  if (!name || !['export', 'declare', 'typeset', 'local', 'readonly'].includes(name)) return [];
+/**
+ * `export PATH=…`, `declare -x LD_PRELOAD=…`, `read HOME`, `printf -v PATH …`: a builtin that
+ * assigns a variable which changes what later commands run (options.ts's RUN_CHANGING_ENV). Every
+ * builtin that takes variable names is judged by the names hazards.ts finds for it, so a way of
+ * assigning not listed here cannot slip past.
+ */
+function assignsRunChanging(name: string | undefined, words: readonly ShellWord[]): RiskyOption[] {
+  // `test -v NAME` only looks the name up.
+  if (!name || name === 'test' || name === '[') return [];
   const out: RiskyOption[] = [];
-  words.forEach((w, i) => {
-    const eq = w.value.indexOf('=');
-    const n = eq === -1 ? w.value : w.value.slice(0, eq);
-    if (i > 0 && RUN_CHANGING_ENV.test(n.replace(/\+$/, ''))) out.push({ index: i, text: w.value, why: 'changes which programs later commands run' });
-  });
+  for (const n of variableNames(name, words)) {
+    if (!runChanging(n.value)) continue;
+    // The word that holds the name: itself, `-vNAME`, or `NAME=value`.
+    const i = Math.max(1, words.findIndex((w, j) => j > 0 && (w === n || w.value.includes(n.value))));
+    out.push({ index: i, text: words[i]!.value, why: `assigns ${n.value.replace(/\[[\s\S]*$/, '')}, which changes which programs later commands run` });
+  }
   return out;
 }
 

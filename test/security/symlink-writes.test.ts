@@ -89,3 +89,42 @@ describe.each([
     expect(readFileSync(join(s.proj, 'agent.yaml'), 'utf8')).toBe(preset);
   });
 });
+
+/**
+ * The same files reached by other spellings: another case or trailing dots and spaces (which
+ * case-insensitive volumes and Windows read as the protected name), and paths through /proc that
+ * lead out of the project (`/proc/self/root/…`, `/proc/self/cwd/../…`). acceptEdits must ask for
+ * every one, and nothing may be created.
+ */
+describe('protected and outside paths in other spellings, acceptEdits', () => {
+  let s: Sandbox;
+  let o: Outcome;
+  let calls: Call[];
+  let outside: string[];
+  const spellings = ['.GIT/config', '.Git/hooks/pre-commit', '.ReinRC.yaml', 'REIN.config.json', '.git./config', '.git /config', '.VSCode/tasks.json', '.MCP.json', '.git:stream/x', '.Claude/settings.json', 'sub/.GitConfig', 'self/.IDEA/x.xml'];
+  beforeAll(async () => {
+    s = sandbox();
+    mkdirSync(join(s.proj, 'sub'));
+    symlinkSync('.', join(s.proj, 'self'));
+    outside = [`/proc/self/root${s.outside}/p1.txt`, '/proc/self/cwd/../outside/p2.txt', `/proc/thread-self/root${s.outside}/p3.txt`, `/proc/self/root${s.home}/.bashrc`];
+    calls = ids('c2s', [...spellings, ...outside].flatMap((p) => [
+      { name: 'Write', input: { file_path: p, content: 'planted' } },
+      { name: 'Edit', input: { file_path: p, old_string: '', new_string: 'planted' } },
+    ]));
+    o = await reinRun(s, PRESET('acceptEdits'), [calls]);
+  });
+  afterAll(() => s.cleanup());
+
+  it('asks for every one, with a reason', () => {
+    expect(spellings.length + outside.length).toBeGreaterThanOrEqual(10);
+    expect(o.code, o.stderr).toBe(0);
+    const missing = calls.filter((c) => !o.denials.has(c.id)).map((c) => `${c.name} ${JSON.stringify(c.input)}: ${o.results.get(c.id)?.text}`);
+    expect(missing).toEqual([]);
+    for (const c of calls) expect(o.denials.get(c.id)).toMatch(/outside the working directories|protected|rein configuration/);
+  });
+  it('creates nothing', () => {
+    for (const p of spellings) expect(existsSync(join(s.proj, p)), p).toBe(false);
+    for (const f of ['p1.txt', 'p2.txt', 'p3.txt']) expect(existsSync(join(s.outside, f))).toBe(false);
+    expect(existsSync(join(s.home, '.bashrc'))).toBe(false);
+  });
+});

@@ -108,6 +108,17 @@ export const PROTECTED_FILES: readonly string[] = Object.freeze([
   '.zprofile', '.zlogin', '.profile', '.ripgreprc', '.mcp.json', '.claude.json',
 ]);
 
+/**
+ * A path component as a file system that ignores case or trailing characters may read it, for the
+ * protected-name comparison: on a case-insensitive volume (macOS's default APFS, Windows NTFS)
+ * `.GIT/config` is `.git/config`; Windows drops trailing dots and spaces (`.git./`, `.git /`) and
+ * reads `name:stream` as a stream of `name` (Microsoft, "Naming Files, Paths, and Namespaces").
+ * Folding on every system errs toward asking: on Linux these are other names, rarely written.
+ */
+function foldName(segment: string): string {
+  return segment.normalize('NFC').toLowerCase().replace(/:.*$/s, '').replace(/[. ]+$/, '') || segment;
+}
+
 /** rein's own configuration files (cosmiconfig names for `rein`). */
 const REIN_CONFIG = /^(\.reinrc(\.[\w]+)?|rein\.config\.[\w]+)$/;
 
@@ -118,9 +129,9 @@ const REIN_CONFIG = /^(\.reinrc(\.[\w]+)?|rein\.config\.[\w]+)$/;
  */
 export function protectedReason(forms: string | readonly string[], extra: readonly PathMatcher[] = []): string | undefined {
   for (const p of typeof forms === 'string' ? pathForms(forms) : forms) {
-    const segments = p.split(sep);
-    const dir = segments.slice(0, -1).find((s) => PROTECTED_DIRS.includes(s));
-    if (dir) return `${p} is inside a protected directory (${dir}/)`;
+    const segments = p.split(sep).map(foldName);
+    const at = segments.slice(0, -1).findIndex((s) => PROTECTED_DIRS.includes(s));
+    if (at !== -1) return `${p} is inside a protected directory (${segments[at]}/)`;
     const name = segments[segments.length - 1] ?? '';
     if (PROTECTED_DIRS.includes(name)) return `${p} is a protected directory`;
     if (PROTECTED_FILES.includes(name)) return `${p} is a protected file (${name})`;

@@ -13,7 +13,7 @@
  * compound-command tasks run by that checkout's plugins, in the same process, so before and after
  * are measured side by side.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -68,7 +68,9 @@ async function baselineDecide(): Promise<((command: string) => Promise<unknown>)
   const dir = process.env.REIN_BENCH_BASELINE;
   if (!dir) return undefined;
   const load = async (p: string) => (await import(pathToFileURL(join(dir, p)).href)) as Record<string, any>;
-  const [perm, mode, testing] = await Promise.all([load('plugins/permissions/index.ts'), load('plugins/permissions/default/index.ts'), load('plugins/permissions/testing.ts')]);
+  // The test harness is testing/permissions.ts since the folder reorganisation, plugins/permissions/testing.ts before.
+  const harness = existsSync(join(dir, 'testing/permissions.ts')) ? 'testing/permissions.ts' : 'plugins/permissions/testing.ts';
+  const [perm, mode, testing] = await Promise.all([load('plugins/permissions/index.ts'), load('plugins/permissions/default/index.ts'), load(harness)]);
   const k = await testing.testKernel({ cwd: mkdtempSync(join(tmpdir(), 'rein-perm-bench-base-')), preset: { permissions: BENCH_RULES }, plugins: [{ plugin: perm.default }, { plugin: mode.default }] });
   return (command) => testing.decide(k, 'Bash', { command });
 }

@@ -70,7 +70,10 @@ async function baselineDecide(): Promise<((command: string) => Promise<unknown>)
   const load = async (p: string) => (await import(pathToFileURL(join(dir, p)).href)) as Record<string, any>;
   // The test harness is testing/permissions.ts since the folder reorganisation, plugins/permissions/testing.ts before.
   const harness = existsSync(join(dir, 'testing/permissions.ts')) ? 'testing/permissions.ts' : 'plugins/permissions/testing.ts';
-  const [perm, mode, testing] = await Promise.all([load('plugins/permissions/index.ts'), load('plugins/permissions/default/index.ts'), load(harness)]);
+  // One at a time: loading a checkout's modules concurrently can meet one half-initialised.
+  const testing = await load(harness);
+  const perm = await load('plugins/permissions/index.ts');
+  const mode = await load('plugins/permissions/default/index.ts');
   const k = await testing.testKernel({ cwd: mkdtempSync(join(tmpdir(), 'rein-perm-bench-base-')), preset: { permissions: BENCH_RULES }, plugins: [{ plugin: perm.default }, { plugin: mode.default }] });
   return (command) => testing.decide(k, 'Bash', { command });
 }

@@ -19,7 +19,7 @@ import type { AgentEvent, RunResult } from '../kernel/types.js';
 import type { CanUseTool } from '../plugins/permissions/shared/callback.js';
 import { mark } from '../kernel/trace.js';
 
-/** The built-in preset used when none is named. */
+/** The built-in preset used when none is named (beneath the config layers). */
 export const DEFAULT_PRESET = 'default';
 
 /**
@@ -35,7 +35,8 @@ export type PresetObject = Omit<PresetInput, 'plugins'> & {
 export interface AgentOptions {
   /**
    * A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default:
-   * when resuming, the preset the session was started with; otherwise `default`.
+   * when resuming, the preset the session was started with; otherwise `default`, beneath the
+   * user, project and local config layers (which override it).
    */
   preset?: string | PresetObject;
   /** Working directory. Default: process.cwd(). */
@@ -104,9 +105,11 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     // A preset file or name: the loader validates it and resolves its plugins (options checked,
     // each with the file:line:col that asked for it).
     const { loadPreset, isPresetPath } = await import('./preset/index.js');
-    const spec = options.preset ?? sessionPresetRef(options, cwd) ?? DEFAULT_PRESET;
-    presetRef = isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec;
-    const resolved = await loadPreset({ preset: spec, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+    // Named (or the resumed session's): the `--preset` layer. Unnamed: `default` is the base the
+    // user, project and local layers override, as `rein preset print` shows it.
+    const spec = options.preset ?? sessionPresetRef(options, cwd);
+    if (spec) presetRef = isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec;
+    const resolved = await loadPreset({ preset: spec, base: DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
     // The files the preset came from are protected from writes by the permission plugins.
     preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
     presetDir = resolved.baseDir;

@@ -270,7 +270,7 @@ export class Kernel {
     const full = { ...params, model: params.model ?? c.model } as ModelRequest;
     const r = await callModel(full, { client: this.client, hooks: this.hooks, ctx: c, source, idleTimeoutMs: this.streamIdleTimeoutMs, emit: (e) => this.emit(e) });
     this.addSideUsage(source, r.message.model ?? full.model, r.message.usage as Usage);
-    this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source });
+    this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source, ...(this.client.kind === 'simulator' ? { simulated: true as const } : {}) });
     return r.message;
   }
 

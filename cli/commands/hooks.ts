@@ -18,7 +18,7 @@ export function describeHooks(kernel: Kernel): { hook: string; kind: string; tap
   });
 }
 
-export async function hooksCommand(opts: { preset: string; cwd?: string; layers: boolean; json?: boolean }): Promise<number> {
+export async function hooksCommand(opts: { preset?: string; cwd?: string; layers: boolean; json?: boolean }): Promise<number> {
   let agent;
   try {
     agent = await createAgent({ preset: opts.preset, cwd: opts.cwd, layers: opts.layers, client: noClient });

@@ -203,7 +203,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     state.numRequests++;
     addUsage(state.usage, usage);
     state.costUsd += costUsd(message.model ?? params.model, usage).usd;
-    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop' });
+    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
     await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
 
     const content = message.content as unknown as ContentBlock[];

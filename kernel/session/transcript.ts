@@ -30,7 +30,8 @@ export type TranscriptEntry =
   /** The whole history replaced (compaction, context strategies that rewrite old messages). */
   | { type: 'history'; messages: Message[]; reason: string }
   | { type: 'transition'; transition: Transition }
-  | { type: 'response'; turn: number; model: string; usage: Usage; stopReason: string | null; requestId?: string; at: number; source: string }
+  /** A model response; `simulated` when rein's simulator answered (its usage is the simulation's). */
+  | { type: 'response'; turn: number; model: string; usage: Usage; stopReason: string | null; requestId?: string; at: number; source: string; simulated?: true }
   /** State a plugin needs back on resume (a frozen date, a chosen TTL, replaced tool results...). */
   | { type: 'plugin'; plugin: string; data: unknown };
 

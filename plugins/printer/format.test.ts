@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage, type RunResult } from '../../kernel/types.js';
+import { emptyUsage, type RunResult } from '../../kernel/index.js';
 import { resultJson, streamJson, usageReport } from './format.js';
 
 const result: RunResult = {

@@ -99,7 +99,8 @@ const TTL_MS = { '5m': TTL_5M_MS, '1h': TTL_1H_MS };
  */
 function explainRows(sessionId: string, rows: readonly ResponseRow[], o: { unknownCause: string; simulated: boolean; compactions: number }): Explanation {
   const requests: ExplainedRequest[] = [];
-  let prevMain: { read: number; at?: number } | undefined;
+  /** What the previous main-loop request left in the cache (its read plus its write, tokens), and when it was answered. */
+  let prevMain: { cached: number; at?: number } | undefined;
   for (const e of rows) {
     const u = e.usage;
     const { write5m, write1h } = split(u);
@@ -121,23 +122,26 @@ function explainRows(sessionId: string, rows: readonly ResponseRow[], o: { unkno
         else if (v.kind === 'ok') row.why = ok;
         else if (v.kind === 'expected') row.why = `expected drop (${v.reason}): ${ok}`;
         else {
-          row.why = `CACHE BREAK, cause ${v.cause}: ${v.reason}; reads ${fmt(v.prevRead)} → ${fmt(v.read)} (−${fmt(v.drop)}); ${ok}`;
+          // Records written before the rule compared against read + write carry `prevRead` instead.
+          const prevCached = v.prevCached ?? (v as { prevRead?: number }).prevRead ?? 0;
+          row.why = `CACHE BREAK, cause ${v.cause}: ${v.reason}; read ${fmt(v.read)} of the ${fmt(prevCached)} tokens the previous request cached (−${fmt(v.drop)}); ${ok}`;
           row.breakCause = v.cause;
         }
-      } else if (prevMain !== undefined && !e.afterCompaction && isBreak(prevMain.read, read)) {
+      } else if (prevMain !== undefined && !e.afterCompaction && isBreak(prevMain.cached, read)) {
         const gap = prevMain.at !== undefined && e.at !== undefined ? e.at - prevMain.at : undefined;
         const ttl = write1h > 0 ? '1h' : '5m';
+        const drop = `read ${fmt(read)} of the ${fmt(prevMain.cached)} tokens the previous request cached`;
         if (gap !== undefined && gap > TTL_MS[ttl]) {
-          row.why = `CACHE BREAK, cause ttl: ${(gap / 60_000).toFixed(1)} min since the previous response, longer than the ${ttl === '1h' ? '1-hour' : '5-minute'} TTL; reads ${fmt(prevMain.read)} → ${fmt(read)}; ${ok}`;
+          row.why = `CACHE BREAK, cause ttl: ${(gap / 60_000).toFixed(1)} min since the previous response, longer than the ${ttl === '1h' ? '1-hour' : '5-minute'} TTL; ${drop}; ${ok}`;
           row.breakCause = 'ttl';
         } else {
-          row.why = `CACHE BREAK, cause unknown (${o.unknownCause}): reads ${fmt(prevMain.read)} → ${fmt(read)}; ${ok}`;
+          row.why = `CACHE BREAK, cause unknown (${o.unknownCause}): ${drop}; ${ok}`;
           row.breakCause = 'unknown';
         }
       } else {
         row.why = e.afterCompaction ? `after a compaction: ${ok}` : ok;
       }
-      prevMain = { read, ...(e.at !== undefined ? { at: e.at } : {}) };
+      prevMain = { cached: read + write5m + write1h, ...(e.at !== undefined ? { at: e.at } : {}) };
     }
     requests.push(row);
   }

@@ -143,7 +143,7 @@ describe('rein cache explain on a Claude Code session file', () => {
     expect(x.requests.map((q: { turn: number }) => q.turn)).toEqual([1, 1, 2, 2, 2]);
     expect(x.requests[1].why).toBe('read 20,000 cached tokens; wrote 500 new tokens to the cache; 3 uncached after the last marker');
     expect(x.requests[2]).toMatchObject({ breakCause: 'ttl' });
-    expect(x.requests[2].why).toMatch(/^CACHE BREAK, cause ttl: 11\.7 min since the previous response, longer than the 5-minute TTL; reads 20,000 → 0/);
+    expect(x.requests[2].why).toMatch(/^CACHE BREAK, cause ttl: 11\.7 min since the previous response, longer than the 5-minute TTL; read 0 of the 20,500 tokens the previous request cached; /);
     expect(x.requests[3].why).toMatch(/^after a compaction: /);
     expect(x.requests[4].source).toBe('subagent');
     expect(x.totals).toMatchObject({ requests: 5, compactions: 1, breaks: { ttl: 1 } });
@@ -168,7 +168,7 @@ describe('rein cache explain on a Claude Code session file', () => {
     expect(x.sessionId).toBe('cc-2');
     expect(x.requests).toHaveLength(2);
     expect(x.requests[1]).toMatchObject({ breakCause: 'unknown' });
-    expect(x.requests[1].why).toMatch(/^CACHE BREAK, cause unknown \(a Claude Code session file does not record what each request sent, so the changed part cannot be named\): reads 9,000 → 0/);
+    expect(x.requests[1].why).toMatch(/^CACHE BREAK, cause unknown \(a Claude Code session file does not record what each request sent, so the changed part cannot be named\): read 0 of the 9,100 tokens the previous request cached; /);
   });
 
   it('a JSONL file that is neither is a clear error', async () => {

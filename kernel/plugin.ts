@@ -17,8 +17,29 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
   requires?: string[];
   /** Plugins that must not be loaded together with this one. */
   conflicts?: string[];
+  /**
+   * Checks the options schema cannot make (a file they name exists; another preset key allows
+   * them). Returns the problems, each at a path inside the options. The preset loader calls it,
+   * so `rein preset validate` and `rein run` report the same problems at the preset's
+   * file:line:column; `Kernel.use` calls it before `apply` for presets built in code.
+   */
+  check?(options: z.output<S>, context: PluginCheckContext): PluginProblem[];
   /** Taps hooks, registers tools. May be async (connecting to an MCP server, say). */
   apply(kernel: Kernel, options: z.output<S>): void | Promise<void>;
+}
+
+/** What `Plugin.check` sees besides the options. */
+export interface PluginCheckContext {
+  /** The whole preset, as loaded. */
+  preset: Record<string, unknown>;
+  /** The directory relative paths in the preset are resolved against (the kernel's `presetDir`). */
+  presetDir: string;
+}
+
+/** One problem `Plugin.check` found: where in the options (empty: the options as a whole) and what. */
+export interface PluginProblem {
+  path: (string | number)[];
+  message: string;
 }
 
 /** Defines a plugin. A plugin with no options may omit `options` (an empty strict object is used). */

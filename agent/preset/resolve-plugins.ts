@@ -220,7 +220,7 @@ export async function loadPresetPlugins(
   preset: Preset,
   origins: ReadonlyMap<string, Origin>,
   sink: DiagnosticSink,
-  opts: { cwd: string; homeDir?: string; partial?: boolean },
+  opts: { cwd: string; homeDir?: string; partial?: boolean; presetDir?: string },
 ): Promise<PresetPlugin[]> {
   const wanted = impliedPlugins(preset as Parameters<typeof impliedPlugins>[0]).map((e) => {
     const path = originPath(e.origin, e.name);
@@ -267,6 +267,10 @@ export async function loadPresetPlugins(
       }
       continue;
     }
+    // The plugin's own checks beyond its schema, at the preset line they concern.
+    const problems = plugin.check?.(parsed.data, { preset: preset as Record<string, unknown>, presetDir: opts.presetDir ?? opts.cwd }) ?? [];
+    for (const p of problems) report(sink, origins, [...w.path, ...p.path], `${shown(w, p.path)}: ${p.message} (plugin ${w.name})`, false);
+    if (problems.length) continue;
     out.push({ key: w.key, plugin, options: parsed.data, origin: at(findOrigin(origins, w.path), w.useKey) ?? w.key });
   }
 

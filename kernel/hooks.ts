@@ -182,7 +182,7 @@ function createHookTable() {
     preCompact: new AsyncSeriesWaterfallHook<[PreCompact, RunContext]>(['compaction', 'ctx']),
     /** Produce the compacted history. Bail: the first strategy that answers wins. */
     compact: new AsyncSeriesBailHook<[CompactRequest, RunContext], CompactResult | undefined>(['request', 'ctx']),
-    /** A compaction finished. Restore state (files, tool list). */
+    /** A compaction produced the new history. Restore state: push blocks to `attachments` (put after the summary). */
     postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
     /** Waterfall over the system prompt sections (static first, then dynamic). */
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),

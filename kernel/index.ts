@@ -34,9 +34,10 @@ export {
 } from './tokens/estimate.js';
 export { tokenCounter, defaultEstimator, usageInput, usageTotal, type TokenCounter, type ContextCount, type Estimator } from './tokens/accounting.js';
 
-// The model client seam, its error type, and timeouts.
+// The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
+export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
 export { timeoutSignal } from './abort.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.

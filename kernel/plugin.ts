@@ -4,7 +4,7 @@
  * first request.
  */
 import { z } from 'zod';
-import type { Kernel } from './kernel.js';
+import type { Kernel, KernelPreset } from './kernel.js';
 
 export interface Plugin<S extends z.ZodType = z.ZodType> {
   /** Unique name; built-ins use their folder under `plugins/` (`compaction/auto`). */
@@ -18,10 +18,11 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
   /** Plugins that must not be loaded together with this one. */
   conflicts?: string[];
   /**
-   * Checks the options schema cannot make (a file they name exists; another preset key allows
-   * them). Returns the problems, each at a path inside the options. The preset loader calls it,
-   * so `rein preset validate` and `rein run` report the same problems at the preset's
-   * file:line:column; `Kernel.use` calls it before `apply` for presets built in code.
+   * Checks the options schema cannot make: a file they name exists, another preset key allows
+   * them, a compaction threshold fits the model's window. Returns the problems, each at a path
+   * inside the options. The preset loader calls it after the options parse, so `rein preset
+   * validate` and `rein run` report the same problems at the option's file:line:column;
+   * `Kernel.use` calls it before `apply` for presets built in code.
    */
   check?(options: z.output<S>, context: PluginCheckContext): PluginProblem[];
   /** Taps hooks, registers tools. May be async (connecting to an MCP server, say). */
@@ -31,7 +32,7 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
 /** What `Plugin.check` sees besides the options. */
 export interface PluginCheckContext {
   /** The whole preset, as loaded. */
-  preset: Record<string, unknown>;
+  preset: KernelPreset;
   /** The directory relative paths in the preset are resolved against (the kernel's `presetDir`). */
   presetDir: string;
 }

@@ -14,6 +14,7 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
 import { callModel } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
+import { maxOutputTokens } from '../model/models.js';
 import { costUsd } from '../pricing.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
@@ -25,7 +26,10 @@ import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
 import { HookTapError } from '../hooks.js';
 
-/** Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS = 64k). */
+/**
+ * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
+ * 64k), or the model's own output limit when that is lower (kernel/model/models.ts).
+ */
 export const ESCALATED_MAX_TOKENS = 64_000;
 /** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
 export const MAX_OUTPUT_TOKENS_RESUMES = 3;
@@ -43,6 +47,13 @@ export const INTERRUPTED_CALL_TEXT =
 /** The tool_result given for calls left pending when a plugin's failure ended the run. */
 export const PLUGIN_FAILED_CALL_TEXT =
   'The run ended (a plugin failed) while this tool call was pending, so its result was not recorded. The call may have run: check its effects before running it again.';
+
+/**
+ * Stop-hook blocks in a row after which the run ends with `stop_hook_limit` (`limits.maxStopHookBlocks`
+ * overrides it). A hook that always blocks would otherwise keep the model answering forever; a run
+ * that goes on to call tools after a block starts the count again.
+ */
+export const MAX_STOP_HOOK_BLOCKS = 8;
 
 /** The nudge sent after an output cut by max_tokens. Our wording: resume, no recap, smaller pieces. */
 export const RESUME_PROMPT =
@@ -71,6 +82,8 @@ export interface RunState {
   signal: AbortSignal;
   /** Set once the terminal transition is recorded. */
   ended?: boolean;
+  /** The run's turn limit, when it has one (set when the loop starts). */
+  maxTurns?: number;
 }
 
 /** Internal loop variables that only the state machine touches. */
@@ -79,6 +92,8 @@ interface LoopVars {
   resumes: number;
   reactiveCompacted: boolean;
   stopHookActive: boolean;
+  /** Stop-hook blocks since the model last called a tool. */
+  stopBlocks: number;
   lastText: string;
   /** `pause_turn` continuations in a row. */
   pauses: number;
@@ -86,6 +101,7 @@ interface LoopVars {
 
 function ctxOf(kernel: Kernel, state: RunState): RunContext {
   const ctx: RunContext = { kernel, sessionId: kernel.sessionId, cwd: kernel.cwd, turn: state.turn, model: state.model, signal: state.signal };
+  if (state.maxTurns !== undefined) ctx.maxTurns = state.maxTurns;
   if (kernel.parent) ctx.parent = kernel.parent;
   return ctx;
 }
@@ -124,9 +140,11 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
   const preset = kernel.preset;
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
+  if (Number.isFinite(maxTurns)) state.maxTurns = maxTurns;
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, lastText: '', pauses: 0 };
+  const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
+  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '', pauses: 0 };
   const transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
   const ctx0 = ctxOf(kernel, state);
 
@@ -167,7 +185,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   };
 
   try {
-    return await loop(kernel, state, input, { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens });
+    return await loop(kernel, state, input, { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens, maxStopBlocks });
   } catch (err) {
     // Ends that are not the loop's: the transcript refused a write, or the session cannot be used.
     if (err instanceof Error && (err.name === 'TranscriptWriteError' || err.name === 'SessionError')) throw err;
@@ -192,10 +210,11 @@ interface LoopParts {
   maxTurns: number;
   maxBudget: number;
   baseMaxTokens: number;
+  maxStopBlocks: number;
 }
 
 async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: LoopParts): Promise<RunResult> {
-  const { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens } = parts;
+  const { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens, maxStopBlocks } = parts;
   const preset = kernel.preset;
   const transcript = kernel.transcript;
   kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
@@ -280,10 +299,11 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
 
     // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
     if (message.stop_reason === 'max_tokens') {
-      if (v.maxTokensOverride === undefined && maxTokens < ESCALATED_MAX_TOKENS) {
-        v.maxTokensOverride = ESCALATED_MAX_TOKENS;
+      const escalated = Math.min(ESCALATED_MAX_TOKENS, maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
+      if (v.maxTokensOverride === undefined && call.params.max_tokens < escalated) {
+        v.maxTokensOverride = escalated;
         state.turn--;
-        await next('max_output_tokens_escalate', `max_tokens ${maxTokens} → ${ESCALATED_MAX_TOKENS}`);
+        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${escalated}`);
         continue;
       }
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
@@ -292,7 +312,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       append(kernel, assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
-      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${maxTokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
+      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${call.params.max_tokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
       v.resumes++;
       append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
       await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
@@ -325,6 +345,10 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       }
       if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
       if (decision?.action === 'block') {
+        if (v.stopBlocks >= maxStopBlocks) {
+          return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
+        }
+        v.stopBlocks++;
         v.stopHookActive = true;
         append(kernel, newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
         if (state.turn >= maxTurns) return finish('max_turns');
@@ -334,6 +358,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       return finish('end_turn');
     }
     v.stopHookActive = false;
+    v.stopBlocks = 0;
 
     // Tools.
     let outcome;

@@ -190,11 +190,8 @@ export default definePlugin({
   check: (options, { preset }) => thresholdProblems(thresholdsFor(preset, options), options),
   apply(kernel, options) {
     const counter = tokenCounter(kernel);
-    let t = thresholdsFor(kernel.preset, options);
-    // A preset loaded from a file cannot get here with such a threshold (Plugin.check); a kernel
-    // built in code may: compact at the blocking limit rather than never.
-    const clamped = t.threshold > t.blocking ? `the compaction threshold ${fmt(t.threshold)} is above the blocking limit ${fmt(t.blocking)}; compacting at ${fmt(t.blocking)}` : undefined;
-    if (clamped) t = { ...t, threshold: t.blocking, warning: Math.min(t.warning, t.blocking) };
+    // Plugin.check refused a threshold that can never fire, from a preset file or a kernel built in code.
+    const t = thresholdsFor(kernel.preset, options);
     const s: AutoCompactStats = { thresholds: t, compactions: 0, failures: 0, consecutiveFailures: 0, breakerOpen: false, summaryRequests: 0, skippedByBreaker: 0, noProgress: 0, restoresDropped: 0 };
     stats.set(kernel, s);
     const extra = options.instructions === undefined ? [] : Array.isArray(options.instructions) ? options.instructions : [options.instructions];
@@ -233,7 +230,6 @@ export default definePlugin({
       await counter.prime(ctx);
       if (!announced) {
         announced = true;
-        if (clamped) notice('warn', clamped);
         notice('info', options.enabled
           ? `auto-compaction at ${t.threshold} tokens (warning at ${t.warning}, blocking at ${t.blocking}, window ${t.contextWindow})`
           : `auto-compaction is off (blocking at ${t.blocking} tokens, window ${t.contextWindow})`);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { definePlugin, escapeControls, statusLine, terminalSafeJson } from '../../kernel/index.js';
-import { resultJson, streamJson, usageReport } from './format.js';
+import { resultJson, retryLine, streamJson, usageReport } from './format.js';
 
 export const printerOptions = z.object({
   format: z.enum(['text', 'json', 'stream-json']).default('text'),
@@ -30,14 +30,16 @@ export default definePlugin({
     // The answer goes out as written to a pipe or file; on a terminal, control characters are escaped.
     const answer = (s: string) => (process.stdout.isTTY ? escapeControls(s, { keepLines: true }) : s);
     const json = (v: unknown) => terminalSafeJson(JSON.stringify(v));
+    // rein's simulator: its usage and cost are figures of the simulation, and say so.
+    const simulated = kernel.client.kind === 'simulator';
     kernel.hooks.event.tap('printer', (e) => {
       if (o.format === 'stream-json') {
-        const line = streamJson(e, kernel.sessionId, { partial: o.includePartialMessages });
+        const line = streamJson(e, kernel.sessionId, { partial: o.includePartialMessages, simulated });
         if (line) out(json(line) + '\n');
         return;
       }
       if (o.format === 'json') {
-        if (e.type === 'result') out(json(resultJson(e.result)) + '\n');
+        if (e.type === 'result') out(json(resultJson(e.result, { simulated })) + '\n');
         return;
       }
       // text
@@ -46,13 +48,13 @@ export default definePlugin({
           const text = answer(e.result.text);
           out(text.endsWith('\n') ? text : text + '\n');
         }
-        if (o.usageReport) status(...usageReport(e.result).split('\n'));
+        if (o.usageReport) status(...usageReport(e.result, { simulated }).split('\n'));
       } else if (e.type === 'notice' && (o.verbose || e.level !== 'info')) {
         status(`rein: ${e.level}: ${e.message}`);
       } else if (e.type === 'permission_denied') {
         status(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}`);
       } else if (e.type === 'api_retry') {
-        status(`rein: request failed (${e.error}); retry ${e.attempt} in ${e.delayMs} ms`);
+        status(retryLine(e));
       } else if (e.type === 'model_fallback') {
         status(`rein: switching model ${e.from} → ${e.to} (${e.reason})`);
       } else if (o.verbose && e.type === 'tool_start') {

@@ -4,9 +4,15 @@
  *
  * Exit codes:
  *   0    the run ended with `end_turn` (or the command succeeded)
- *   1    the run ended with any other terminal reason (max_turns, model_error, prompt_too_long, ...)
- *   2    bad input: an invalid preset, flag, scenario or session; nothing was run
- *   130  interrupted (SIGINT)
+ *   1    the run ended with any other terminal reason (max_turns, model_error, plugin_error, ...)
+ *   2    bad input: an invalid preset, flag, scenario or session (also a session another rein
+ *        process is running); nothing was run
+ *   70   an internal error (a bug in rein): one line on stderr, the stack with REIN_DEBUG=1
+ *   74   the session transcript cannot be written (full disk, read-only file system); nothing
+ *        ran after the last entry that was written
+ *   129  interrupted by SIGHUP, 130 by SIGINT, 143 by SIGTERM (128 + the signal's number): the
+ *        run ended `aborted`, its SessionEnd hooks ran; a second signal exits at once, still
+ *        recording `aborted`
  *   141  stdout was closed by its reader (`rein run ... | head`); what ran is in the transcript
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -17,7 +23,10 @@ import { reinRoot } from '../agent/preset/paths.js';
 import { mark } from '../kernel/trace.js';
 import { config as zodConfig } from 'zod';
 
-export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130, STDOUT_CLOSED: 141 });
+export const EXIT = Object.freeze({
+  OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERNAL: 70, SESSION_WRITE: 74,
+  SIGHUP: 129, INTERRUPTED: 130, SIGTERM: 143, STDOUT_CLOSED: 141,
+});
 
 /** rein's version, from the package.json found above this module (from source, dist/ or the bundle). */
 function version(): string {
@@ -34,13 +43,16 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version')
     .configureOutput({ outputError: (str, write) => write(str.startsWith('error: ') ? `rein: ${str.slice(7)}` : str) })
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // A subcommand's options are its own, wherever a parent has one of the same name
+    // (`rein bench compare --preset x --json f`; `bench` has --preset and --json too).
+    .enablePositionalOptions();
 
   const run = program
     .command('run')
     .description('Run an agent on a prompt until it ends its turn (Claude Code\'s `claude -p` flags work here; `rein -p "..."` is the same). Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
     .argument('[prompt...]', 'the prompt (several words are joined; none or "-" reads it from stdin)')
-    .option('--preset <file|name>', 'preset file or built-in name (default: "default", or the resumed session\'s preset)')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default" beneath the config layers, or the resumed session\'s preset)')
     .option('--sim <scenario>', 'run against the embedded simulator with this scenario file')
     .option('--cwd <dir>', 'working directory (default: the current one)')
     .option('--no-layers', 'ignore user, project and local config layers; use the preset alone');
@@ -55,7 +67,7 @@ export function buildProgram(): Command {
   program
     .command('hooks')
     .description('Print every hook with the plugins tapped into it, in order, with stages.')
-    .option('--preset <file|name>', 'preset file or built-in name', 'default')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default" beneath the config layers, as for rein run)')
     .option('--cwd <dir>', 'working directory')
     .option('--no-layers', 'ignore user, project and local config layers')
     .option('--json', 'print JSON')

@@ -1,6 +1,7 @@
 /**
  * What each hook in `hooks.ts` carries. Kept apart so the hook table itself reads as one list.
  */
+import type { ResolvedPath } from './fs/resolve.js';
 import type { Kernel } from './kernel.js';
 import type { Tool, ToolOutput } from './tool.js';
 import type {
@@ -93,6 +94,7 @@ export interface ApiErrorInfo {
  * retries the policy allows in all (`maxRetries`, reported in `api_retry` events).
  */
 export type ApiErrorDecision =
+  /** `maxRetries`: the retries the policy allows this failure, for progress messages ("retry 3 of 10"). */
   | { action: 'retry'; delayMs: number; stream?: boolean; maxRetries?: number }
   | { action: 'fallback'; model: string }
   | { action: 'surface' };
@@ -102,8 +104,14 @@ export interface ApiError {
   /** HTTP status, when there was a response. */
   status?: number;
   /** `http`: an error response; `connection`: no response; `stream_idle`: no event for the idle timeout;
-   *  `stream_cut`: the stream ended before `message_stop`; `aborted`: the run's signal fired. */
-  kind: 'http' | 'connection' | 'stream_idle' | 'stream_cut' | 'aborted';
+   *  `stream_cut`: the stream ended before `message_stop`; `invalid_response`: a 200 whose body is no
+   *  Message (not JSON, no `content` or `usage`, a malformed block, two tool_use blocks with one id);
+   *  `aborted`: the run's signal fired. */
+  kind: 'http' | 'connection' | 'stream_idle' | 'stream_cut' | 'invalid_response' | 'aborted';
+  /** The system error code of a connection failure (`ENOTFOUND`, `ECONNREFUSED`, `ETIMEDOUT`, ...). */
+  code?: string;
+  /** The host (and port, when not the scheme's) the request went to. */
+  host?: string;
   /** The API's `error.type` when present (`overloaded_error`, `rate_limit_error`, ...). */
   type?: string;
   message: string;
@@ -134,6 +142,32 @@ export interface PermissionQuery {
   toolName: string;
   input: Record<string, unknown>;
   toolUseId: string;
+  /**
+   * The path the call touches (`tool.filePath`), resolved once by the loop before the decision;
+   * the tool then opens exactly `target.real`, so what was judged is what is opened. Absent for
+   * tools without a path, and when a hook is asked outside the loop.
+   */
+  target?: ResolvedPath;
+}
+
+/**
+ * One more path a tool is about to read (or write) inside a call that was already allowed: a file
+ * met while walking a directory (Grep's search, Glob's listing). `path` is absolute and contains
+ * no symbolic links (walks do not follow them).
+ */
+export interface PathAccess {
+  toolName: string;
+  toolUseId: string;
+  path: string;
+  access: 'read' | 'write';
+}
+
+/** A child process about to start, for the `subprocessEnv` hook. */
+export interface SubprocessInfo {
+  /** What starts it: `bash` (the Bash tool), `hook` (a shell hook), `mcp` (a stdio MCP server), or another plugin's own word. */
+  kind: string;
+  /** The command, hook event or server name, for messages. */
+  name?: string;
 }
 
 /** An `ask` looking for an answer; `decision` is the ask that produced it. */

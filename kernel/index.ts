@@ -10,10 +10,10 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-export { definePlugin, PluginError, type Plugin, type PluginOptionProblem } from './plugin.js';
+export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
 
 // The hook table, stages, and state and hooks of a plugin's own.
-export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, type KernelHooks, type HookName } from './hooks.js';
+export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
 export type * from './hook-payloads.js';
 export type * from './types.js';
@@ -41,7 +41,15 @@ export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from '
 export { timeoutSignal } from './abort.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.
-export { Transcript, SessionError } from './session/transcript.js';
+export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';
 export { costUsd, priceFor, type Cost } from './pricing.js';
 export { reinRoot } from './root.js';
 export { importExternal } from './import-external.js';
+
+// Files: where a path really leads, and opening exactly the file a decision judged.
+export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS, type ResolvedPath } from './fs/resolve.js';
+export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
+
+// Untrusted text: neutralising tool results, and escaping what goes to a terminal.
+export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
+export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';

@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   createKernel, type Kernel, type KernelPreset, createAnthropicClient, type Plugin, type AgentEvent,
   type RunResult,
@@ -82,21 +81,19 @@ export function transitions(events: AgentEvent[]): string[] {
 
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
-/**
- * Runs the `rein` CLI from source as a real process (`node --import jiti/register cli/entry.ts`), so
- * tests need no build step. `input` is written to stdin.
- */
-export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
-  return runNode(['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts')], args, opts);
-}
+/** The built `rein` command (the suites' global setup builds it when the sources changed). */
+export const REIN_BIN = join(REPO, 'bin/rein.js');
 
 /**
- * Runs the built `rein` command (`bin/rein.js`, the bundle `npm run build` makes) as a real
- * process, as a user runs it. Faster to start than `runCli`; needs a build of the current source.
+ * Runs the `rein` command as a real process: bin/rein.js, what users run (started from TypeScript
+ * source, a run would spend seconds compiling). `input` is written to stdin.
  */
-export function runBuilt(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
-  return runNode([join(REPO, 'bin/rein.js')], args, opts);
+export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return runNode([REIN_BIN], args, opts);
 }
+
+/** `runCli` under the name the shell and Claude Code tests use: the built command, bin/rein.js. */
+export const runBuilt = runCli;
 
 /** Runs `node <entry...> <args...>`, collecting its output; kills it after `timeoutMs` (default 60 s). */
 function runNode(entry: string[], args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {

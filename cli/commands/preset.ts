@@ -64,9 +64,10 @@ export async function presetPrint(file: string | undefined, opts: { origins?: bo
   const { flagPlan } = await import('./claude-flags.js');
   let resolved;
   try {
-    // The same flags as `rein run`, as the same command-line layer.
+    // Without FILE, the layers `rein run` uses without --preset: `default` beneath the config
+    // files. The same flags as `rein run`, as the same command-line layer.
     const plan = flagPlan(opts, io.cwd);
-    resolved = await loadPreset({ preset: file, cwd: io.cwd, env: io.env, layers: opts.layers !== false, flags: plan.layer as never, replace: plan.replace, claudeSettings: plan.settings });
+    resolved = await loadPreset({ preset: file, base: 'default', cwd: io.cwd, env: io.env, layers: opts.layers !== false, flags: plan.layer as never, replace: plan.replace, claudeSettings: plan.settings });
   } catch (err) {
     if (err instanceof PresetError || (err instanceof Error && err.name === 'InputError')) {
       io.err(`${err.name === 'InputError' ? 'rein: ' : ''}${(err as Error).message}\n`);
@@ -161,7 +162,8 @@ export function starterPreset(schemaRef: string): string {
 name: my-agent
 description: What this agent is for, in one line.
 
-# Build on a built-in preset (minimal, ...) or a file; keys here win. Remove to start from nothing.
+# Build on a built-in preset (minimal, default, ...) or a file; keys here win. Without it, this
+# file (as the project config) builds on the \`default\` preset.
 extends: minimal
 
 model:
@@ -222,7 +224,7 @@ export function registerPresetCommands(program: Command): void {
     });
   const print = preset
     .command('print')
-    .description('Print the resolved preset: defaults < user < project < local < FILE < Claude Code settings < flags, merged. Takes the flags of `rein run` that shape the agent.')
+    .description('Print the resolved preset: defaults < user < project < local < FILE < Claude Code settings < flags, merged (without FILE, the preset `rein run` gets without --preset). Takes the flags of `rein run` that shape the agent.')
     .argument('[file]', 'a preset file or built-in name (the --preset layer)')
     .option('--origins', 'show the layer and file:line each value came from')
     .option('--json', 'print JSON: { preset, origins, files }')

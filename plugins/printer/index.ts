@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { createKernelState, definePlugin, DEFAULT_MAX_TOKENS, reinRoot, type Kernel } from '../../kernel/index.js';
-import { StreamFormatter, usageReport, type SessionInfo } from './format.js';
+import { createKernelState, definePlugin, DEFAULT_MAX_TOKENS, escapeControls, reinRoot, statusLine, terminalSafeJson, type Kernel } from '../../kernel/index.js';
+import { retryLine, StreamFormatter, usageReport, type SessionInfo } from './format.js';
 
 /** The permission context the `permissions` family keeps in kernel state; the printer reads its mode. */
 const permissionState = createKernelState('permissions', () => ({ context: undefined as { mode: string } | undefined }));
@@ -57,36 +57,47 @@ export default definePlugin({
   options: printerOptions,
   apply(kernel, o) {
     const out = (s: string) => process.stdout.write(s);
-    const err = (s: string) => process.stderr.write(s);
-    const formatter = new StreamFormatter(() => kernel.sessionId, sessionInfo(kernel));
+    // Status lines carry text the model, a tool or a server wrote (paths in denial reasons, error
+    // messages): their control characters are always escaped, so they cannot erase, forge or
+    // hide lines. Each status line stays one line.
+    const status = (...lines: string[]) => process.stderr.write(lines.map((l) => `${statusLine(l)}\n`).join(''));
+    // The answer goes out as written to a pipe or file; on a terminal, control characters are escaped.
+    const answer = (s: string) => (process.stdout.isTTY ? escapeControls(s, { keepLines: true }) : s);
+    const json = (v: unknown) => terminalSafeJson(JSON.stringify(v));
+    // rein's simulator: its usage and cost are figures of the simulation, and say so.
+    const simulated = kernel.client.kind === 'simulator';
+    const formatter = new StreamFormatter(() => kernel.sessionId, { ...sessionInfo(kernel), simulated });
     kernel.hooks.response.tap('printer', (r) => {
       if (r.source === 'main_loop') formatter.response(r.message.model ?? r.request.model, r.usage, r.durationMs);
     });
     kernel.hooks.event.tap('printer', (e) => {
       if (o.format === 'stream-json') {
         const line = formatter.line(e, { partial: o.includePartialMessages, replayUserMessages: o.replayUserMessages, hookEvents: o.includeHookEvents });
-        if (line) out(JSON.stringify(line) + '\n');
+        if (line) out(json(line) + '\n');
         return;
       }
       if (o.format === 'json') {
         if (e.type === 'assistant_message') formatter.line(e); // its stop_reason goes in the result
-        if (e.type === 'result') out(JSON.stringify(formatter.result(e.result)) + '\n');
+        if (e.type === 'result') out(json(formatter.result(e.result)) + '\n');
         return;
       }
       // text
       if (e.type === 'result') {
-        if (e.result.text) out(e.result.text.endsWith('\n') ? e.result.text : e.result.text + '\n');
-        if (o.usageReport) err(usageReport(e.result) + '\n');
+        if (e.result.text) {
+          const text = answer(e.result.text);
+          out(text.endsWith('\n') ? text : text + '\n');
+        }
+        if (o.usageReport) status(...usageReport(e.result, { simulated }).split('\n'));
       } else if (e.type === 'notice' && (o.verbose || e.level !== 'info')) {
-        err(`rein: ${e.level}: ${e.message}\n`);
+        status(`rein: ${e.level}: ${e.message}`);
       } else if (e.type === 'permission_denied') {
-        err(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}\n`);
+        status(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}`);
       } else if (e.type === 'api_retry') {
-        err(`rein: request failed (${e.error}); retry ${e.attempt} in ${e.delayMs} ms\n`);
+        status(retryLine(e));
       } else if (e.type === 'model_fallback') {
-        err(`rein: switching model ${e.from} → ${e.to} (${e.reason})\n`);
+        status(`rein: switching model ${e.from} → ${e.to} (${e.reason})`);
       } else if (o.verbose && e.type === 'tool_start') {
-        err(`rein: ${e.name} ${JSON.stringify(e.input).slice(0, 200)}\n`);
+        status(`rein: ${e.name} ${JSON.stringify(e.input).slice(0, 200)}`);
       }
     });
   },

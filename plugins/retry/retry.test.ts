@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, decideRetry, retryOptions } from './index.js';
+import { backoffDelay, decideRetry, isLoopbackHost, retriesFor, retryOptions } from './index.js';
 import type { ApiErrorInfo } from '../../kernel/index.js';
 
 const o = retryOptions.parse({});
@@ -68,6 +68,27 @@ describe('retry policy', () => {
   it('retries 408, 409, 429, 5xx and connection errors', () => {
     for (const status of [408, 409, 429, 500, 502, 503]) expect(decideRetry(failure({ error: { status } }), o).action).toBe('retry');
     expect(decideRetry(failure({ error: { kind: 'connection', status: undefined } }), o).action).toBe('retry');
+  });
+
+  it('gives up after 2 tries on failures more tries rarely fix: DNS, no route, refused by another host, a 200 that is no Message', () => {
+    const conn = (code: string, host = 'api.anthropic.com') => ({ kind: 'connection' as const, status: undefined, code, host, message: `cannot reach ${host}` });
+    for (const error of [conn('ENOTFOUND'), conn('EAI_AGAIN'), conn('ENETUNREACH'), conn('EHOSTUNREACH'), conn('ECONNREFUSED'), conn('ECONNREFUSED', '192.0.2.7:8080'), { kind: 'invalid_response' as const, status: 200 }]) {
+      expect(decideRetry(failure({ attempt: 1, error }), o, () => 0)).toEqual({ action: 'retry', delayMs: 500, maxRetries: 1 });
+      expect(decideRetry(failure({ attempt: 2, error }), o)).toEqual({ action: 'surface' });
+    }
+    expect(retriesFor(conn('ENOTFOUND'), retryOptions.parse({ fastFailRetries: 3 }))).toBe(3);
+    expect(retriesFor(conn('ENOTFOUND'), retryOptions.parse({ fastFailRetries: 3, maxRetries: 2 }))).toBe(2);
+  });
+
+  it('keeps the full count for a refused loopback connection and for resets and timeouts; none for a certificate error', () => {
+    const conn = (code: string, host: string) => ({ kind: 'connection' as const, status: undefined, code, host, message: `cannot reach ${host}` });
+    for (const host of ['127.0.0.1:4000', 'localhost:8080', '[::1]:9000', 'proxy.localhost']) expect(retriesFor(conn('ECONNREFUSED', host), o)).toBe(10);
+    expect(retriesFor(conn('ECONNRESET', 'api.anthropic.com'), o)).toBe(10);
+    expect(retriesFor(conn('ETIMEDOUT', 'api.anthropic.com'), o)).toBe(10);
+    expect(decideRetry(failure({ error: conn('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'api.anthropic.com') }), o)).toEqual({ action: 'surface' });
+    expect(isLoopbackHost('127.0.0.1')).toBe(true);
+    expect(isLoopbackHost('10.0.0.1:443')).toBe(false);
+    expect(isLoopbackHost(undefined)).toBe(false);
   });
 
   it('rejects options outside their ranges', () => {

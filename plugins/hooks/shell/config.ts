@@ -11,7 +11,7 @@
  *         hooks: [{ type: http, url: "http://127.0.0.1:8080/check", headers: { Authorization: "Bearer $TOKEN" }, allowedEnvVars: [TOKEN] }]
  */
 import { z } from 'zod';
-import { GUARD_EVENTS, SHELL_HOOK_EVENTS, type ShellHookEvent } from '../shared/config.js';
+import { compileMatcher, GUARD_EVENTS, SHELL_HOOK_EVENTS, type ShellHookEvent } from '../shared/config.js';
 
 export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, compileMatcher, type ShellHookEvent } from '../shared/config.js';
 
@@ -64,9 +64,25 @@ export const promptHookSchema = z.object({
 /** Any hook of a matcher group, told apart by `type`. */
 export const hookSchema = z.discriminatedUnion('type', [commandHookSchema, httpHookSchema, promptHookSchema]);
 
+/** Why `matcher` does not compile, or undefined when it does. */
+function matcherProblem(matcher: string): string | undefined {
+  try {
+    compileMatcher(matcher);
+    return undefined;
+  } catch (err) {
+    return `not a valid regular expression: ${(err as Error).message}`;
+  }
+}
+
 export const matcherGroupSchema = z.object({
-  /** Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular expression, or empty for all. */
-  matcher: z.string().optional(),
+  /**
+   * Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular
+   * expression, or empty for all. Checked here, so `rein preset validate` rejects what a run would.
+   */
+  matcher: z.string().optional().superRefine((m, ctx) => {
+    const problem = m === undefined ? undefined : matcherProblem(m);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   hooks: z.array(hookSchema).min(1),
 }).strict();
 

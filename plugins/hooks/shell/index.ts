@@ -41,13 +41,17 @@ function shellRunner(kernel: Kernel): HookRunner<AnyHook> {
     async run(hook, input, { event, timeoutMs, ctx }) {
       const json = JSON.stringify(input);
       const signal = event === 'SessionEnd' ? undefined : ctx.signal;
-      const env = { ...process.env, ...(kernel.preset.env as Record<string, string> | undefined), CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd };
-      if (hook.type === 'http') return runHttpHook(hook, json, { env, timeoutS: timeoutMs / 1000, signal });
+      // http headers expand only the variables the hook lists, from rein's own environment (rein
+      // sends the request; no child process sees it).
+      if (hook.type === 'http') return runHttpHook(hook, json, { env: { ...process.env, ...(kernel.preset.env as Record<string, string> | undefined) }, timeoutS: timeoutMs / 1000, signal });
       if (hook.type === 'prompt') return runPromptHook(kernel, hook, event, json, ctx, timeoutMs / 1000);
+      // rein's environment as the kernel gives it to child processes (credentials removed when the
+      // preset asks), the preset's `env`, then the hook's own variables.
+      const env = kernel.subprocessEnv({ kind: 'hook', name: event }, { CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd });
       // Through the spawn hook, so a sandbox that covers hooks wraps this one (a refusal fails the hook).
       let launch;
       try {
-        launch = await kernel.hooks.spawn.promise({ purpose: 'hook', file: 'bash', args: ['-c', hook.command], cwd: ctx.cwd, env: env as Record<string, string>, cleanup: [] }, ctx);
+        launch = await kernel.hooks.spawn.promise({ purpose: 'hook', file: 'bash', args: ['-c', hook.command], cwd: ctx.cwd, env, cleanup: [] }, ctx);
       } catch (err) {
         return { kind: 'failure', message: `the hook could not be started: ${(err as Error).message}` };
       }

@@ -7,7 +7,7 @@
  */
 import type { PermissionQuery } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
-import { absolutePath } from './paths.js';
+import { absolutePath, resolveForms } from './paths.js';
 import { freelyWritable } from './safety.js';
 import { parseCommand } from './shell/parse.js';
 import { DYNAMIC } from './shell/words.js';
@@ -69,6 +69,6 @@ export function shellEditDecision(mode: string, pc: PermissionContext, q: Permis
     }
     if (expectMode) return undefined;
   }
-  if (!paths.length || !paths.every((p) => freelyWritable(pc, p))) return undefined;
+  if (!paths.length || !paths.every((p) => freelyWritable(pc, resolveForms(p, pc.base)))) return undefined;
   return { behavior: 'allow', reason: `mkdir/touch inside the working directories (mode ${mode})`, source: `permissions/${mode}` };
 }

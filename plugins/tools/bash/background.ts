@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel, RunContext } from '../../../kernel/index.js';
-import { bashLaunch, killGroup, runCleanup, type Launch } from './run.js';
+import { bashLaunch, killGroup, NON_INTERACTIVE_ENV, runCleanup, type Launch } from './run.js';
 
 /** Transcript plugin name for shell records. */
 export const SHELLS_ENTRY = 'tools/bash/shells';
@@ -201,7 +201,10 @@ export class Shells {
     const dir = join(this.kernel.sessionDir(), 'shells');
     mkdirSync(dir, { recursive: true });
     const files = { stdoutFile: join(dir, `${id}.stdout`), stderrFile: join(dir, `${id}.stderr`), exitFile: join(dir, `${id}.exit`) };
-    const launch: Launch = bashLaunch(command, o.cwd, { ...o.env, [TAG_VAR]: this.tagOf({ id }) }, true);
+    // rein's environment as the kernel gives it to child processes (credentials removed when the
+    // preset asks), the preset's `env`, then the non-interactive defaults, the plugin's `env` and the tag.
+    const env = this.kernel.subprocessEnv({ kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...o.env, [TAG_VAR]: this.tagOf({ id }) });
+    const launch: Launch = bashLaunch(command, o.cwd, env, true);
     const req = await this.kernel.hooks.spawn.promise({ purpose: 'bash', ...launch, cleanup: [] }, o.ctx);
     const out = openSync(files.stdoutFile, 'a');
     const err = openSync(files.stderrFile, 'a');

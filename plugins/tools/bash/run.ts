@@ -50,15 +50,15 @@ export interface Launch {
 }
 
 /**
- * The bash process for `command` started in `cwd`: rein's environment, the non-interactive
- * settings, then `env` (which overrides both).
+ * The bash process for `command` started in `cwd`. `env` is its whole environment (the kernel's
+ * `subprocessEnv`, with NON_INTERACTIVE_ENV and the plugin's `env` in it); rein adds the command.
  */
-export function bashLaunch(command: string, cwd: string, env: Record<string, string> = {}, background = false): Launch {
+export function bashLaunch(command: string, cwd: string, env: Record<string, string>, background = false): Launch {
   return {
     file: 'bash',
     args: ['-c', background ? BACKGROUND_SCRIPT : SCRIPT],
     cwd,
-    env: { ...(process.env as Record<string, string>), ...NON_INTERACTIVE_ENV, ...env, REIN_BASH_COMMAND: command },
+    env: { ...env, REIN_BASH_COMMAND: command },
   };
 }
 

@@ -11,7 +11,7 @@ import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
-import { bashLaunch, groupAlive, logFileFor, MAX_LOG_BYTES, runCleanup, runShell, stopGroups } from './run.js';
+import { bashLaunch, groupAlive, logFileFor, MAX_LOG_BYTES, NON_INTERACTIVE_ENV, runCleanup, runShell, stopGroups } from './run.js';
 import { shellsOf } from './background.js';
 
 /** Default timeout, ms (Claude Code's Bash default: 120,000). */
@@ -204,9 +204,12 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       const logFile = logFileFor(ctx.sessionDir, ctx.toolUseId);
       mkdirSync(dirname(logFile), { recursive: true });
       const timeoutMs = Math.min(input.timeout ?? defaultTimeout, MAX_BASH_TIMEOUT_MS);
+      // rein's environment as the kernel gives it to child processes (credentials removed when the
+      // preset asks), the preset's `env`, then the non-interactive defaults and the plugin's `env`.
+      const env = kernel.subprocessEnv({ kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...options.env });
       let req: SpawnRequest;
       try {
-        req = await kernel.hooks.spawn.promise({ purpose: 'bash', ...bashLaunch(input.command, cwd, options.env), cleanup: [] }, runCtx);
+        req = await kernel.hooks.spawn.promise({ purpose: 'bash', ...bashLaunch(input.command, cwd, env), cleanup: [] }, runCtx);
       } catch (err) {
         return { content: `${note}The command was not run: ${(err as Error).message}`, isError: true };
       }

@@ -69,7 +69,8 @@ function parseStream(stdout: string): Pick<Outcome, 'denials' | 'results'> {
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{')) continue;
     const e = JSON.parse(line) as Record<string, any>;
-    if (e.type === 'system' && e.subtype === 'permission_denied') denials.set(e.tool_use_id, e.reason);
+    // The Agent SDK's SDKPermissionDeniedMessage: the rule or check that denied it is `decision_reason`.
+    if (e.type === 'system' && e.subtype === 'permission_denied') denials.set(e.tool_use_id, e.decision_reason);
     if (e.type === 'user') {
       for (const b of e.message.content ?? []) {
         if (b.type !== 'tool_result') continue;

@@ -267,7 +267,9 @@ export class Shells {
 
   /** Kills every running shell (the run ended). */
   async killAll(because: string): Promise<void> {
-    await Promise.all(this.running().map((s) => this.kill(s, because)));
+    // Nothing loaded: this process started no shell and read none from the transcript, so there is
+    // nothing to kill (and a transcript that could not be opened is not read again at close).
+    if (this.loaded) await Promise.all(this.running().map((s) => this.kill(s, because)));
     this.stopWatching();
   }
 

@@ -266,9 +266,11 @@ export class Transcript {
    * and plugin state. The old transcript is not changed.
    */
   static fork(idOrPath: string, opts: { cwd: string; root?: string; sessionId?: string }): Transcript {
+    if (opts.sessionId !== undefined) assertSessionId(opts.sessionId);
     const from = Transcript.open(idOrPath, opts);
     const head = from.header;
-    const t = new Transcript(opts.sessionId ?? randomUUID(), join(sessionsRoot(opts.root), projectSlug(opts.cwd)), []);
+    const sessionId = opts.sessionId ?? randomUUID();
+    const t = new Transcript(sessionId, join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${sessionId}.jsonl`), []);
     mkdirSync(t.projectDir, { recursive: true });
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
     t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: head.sessionId });

@@ -15,6 +15,7 @@ export { definePlugin, PluginError, type Plugin } from './plugin.js';
 // The hook table, stages, and state and hooks of a plugin's own.
 export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
+export { Incremental, sharedPrefixLength, type IncrementalSpec } from './incremental.js';
 export type * from './hook-payloads.js';
 export type * from './types.js';
 export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';

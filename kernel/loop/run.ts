@@ -79,12 +79,6 @@ function newMessage(role: 'user' | 'assistant', content: ContentBlock[], meta?: 
   return meta ? { role, content, meta: { ...meta, at: Date.now() } } : { role, content, meta: { at: Date.now() } };
 }
 
-/** Appends to the history, transcript first. */
-function append(kernel: Kernel, message: Message): void {
-  kernel.transcript.append({ type: 'message', message });
-  kernel.messages = [...kernel.messages, message];
-}
-
 /**
  * Gives every tool_use of the last assistant message a tool_result (a crash or an abort between the
  * reply and its results), so the history is valid for the API.
@@ -94,7 +88,7 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
   if (!last || last.role !== 'assistant') return;
   const uses = last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
   if (!uses.length) return;
-  append(kernel, newMessage('user', uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: [{ type: 'text', text }], is_error: true })), { meta: true, source: 'kernel' }));
+  kernel.appendMessage(newMessage('user', uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: [{ type: 'text', text }], is_error: true })), { meta: true, source: 'kernel' }));
 }
 
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
@@ -148,7 +142,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   if (prompt.blocked) return finish('prompt_blocked', prompt.blocked);
   const userContent: ContentBlock[] = [...prompt.content, ...(prompt.additionalContext ?? []).map((t) => ({ type: 'text' as const, text: t }))];
   const userMessage = newMessage('user', userContent);
-  append(kernel, userMessage);
+  kernel.appendMessage(userMessage);
   kernel.emit({ type: 'user_message', message: userMessage });
 
   for (;;) {
@@ -220,19 +214,19 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
       const kept = content.filter((b) => b.type !== 'tool_use');
       const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
-      append(kernel, assistant);
+      kernel.appendMessage(assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
       if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${maxTokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
       v.resumes++;
-      append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
+      kernel.appendMessage(newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
       await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
       continue;
     }
 
     // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
     const assistant = newMessage('assistant', content);
-    append(kernel, assistant);
+    kernel.appendMessage(assistant);
     v.lastText = textOf(content) || v.lastText;
     kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
 
@@ -247,7 +241,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
       if (decision?.action === 'block') {
         v.stopHookActive = true;
-        append(kernel, newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
+        kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
         if (state.turn >= maxTurns) return finish('max_turns');
         await next('stop_hook_blocked', decision.reason);
         continue;
@@ -266,7 +260,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     state.denials.push(...outcome.denials);
     const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
     const results = newMessage('user', resultContent);
-    append(kernel, results);
+    kernel.appendMessage(results);
     kernel.emit({ type: 'tool_results', message: results });
     if (state.signal.aborted) return finish('aborted');
     if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);

@@ -2,7 +2,7 @@
  * Phase 2 of cache-break detection: after a response, decide whether the cache
  * reads dropped enough to call it a break, and name the cause.
  */
-import { compareFingerprints, type Fingerprint, type PrefixChange } from './fingerprint.js';
+import { compareFingerprints, type Fingerprint, type PrefixChange, type RecordedFingerprint } from './fingerprint.js';
 import type { ExpectedDrop } from './signals.js';
 
 /** A drop is a break only when reads fell below this share of the previous reads (Claude Code: 5%). */
@@ -32,8 +32,8 @@ export type Verdict =
 
 /** The detector's memory between responses. */
 export interface DetectorState {
-  /** The previous request's fingerprint. */
-  prev?: Fingerprint;
+  /** The previous request's fingerprint (as recorded, for the last request before a resume). */
+  prev?: Fingerprint | RecordedFingerprint;
   /** Cache reads of the previous response, or null to make the next one a first observation. */
   prevRead: number | null;
   /** ms since the epoch when the previous response completed. */

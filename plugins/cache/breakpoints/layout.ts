@@ -50,14 +50,57 @@ function hasMarker(block: unknown): boolean {
   return false;
 }
 
-/** Markers already in a request (placed by someone else), top-level included. */
-export function countMarkers(params: ModelRequest): number {
+/** Markers on the blocks of one message's content. */
+function contentMarkers(content: unknown): number {
+  let n = 0;
+  if (Array.isArray(content)) for (const b of content) if (hasMarker(b)) n++;
+  return n;
+}
+
+/** Markers on the tools, the system blocks and the request itself (all but the messages). */
+function paramMarkers(params: ModelRequest): number {
   let n = 0;
   for (const t of params.tools ?? []) if (hasMarker(t)) n++;
   if (Array.isArray(params.system)) for (const b of params.system) if (hasMarker(b)) n++;
-  for (const m of params.messages) if (Array.isArray(m.content)) for (const b of m.content) if (hasMarker(b)) n++;
   if ((params as unknown as Obj).cache_control != null) n++;
   return n;
+}
+
+function messagesMarkers(messages: ModelRequest['messages']): number {
+  let n = 0;
+  for (const m of messages) n += contentMarkers(m.content);
+  return n;
+}
+
+/** Markers already in a request (placed by someone else), top-level included. */
+export function countMarkers(params: ModelRequest): number {
+  return paramMarkers(params) + messagesMarkers(params.messages);
+}
+
+/**
+ * Counts the markers on the messages of successive requests, looking into a message only where
+ * its content is not the same array as at the same place in the previous request: requests share
+ * their history's content arrays, so a long session's request costs a pass of identity checks,
+ * not a look at every block.
+ */
+export function messageMarkerCounter(): (messages: ModelRequest['messages']) => number {
+  const contents: unknown[] = [];
+  const counts: number[] = [];
+  let total = 0;
+  return (messages) => {
+    for (let i = 0; i < messages.length; i++) {
+      const c = messages[i]!.content;
+      if (i < contents.length && contents[i] === c) continue;
+      const n = contentMarkers(c);
+      total += n - (counts[i] ?? 0);
+      contents[i] = c;
+      counts[i] = n;
+    }
+    for (let i = messages.length; i < counts.length; i++) total -= counts[i]!;
+    contents.length = messages.length;
+    counts.length = messages.length;
+    return total;
+  };
 }
 
 /** Where the previous request's tail marker sat: the message index and its content array. */
@@ -73,6 +116,8 @@ export interface PlaceInput {
   staticSystemBlocks: number;
   /** The previous request's tail (for `two-tail`). */
   previousTail?: TailMark;
+  /** Counts the markers already on the messages (default: looks at every block; see messageMarkerCounter). */
+  messageMarkers?: (messages: ModelRequest['messages']) => number;
 }
 
 export interface PlaceResult {
@@ -150,7 +195,8 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
   const placed: string[] = [];
   const skipped: string[] = [];
   if (input.layout === 'none') return { params, placed, skipped };
-  let budget = MAX_CACHE_BREAKPOINTS - countMarkers(params);
+  const onMessages = input.messageMarkers ? input.messageMarkers(params.messages) : messagesMarkers(params.messages);
+  let budget = MAX_CACHE_BREAKPOINTS - paramMarkers(params) - onMessages;
   const out: ModelRequest = { ...params };
   const cc = input.cacheControl;
   const take = (where: string) => {

@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens,
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, Incremental,
   type ContentBlock, type Message, type ToolResultBlock,
 } from '../../../kernel/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
@@ -150,6 +150,40 @@ export function unclearedCount(messages: readonly Message[], tools: readonly str
   return n;
 }
 
+/** What the `count` trigger keeps between requests: tool names by id, and the uncleared count. */
+interface CountState {
+  names: Map<string, string>;
+  uncleared: number;
+}
+
+/**
+ * `unclearedCount` kept as the history grows: each request counts only the messages added since
+ * (a tool_result always follows its tool_use), and counts again from the start after the history
+ * was replaced (a clearing pass, a compaction).
+ */
+export function unclearedCounter(tools: readonly string[]): (messages: readonly Message[]) => number {
+  const clearable = clearableMatcher(tools);
+  const tracker = new Incremental<Message, CountState>({
+    init: () => ({ names: new Map(), uncleared: 0 }),
+    add: (s, msg) => {
+      for (const block of msg.content) {
+        if (block.type === 'tool_use' && msg.role === 'assistant') s.names.set(block.id, block.name);
+        else if (block.type === 'tool_result' && msg.role === 'user') {
+          const name = s.names.get(block.tool_use_id);
+          if (name !== undefined && clearable(name) && !isCleared(block)) s.uncleared++;
+        }
+      }
+    },
+  });
+  return (messages) => tracker.update(messages).uncleared;
+}
+
+/** ms since the epoch of the last assistant message of the history, if it has one with a time. */
+function lastAssistantAt(messages: readonly Message[]): number | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return messages[i]!.meta?.at;
+  return undefined;
+}
+
 export default definePlugin({
   name: PLUGIN_NAME,
   description: 'clears old results of clearable tools (keeping the newest N), by count or after an idle gap longer than the cache TTL',
@@ -159,14 +193,15 @@ export default definePlugin({
     const s: MicrocompactStats = { passes: 0, cleared: 0, tokensFreed: 0 };
     stats.set(kernel, s);
     const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
+    const uncleared = unclearedCounter(options.tools);
 
     kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
       let reason: 'count' | 'idle' | undefined;
       if (options.trigger !== 'count') {
-        const last = counter.lastResponseAt ?? [...state.messages].reverse().find((m) => m.role === 'assistant')?.meta?.at;
+        const last = counter.lastResponseAt ?? lastAssistantAt(state.messages);
         if (last !== undefined && Date.now() - last > idleMs()) reason = 'idle';
       }
-      if (!reason && options.trigger !== 'idle' && unclearedCount(state.messages, options.tools) > options.countTrigger) reason = 'count';
+      if (!reason && options.trigger !== 'idle' && uncleared(state.messages) > options.countTrigger) reason = 'count';
       if (!reason) return state;
       const r = clearOldResults(state.messages, options.tools, options.keepRecent);
       if (!r.cleared.length) return state;

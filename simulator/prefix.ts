@@ -152,14 +152,77 @@ function memoHit(block: Obj): Memo | undefined {
   return n === m.keys.length ? m : undefined;
 }
 
+/**
+ * Block facts by the block's canonical bytes (its JSON without markers): a block that arrived in
+ * an earlier request as another object (a body parsed from HTTP is new objects every time) is
+ * found here and not hashed again. Bounded: when it holds more than CONTENT_MEMO_MAX_CHARS
+ * characters of keys or CONTENT_MEMO_MAX_ENTRIES blocks, the oldest entries go first.
+ */
+const contentMemo = new Map<string, BlockFacts>();
+/** Characters of JSON the content memo may hold (about 32 MB of UTF-16), a bound chosen for replays of long sessions. */
+const CONTENT_MEMO_MAX_CHARS = 16_000_000;
+/** Blocks the content memo may hold. */
+const CONTENT_MEMO_MAX_ENTRIES = 200_000;
+let contentMemoChars = 0;
+
+function factsByContent(json: string, tokensOf: (b: unknown) => number, block: unknown): BlockFacts {
+  // Tools count their tokens another way than other blocks: the same JSON as a tool is another entry.
+  const key = tokensOf === estimateToolTokens ? `t${json}` : json;
+  const hit = contentMemo.get(key);
+  if (hit) return hit;
+  const facts = factsOf(json, tokensOf(block));
+  contentMemo.set(key, facts);
+  contentMemoChars += key.length;
+  while (contentMemoChars > CONTENT_MEMO_MAX_CHARS || contentMemo.size > CONTENT_MEMO_MAX_ENTRIES) {
+    const oldest = contentMemo.keys().next();
+    if (oldest.done) break;
+    contentMemoChars -= oldest.value.length;
+    contentMemo.delete(oldest.value);
+  }
+  return facts;
+}
+
+const primitiveTokens = (block: unknown) => (typeof block === 'string' ? estimateTextTokens(block) : 0);
+
 function blockFacts(block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
-  if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? estimateTextTokens(block) : 0);
+  if (!block || typeof block !== 'object') return factsByContent(stableJson(block), primitiveTokens, block);
   const hit = memoHit(block as Obj);
   if (hit) return hit.facts;
-  const facts = factsOf(stableJson(block), tokensOf(block));
+  const facts = factsByContent(stableJson(block), tokensOf, block);
   const keys = Object.keys(block).filter((k) => k !== 'cache_control');
   memo.set(block, { facts, keys, values: keys.map((k) => (block as Obj)[k]) });
   return facts;
+}
+
+/**
+ * Whether two blocks have the same JSON once markers are dropped (what stableJson gives), without
+ * building it: keys in the same order, `cache_control` and undefined values skipped at every
+ * depth. Lets a block parsed from HTTP be matched with the previous request's block at its place
+ * at the cost of a walk, with no string, hash or allocation.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Obj;
+  const y = b as Obj;
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < kx.length && (kx[i] === 'cache_control' || x[kx[i]!] === undefined)) i++;
+    while (j < ky.length && (ky[j] === 'cache_control' || y[ky[j]!] === undefined)) j++;
+    if (i === kx.length || j === ky.length) return i === kx.length && j === ky.length;
+    if (kx[i] !== ky[j] || !sameJson(x[kx[i]!], y[ky[j]!])) return false;
+    i++;
+    j++;
+  }
 }
 
 // The prefix chain mixes block digests with MurmurHash3's 32-bit steps in two lanes (64 bits of
@@ -215,9 +278,14 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
   const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
     const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
     const i = blocks.length;
-    const facts = blockFacts(block, tokensOf);
     const old = inStep ? prev![i] : undefined;
-    if (old && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0 && old.digest1 === facts.d1 && old.digest2 === facts.d2 && old.digest3 === facts.d3) {
+    // In step with the previous request, another object with the same JSON as the block at its
+    // place needs no digest, only a walk of both: a body parsed from HTTP has new objects every
+    // time. (The same object goes through the memo, which sees a field replaced in place.)
+    const same = old !== undefined && old.tag === tag && old.blockIndex === blockIndex && old.block !== block
+      && typeof block === 'object' && block !== null && !memo.has(block) && sameJson(old.block, block);
+    const facts = same ? undefined : blockFacts(block, tokensOf);
+    if (old && (same || (old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts!.d0 && old.digest1 === facts!.d1 && old.digest2 === facts!.d2 && old.digest3 === facts!.d3))) {
       // Same chain before, same block: the chain after it is the old one by construction. A copy
       // for another object is built field by field: one object shape for every entry.
       blocks.push(old.block === block ? old : {
@@ -229,13 +297,14 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
       sum = old.prefixTokens;
     } else {
       inStep = false;
-      h1 = fmix(mix(mix(mix(h1, facts.d0), facts.d1), tag));
-      h2 = fmix(mix(mix(mix(h2, facts.d2), facts.d3), tag ^ 0x5bd1e995));
-      sum += facts.tokens;
+      const f = facts ?? blockFacts(block, tokensOf);
+      h1 = fmix(mix(mix(mix(h1, f.d0), f.d1), tag));
+      h2 = fmix(mix(mix(mix(h2, f.d2), f.d3), tag ^ 0x5bd1e995));
+      sum += f.tokens;
       // 32 bits of one lane and 21 of the other: an exact integer, a cheap Map key.
       blocks.push({
-        level, index, blockIndex, block, tokens: facts.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
-        lane1: h1, lane2: h2, digest0: facts.d0, digest1: facts.d1, digest2: facts.d2, digest3: facts.d3, tag,
+        level, index, blockIndex, block, tokens: f.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
+        lane1: h1, lane2: h2, digest0: f.d0, digest1: f.d1, digest2: f.d2, digest3: f.d3, tag,
       });
     }
     const ttl = blockTtl(block, blocks[i]!);

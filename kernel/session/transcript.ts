@@ -56,9 +56,29 @@ export class Transcript {
   /** Directory for files the session keeps beside its transcript. */
   readonly dir: string;
 
-  private constructor(readonly sessionId: string, readonly projectDir: string, readonly entries: TranscriptEntry[]) {
+  /** `data` of the `plugin` entries, by plugin, in order: read at open, then appended. */
+  private readonly byPlugin = new Map<string, unknown[]>();
+  private headerEntry: Extract<TranscriptEntry, { type: 'session' }> | undefined;
+  private mainTurns = 0;
+
+  /**
+   * @param entries The entries read from the file when it was opened (none for a created
+   *   transcript). Entries appended later go to the file and to the per-plugin index only, not to
+   *   this list: a long session's memory does not grow with everything it has written.
+   */
+  private constructor(readonly sessionId: string, readonly projectDir: string, readonly entries: readonly TranscriptEntry[]) {
     this.file = join(projectDir, `${sessionId}.jsonl`);
     this.dir = join(projectDir, sessionId);
+    for (const e of entries) this.index(e);
+  }
+
+  private index(entry: TranscriptEntry): void {
+    if (entry.type === 'plugin') {
+      let list = this.byPlugin.get(entry.plugin);
+      if (!list) this.byPlugin.set(entry.plugin, (list = []));
+      list.push(entry.data);
+    } else if (entry.type === 'response' && entry.source === 'main_loop') this.mainTurns++;
+    else if (entry.type === 'session' && !this.headerEntry) this.headerEntry = entry;
   }
 
   /** Starts a new transcript and writes its `session` header. */
@@ -109,22 +129,23 @@ export class Transcript {
   /** Appends one entry and flushes it to disk before returning. */
   append(entry: TranscriptEntry): void {
     appendFileSync(this.file, JSON.stringify(entry) + '\n');
-    this.entries.push(entry);
+    this.index(entry);
   }
 
   /** The `session` header. */
   get header(): Extract<TranscriptEntry, { type: 'session' }> {
-    return this.entries[0] as Extract<TranscriptEntry, { type: 'session' }>;
+    return this.headerEntry!;
   }
 
-  /** Entries a plugin wrote with `type: 'plugin'`, in order. */
+  /** Entries a plugin wrote with `type: 'plugin'`, in order (read at open and appended since): a new array. */
   pluginData<T = unknown>(plugin: string): T[] {
-    return this.entries.filter((e): e is Extract<TranscriptEntry, { type: 'plugin' }> => e.type === 'plugin' && e.plugin === plugin).map((e) => e.data as T);
+    return (this.byPlugin.get(plugin)?.slice() ?? []) as T[];
   }
 
   /**
-   * The history as of the last entry. Messages are returned exactly as written (same bytes when
-   * re-serialised), so a resumed session rebuilds the same request prefix.
+   * The history as of the last entry read when the transcript was opened (what a resume starts
+   * from). Messages are returned exactly as written (same bytes when re-serialised), so a resumed
+   * session rebuilds the same request prefix.
    */
   replayMessages(): Message[] {
     let messages: Message[] = [];
@@ -137,7 +158,7 @@ export class Transcript {
 
   /** Number of main-loop model responses recorded. */
   get turns(): number {
-    return this.entries.filter((e) => e.type === 'response' && e.source === 'main_loop').length;
+    return this.mainTurns;
   }
 }
 

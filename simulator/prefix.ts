@@ -159,10 +159,10 @@ function memoHit(block: Obj): Memo | undefined {
  * characters of keys or CONTENT_MEMO_MAX_ENTRIES blocks, the oldest entries go first.
  */
 const contentMemo = new Map<string, BlockFacts>();
-/** Characters of JSON the content memo may hold (about 32 MB of UTF-16), a bound chosen for replays of long sessions. */
-const CONTENT_MEMO_MAX_CHARS = 16_000_000;
+/** Characters of JSON the content memo may hold (at most 8 MB), enough for the new blocks of thousands of requests. */
+const CONTENT_MEMO_MAX_CHARS = 4_000_000;
 /** Blocks the content memo may hold. */
-const CONTENT_MEMO_MAX_ENTRIES = 200_000;
+const CONTENT_MEMO_MAX_ENTRIES = 50_000;
 let contentMemoChars = 0;
 
 function factsByContent(json: string, tokensOf: (b: unknown) => number, block: unknown): BlockFacts {

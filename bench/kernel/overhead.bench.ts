@@ -19,11 +19,27 @@ import type { Bench } from 'tinybench';
 import type { Kernel, KernelOptions } from '../../kernel/kernel.js';
 import type { Message } from '../../kernel/types.js';
 import { checkouts } from './harness.js';
-import { history, instantClient } from './loop.bench.js';
+import { instantClient } from './loop.bench.js';
 import type { BenchContext } from './run.js';
 
 export const rounds = 5;
 export const options = { time: 400, iterations: 20, warmupIterations: 3 };
+
+/**
+ * A history of `n` messages of small tool turns (a short text and a Read, a one-line result): at
+ * 20,000 messages it still fits the context window (about 8 estimated tokens a message), so every
+ * measured turn sends its request. (The 2 KB-result history of loop.bench.ts is over the window
+ * long before 20,000 messages, and the kernel then ends the turn with `blocking_limit` unsent.)
+ */
+export function smallTurns(n: number): Message[] {
+  const out: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'Read the notes until you are done.' }] }];
+  for (let i = 1; i < n; i++) {
+    out.push(i % 2 === 1
+      ? { role: 'assistant', content: [{ type: 'text', text: `Step ${i}.` }, { type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: 'n.txt' } }] }
+      : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i - 1}`, content: [{ type: 'text', text: 'one' }] }] });
+  }
+  return out;
+}
 
 /** Messages a task adds before its history is set back. */
 const REGROW = 400;
@@ -57,14 +73,17 @@ async function defaultKernel(m: Modules, messages: Message[]): Promise<Kernel> {
 
 export async function run(bench: Bench, ctx: BenchContext): Promise<void> {
   for (const n of [200, 20_000]) {
-    const base = history(n);
+    const base = smallTurns(n);
     for (const arm of checkouts(ctx)) {
       const m = await modulesOf(arm.root);
       const kernel = await defaultKernel(m, base.slice());
-      // The first turn on a new history sees it whole; the measured ones see what it adds.
-      await kernel.run({ prompt: 'continue' }).result;
+      // The first turn on a new history sees it whole; the measured ones see what it adds. A turn
+      // that does not reach the model measures nothing: the bench stops.
+      const first = await kernel.run({ prompt: 'continue' }).result;
+      if (first.terminalReason !== 'end_turn') throw new Error(`overhead bench: a turn on ${n} messages ended with ${first.terminalReason}, not end_turn`);
       bench.add(`kernel per turn, default preset, ${n.toLocaleString('en-US')} messages${arm.suffix}`, async () => {
-        await kernel.run({ prompt: 'continue' }).result;
+        const r = await kernel.run({ prompt: 'continue' }).result;
+        if (r.terminalReason !== 'end_turn') throw new Error(`overhead bench: a turn ended with ${r.terminalReason}`);
       }, {
         beforeEach: async () => {
           if (kernel.messages.length < n + REGROW) return;

@@ -219,7 +219,11 @@ export interface Fingerprinter {
 export function createFingerprinter(): Fingerprinter {
   const contents: unknown[] = [];
   const roles: string[] = [];
-  const hashes: string[] = [];
+  // The `messages` of the fingerprint returned last. A request that only adds messages appends to
+  // it (so the previous fingerprint's list grows too: growth is not a change, and no copy of the
+  // whole list is made per request); any other change makes a new list first, so a fingerprint's
+  // hashes for the messages it had never change.
+  let hashes: string[] = [];
   const ttls: ('5m' | '1h' | null)[] = [];
   const chain: string[] = [];
   let hours = 0;
@@ -232,24 +236,32 @@ export function createFingerprinter(): Fingerprinter {
     const parts = fingerprintParts(params);
     const msgs = params.messages;
     let changedFrom = msgs.length;
+    let copied = false;
+    const own = () => {
+      if (!copied) { hashes = hashes.slice(); copied = true; }
+    };
     for (let i = 0; i < msgs.length; i++) {
       const m = msgs[i]!;
       if (i < contents.length && contents[i] === m.content && roles[i] === m.role) continue;
       const f = messageFacts(m as { role: string; content: unknown });
-      if (i >= hashes.length || hashes[i] !== f.hash) changedFrom = Math.min(changedFrom, i);
+      if (i >= hashes.length || hashes[i] !== f.hash) {
+        changedFrom = Math.min(changedFrom, i);
+        if (i < hashes.length) own();
+        hashes[i] = f.hash;
+      }
       if (i < ttls.length) count(ttls[i]!, -1);
       count(f.ttl, 1);
       contents[i] = m.content;
       roles[i] = m.role;
-      hashes[i] = f.hash;
       ttls[i] = f.ttl;
     }
     for (let i = msgs.length; i < ttls.length; i++) count(ttls[i]!, -1);
+    if (hashes.length > msgs.length) own();
     contents.length = roles.length = hashes.length = ttls.length = msgs.length;
     if (chain.length > changedFrom) chain.length = changedFrom;
     for (let i = chain.length; i < hashes.length; i++) chain.push(chainStep(i ? chain[i - 1]! : '', hashes[i]!));
     const ttl = maxTtl(parts.ttl, hours ? '1h' : minutes ? '5m' : null);
-    return { ...parts, ttl, messages: hashes.slice() };
+    return { ...parts, ttl, messages: hashes };
   };
   Object.defineProperty(next, 'digest', { get: () => (chain.length ? chain[chain.length - 1]! : '') });
   return next as Fingerprinter;
@@ -358,6 +370,8 @@ export function compareFingerprints(prev: Fingerprint | RecordedFingerprint, cur
     }
     return out;
   }
+  // The same list: the fingerprinter's, grown by this request (see createFingerprinter).
+  if (prev.messages === cur.messages) return out;
   const n = Math.min(prev.messages.length, cur.messages.length);
   let first = -1;
   for (let i = 0; i < n; i++) {

@@ -3,7 +3,8 @@
  *
  * Phase 1 fingerprints the request as sent (system, tools, model, betas, thinking, tool_choice,
  * effort, context edits, markers, each message); phase 2, after the response, flags a break when
- * cache reads fell by more than 5% and at least 2,000 tokens, and names the cause: the parts that
+ * the request read more than 5% and at least 2,000 tokens less than the previous request left in
+ * the cache (its read plus its write), and names the cause: the parts that
  * changed, a TTL expiry, or none found (server side). Drops other plugins announced (compaction,
  * cleared results, server context edits) are reported as expected, not as breaks.
  *
@@ -23,7 +24,7 @@ import { getCacheSignals } from './signals.js';
 export const PLUGIN_NAME = 'cache/break-detector';
 
 export const breakDetectorOptions = z.object({
-  /** A break needs reads to fall by more than this share (Claude Code: 0.05). */
+  /** A break needs the read to fall short of the previous cached prefix by more than this share (Claude Code: 0.05). */
   minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP),
   /** … and by at least this many tokens (Claude Code: 2,000). */
   minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS),
@@ -48,6 +49,8 @@ export interface DetectorRecord {
   gapMs?: number;
   /** `cache_read_input_tokens` of the response. */
   read: number;
+  /** `cache_creation_input_tokens` of the response. */
+  written: number;
   /** The request's parts (model, system, tools, betas, ...), when they changed since the previous record. */
   parts?: FingerprintParts;
   /** The request's messages: how many, and `messagesDigest` of their hashes. */
@@ -68,12 +71,12 @@ interface LegacyRecord {
  * last request's messages, its cache reads and when it completed. Reads records from the end back
  * to the latest that carries parts; older transcripts (whole fingerprints) are read too.
  */
-export function stateFromRecords(records: readonly unknown[]): { n: number; prev?: RecordedFingerprint; prevRead: number | null; prevAt?: number } {
+export function stateFromRecords(records: readonly unknown[]): { n: number; prev?: RecordedFingerprint; prevCached: number | null; prevAt?: number } {
   const last = records[records.length - 1] as DetectorRecord | LegacyRecord | undefined;
-  if (!last) return { n: 0, prevRead: null };
+  if (!last) return { n: 0, prevCached: null };
   if ('fp' in last && last.fp) {
     const { messages, ...parts } = last.fp;
-    return { n: last.n, prev: { ...parts, messageCount: messages.length, messagesDigest: messagesDigest(messages) }, prevRead: last.usage?.cache_read_input_tokens ?? 0, prevAt: last.completedAt };
+    return { n: last.n, prev: { ...parts, messageCount: messages.length, messagesDigest: messagesDigest(messages) }, prevCached: (last.usage?.cache_read_input_tokens ?? 0) + (last.usage?.cache_creation_input_tokens ?? 0), prevAt: last.completedAt };
   }
   const rec = last as DetectorRecord;
   let parts: FingerprintParts | undefined;
@@ -84,8 +87,9 @@ export function stateFromRecords(records: readonly unknown[]): { n: number; prev
       parts = p;
     } else parts = (r as DetectorRecord).parts;
   }
-  if (!parts) return { n: rec.n, prevRead: rec.read, prevAt: rec.completedAt };
-  return { n: rec.n, prev: { ...parts, messageCount: rec.messages.count, messagesDigest: rec.messages.digest }, prevRead: rec.read, prevAt: rec.completedAt };
+  const prevCached = rec.read + (rec.written ?? 0);
+  if (!parts) return { n: rec.n, prevCached, prevAt: rec.completedAt };
+  return { n: rec.n, prev: { ...parts, messageCount: rec.messages.count, messagesDigest: rec.messages.digest }, prevCached, prevAt: rec.completedAt };
 }
 
 /** A break as the plugin's `cacheBreak` hook reports it. */
@@ -113,12 +117,12 @@ function clearedTokens(applied: Applied): number {
 
 export default definePlugin({
   name: PLUGIN_NAME,
-  description: 'flags prompt-cache breaks (reads down >5% and ≥2,000 tokens) and names the cause: a changed part, TTL expiry, or server side',
+  description: 'flags prompt-cache breaks (a read >5% and ≥2,000 tokens short of what the previous request cached) and names the cause: a changed part, TTL expiry, or server side',
   options: breakDetectorOptions,
   apply(kernel, options) {
     const records: DetectorRecord[] = [];
     reports.set(kernel, records);
-    let state: DetectorState = { prevRead: null };
+    let state: DetectorState = { prevCached: null };
     let n = 0;
     let loaded = false;
     // The parts as last recorded, as JSON: a record carries them only when they changed.
@@ -130,7 +134,7 @@ export default definePlugin({
       const past = stateFromRecords(kernel.transcript.pluginData(PLUGIN_NAME));
       n = past.n;
       if (past.prev) {
-        state = { prev: past.prev, prevRead: past.prevRead, ...(past.prevAt !== undefined ? { prevAt: past.prevAt } : {}) };
+        state = { prev: past.prev, prevCached: past.prevCached, ...(past.prevAt !== undefined ? { prevAt: past.prevAt } : {}) };
         const { messageCount: _c, messagesDigest: _d, ...parts } = past.prev;
         recordedParts = JSON.stringify(parts);
       }
@@ -161,7 +165,7 @@ export default definePlugin({
       streamedEdits = undefined;
       const fp = fingerprinter(info.request as ModelRequest);
       const completedAt = info.at + info.durationMs;
-      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, sentAt: info.at, serverCleared: clearedTokens(applied) };
+      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, written: info.usage.cache_creation_input_tokens ?? 0, sentAt: info.at, serverCleared: clearedTokens(applied) };
       const verdict = judge(state, obs, options);
       const { messages, ...parts } = fp;
       const partsJson = JSON.stringify(parts);
@@ -172,6 +176,7 @@ export default definePlugin({
         completedAt,
         ...(state.prevAt !== undefined ? { gapMs: info.at - state.prevAt } : {}),
         read: obs.read,
+        written: obs.written,
         ...(partsJson !== recordedParts ? { parts } : {}),
         messages: { count: messages.length, digest: fingerprinter.digest },
         verdict,
@@ -186,7 +191,7 @@ export default definePlugin({
           type: 'notice',
           level: verdict.cause === 'client' ? 'warn' : 'info',
           source: PLUGIN_NAME,
-          message: `cache break at request ${record.n}: cache reads ${verdict.prevRead} → ${verdict.read} (−${verdict.drop} tokens); cause: ${verdict.cause}: ${verdict.reason}`,
+          message: `cache break at request ${record.n}: read ${verdict.read} of the ${verdict.prevCached} tokens the previous request cached (−${verdict.drop}); cause: ${verdict.cause}: ${verdict.reason}`,
         });
       }
     });

@@ -224,6 +224,7 @@ export function createFingerprinter(): Fingerprinter {
   // whole list is made per request); any other change makes a new list first, so a fingerprint's
   // hashes for the messages it had never change.
   let hashes: string[] = [];
+  let prevMsgs: ModelRequest['messages'] = [];
   const ttls: ('5m' | '1h' | null)[] = [];
   const chain: string[] = [];
   let hours = 0;
@@ -237,11 +238,18 @@ export function createFingerprinter(): Fingerprinter {
     const msgs = params.messages;
     let changedFrom = msgs.length;
     let copied = false;
+    // The previous request's list: a message that is the same object at the same place is skipped
+    // without reading it (a pass over two arrays, not over every message object in memory).
+    // (The same array again may have been changed in place: then nothing is skipped this way.)
+    const before = msgs === prevMsgs ? [] : prevMsgs;
+    const beforeLength = Math.min(before.length, contents.length);
+    prevMsgs = msgs;
     const own = () => {
       if (!copied) { hashes = hashes.slice(); copied = true; }
     };
     for (let i = 0; i < msgs.length; i++) {
       const m = msgs[i]!;
+      if (i < beforeLength && m === before[i]) continue;
       if (i < contents.length && contents[i] === m.content && roles[i] === m.role) continue;
       const f = messageFacts(m as { role: string; content: unknown });
       if (i >= hashes.length || hashes[i] !== f.hash) {

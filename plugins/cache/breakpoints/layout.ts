@@ -87,8 +87,15 @@ export function messageMarkerCounter(): (messages: ModelRequest['messages']) => 
   const contents: unknown[] = [];
   const counts: number[] = [];
   let total = 0;
+  // The previous call's list: the same message object at the same place is skipped unread.
+  let before: ModelRequest['messages'] = [];
   return (messages) => {
+    // (The same array again may have been changed in place: then nothing is skipped this way.)
+    const prev = messages === before ? [] : before;
+    const prevLength = Math.min(prev.length, contents.length);
+    before = messages;
     for (let i = 0; i < messages.length; i++) {
+      if (i < prevLength && messages[i] === prev[i]) continue;
       const c = messages[i]!.content;
       if (i < contents.length && contents[i] === c) continue;
       const n = contentMarkers(c);

@@ -44,19 +44,19 @@ export function smallTurns(n: number): Message[] {
 /** Messages a task adds before its history is set back. */
 const REGROW = 400;
 
-interface Modules {
+export interface Modules {
   createKernel: (o: KernelOptions) => Promise<Kernel>;
   loadPreset: (o: { preset: string; cwd: string; layers: boolean }) => Promise<{ preset: Record<string, unknown>; baseDir: string; plugins: { plugin: { name: string }; options: unknown; origin?: string }[] }>;
 }
 
-async function modulesOf(root: string): Promise<Modules> {
+export async function modulesOf(root: string): Promise<Modules> {
   const kernel = await import(pathToFileURL(join(root, 'kernel/kernel.ts')).href) as { createKernel: Modules['createKernel'] };
   const preset = await import(pathToFileURL(join(root, 'agent/preset/index.ts')).href) as { loadPreset: Modules['loadPreset'] };
   return { createKernel: kernel.createKernel, loadPreset: preset.loadPreset };
 }
 
 /** A kernel with the default preset's plugins (automatic compaction off) and the instant client. */
-async function defaultKernel(m: Modules, messages: Message[]): Promise<Kernel> {
+export async function defaultKernel(m: Modules, messages: Message[]): Promise<Kernel> {
   const dir = mkdtempSync(join(tmpdir(), 'rein-bench-overhead-'));
   const loaded = await m.loadPreset({ preset: 'default', cwd: dir, layers: false });
   const plugins = loaded.plugins.map((p) => ({

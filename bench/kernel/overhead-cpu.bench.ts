@@ -6,8 +6,7 @@
  * are interleaved, TURNS of each; the rows are medians and the 20,000 ÷ 200 ratio (target ≤ 2).
  */
 import type { Kernel } from '../../kernel/kernel.js';
-import { checkouts } from './harness.js';
-import { median } from './harness.js';
+import { checkouts, median } from './harness.js';
 import { defaultKernel, modulesOf, smallTurns } from './overhead.bench.js';
 import type { BenchContext, Measurement } from './run.js';
 

@@ -9,7 +9,7 @@ import { PluginError } from '../kernel/plugin.js';
 import { createKernel, type Kernel, type KernelPreset, type SubagentFactory } from '../kernel/kernel.js';
 import type { RunInput } from '../kernel/loop/run.js';
 import type { ModelClient } from '../kernel/model/client.js';
-import { selectClient, type ClientChoice } from './select.js';
+import { selectClient, simulatorCheckpoint, type ClientChoice, type SimulatorCheckpoint } from './select.js';
 import { Transcript, SessionError } from '../kernel/session/transcript.js';
 import { PresetError, type PresetDiagnostic } from './preset/errors.js';
 import { didYouMean } from './preset/suggest.js';
@@ -19,7 +19,7 @@ import type { AgentEvent, RunResult } from '../kernel/types.js';
 import type { CanUseTool } from '../plugins/permissions/shared/callback.js';
 import { mark } from '../kernel/trace.js';
 
-/** The built-in preset used when none is named. */
+/** The built-in preset used when none is named (beneath the config layers). */
 export const DEFAULT_PRESET = 'default';
 
 /**
@@ -37,7 +37,7 @@ export interface AgentOptions {
    * A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object (checked
    * like a file: unknown keys, wrong types and bad plugin options throw PresetError; `extends` is
    * followed, relative to `cwd`). Default: when resuming, the preset the session was started with;
-   * otherwise `default`.
+   * otherwise `default`, beneath the user, project and local config layers (which override it).
    */
   preset?: string | PresetObject;
   /** Working directory. Default: process.cwd(). */
@@ -83,15 +83,20 @@ export interface Agent {
  */
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   mark('createAgent');
+  if (options.resume !== undefined && !options.resume.trim()) {
+    throw new SessionError('--resume needs a session id or the path of a .jsonl transcript; it was given an empty value');
+  }
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
   // The preset (a file, a built-in name or an object) is loaded and checked by the preset loader:
   // layers, `extends`, the schema, and the plugins it implies and lists, each with its options
-  // validated and the file:line:col (or key, for an object) that asked for it.
+  // validated and the file:line:col (or key, for an object) that asked for it. Named (or the
+  // resumed session's): the `--preset` layer. Unnamed: `default` is the base the user, project and
+  // local layers override, as `rein preset print` shows it.
   const { loadPreset, isPresetPath } = await import('./preset/index.js');
-  const spec = options.preset ?? sessionPresetRef(options, cwd) ?? DEFAULT_PRESET;
+  const spec = options.preset ?? sessionPresetRef(options, cwd);
   const presetRef = typeof spec === 'string' ? (isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec) : undefined;
-  const resolved = await loadPreset({ preset: spec as string | PresetInput, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+  const resolved = await loadPreset({ preset: spec as string | PresetInput | undefined, base: DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
   // The files the preset came from are protected from writes by the permission plugins.
   const preset: KernelPreset = { ...(resolved.preset as KernelPreset), files: resolved.files };
   const presetDir = resolved.baseDir;
@@ -107,9 +112,11 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
 
   for (const p of options.plugins ?? []) loaded.push({ plugin: p.plugin, options: p.options, origin: 'createAgent({ plugins })' });
 
+  const embedded = !options.client && (options.sim || (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL));
+  const resumeFrom = embedded && resume ? resumedSimulator(resume, cwd, preset.session?.dir) : undefined;
   const choice = options.client
     ? { client: options.client, kind: options.client.kind === 'simulator' ? 'simulator' as const : 'api' as const }
-    : await selectClient({ sim: options.sim, env, cwd });
+    : await selectClient({ sim: options.sim, env, cwd, ...(resumeFrom ? { resumeFrom } : {}) });
   mark('model client chosen');
   let kernel: Kernel;
   let unregistered: { name: string; index: number }[] = [];
@@ -173,6 +180,15 @@ function unregisteredToolsError(
     };
   });
   return new PresetError(diagnostics);
+}
+
+/** Where the embedded simulator of a resumed session got to (read without taking the session's lock). */
+function resumedSimulator(resume: string, cwd: string, root: string | undefined): SimulatorCheckpoint | undefined {
+  try {
+    return simulatorCheckpoint(Transcript.open(resume, { cwd, root }).entries);
+  } catch {
+    return undefined; // opening the session for the run reports what is wrong with it
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { estimateRequestTokens } from '../kernel/tokens/estimate.js';
-import { cleanEnv, REPO, runCli, tempDir } from '../testing/support.js';
+import { cleanEnv, REIN_BIN, REPO, runCli, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
@@ -67,7 +67,7 @@ function project(): void {
 
 function serve(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'sim', 'serve', ...args], { cwd: tmp.dir, env: cleanEnv() });
+    const child = spawn(process.execPath, [REIN_BIN, 'sim', 'serve', ...args], { cwd: tmp.dir, env: cleanEnv() });
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
@@ -164,7 +164,7 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     expect(result).toMatchObject({ terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
     const text = await runCli(['run', 'hi', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
     expect(text.code).toBe(1);
-    expect(text.stderr).toMatch(/^rein: model_error: connection error: .*ECONNREFUSED 127\.0\.0\.1:9/m);
+    expect(text.stderr).toMatch(/^rein: model_error: cannot reach 127\.0\.0\.1:9: connection refused \(ECONNREFUSED\)$/m);
   }, 120_000);
 
   it('a tools: entry that no loaded plugin registers, at its line', async () => {

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { definePlugin } from '../plugin.js';
 import { defineTool } from '../tool.js';
 import { Transcript } from '../session/transcript.js';
-import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, type SimHarness } from '../../testing/support.js';
+import { cleanEnv, collect, REIN_BIN, REPO, runCli, serveScenario, simKernel, type SimHarness } from '../../testing/support.js';
 import { useTestEnv } from '../../testing/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
@@ -80,7 +80,7 @@ export default definePlugin({
 `);
     writeFileSync(join(folders.dir, 'p.yaml'), 'tools: []\nplugins:\n  ./hang.ts: {}\n');
     const env = { ...cleanEnv(), REIN_HOME: folders.home };
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env });
+    const child = spawn(process.execPath, [REIN_BIN, 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d) => { if (String(d).includes('HANGING')) resolve(); });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));
@@ -112,7 +112,8 @@ export default definePlugin({
   });
 
   it('--continue picks the newest session of the directory; with none it is an input error', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    // Two turns: a resumed scripted session goes on from the turn it reached.
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
     const none = await runCli(['run', 'x', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal'], { cwd: folders.dir, env: { REIN_HOME: folders.home } });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no earlier session to continue/);
@@ -124,7 +125,8 @@ export default definePlugin({
   });
 
   it('--continue without --preset goes on with the preset the session was started with', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    // Two turns: a resumed scripted session goes on from the turn it reached.
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
     writeFileSync(join(folders.dir, 'narrow.yaml'), 'name: narrow\ntools: [Read]\n');
     const env = { REIN_HOME: folders.home };
     const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', './narrow.yaml', '--output-format', 'stream-json'], { cwd: folders.dir, env });

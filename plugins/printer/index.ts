@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/index.js';
-import { resultJson, streamJson, usageReport } from './format.js';
+import { resultJson, retryLine, streamJson, usageReport } from './format.js';
 
 export const printerOptions = z.object({
   format: z.enum(['text', 'json', 'stream-json']).default('text'),
@@ -24,26 +24,28 @@ export default definePlugin({
   apply(kernel, o) {
     const out = (s: string) => process.stdout.write(s);
     const err = (s: string) => process.stderr.write(s);
+    // rein's simulator: its usage and cost are figures of the simulation, and say so.
+    const simulated = kernel.client.kind === 'simulator';
     kernel.hooks.event.tap('printer', (e) => {
       if (o.format === 'stream-json') {
-        const line = streamJson(e, kernel.sessionId, { partial: o.includePartialMessages });
+        const line = streamJson(e, kernel.sessionId, { partial: o.includePartialMessages, simulated });
         if (line) out(JSON.stringify(line) + '\n');
         return;
       }
       if (o.format === 'json') {
-        if (e.type === 'result') out(JSON.stringify(resultJson(e.result)) + '\n');
+        if (e.type === 'result') out(JSON.stringify(resultJson(e.result, { simulated })) + '\n');
         return;
       }
       // text
       if (e.type === 'result') {
         if (e.result.text) out(e.result.text.endsWith('\n') ? e.result.text : e.result.text + '\n');
-        if (o.usageReport) err(usageReport(e.result) + '\n');
+        if (o.usageReport) err(usageReport(e.result, { simulated }) + '\n');
       } else if (e.type === 'notice' && (o.verbose || e.level !== 'info')) {
         err(`rein: ${e.level}: ${e.message}\n`);
       } else if (e.type === 'permission_denied') {
         err(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}\n`);
       } else if (e.type === 'api_retry') {
-        err(`rein: request failed (${e.error}); retry ${e.attempt} in ${e.delayMs} ms\n`);
+        err(`${retryLine(e)}\n`);
       } else if (e.type === 'model_fallback') {
         err(`rein: switching model ${e.from} → ${e.to} (${e.reason})\n`);
       } else if (o.verbose && e.type === 'tool_start') {

@@ -137,6 +137,9 @@ export default definePlugin({
         state = { prev: past.prev, prevCached: past.prevCached, ...(past.prevAt !== undefined ? { prevAt: past.prevAt } : {}) };
         const { messageCount: _c, messagesDigest: _d, ...parts } = past.prev;
         recordedParts = JSON.stringify(parts);
+        // The embedded simulator lives in this process: a resumed session finds its cache empty,
+        // where the API would still hold the prefix for its TTL. That is no break of the prompt.
+        if (kernel.client.kind === 'simulator') state.emptyCache = 'resumed on rein\'s simulator, which starts each process with an empty prompt cache (the API keeps the cache for its TTL)';
       }
     };
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => load());

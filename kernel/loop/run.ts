@@ -381,33 +381,40 @@ function abortDetail(signal: AbortSignal): string | undefined {
 }
 
 /**
- * The tool_use ids of each kernel's history, with the place of the first block that has each one
- * (a running state: only the messages added since the last response are read).
+ * A lookup of reused tool_use ids over a history that grows: `(history, uses)` returns the first id
+ * of `uses`, in history order, that a tool_use block of `history` already has. The ids are a
+ * running state (kernel/incremental.ts): a call reads only the messages added since the previous
+ * one, and a replaced history (compaction, a rewrite, a resume) is read again from the start.
  */
-const toolUseIds = new WeakMap<Kernel, Incremental<Message, Map<string, number>>>();
+export function reusedToolUseIds(): (history: readonly Message[], uses: readonly ToolUseBlock[]) => string | undefined {
+  let blocks = 0;
+  // Each id with the place of the first tool_use block that has it.
+  const known = new Incremental<Message, Map<string, number>>({
+    init: () => { blocks = 0; return new Map(); },
+    add: (ids, m) => {
+      if (m.role !== 'assistant') return;
+      for (const b of m.content) if (b.type === 'tool_use' && !ids.has((b as ToolUseBlock).id)) ids.set((b as ToolUseBlock).id, blocks++);
+    },
+  });
+  return (history, uses) => {
+    if (!uses.length) return undefined;
+    const ids = known.update(history);
+    let first: { id: string; at: number } | undefined;
+    for (const u of uses) {
+      const at = ids.get(u.id);
+      if (at !== undefined && (!first || at < first.at)) first = { id: u.id, at };
+    }
+    return first?.id;
+  };
+}
 
-/** The first id of `uses` (in history order) that a tool_use of an earlier message already has. */
+const reusedIdLookups = new WeakMap<Kernel, ReturnType<typeof reusedToolUseIds>>();
+
+/** The first id of `uses` that a tool_use of an earlier message of the kernel's history already has. */
 function reusedToolUseId(kernel: Kernel, history: readonly Message[], uses: readonly ToolUseBlock[]): string | undefined {
-  if (!uses.length) return undefined;
-  let known = toolUseIds.get(kernel);
-  if (!known) {
-    let blocks = 0;
-    known = new Incremental<Message, Map<string, number>>({
-      init: () => { blocks = 0; return new Map(); },
-      add: (ids, m) => {
-        if (m.role !== 'assistant') return;
-        for (const b of m.content) if (b.type === 'tool_use' && !ids.has((b as ToolUseBlock).id)) ids.set((b as ToolUseBlock).id, blocks++);
-      },
-    });
-    toolUseIds.set(kernel, known);
-  }
-  const ids = known.update(history);
-  let first: { id: string; at: number } | undefined;
-  for (const u of uses) {
-    const at = ids.get(u.id);
-    if (at !== undefined && (!first || at < first.at)) first = { id: u.id, at };
-  }
-  return first?.id;
+  let lookup = reusedIdLookups.get(kernel);
+  if (!lookup) reusedIdLookups.set(kernel, (lookup = reusedToolUseIds()));
+  return lookup(history, uses);
 }
 
 /**

@@ -8,8 +8,10 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
+import { CALIBRATED_COUNTER } from '../kernel/tokens/counter.js';
 import { recordedMetrics, summarize } from './metrics/summary.js';
-import { addSummaries, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
+import { rankRuns, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
+import { EFFICIENCY_DEFINITION } from './metrics/efficiency.js';
 import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult } from './replay/replay.js';
 import { loadWorkloads, type SkippedFile } from './workloads/load.js';
 import type { Workload } from './workloads/types.js';
@@ -37,7 +39,7 @@ export const PRICE_SOURCE = "Anthropic's published Claude API prices (anthropic.
 function toRun(r: ReplayResult, source: string): RunReport {
   return {
     preset: r.preset, source, model: r.model, summary: r.summary, requests: r.requests, compactions: r.compactions,
-    skippedSteps: r.skippedSteps, syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
+    skippedSteps: r.skippedSteps, ...(r.incomplete ? { incomplete: r.incomplete } : {}), syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
     problems: r.problems, durationMs: r.durationMs,
   };
 }
@@ -117,16 +119,13 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       runs.push({ preset: RECORDED, model: w.model, summary: summarize(m.requests, m.compactions), requests: m.requests, compactions: m.compactions });
     }
     for (let p = 0; p < presets.length; p++) runs.push(results[wi * presets.length + p]!);
-    const est = estimateError(w);
+    const est = estimateError(w, CALIBRATED_COUNTER);
     return {
       name: w.name, format: w.format, ...(w.path ? { path: w.path } : {}), ...(w.client ? { client: w.client } : {}), model: w.model,
       sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}), runs,
     };
   });
-  const totals: BenchReport['totals'] = {};
-  const order = [...(reports.some((w) => w.runs.some((r) => r.preset === RECORDED)) ? [RECORDED] : []), ...names];
-  for (const label of order) totals[label] = addSummaries(reports.flatMap((w) => w.runs.filter((r) => r.preset === label)));
-  return { version: 1, presets: names, workloads: reports, skippedFiles, totals, prices: PRICE_SOURCE };
+  return { version: 2, presets: names, workloads: reports, skippedFiles, ...rankRuns(reports, names), efficiency: EFFICIENCY_DEFINITION, prices: PRICE_SOURCE };
 }
 
 function failed(preset: string, source: string, err: unknown): RunReport {

@@ -33,6 +33,12 @@ export {
   TEXT_BYTES_PER_TOKEN, JSON_BYTES_PER_TOKEN, MEDIA_BLOCK_TOKENS, type EstimatableRequest, type BlockPosition,
 } from './tokens/estimate.js';
 export { tokenCounter, defaultEstimator, usageInput, usageTotal, type TokenCounter, type ContextCount, type Estimator } from './tokens/accounting.js';
+// The content counters the simulator prices with: rein's byte estimate and the counter calibrated on
+// provider-reported usage (coefficients.ts).
+export {
+  BYTE_COUNTER, CALIBRATED_COUNTER, TOKEN_COUNTERS, calibratedCounter, countRequestTokens,
+  type TokenCounter as ContentTokenCounter, type CounterCoefficients,
+} from './tokens/counter.js';
 
 // The model client seam, its error type, and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';

@@ -51,3 +51,36 @@ export function contextWindow(model: string, betas: ReadonlySet<string>): number
   if (betas.has(CONTEXT_1M_BETA) && LONG_CONTEXT_MODELS.some((p) => model.startsWith(p))) return LONG_CONTEXT_WINDOW;
   return DEFAULT_CONTEXT_WINDOW;
 }
+
+/**
+ * Models that keep the thinking blocks of earlier assistant turns in their context by default:
+ * Claude Opus 4.5 and later Opus models, Sonnet 4.6 and later, and the generations after them
+ * (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, "Thinking block
+ * preservation in Claude Opus 4.5 and later"; per-model table at
+ * https://platform.claude.com/docs/en/build-with-claude/thinking#thinking-block-preservation-by-model).
+ * Earlier models (Sonnet 4.5, Sonnet 4, Opus 4/4.1, Sonnet 3.7) and the Haiku models drop them: only
+ * the thinking of the assistant turn in progress stays in context
+ * (https://platform.claude.com/docs/en/build-with-claude/context-windows, "the context window with
+ * extended thinking").
+ */
+export const KEEPS_EARLIER_THINKING: readonly string[] = Object.freeze([
+  'claude-opus-4-5', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8', 'claude-opus-5',
+  'claude-sonnet-4-6', 'claude-sonnet-5', 'claude-fable', 'claude-mythos',
+]);
+
+/** Models known to drop earlier-turn thinking (the rest of the Claude 3.7 and 4 families, every Haiku). */
+export const DROPS_EARLIER_THINKING: readonly string[] = Object.freeze([
+  'claude-sonnet-4-5', 'claude-sonnet-4', 'claude-opus-4-1', 'claude-opus-4', 'claude-3-7-sonnet', 'claude-haiku', 'claude-3',
+]);
+
+/**
+ * True when `model` keeps earlier-turn thinking blocks by default. Matching is by id prefix,
+ * longest first; a model neither list knows is taken to be newer, and newer models keep them.
+ */
+export function keepsEarlierThinking(model: string): boolean {
+  let best = '';
+  let keep = true;
+  for (const p of KEEPS_EARLIER_THINKING) if (model.startsWith(p) && p.length > best.length) { best = p; keep = true; }
+  for (const p of DROPS_EARLIER_THINKING) if (model.startsWith(p) && p.length > best.length) { best = p; keep = false; }
+  return keep;
+}

@@ -4,7 +4,7 @@
  * and including it; and the request's cache breakpoints, validated as the API validates them.
  */
 import * as crypto from 'node:crypto';
-import { estimateBlockTokens, estimateTextTokens, estimateToolTokens, type BlockPosition, type EstimatableRequest } from '../kernel/index.js';
+import { BYTE_COUNTER, type BlockPosition, type ContentTokenCounter as TokenCounter, type EstimatableRequest } from '../kernel/index.js';
 import { invalidRequest } from './errors.js';
 
 /** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */
@@ -128,7 +128,17 @@ interface Memo {
  * `input` is seen; editing a nested object of an already-sent block in place is not (blocks are
  * treated as immutable once sent, as the transcript does).
  */
-const memo = new WeakMap<object, Memo>();
+const memos = new WeakMap<TokenCounter, [WeakMap<object, Memo>, WeakMap<object, Memo>]>();
+
+/**
+ * The block memos of one counter: the same block has other tokens under another counter, and as
+ * the first block of a message (the per-message constant) than further in.
+ */
+function memosOf(counter: TokenCounter): [WeakMap<object, Memo>, WeakMap<object, Memo>] {
+  let m = memos.get(counter);
+  if (!m) { m = [new WeakMap(), new WeakMap()]; memos.set(counter, m); }
+  return m;
+}
 
 // One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per block; older Nodes use createHash.
 const sha1: (data: string) => Buffer = typeof (crypto as { hash?: unknown }).hash === 'function'
@@ -140,7 +150,7 @@ function factsOf(data: string, tokens: number): BlockFacts {
   return { d0: h.readUInt32LE(0), d1: h.readUInt32LE(4), d2: h.readUInt32LE(8), d3: h.readUInt32LE(12), tokens };
 }
 
-function memoHit(block: Obj): Memo | undefined {
+function memoHit(memo: WeakMap<object, Memo>, block: Obj): Memo | undefined {
   const m = memo.get(block);
   if (!m) return undefined;
   let n = 0;
@@ -152,9 +162,9 @@ function memoHit(block: Obj): Memo | undefined {
   return n === m.keys.length ? m : undefined;
 }
 
-function blockFacts(block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
-  if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? estimateTextTokens(block) : 0);
-  const hit = memoHit(block as Obj);
+function blockFacts(memo: WeakMap<object, Memo>, block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
+  if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? tokensOf(block) : 0);
+  const hit = memoHit(memo, block as Obj);
   if (hit) return hit.facts;
   const facts = factsOf(stableJson(block), tokensOf(block));
   const keys = Object.keys(block).filter((k) => k !== 'cache_control');
@@ -193,10 +203,18 @@ const LEVEL_CODE = { tools: 1, system: 2, messages: 3 } as const;
  * messages level only, as the prompt-caching docs' invalidation table says). Each block adds its
  * level, its message's index and role, and the SHA-1 of its JSON without `cache_control` markers.
  *
+ * Tokens come from `counter` (rein's byte estimate by default); the first block of each message
+ * carries the counter's per-message constant.
+ *
  * Throws SimulatorApiError (400) for: more than 4 breakpoints, a malformed `cache_control`, a
  * 1-hour breakpoint after a 5-minute one.
  */
-export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): PromptPrefix {
+export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, counter: TokenCounter = BYTE_COUNTER): PromptPrefix {
+  const [firstMemo, laterMemo] = memosOf(counter);
+  const toolTokens = (t: unknown) => counter.tool(t);
+  const systemTokens = (b: unknown) => counter.block(b, false);
+  const firstTokens = (b: unknown) => counter.block(b, true);
+  const laterTokens = (b: unknown) => counter.block(b, false);
   const blocks: PrefixBlock[] = [];
   const byBlock = new Map<number, Breakpoint>();
   let explicitCount = 0;
@@ -215,7 +233,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
   const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
     const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
     const i = blocks.length;
-    const facts = blockFacts(block, tokensOf);
+    const facts = blockFacts(tokensOf === firstTokens ? firstMemo : laterMemo, block, tokensOf);
     const old = inStep ? prev![i] : undefined;
     if (old && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0 && old.digest1 === facts.d1 && old.digest2 === facts.d2 && old.digest3 === facts.d3) {
       // Same chain before, same block: the chain after it is the old one by construction. A copy
@@ -244,12 +262,12 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
       byBlock.set(i, { block: i, ttl, automatic: false });
     }
   };
-  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, estimateToolTokens, 0));
+  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, toolTokens, 0));
   const system = request.system;
   if (typeof system === 'string') {
-    if (system.length > 0) push('system', 0, 0, system, estimateBlockTokens, 0);
+    if (system.length > 0) push('system', 0, 0, system, systemTokens, 0);
   } else if (system) {
-    system.forEach((b, i) => push('system', i, 0, b, estimateBlockTokens, 0));
+    system.forEach((b, i) => push('system', i, 0, b, systemTokens, 0));
   }
   if (request.messages.length) {
     if (inStep && previous!.params !== params) inStep = false;
@@ -260,8 +278,8 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
   }
   request.messages.forEach((m, i) => {
     const roleBit = m.role === 'assistant' ? 1 : 0;
-    if (typeof m.content === 'string') push('messages', i, 0, m.content, estimateBlockTokens, roleBit);
-    else m.content.forEach((b, j) => push('messages', i, j, b, estimateBlockTokens, roleBit));
+    if (typeof m.content === 'string') push('messages', i, 0, m.content, firstTokens, roleBit);
+    else m.content.forEach((b, j) => push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit));
   });
   let count = explicitCount;
   const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');

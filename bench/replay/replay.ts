@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
 import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
+import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
 import type { Plugin } from '../../kernel/plugin.js';
 import { loadPreset } from '../../agent/preset/index.js';
 import { createSimulator } from '../../simulator/simulator.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
-import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
+import { actualInputCost, applyIdealCosts, requestCost } from '../metrics/efficiency.js';
 import { instructionKey } from '../metrics/retention.js';
 import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
@@ -52,6 +53,8 @@ export interface ReplayOptions {
   model?: string;
   /** Called after each request with (requests so far, steps in the workload). */
   onProgress?: (done: number, total: number) => void;
+  /** How the simulator counts tokens: `calibrated` (fitted on provider usage, the default) or `bytes`. */
+  tokenCounter?: 'calibrated' | 'bytes';
 }
 
 export interface ReplayResult {
@@ -63,6 +66,12 @@ export interface ReplayResult {
   summary: RunSummary;
   /** Recorded steps never sent, because the kernel ended a turn early (with why). */
   skippedSteps: number;
+  /**
+   * Set when the run lost recorded steps: how many, why (the terminal reason of the turn that lost
+   * them: prompt_too_long, blocking_limit, model_error, ...) and the first few step indexes. Such a
+   * run is incomplete: its cost covers less work than the recording, so reports never rank it.
+   */
+  incomplete?: Incomplete;
   /** Turns started with CONTINUE_PROMPT because their first step had no prompt. */
   syntheticPrompts: number;
   /** How the kernel's runs ended. */
@@ -76,6 +85,16 @@ export interface ReplayResult {
 }
 
 const MAX_PROBLEMS = 20;
+
+/** What an incomplete run lost. */
+export interface Incomplete {
+  /** Recorded steps not sent. */
+  steps: number;
+  /** Steps lost by the reason their turn ended. */
+  reasons: Record<string, number>;
+  /** The first lost step indexes (at most 20). */
+  firstSteps: number[];
+}
 /** Terminal reasons after which the replay goes on with the next recorded step. */
 const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 'max_turns']);
 
@@ -94,7 +113,6 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const typedPrompts = new Set<string>();
   for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
 
-  const seen = new SeenPrefixes();
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
@@ -113,7 +131,6 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     // The prompt as the simulator accounted it (after its context edits): hashing it again here
     // would double the replay's hashing work for the same blocks.
     const prefix = x.response.prefix!;
-    const seenTokens = seen.observe(prefix.blocks);
     const r: RequestMetrics = {
       n: requests.length + 1,
       source: x.source,
@@ -123,10 +140,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       model: body.model,
       ...usage,
       promptTokens: prefix.totalTokens,
-      seenTokens,
+      seenTokens: 0,
       costUsd: requestCost(body.model, usage),
       inputCostUsd: actualInputCost(body.model, usage),
-      idealInputCostUsd: idealInputCost(body.model, prefix.totalTokens, seenTokens),
+      idealInputCostUsd: 0,
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
       const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
@@ -143,7 +160,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     options.onProgress?.(requests.length, w.steps.length);
   };
 
-  const client: ReplayClient = new ReplayClient(createSimulator({ responder: pendingResponder(() => client.current()), clock: () => cursor.now }), cursor, onExchange);
+  const client: ReplayClient = new ReplayClient(createSimulator({ responder: pendingResponder(() => client.current()), clock: () => cursor.now, tokenCounter: options.tokenCounter ?? 'calibrated' }), cursor, onExchange);
   const addedTools: string[] = [];
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => requests.length,
@@ -158,7 +175,12 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // (stop_reason max_tokens) and the kernel would ask again for a reply the recording does not have.
   // max_tokens is not part of the cached prefix, so raising it changes no accounting.
   let longestReply = 0;
-  for (const s of w.steps) longestReply = Math.max(longestReply, estimateContentTokens(s.reply));
+  const counter = TOKEN_COUNTERS[options.tokenCounter ?? 'calibrated'];
+  for (const s of w.steps) {
+    let n = 0;
+    for (const b of s.reply) n += counter.block(b, false);
+    longestReply = Math.max(longestReply, n, estimateContentTokens(s.reply));
+  }
   const maxTokens = Math.max(preset.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS, longestReply + 1);
   const kernelPreset: KernelPreset = {
     ...preset.preset,
@@ -176,6 +198,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const terminals: Record<string, number> = {};
   const problems: string[] = [];
   let skippedSteps = 0;
+  const lost: Incomplete = { steps: 0, reasons: {}, firstSteps: [] };
   let syntheticPrompts = 0;
   try {
     const kernel = await createKernel({
@@ -207,11 +230,19 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
           }
         }
         cursor.startingTurn = false;
-        if (cursor.pos === posBefore) { cursor.pos++; skippedSteps++; }
+        const lose = () => {
+          const r = reason || 'no request sent';
+          lost.reasons[r] = (lost.reasons[r] ?? 0) + 1;
+          if (lost.firstSteps.length < 20) lost.firstSteps.push(cursor.peek()!.index);
+          lost.steps++;
+          cursor.pos++;
+          skippedSteps++;
+        };
+        if (cursor.pos === posBefore) lose();
         // A turn the kernel ended on an error leaves the steps that continue it unreachable: skip
         // them. After a normal end, a recorded request with no prompt of its own (a client retry)
         // starts the next turn with CONTINUE_PROMPT.
-        if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) { cursor.pos++; skippedSteps++; }
+        if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) lose();
       }
     } finally {
       await kernel.close();
@@ -220,6 +251,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     Date.now = realNow;
     await rm(dir, { recursive: true, force: true });
   }
+  applyIdealCosts(requests);
   return {
     workload: w.name,
     preset: preset.name,
@@ -228,6 +260,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     compactions,
     summary: summarize(requests, compactions),
     skippedSteps,
+    ...(lost.steps ? { incomplete: lost } : {}),
     syntheticPrompts,
     terminals,
     addedTools,

@@ -63,7 +63,8 @@ describe('bench report', () => {
     expect(text).toContain('two-turns');
     expect(text).toMatch(/│ stable\s+│/);
     expect(text).toMatch(/│ bare\s+│/);
-    expect(text).toContain('Cache efficiency: ideal input cost');
+    expect(text).toContain('Cache efficiency = ideal / actual input cost');
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
   });
 
   it('survives a JSON round trip', () => {

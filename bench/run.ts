@@ -9,6 +9,16 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
 import { CALIBRATED_COUNTER } from '../kernel/tokens/counter.js';
+import { detectEvents, recordedBreakCauses, recordedPrefix } from './workloads/events.js';
+import { fidelityOf } from './report/fidelity.js';
+import type { MimicClient } from './replay/mimic.js';
+
+/** The client that recorded a workload, from its format. */
+function clientKindOf(w: Workload): MimicClient | undefined {
+  if (w.format === 'claude-code' || w.format === 'claude-code-stream-json' || w.format === 'harbor-atif') return 'claude-code';
+  if (w.format === 'pi') return 'pi';
+  return undefined;
+}
 import { recordedMetrics, summarize } from './metrics/summary.js';
 import { rankRuns, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
 import { EFFICIENCY_DEFINITION } from './metrics/efficiency.js';
@@ -40,7 +50,7 @@ function toRun(r: ReplayResult, source: string): RunReport {
   return {
     preset: r.preset, source, model: r.model, summary: r.summary, requests: r.requests, compactions: r.compactions,
     skippedSteps: r.skippedSteps, ...(r.incomplete ? { incomplete: r.incomplete } : {}), syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
-    problems: r.problems, durationMs: r.durationMs,
+    problems: r.problems, durationMs: r.durationMs, ...(r.mimic ? { mimic: r.mimic } : {}),
   };
 }
 
@@ -114,18 +124,22 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
 
   const reports: WorkloadReport[] = workloads.map((w, wi) => {
     const runs: RunReport[] = [];
+    const prefix = recordedPrefix(w, CALIBRATED_COUNTER);
+    const events = detectEvents(w, prefix);
     if (w.steps.some((s) => s.usage)) {
-      const m = recordedMetrics(w);
+      const m = recordedMetrics(w, recordedBreakCauses(w, events));
       runs.push({ preset: RECORDED, model: w.model, summary: summarize(m.requests, m.compactions), requests: m.requests, compactions: m.compactions });
     }
     for (let p = 0; p < presets.length; p++) runs.push(results[wi * presets.length + p]!);
     const est = estimateError(w, CALIBRATED_COUNTER);
     return {
       name: w.name, format: w.format, ...(w.path ? { path: w.path } : {}), ...(w.client ? { client: w.client } : {}), model: w.model,
-      sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}), runs,
+      sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}),
+      ...(clientKindOf(w) ? { clientKind: clientKindOf(w)! } : {}), ...(prefix ? { prefix } : {}), events, runs,
     };
   });
-  return { version: 2, presets: names, workloads: reports, skippedFiles, ...rankRuns(reports, names), efficiency: EFFICIENCY_DEFINITION, prices: PRICE_SOURCE };
+  const fidelity = fidelityOf(reports);
+  return { version: 2, presets: names, workloads: reports, skippedFiles, ...rankRuns(reports, names), efficiency: EFFICIENCY_DEFINITION, ...(fidelity ? { fidelity } : {}), prices: PRICE_SOURCE };
 }
 
 function failed(preset: string, source: string, err: unknown): RunReport {

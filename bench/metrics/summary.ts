@@ -62,10 +62,11 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
 
 /**
  * Request metrics of a recording from the provider usage it carries (steps without usage are left
- * out). Breaks are found on the recorded cache reads; the ideal cost follows efficiency.ts (the
+ * out). Breaks are found on the recorded cache reads, their causes given by `causes` (step index →
+ * cause, workloads/events.ts) or else from the gap alone; the ideal cost follows efficiency.ts (the
  * same formula as for replays). Recorded compactions count, with the sizes the client reported.
  */
-export function recordedMetrics(w: Workload): { requests: RequestMetrics[]; compactions: CompactionMetrics[] } {
+export function recordedMetrics(w: Workload, causes?: ReadonlyMap<number, string>): { requests: RequestMetrics[]; compactions: CompactionMetrics[] } {
   const requests: RequestMetrics[] = [];
   const compactions: CompactionMetrics[] = [];
   let prev: { prompt: number; read: number; at: number } | undefined;
@@ -93,7 +94,7 @@ export function recordedMetrics(w: Workload): { requests: RequestMetrics[]; comp
       idealInputCostUsd: 0,
     };
     if (prev && isBreak(prev.read, u.cacheRead)) {
-      r.breakCause = recordedBreakCause(step.at - prev.at, compactedSincePrev, w.timed);
+      r.breakCause = causes?.get(step.index) ?? recordedBreakCause(step.at - prev.at, compactedSincePrev, w.timed);
       r.breakTokens = prev.read - u.cacheRead;
     }
     // The compacted size is the first prompt after the compaction (the client reported only "before").

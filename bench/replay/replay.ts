@@ -21,7 +21,10 @@ import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
+import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
+import { buildPrefix } from '../../kernel/simulator/prefix.js';
+import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 
 /** The prompt used when a recorded step must start a turn but the recording has no prompt for it. */
 export const CONTINUE_PROMPT = 'Continue.';
@@ -55,6 +58,11 @@ export interface ReplayOptions {
   onProgress?: (done: number, total: number) => void;
   /** How the simulator counts tokens: `calibrated` (fitted on provider usage, the default) or `bytes`. */
   tokenCounter?: 'calibrated' | 'bytes';
+  /**
+   * Send the client's fixed prefix in its shape (mimic.ts). Default: the preset's `bench.mimic`;
+   * `false` sends the preset's own tools and system prompt whatever the preset says.
+   */
+  mimic?: MimicClient | false;
 }
 
 export interface ReplayResult {
@@ -82,6 +90,10 @@ export interface ReplayResult {
   problems: string[];
   /** Wall time of the replay, ms. */
   durationMs: number;
+  /** The client events of the recording the replay acted on (context cleared, model and thinking changes; restarts for a mimic). */
+  events: ClientEvent[];
+  /** The mimic's fixed prefix and where its sizes came from, when the preset models a client. */
+  mimic?: { client: MimicClient; sizes: MimicPlan['sizes']; source: string };
 }
 
 const MAX_PROBLEMS = 20;
@@ -112,6 +124,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const compactions: CompactionMetrics[] = [];
   const typedPrompts = new Set<string>();
   for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
+
+  const counterName = options.tokenCounter ?? 'calibrated';
+  const counter = TOKEN_COUNTERS[counterName];
+  const prefixOfRecording = recordedPrefix(w, counter);
+  const events = detectEvents(w, prefixOfRecording);
+  const cleared = new Set(events.filter((e) => e.kind === 'context cleared').map((e) => e.step));
+  const mimicClient = options.mimic === false ? undefined : options.mimic ?? (preset.preset as { bench?: { mimic?: MimicClient } }).bench?.mimic;
+  const plan = mimicClient ? mimicPlan(mimicClient, w, prefixOfRecording, events) : undefined;
 
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
@@ -147,9 +167,9 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
       const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
-      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, ...(ttl ? { ttl } : {}) };
+      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, params: prefix.params, ...(ttl ? { ttl } : {}) };
       if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
-        r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: compactedSince, contextEdit: editedSince });
+        r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: compactedSince, contextEdit: editedSince, cleared: !!x.step && cleared.has(x.step.index) });
         r.breakTokens = prevMain.read - usage.cacheRead;
       }
       prevMain = { shape, read: usage.cacheRead };
@@ -160,7 +180,23 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     options.onProgress?.(requests.length, w.steps.length);
   };
 
-  const client: ReplayClient = new ReplayClient(createSimulator({ responder: pendingResponder(() => client.current()), clock: () => cursor.now, tokenCounter: options.tokenCounter ?? 'calibrated' }), cursor, onExchange);
+  const sim = createSimulator({ responder: pendingResponder(() => client.current(), () => client.nextSummary()), clock: () => cursor.now, tokenCounter: counter });
+  const client: ReplayClient = new ReplayClient(sim, cursor, onExchange);
+  // A compaction is answered with the recording's own summaries, in order, while there are any.
+  client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
+  if (plan) {
+    // Other sessions of the client keep its shared prefix cached: so does the replay.
+    let pinned = false;
+    client.beforeMain = (body, now) => {
+      if (pinned) return;
+      pinned = true;
+      const i = sharedBlockIndex(body as never, plan);
+      if (i === undefined) return;
+      const p = buildPrefix(body as never, undefined, counter);
+      const b = p.blocks[i];
+      if (b) sim.cache.pin(b.hash, b.prefixTokens, now);
+    };
+  }
   const addedTools: string[] = [];
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => requests.length,
@@ -169,13 +205,12 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       if (c.kind === 'compaction') compactedSince = true;
       else editedSince = true;
     },
-  }, addedTools);
+  }, addedTools, { model: !options.model, resultsAsRecorded: plan !== undefined });
 
   // Every recorded reply must fit the request's max_tokens, or the simulator would cut it short
   // (stop_reason max_tokens) and the kernel would ask again for a reply the recording does not have.
   // max_tokens is not part of the cached prefix, so raising it changes no accounting.
   let longestReply = 0;
-  const counter = TOKEN_COUNTERS[options.tokenCounter ?? 'calibrated'];
   for (const s of w.steps) {
     let n = 0;
     for (const b of s.reply) n += counter.block(b, false);
@@ -206,12 +241,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       presetDir: preset.baseDir,
       cwd: dir,
       client,
-      plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }],
+      plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
     });
     try {
       while (cursor.peek()) {
         const step = cursor.peek()!;
+        // The user cleared the conversation here (or the client started a new one): so does the replay.
+        if (cleared.has(step.index)) kernel.messages = [];
         if (step.compactionBefore?.trigger === 'manual') await kernel.compact();
         let prompt: ContentBlock[];
         if (step.prompt?.length) prompt = step.prompt.map((p) => p.block);
@@ -266,5 +303,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     addedTools,
     problems,
     durationMs: performance.now() - started,
+    events: events.filter((e) => e.kind !== 'restart' || plan),
+    ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
   };
 }

@@ -4,6 +4,9 @@
  */
 import type { CompactionMetrics, EstimateError, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { ImportStats, WorkloadFormat } from '../workloads/types.js';
+import type { ClientEvent, RecordedPrefix } from '../workloads/events.js';
+import type { MimicClient, MimicSizes } from '../replay/mimic.js';
+import type { Fidelity } from './fidelity.js';
 import type { SkippedFile } from '../workloads/load.js';
 
 /** The row name used for the recording client's own numbers. */
@@ -29,6 +32,8 @@ export interface RunReport {
   durationMs?: number;
   /** The replay failed as a whole (a preset plugin threw, ...). */
   error?: string;
+  /** The client this preset models (`bench.mimic`), with the prefix it sent and where its sizes came from. */
+  mimic?: { client: MimicClient; sizes: MimicSizes; source: string };
 }
 
 export interface WorkloadReport {
@@ -42,8 +47,14 @@ export interface WorkloadReport {
   timed: boolean;
   notes: string[];
   stats: ImportStats;
-  /** rein's token estimate against the provider's counts, when the recording has usage. */
+  /** The replay's token counter against the provider's counts, when the recording has usage. */
   estimate?: EstimateError;
+  /** The recording client (`claude-code`, `pi`, ...), from the format. */
+  clientKind?: MimicClient;
+  /** The client's fixed prefix as the recording shows it (events.ts). */
+  prefix?: RecordedPrefix;
+  /** Client events the recording shows, each at its step (events.ts). */
+  events: ClientEvent[];
   runs: RunReport[];
 }
 
@@ -81,6 +92,8 @@ export interface BenchReport {
   allRunTotals: Record<string, RunSummary & { workloads: number; incomplete: number }>;
   /** How cache efficiency is defined (metrics/efficiency.ts). */
   efficiency: string;
+  /** Each recording beside the replay of its client's mimic preset (fidelity.ts), when one ran. */
+  fidelity?: Fidelity;
   /** Price table used (kernel/pricing.ts). */
   prices: string;
 }

@@ -88,7 +88,8 @@ export function detectEvents(w: Workload, prefix: RecordedPrefix | undefined): C
       let explained = !!s.compactionBefore;
       if (!explained && s.model !== prev.model) { here('model switch', `${prev.model} → ${s.model}`); explained = true; }
       if (!explained && !sameThinking(s.thinking, prev.thinking)) { here('thinking change', `${JSON.stringify(prev.thinking ?? null)} → ${JSON.stringify(s.thinking ?? null)}`); explained = true; }
-      if (!explained && s.prompt && promptTokens(u) < RESET_DROP * promptTokens(p)) {
+      // A cleared context is about what is in the prompt, not the cache key: it can come with a model or thinking change.
+      if (!s.compactionBefore && s.prompt && promptTokens(u) < RESET_DROP * promptTokens(p)) {
         here('context cleared', `prompt ${fmt(promptTokens(p))} → ${fmt(promptTokens(u))} tokens with no compaction`);
         explained = true;
       }

@@ -141,6 +141,31 @@ export function clearOldResults(messages: Message[], tools: readonly string[], k
   return { messages: messages.map((msg, i) => (copies.has(i) ? { ...msg, content: copies.get(i)! } : msg)), cleared, tokens };
 }
 
+/**
+ * The `prune` trigger's choice (opencode's pruning): walking back from the newest result, the
+ * first `protectTokens` of uncleared output stay; everything older goes, but only when it adds up
+ * to at least `minimumTokens` (else nothing is cleared, so one clearing frees a worthwhile amount).
+ * For `clearOldResults`' `select`.
+ */
+export function pruneSelection(messages: readonly Message[], protectTokens: number, minimumTokens: number) {
+  return (results: readonly { m: number; b: number; id: string }[]) => {
+    let newest = 0;
+    const older: { m: number; b: number; id: string }[] = [];
+    let olderTokens = 0;
+    for (let i = results.length - 1; i >= 0; i--) {
+      const r = results[i]!;
+      const block = messages[r.m]!.content[r.b] as ToolResultBlock;
+      if (isCleared(block)) continue;
+      const t = estimateBlockTokens(block);
+      if (newest + t <= protectTokens) { newest += t; continue; }
+      newest = protectTokens;
+      older.push(r);
+      olderTokens += t;
+    }
+    return olderTokens >= minimumTokens ? older.reverse() : [];
+  };
+}
+
 /** Number of clearable results not cleared yet. */
 export function unclearedCount(messages: readonly Message[], tools: readonly string[]): number {
   const clearable = clearableMatcher(tools);
@@ -167,27 +192,9 @@ export default definePlugin({
     stats.set(kernel, s);
     const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
 
-    // `prune`: results older than the newest protectTokens of output, when they add up to the minimum.
-    const pruneSelect = (messages: Message[]) => (results: readonly { m: number; b: number; id: string }[]) => {
-      let newest = 0;
-      const older: { m: number; b: number; id: string }[] = [];
-      let olderTokens = 0;
-      for (let i = results.length - 1; i >= 0; i--) {
-        const r = results[i]!;
-        const block = messages[r.m]!.content[r.b] as ToolResultBlock;
-        if (isCleared(block)) continue;
-        const t = estimateBlockTokens(block);
-        if (newest + t <= options.protectTokens) { newest += t; continue; }
-        newest = options.protectTokens;
-        older.push(r);
-        olderTokens += t;
-      }
-      return olderTokens >= options.pruneMinimumTokens ? older.reverse() : [];
-    };
-
     kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
       if (options.trigger === 'prune') {
-        const r = clearOldResults(state.messages, options.tools, options.keepRecent, pruneSelect(state.messages));
+        const r = clearOldResults(state.messages, options.tools, options.keepRecent, pruneSelection(state.messages, options.protectTokens, options.pruneMinimumTokens));
         if (!r.cleared.length) return state;
         return cleared(state, r, 'prune');
       }

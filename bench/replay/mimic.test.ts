@@ -91,7 +91,7 @@ describe('pi-like mimic', () => {
     const w = workload('pi', [step(0, 0, { cacheWrite5m: 1_600 }, prompt('read the theme')), step(1, 10, { cacheRead: 1_600, cacheWrite5m: 200 }, prompt('more'))]);
     const r = await replayWorkload(w, preset);
     const first = sent[0]!;
-    expect(first.tools!.map((t) => t.name)).toEqual(['read', 'bash', 'edit', 'write']);
+    expect(first.tools!.map((t) => (t as { name: string }).name)).toEqual(['read', 'bash', 'edit', 'write']);
     expect((first.tools![3] as { cache_control?: unknown }).cache_control).toEqual({ type: 'ephemeral' });
     expect(first.system).toHaveLength(1);
     expect((first.system as Array<{ text: string; cache_control?: unknown }>)[0]!.cache_control).toEqual({ type: 'ephemeral' });

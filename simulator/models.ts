@@ -35,20 +35,16 @@ export function minCacheableTokens(model: string): number {
   return DEFAULT_MIN_CACHEABLE_TOKENS;
 }
 
+import { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from '../model/long-context.js';
+
+export { CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW };
+
 /** Standard context window, tokens (platform.claude.com/docs "Context windows"). */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-/** Context window with the `context-1m-2025-08-07` beta on a model that supports it, tokens. */
-export const LONG_CONTEXT_WINDOW = 1_000_000;
-/** The beta that turns on the 1M-token window. */
-export const CONTEXT_1M_BETA = 'context-1m-2025-08-07';
-/** Models that accept the 1M-token window beta (by id prefix). */
-export const LONG_CONTEXT_MODELS: readonly string[] = Object.freeze([
-  'claude-sonnet-4', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8',
-]);
+export const DEFAULT_CONTEXT_WINDOW = STANDARD_CONTEXT_WINDOW;
 
 /** The context window of `model` given the request's betas, tokens. */
 export function contextWindow(model: string, betas: ReadonlySet<string>): number {
-  if (betas.has(CONTEXT_1M_BETA) && LONG_CONTEXT_MODELS.some((p) => model.startsWith(p))) return LONG_CONTEXT_WINDOW;
+  if (betas.has(CONTEXT_1M_BETA) && acceptsLongContext(model)) return LONG_CONTEXT_WINDOW;
   return DEFAULT_CONTEXT_WINDOW;
 }
 

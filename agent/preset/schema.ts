@@ -42,7 +42,7 @@ const modelSchema = z.object({
   provider: z.enum(MODEL_PROVIDERS).describe('Model client. `anthropic` uses ANTHROPIC_API_KEY, or the embedded simulator when it is unset.'),
   name: nonEmpty.describe('Model id sent as `model`, e.g. claude-sonnet-4-6.'),
   maxTokens: z.number().int().positive().describe('`max_tokens` per request, tokens.'),
-  contextWindow: z.number().int().positive().describe('Context window of the model, tokens (compaction thresholds derive from it).'),
+  contextWindow: z.number().int().positive().describe('Context window of the model, tokens (compaction thresholds derive from it). Above 200,000 the request asks for the 1M-token window (beta context-1m-2025-08-07) on models that accept it.'),
   fallbackModel: nonEmpty.describe('Model to switch to when the main model is overloaded.'),
   thinking: z.discriminatedUnion('type', [
     z.object({

@@ -86,7 +86,7 @@ export interface ReplayResult {
   terminals: Record<string, number>;
   /** Tools the recording called that the preset lacks (added with a minimal schema). */
   addedTools: string[];
-  /** Problems worth showing (a turn ended by a model error, ...), at most 20. */
+  /** Problems worth showing (a turn ended by a model error, a warning or error notice; not routine information), at most 20. */
   problems: string[];
   /** Wall time of the replay, ms. */
   durationMs: number;
@@ -262,7 +262,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
             reason = ev.result.terminalReason;
             terminals[reason] = (terminals[reason] ?? 0) + 1;
             if (ev.result.isError && reason !== 'hook_stopped' && problems.length < MAX_PROBLEMS) problems.push(`step ${step.index}: turn ended with ${reason}${ev.result.text ? '' : ''}`);
-          } else if (ev.type === 'notice' && ev.level !== 'info' && problems.length < MAX_PROBLEMS) {
+          } else if (ev.type === 'notice' && (ev.level === 'warn' || ev.level === 'error') && problems.length < MAX_PROBLEMS) {
             problems.push(`step ${step.index}: ${ev.source}: ${ev.message}`);
           }
         }

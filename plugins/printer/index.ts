@@ -11,7 +11,7 @@ export const printerOptions = z.object({
   format: z.enum(['text', 'json', 'stream-json']).default('text'),
   /** stream-json only: also print each server-sent event (`stream_event`). */
   includePartialMessages: z.boolean().default(false),
-  /** text only: print tool calls and notices to stderr as they happen. */
+  /** text only: print tool calls and `info` notices to stderr as they happen (warnings and errors always; routine `debug` notices never). */
   verbose: z.boolean().default(false),
   /** text only: print the usage and cache report to stderr at the end. */
   usageReport: z.boolean().default(true),
@@ -38,7 +38,7 @@ export default definePlugin({
       if (e.type === 'result') {
         if (e.result.text) out(e.result.text.endsWith('\n') ? e.result.text : e.result.text + '\n');
         if (o.usageReport) err(usageReport(e.result) + '\n');
-      } else if (e.type === 'notice' && (o.verbose || e.level !== 'info')) {
+      } else if (e.type === 'notice' && (e.level === 'warn' || e.level === 'error' || (o.verbose && e.level === 'info'))) {
         err(`rein: ${e.level}: ${e.message}\n`);
       } else if (e.type === 'permission_denied') {
         err(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}\n`);

@@ -183,7 +183,7 @@ export default definePlugin({
     let lastFailure = '';
 
     const record = (data: AutoCompactRecord) => kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data });
-    const notice = (level: 'info' | 'warn' | 'error', message: string) => kernel.emit({ type: 'notice', level, source: PLUGIN_NAME, message });
+    const notice = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => kernel.emit({ type: 'notice', level, source: PLUGIN_NAME, message });
 
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
       if (loaded) return;
@@ -211,7 +211,8 @@ export default definePlugin({
       await counter.prime(ctx);
       if (!announced) {
         announced = true;
-        notice('info', options.enabled
+        // Routine: the thresholds of every run (text output never prints it).
+        notice('debug', options.enabled
           ? `auto-compaction at ${t.threshold} tokens (warning at ${t.warning}, blocking at ${t.blocking}, window ${t.contextWindow})`
           : `auto-compaction is off (blocking at ${t.blocking} tokens, window ${t.contextWindow})`);
       }
@@ -247,7 +248,9 @@ export default definePlugin({
       if (count < t.warning) warned = false;
       else if (!warned && count < t.threshold) {
         warned = true;
-        notice('warn', `context at ${count} of ${t.contextWindow} tokens; auto-compaction ${options.enabled && !s.breakerOpen ? `at ${t.threshold}` : 'will not run'}, blocking at ${t.blocking}`);
+        // A warning only when nothing will compact before the blocking limit; else routine information.
+        const willCompact = options.enabled && !s.breakerOpen;
+        notice(willCompact ? 'info' : 'warn', `context at ${count} of ${t.contextWindow} tokens; auto-compaction ${willCompact ? `at ${t.threshold}` : 'will not run'}, blocking at ${t.blocking}`);
       }
       if (options.blocking && count >= t.blocking) {
         return { ...state, terminal: { reason: 'blocking_limit', detail: `the context is ${count} tokens, over the blocking limit of ${t.blocking} (window ${t.contextWindow} minus the output reserve and a safety margin)` } };

@@ -298,7 +298,7 @@ class ShellHooks {
         let message: string | undefined;
         let type = 'notice';
         if (e.type === 'permission_denied') { message = `rein denied ${e.denial.tool_name}: ${e.denial.reason}`; type = 'permission_denied'; }
-        else if (e.type === 'notice' && e.level !== 'info' && e.source !== 'hooks/shell') message = e.message;
+        else if (e.type === 'notice' && (e.level === 'warn' || e.level === 'error') && e.source !== 'hooks/shell') message = e.message;
         if (!message) return;
         const p = this.runObserved('Notification', type, { message, notification_type: type }, k.runContext());
         this.background.add(p);

@@ -184,6 +184,7 @@ export async function renderHtml(report: BenchReport): Promise<string> {
   const toc = [
     '<li><a href="#summary">Summary</a></li>',
     ...(report.fidelity ? ['<li><a href="#fidelity">Fidelity</a></li>'] : []),
+    ...(report.workloads.some((w) => w.estimate && w.estimate.pairs > 0) ? ['<li><a href="#counter">Token counter</a></li>'] : []),
     ...(report.unranked.length ? ['<li><a href="#unranked">Not ranked</a></li>'] : []),
     ...full.map((w) => `<li><a href="#${anchor(w.name)}">${esc(w.name)}</a>${w.sidechain ? ' (subagent)' : ''}</li>`),
     ...(tiny.length ? [`<li><a href="#tiny">${tiny.length} tiny workloads</a></li>`] : []),
@@ -196,6 +197,11 @@ export async function renderHtml(report: BenchReport): Promise<string> {
   parts.push(summaryTable([...rec, ...report.ranking].map((preset) => ({ label: `${report.totals[preset]!.workloads} workloads`, r: { preset, summary: report.totals[preset]! } }))));
   parts.push(`<figure class="chart" data-chart="overview">${await renderSvg(overviewSpec(report))}</figure>`);
   if (report.fidelity) parts.push(`<h2 id="fidelity">Fidelity</h2><p class="note">Each recording beside the replay of its own client's mimic preset.</p>${fidelityTable(report.fidelity)}`);
+  const est = report.workloads.filter((w) => w.estimate && w.estimate.pairs > 0);
+  if (est.length) {
+    const rows = est.map((w) => `<tr><td>${esc(w.name)}</td><td>${w.estimate!.pairs}</td><td>${w.estimate!.inputRatio.toFixed(3)}</td><td>${Number.isFinite(w.estimate!.inputMedianAbsError) ? `${(100 * w.estimate!.inputMedianAbsError).toFixed(1)}%` : '–'}</td><td>${w.estimate!.outputRatio.toFixed(2)}</td></tr>`).join('');
+    parts.push(`<h2 id="counter">Token counter</h2><p class="note">The replay's ${esc(est[0]!.estimate!.counter)} token counter against the provider's counts: growth of the prompt between consecutive requests (counted / recorded, and the median relative error over pairs of at least 200 tokens), and reply content against the recorded output tokens.</p><table><thead><tr><th>workload</th><th>pairs</th><th>growth ratio</th><th>median |error|</th><th>output ratio</th></tr></thead><tbody>${rows}</tbody></table>`);
+  }
   if (report.unranked.length) {
     parts.push(`<h2 id="unranked">Not ranked</h2><p class="note">Incomplete or failed runs: their cost covers less work than the recording, so they are left out of the totals.</p><ul>${report.unranked.map((u) => `<li>${esc(u.preset)} × ${esc(u.workload)}: ${u.status}: ${esc(u.detail)}</li>`).join('')}</ul>`);
   }

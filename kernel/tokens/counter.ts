@@ -266,13 +266,6 @@ export function imageSize(b: Buffer): { width: number; height: number } | undefi
   return undefined;
 }
 
-/** Tokens of a prose string with the calibrated weights (for callers that count bare text). */
-export function calibratedTextTokens(s: string, c: CounterCoefficients = COEFFICIENTS): number {
-  if (!s) return 0;
-  const w = weightVector(c);
-  return Math.max(1, Math.round(dot(w.slice(0, TEXT_FEATURES.length), textFeatures(s))));
-}
-
 /**
  * Tokens of a whole request with `counter`: every tool, every system block, every message block
  * (the first block of each message carries the per-message constant). What `count_tokens` reports.

@@ -44,6 +44,7 @@ export {
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 export { timeoutSignal } from './abort.js';
+export { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from './model/long-context.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.
 export { Transcript, SessionError } from './session/transcript.js';

@@ -2,6 +2,7 @@
  * Per-model facts the simulator needs: the minimum cacheable prefix length and the context window.
  * Model ids match by prefix, longest first, so date-suffixed ids behave like their alias.
  */
+import { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from '../kernel/index.js';
 
 /**
  * Minimum cacheable prefix, tokens, by model-id prefix. A breakpoint whose prefix is shorter is
@@ -34,8 +35,6 @@ export function minCacheableTokens(model: string): number {
   for (const [prefix, tokens] of MIN_CACHEABLE_TOKENS) if (model.startsWith(prefix)) return tokens;
   return DEFAULT_MIN_CACHEABLE_TOKENS;
 }
-
-import { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from '../model/long-context.js';
 
 export { CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW };
 

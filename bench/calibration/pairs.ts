@@ -12,7 +12,7 @@
  * two requests, a request without usage, and a prompt that fell by more than `RESET_DROP` at a turn
  * start (the client cleared the context or rewrote old content, which the recording does not show).
  */
-import { keepsEarlierThinking } from '../../kernel/simulator/models.js';
+import { keepsEarlierThinking } from '../../simulator/models.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { promptTokens, type Workload, type WorkloadStep } from '../workloads/types.js';
 

@@ -23,7 +23,7 @@ import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
-import { buildPrefix } from '../../kernel/simulator/prefix.js';
+import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 
 /** The prompt used when a recorded step must start a turn but the recording has no prompt for it. */

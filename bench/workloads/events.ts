@@ -24,8 +24,8 @@
  * that prefix other sessions of the same client had cached (`sharedTokens`).
  */
 import type { TokenCounter } from '../../kernel/tokens/counter.js';
-import { TTL_MS } from '../../kernel/simulator/prefix.js';
-import { keepsEarlierThinking } from '../../kernel/simulator/models.js';
+import { TTL_MS } from '../../simulator/prefix.js';
+import { keepsEarlierThinking } from '../../simulator/models.js';
 import { RESET_DROP } from '../calibration/pairs.js';
 import { isBreak, BREAK_CAUSES } from '../metrics/breaks.js';
 import { promptTokens, type Workload, type WorkloadStep } from './types.js';

@@ -1,6 +1,6 @@
 /**
  * Coefficients of the calibrated token counter (counter.ts). Written by
- * `node --import jiti/register scripts/fit-token-counter.ts DIR --write`; do not edit by hand.
+ * `npm run bench:fit-counter -- DIR --write`; do not edit by hand.
  * Each session held out, the fit predicted its prompt growth with ratio 0.999, median |error| 6.1% (1845 pairs).
  */
 import type { CounterCoefficients } from './counter.js';

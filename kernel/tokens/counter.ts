@@ -5,7 +5,7 @@
  * - `BYTE_COUNTER`, rein's documented estimate (estimate.ts): UTF-8 bytes / 4 for prose, / 2 for JSON,
  *   2,000 per image. Deterministic and easy to work out by hand; the simulator's default.
  * - `CALIBRATED_COUNTER`, fitted on provider-reported usage of real sessions (coefficients.ts, refit
- *   with `scripts/fit-token-counter.ts`). `rein bench` replays count with it, so a replayed prompt
+ *   with `bench/calibration/refit.ts`). `rein bench` replays count with it, so a replayed prompt
  *   costs what the provider would bill.
  *
  * The calibrated formula. Every string the model reads (text, thinking, a tool_use's name and its

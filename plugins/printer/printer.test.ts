@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createHooks } from '../../kernel/hooks.js';
-import type { AgentEvent } from '../../kernel/types.js';
+import { createHooks, type AgentEvent } from '../../kernel/index.js';
 import printer from './index.js';
 
 let written: string[] = [];

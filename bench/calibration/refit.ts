@@ -3,19 +3,19 @@
  * reads that carries provider usage) and prints the error in-sample and with each session held
  * out. `--write` replaces kernel/tokens/coefficients.ts with the new weights.
  *
- *   node --import jiti/register scripts/fit-token-counter.ts ../shared/traces [--write]
+ *   npm run bench:fit-counter -- ../shared/traces [--write]
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { crossValidate, coefficientsOf, fitRows, fitWeights, predictRows } from '../bench/calibration/fit.js';
-import { growthError, growthPairs, type GrowthPair } from '../bench/calibration/pairs.js';
-import { loadWorkloads } from '../bench/workloads/load.js';
-import { COEFFICIENTS } from '../kernel/tokens/coefficients.js';
+import { crossValidate, coefficientsOf, fitRows, fitWeights, predictRows } from './fit.js';
+import { growthError, growthPairs, type GrowthPair } from './pairs.js';
+import { loadWorkloads } from '../workloads/load.js';
+import { COEFFICIENTS } from '../../kernel/tokens/coefficients.js';
 
 const args = process.argv.slice(2);
 const dir = args.find((a) => !a.startsWith('--'));
 if (!dir) {
-  process.stderr.write('usage: fit-token-counter.ts DIR [--write]\n');
+  process.stderr.write('usage: npm run bench:fit-counter -- DIR [--write]\n');
   process.exit(2);
 }
 const { workloads } = await loadWorkloads(dir);
@@ -47,10 +47,10 @@ const out = [
 process.stdout.write(out.join('\n') + '\n');
 
 if (args.includes('--write')) {
-  const file = fileURLToPath(new URL('../kernel/tokens/coefficients.ts', import.meta.url));
+  const file = fileURLToPath(new URL('../../kernel/tokens/coefficients.ts', import.meta.url));
   writeFileSync(file, `/**
  * Coefficients of the calibrated token counter (counter.ts). Written by
- * \`node --import jiti/register scripts/fit-token-counter.ts DIR --write\`; do not edit by hand.
+ * \`npm run bench:fit-counter -- DIR --write\`; do not edit by hand.
  * Each session held out, the fit predicted its prompt growth with ${fmt(cv.overall)}.
  */
 import type { CounterCoefficients } from './counter.js';

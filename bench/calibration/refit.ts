@@ -8,9 +8,10 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { crossValidate, coefficientsOf, fitRows, fitWeights, predictRows } from './fit.js';
-import { growthError, growthPairs, type GrowthPair } from './pairs.js';
+import { growthError, growthPairs, predictedGrowth, type GrowthPair } from './pairs.js';
 import { loadWorkloads } from '../workloads/load.js';
 import { COEFFICIENTS } from '../../kernel/tokens/coefficients.js';
+import { BYTE_COUNTER } from '../../kernel/tokens/counter.js';
 
 const args = process.argv.slice(2);
 const dir = args.find((a) => !a.startsWith('--'));
@@ -41,6 +42,7 @@ const out = [
   `pairs: ${pairs.length}; left out: ${Object.entries(excluded).map(([k, v]) => `${v} × ${k}`).join(', ') || 'none'}`,
   `in-sample: ${fmt(growthError(pairs, predictRows(rows, w)))}`,
   `each session held out: ${fmt(cv.overall)}`,
+  `rein's byte estimate (bytes/4, JSON bytes/2), for comparison: ${fmt(growthError(pairs, pairs.map((p) => predictedGrowth(p, (b, first) => BYTE_COUNTER.block(b, first)))))}`,
   ...Object.entries(cv.bySession).map(([s, e]) => `  ${s}: ${fmt(e)}`),
   `coefficients: ${JSON.stringify(coefficients, null, 2)}`,
 ];

@@ -102,6 +102,9 @@ describe('rein bench on every shared trace', () => {
     expect(f.withinTargets).toBe(true);
     const text = renderTable(report);
     expect(text).toMatch(/Fidelity: each recording beside its client's mimic/);
+    // Summary first, and nothing wider than 100 columns (the fidelity table included).
+    expect(text.indexOf('Totals on')).toBeLessThan(text.indexOf('Fidelity:'));
+    for (const line of text.split('\n')) expect([line, [...line].length <= 100]).toEqual([line, true]);
     expect(text).toMatch(/Aggregate: \$[\d.]+ mimic \/ \$118\.71 recorded = (0\.9[5-9]\d|1\.0[0-5]\d)/);
   });
 

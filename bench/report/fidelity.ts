@@ -114,7 +114,7 @@ export function fidelityLines(report: BenchReport, color: boolean): string {
   const f = report.fidelity;
   if (!f) return '';
   const style = color ? {} : { head: [], border: [] };
-  const t = new Table({ head: ['session', 'mimic', 'req', 'recorded $', 'mimic $', 'ratio', 'breaks', 'events'], colWidths: [22, 12, 6, 12, 10, 7, 9, 14], style });
+  const t = new Table({ head: ['session', 'mimic', 'req', 'recorded $', 'mimic $', 'ratio', 'breaks', 'events'], colWidths: [22, 12, 6, 12, 10, 7, 9, 13], style });
   const short: Record<string, string> = { 'model switch': 'M', 'thinking change': 'T', 'context cleared': 'C', restart: 'R', 'aborted request': 'A' };
   const tiny = f.rows.filter((r) => r.requests <= TINY);
   for (const r of f.rows) {

@@ -125,7 +125,7 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   }
   out.push(costTables(report, color));
   out.push(notes(report).map((n) => `- ${n}`).join('\n'));
-  out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause and every skip reason: --json / --html.`);
+  out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);
   return out.filter(Boolean).map(wrap).join('\n\n');
 }
 
@@ -140,17 +140,20 @@ function notes(report: BenchReport): string[] {
     const ratios = est.map((w) => w.estimate!.inputRatio).filter(Number.isFinite);
     out.push(`token counter (${est[0]!.estimate!.counter}) vs the provider's counts: prompt growth ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} per workload, median |error| up to ${pct(worst)} (${pairs} request pairs)`);
   }
+  // One line per workload whatever the number of presets: the detail (each problem, each skip
+  // reason) is in the JSON and the HTML.
   for (const w of report.workloads) {
+    const parts: string[] = [];
     const skipped = Object.values(w.stats.skipped).reduce((a, b) => a + b, 0);
-    if (skipped || w.stats.malformed) out.push(`${w.name}: ${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed (reasons in the JSON)`);
-    for (const r of w.runs) {
-      if (r.preset === RECORDED) continue;
-      const extra: string[] = [];
-      if (r.syntheticPrompts) extra.push(`${r.syntheticPrompts} turns started with "Continue."`);
-      if (r.addedTools?.length) extra.push(`tools added from the recording: ${r.addedTools.join(', ')}`);
-      if (r.problems?.length) extra.push(`${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}: ${r.problems[0]}${r.problems.length > 1 ? ' …' : ''}`);
-      if (extra.length) out.push(`${w.name} × ${r.preset}: ${extra.join('; ')}`);
-    }
+    if (skipped || w.stats.malformed) parts.push(`${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed`);
+    const runs = w.runs.filter((r) => r.preset !== RECORDED);
+    const added = [...new Set(runs.flatMap((r) => r.addedTools ?? []))];
+    if (added.length) parts.push(`tools added from the recording: ${added.join(', ')}`);
+    const synthetic = runs.filter((r) => r.syntheticPrompts).map((r) => `${r.preset} ${r.syntheticPrompts}`);
+    if (synthetic.length) parts.push(`turns started with "Continue.": ${synthetic.join(', ')}`);
+    const problems = runs.filter((r) => r.problems?.length).map((r) => `${r.preset} ${r.problems!.length}`);
+    if (problems.length) parts.push(`problems: ${problems.join(', ')}`);
+    if (parts.length) out.push(`${w.name}: ${parts.join('; ')}`);
   }
   if (report.skippedFiles.length) out.push(`${report.skippedFiles.length} file${report.skippedFiles.length === 1 ? '' : 's'} not replayed (documentation, run results, the same session in another format): listed in the JSON`);
   return out;

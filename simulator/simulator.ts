@@ -38,6 +38,11 @@ export interface SimulatorOptions {
    * kernel/tokens/counter.ts), or any TokenCounter.
    */
   tokenCounter?: 'bytes' | 'calibrated' | TokenCounter;
+  /**
+   * Counters to start from, for a resumed session: `mainTurns` already played (the scenario goes
+   * on with the next turn), `messages` and `requests` already answered (ids stay unique).
+   */
+  startAt?: Partial<Pick<SimulatorStats, 'mainTurns' | 'messages' | 'requests'>>;
 }
 
 export interface HandleOptions {
@@ -148,7 +153,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     (keepsEarlierThinking(String(request.model)) || hasThinkingEdit(request) ? request : dropEarlierThinking(request as any) as R);
   // The last prefix per source: the next request of the same conversation reuses its unchanged blocks.
   const lastPrefix = new Map<QuerySource, PromptPrefix>();
-  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, mainTurns: 0 };
+  const start = options.startAt ?? {};
+  const stats: SimulatorStats = { requests: start.requests ?? 0, messages: start.messages ?? 0, errors: 0, mainTurns: start.mainTurns ?? 0 };
   const minimum = (model: string) => {
     const m = options.minCacheableTokens;
     return typeof m === 'number' ? m : typeof m === 'function' ? m(model) : tableMinimum(model);

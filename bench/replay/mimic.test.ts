@@ -124,7 +124,8 @@ describe('replay of recorded settings (every preset)', () => {
     ]);
     const r = await replayWorkload(w, preset);
     expect(sent.map((s) => s.model)).toEqual(['claude-sonnet-4-5', 'claude-sonnet-4-5', 'claude-sonnet-4-5', 'claude-opus-4-5', 'claude-opus-4-5']);
-    expect(sent.map((s) => s.thinking ?? null)).toEqual([null, null, think, think, null]);
+    // Where the recording does not say, the preset's own thinking setting is sent (default: adaptive).
+    expect(sent.map((s) => s.thinking ?? null)).toEqual([{ type: 'adaptive' }, { type: 'adaptive' }, think, think, null]);
     expect(sent[2]!.max_tokens).toBeGreaterThan(think.budget_tokens);
     expect(sent[4]!.messages).toHaveLength(1);
     expect(r.requests.map((q) => q.breakCause ?? null)).toEqual([null, null, 'thinking changed', 'model changed', null]);

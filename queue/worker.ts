@@ -23,7 +23,7 @@ export interface WorkerOptions {
   name?: string;
   /** Job name → processor. */
   processors: Record<string, Processor>;
-  /** One line per job finished or failed, and per connection error. */
+  /** One line per job started, finished or failed, and per connection error. */
   log?: (line: string) => void;
 }
 
@@ -55,6 +55,7 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     autorun: false,
   });
   const label = (job: Job) => String((job.data as { label?: unknown })?.label ?? job.id);
+  worker.on('active', (job) => log(`start ${label(job)}${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ''}`));
   worker.on('completed', (job) => {
     const ms = job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : undefined;
     log(`done ${label(job)}${ms !== undefined ? ` (${(ms / 1000).toFixed(1)} s)` : ''}`);

@@ -31,6 +31,11 @@ export interface PresetSpec {
   baseDir: string;
   /** sha256 of the preset, the plugin files it names and the replay options, hex. */
   hash: string;
+  /**
+   * Where each plugin was named (file:line:column), in load order: a plugin's errors name the
+   * submitter's preset file, as in a local run. Not part of the hash.
+   */
+  origins: string[];
 }
 
 /** The data of one replay job. */
@@ -109,7 +114,7 @@ export function presetSpec(p: LoadedPreset, options: { model?: string }): Preset
       }
     });
   const hash = sha256(JSON.stringify(preset), ...files, JSON.stringify({ model: options.model ?? null }));
-  return { source: p.source, name: p.name, preset, baseDir: p.baseDir, hash };
+  return { source: p.source, name: p.name, preset, baseDir: p.baseDir, hash, origins: p.plugins.map((x) => x.origin) };
 }
 
 /** A job's id: the workload's and preset's hashes and rein's version (BullMQ ids must not contain ':'). */
@@ -136,6 +141,7 @@ export async function presetFromSpec(spec: PresetSpec, cwd = process.cwd()): Pro
     name: spec.name,
     preset: r.preset as KernelPreset,
     baseDir: spec.baseDir,
-    plugins: r.plugins.map((p) => ({ plugin: p.plugin, options: p.options, origin: p.origin })),
+    // The same plugins in the same order as on the submitter; else this machine's origins.
+    plugins: r.plugins.map((p, i) => ({ plugin: p.plugin, options: p.options, origin: (r.plugins.length === spec.origins?.length ? spec.origins[i] : undefined) ?? p.origin })),
   };
 }

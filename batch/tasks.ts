@@ -75,7 +75,9 @@ export function parseTasks(text: string, file: string): BatchTask[] {
           for (const k of issue.keys) problems.push(`${at}: unknown field "${k}"; a task has ${FIELDS.join(', ')}`);
         } else {
           const key = issue.path.join('.');
-          problems.push(`${at}: ${key ? `${key}: ` : ''}${issue.code === 'invalid_type' && issue.input === undefined ? 'missing' : issue.message}`);
+          // zod leaves the input out of its issues: whether the field was there is read from the line.
+          const missing = issue.code === 'invalid_type' && issue.path.length === 1 && !(typeof value === 'object' && value !== null && String(issue.path[0]) in value);
+          problems.push(`${at}: ${key ? `${key}: ` : ''}${missing ? 'missing' : issue.message}`);
         }
       }
       return;

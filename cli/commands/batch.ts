@@ -6,9 +6,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
+import { positiveInt } from './options.js';
 
 interface BatchFlags {
   preset: string;
@@ -19,12 +20,6 @@ interface BatchFlags {
 }
 
 type TaskResult = import('../../batch/run-task.js').TaskResult;
-
-function positiveInt(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
-  return n;
-}
 
 /** A task that ran and passed: no error, the run ended its turn, the check (if any) exited 0. */
 function passed(r: TaskResult): boolean {

@@ -5,9 +5,10 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
+import { positiveInt } from './options.js';
 
 /** Exit codes (cli/main.ts EXIT). */
 const OK = 0;
@@ -17,12 +18,6 @@ const BAD_INPUT = 2;
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-function positiveInt(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
-  return n;
 }
 
 async function writeOut(path: string, text: string): Promise<string> {

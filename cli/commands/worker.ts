@@ -6,18 +6,13 @@
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { isInputError, printInputError } from './errors.js';
+import { positiveInt } from './options.js';
 
 interface WorkerFlags {
   queue: string;
   concurrency?: number;
   name?: string;
   lockDuration?: number;
-}
-
-function positiveInt(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
-  return n;
 }
 
 /** Shortest lock, ms: renewals happen at half of it, and a renewal takes a round trip to Redis. */

@@ -46,7 +46,7 @@ describe('rein bench --queue', () => {
     const a = await startWorker(redis.url, { cwd: tmp.dir, name: 'worker-a', lockMs: LOCK_MS, env });
     const b = await startWorker(redis.url, { cwd: tmp.dir, name: 'worker-b', lockMs: LOCK_MS, env });
     workers.push(a, b);
-    const submit = rein(['bench', '--queue', redis.url, ...MATRIX, '--no-progress', '--json', 'queue.json'], { cwd: tmp.dir, env });
+    const submit = rein(['bench', '--queue', redis.url, ...MATRIX, '--json', 'queue.json'], { cwd: tmp.dir, env });
     // Kill worker A as soon as it has taken a job: the job dies with it, unfinished.
     const [, label] = await waitFor(a, /start (.+)\n/);
     a.child.kill('SIGKILL');
@@ -56,6 +56,9 @@ describe('rein bench --queue', () => {
     const { code } = await submit.exited;
     expect(code, submit.stderr()).toBe(0);
     expect(submit.stderr()).toMatch(/benchmark [0-9a-f]{16}: 8 replay jobs on queue rein-\S+ at redis:\/\/127\.0\.0\.1:\d+/);
+    // Progress on the submitting terminal (plain lines when stderr is not a terminal).
+    expect(submit.stderr()).toMatch(/^rein: replays: [0-7]\/8 done, [12] running, 0 failed; 2 workers$/m);
+    expect(submit.stderr()).toMatch(/^rein: replays: 8\/8 done, 0 running, 0 failed; [12] workers?$/m);
     // Worker B took the killed job over and finished it.
     expect(b.stderr()).toContain(`done ${label!}`);
     expect(untimed('queue.json')).toEqual(untimed('local.json'));

@@ -34,8 +34,10 @@ export type PresetObject = Omit<PresetInput, 'plugins'> & {
 
 export interface AgentOptions {
   /**
-   * A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object. Default:
-   * when resuming, the preset the session was started with; otherwise `default`.
+   * A preset file, a built-in preset name (`minimal`, `default`, ...), or a preset object (checked
+   * like a file: unknown keys, wrong types and bad plugin options throw PresetError; `extends` is
+   * followed, relative to `cwd`). Default: when resuming, the preset the session was started with;
+   * otherwise `default`.
    */
   preset?: string | PresetObject;
   /** Working directory. Default: process.cwd(). */
@@ -74,9 +76,6 @@ export interface Agent {
   close(): Promise<void>;
 }
 
-/** Plugin entries with their raw options, in load order, and where each was asked for. */
-export interface PluginEntry { name: string; options: unknown; origin: string }
-
 /**
  * Creates an agent. Throws `PresetError` (bad preset, with file:line:column), `PluginError` (a plugin
  * missing, with bad options, or failing to apply), `SessionError` (no such session to resume), or a
@@ -86,34 +85,19 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   mark('createAgent');
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
-  let preset: KernelPreset;
-  let presetDir = cwd;
-  let presetRef: string | undefined;
-  let origins: ReadonlyMap<string, { file?: string; line?: number; col?: number }> | undefined;
-  const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = [];
-  if (options.preset && typeof options.preset === 'object') {
-    // A preset object from a program: its plugins are resolved here, relative to cwd.
-    preset = options.preset as KernelPreset;
-    const { impliedPlugins, BUILTIN_PLUGINS } = await import('./plugins.js');
-    const { resolvePlugin } = await import('./preset/resolve-plugins.js');
-    for (const e of impliedPlugins(preset) as PluginEntry[]) {
-      const load = BUILTIN_PLUGINS[e.name];
-      loaded.push({ plugin: load ? await load() : await resolvePlugin(e.name, presetDir), options: e.options, origin: e.origin });
-    }
-  } else {
-    // A preset file or name: the loader validates it and resolves its plugins (options checked,
-    // each with the file:line:col that asked for it).
-    const { loadPreset, isPresetPath } = await import('./preset/index.js');
-    const spec = options.preset ?? sessionPresetRef(options, cwd) ?? DEFAULT_PRESET;
-    presetRef = isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec;
-    const resolved = await loadPreset({ preset: spec, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
-    // The files the preset came from are protected from writes by the permission plugins.
-    preset = { ...(resolved.preset as KernelPreset), files: resolved.files };
-    presetDir = resolved.baseDir;
-    origins = resolved.origins;
-    mark('preset and plugins loaded');
-    for (const p of resolved.plugins) loaded.push({ plugin: p.plugin, options: p.options, origin: p.origin });
-  }
+  // The preset (a file, a built-in name or an object) is loaded and checked by the preset loader:
+  // layers, `extends`, the schema, and the plugins it implies and lists, each with its options
+  // validated and the file:line:col (or key, for an object) that asked for it.
+  const { loadPreset, isPresetPath } = await import('./preset/index.js');
+  const spec = options.preset ?? sessionPresetRef(options, cwd) ?? DEFAULT_PRESET;
+  const presetRef = typeof spec === 'string' ? (isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec) : undefined;
+  const resolved = await loadPreset({ preset: spec as string | PresetInput, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
+  // The files the preset came from are protected from writes by the permission plugins.
+  const preset: KernelPreset = { ...(resolved.preset as KernelPreset), files: resolved.files };
+  const presetDir = resolved.baseDir;
+  const origins: ReadonlyMap<string, { file?: string; line?: number; col?: number }> = resolved.origins;
+  mark('preset and plugins loaded');
+  const loaded: { plugin: Plugin; options?: unknown; origin?: string }[] = resolved.plugins.map((p) => ({ plugin: p.plugin, options: p.options, origin: p.origin }));
 
   let resume = options.resume;
   if (options.continue && !resume) {
@@ -156,11 +140,20 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   };
 }
 
-/** Child agents for the Task tool: `createAgent()` without config layers, and the built-in tool plugins. */
+/** Child agents for the Task tool: `createAgent()` without config layers, the built-in tool plugins, and agent presets' descriptions. */
 export const subagents: SubagentFactory = {
   // The Task tool builds the child's preset from the parent's (a KernelPreset, already checked).
   create: (o) => createAgent({ ...o, preset: o.preset as string | PresetObject, layers: false }),
   pluginForTool: (name) => TOOL_PLUGINS[name],
+  async presetDescription(preset, cwd) {
+    try {
+      const { loadPreset } = await import('./preset/index.js');
+      const r = await loadPreset({ preset, cwd, layers: false, plugins: false });
+      return r.preset.description || undefined;
+    } catch {
+      return undefined;
+    }
+  },
 };
 
 /**

@@ -12,10 +12,10 @@ describe('plugins a preset implies', () => {
     expect(policyPlugins({}).map(([n]) => n)).toEqual(['permissions', 'permissions/default', 'sanitize']);
     expect(policyPlugins({ permissions: { mode: 'plan' } }).map(([n]) => n)).toEqual(['permissions', 'permissions/plan', 'sanitize']);
     const auto = policyPlugins({ permissions: { mode: 'auto' }, autoMode: { soft_deny: ['x'] } });
-    expect(auto[1]).toEqual(['classifier', { soft_deny: ['x'] }, 'permissions.mode']);
+    expect(auto[1]).toEqual(['classifier', { soft_deny: ['x'] }, 'permissions.mode', { key: 'autoMode' }]);
     expect(policyPlugins({ hooks: { PreToolUse: [] } }).map(([n]) => n)).not.toContain('hooks/shell');
     const hooks = { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] };
-    expect(policyPlugins({ hooks }).at(-1)).toEqual(['hooks/shell', hooks, 'hooks']);
+    expect(policyPlugins({ hooks }).at(-1)).toEqual(['hooks/shell', hooks, 'hooks', { key: 'hooks' }]);
     expect(impliedPlugins({ permissions: { mode: 'dontAsk' } }).map((p) => p.name)).toContain('permissions/dontAsk');
   });
 

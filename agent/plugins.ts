@@ -39,6 +39,7 @@ const loaders = {
   'compaction/context-edits': async () => (await import('../plugins/compaction/context-edits/index.js')).default,
   'cache/breakpoints': async () => (await import('../plugins/cache/breakpoints/index.js')).default,
   'cache/break-detector': async () => (await import('../plugins/cache/break-detector/index.js')).default,
+  'final-answer': async () => (await import('../plugins/final-answer/index.js')).default,
 } satisfies Record<string, Loader>;
 
 /** Every built-in plugin by name. */
@@ -72,58 +73,91 @@ interface PluginSelection {
   tools?: string[];
   plugins?: Record<string, unknown>;
   mcpServers?: Record<string, unknown>;
+  subagents?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
 /**
- * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always, one
- * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the permission and hook plugins for
- * `permissions` / `hooks`), then every entry of `plugins` that is not `false`. An implied plugin
- * that `plugins` also lists gets the options given there; `plugins: { retry: false }` switches an
- * implied one off.
+ * One plugin a preset loads. Its options are the `implied` ones, what the preset's other keys
+ * say (`hooks` for `hooks/shell`, `autoMode` for `classifier`, `{servers: mcpServers}` for
+ * `tools/mcp`), with the `listed` ones (its `plugins:` entry) merged over them by the preset merge
+ * rules (agent/preset/merge.ts: objects deeply, `autoMode` lists unioned, other lists and scalars
+ * replaced). The preset loader does the merge, so it can say where each value came from.
  */
-export function impliedPlugins(preset: PluginSelection): { name: string; options: unknown; origin: string }[] {
+export interface WantedPlugin {
+  name: string;
+  /** The options the preset's other keys imply (`{}` when none). */
+  implied: unknown;
+  /**
+   * Where the implied options are written in the preset: the key (`hooks`, `autoMode`,
+   * `mcpServers`, `subagents`) and, when the options hold it under a name, that name (`servers`,
+   * `presets`).
+   */
+  impliedFrom?: { key: string; as?: string };
+  /** The `plugins:` entry (`{}` for `true` or an empty value); undefined when not listed. */
+  listed?: unknown;
+  /** Where it was asked for: `plugins.<name>` when listed, else `tools[2]`, `mcpServers`, `permissions.mode`, `hooks`, `built-in`. */
+  origin: string;
+}
+
+/**
+ * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always, one
+ * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the Task tool for `subagents`, the
+ * permission and hook plugins for `permissions` / `hooks`), then every entry of `plugins` that is
+ * not `false`. An implied plugin
+ * that `plugins` also lists keeps its place and gets both sets of options (see WantedPlugin);
+ * `plugins: { retry: false }` switches an implied one off.
+ */
+export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
   const listed = preset.plugins ?? {};
-  const out: { name: string; options: unknown; origin: string }[] = [];
+  const out: WantedPlugin[] = [];
   const seen = new Set<string>();
-  const add = (name: string, options: unknown, origin: string) => {
+  const add = (name: string, implied: unknown, origin: string, impliedFrom?: WantedPlugin['impliedFrom']) => {
     if (seen.has(name)) return;
     seen.add(name);
-    if (listed[name] === false) return;
     const own = listed[name];
-    out.push({ name, options: own !== undefined && own !== true && own !== null ? own : options, origin: own !== undefined ? `plugins.${name}` : origin });
+    if (own === false) return;
+    const entry: WantedPlugin = { name, implied, origin: own !== undefined ? `plugins.${name}` : origin };
+    if (impliedFrom) entry.impliedFrom = impliedFrom;
+    if (own !== undefined) entry.listed = own === true || own === null ? {} : own;
+    out.push(entry);
   };
   add('retry', {}, 'built-in');
   // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
   if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
+  // `subagents` are agent kinds for the Task tool (its `presets` option), and bring the tool with them.
+  const subagents = preset.subagents && typeof preset.subagents === 'object' && Object.keys(preset.subagents).length ? preset.subagents : undefined;
+  const task = TOOL_PLUGINS.Task!;
   for (const [i, tool] of (preset.tools ?? []).entries()) {
     const plugin = TOOL_PLUGINS[tool];
     // An unknown tool name is left to the preset validator, which names the line; here it is skipped.
-    if (plugin) add(plugin, {}, `tools[${i}]`);
+    if (plugin === task && subagents) add(plugin, { presets: subagents }, `tools[${i}]`, { key: 'subagents', as: 'presets' });
+    else if (plugin) add(plugin, {}, `tools[${i}]`);
   }
-  if (preset.mcpServers && Object.keys(preset.mcpServers).length && TOOL_PLUGINS['mcp__*']) add(TOOL_PLUGINS['mcp__*'], { servers: preset.mcpServers }, 'mcpServers');
-  for (const [name, options, origin] of policyPlugins(preset)) add(name, options, origin);
-  for (const [name, options] of Object.entries(listed)) {
-    if (options === false) continue;
-    add(name, options === true || options === null ? {} : options, `plugins.${name}`);
+  if (preset.mcpServers && Object.keys(preset.mcpServers).length && TOOL_PLUGINS['mcp__*']) {
+    add(TOOL_PLUGINS['mcp__*'], { servers: preset.mcpServers }, 'mcpServers', { key: 'mcpServers', as: 'servers' });
   }
+  if (subagents) add(task, { presets: subagents }, 'subagents', { key: 'subagents', as: 'presets' });
+  for (const [name, options, origin, from] of policyPlugins(preset)) add(name, options, origin, from);
+  for (const name of Object.keys(listed)) add(name, {}, `plugins.${name}`);
   return out;
 }
 
 /**
- * Permission and hook plugins implied by `permissions`, `autoMode` and `hooks`: [name, options, origin].
+ * Permission and hook plugins implied by `permissions`, `autoMode` and `hooks`: [name, implied
+ * options, origin, where the options come from].
  * Always the rules engine (`permissions`) and the mode's plugin (`permissions/<mode>`, or
  * `classifier` for `auto`, which takes the preset's `autoMode` as options); `sanitize` for the
  * trust boundaries (MCP results, fetched pages); `hooks/shell` when `hooks` has any entry.
  */
-export function policyPlugins(preset: PluginSelection): [string, unknown, string][] {
+export function policyPlugins(preset: PluginSelection): [string, unknown, string, WantedPlugin['impliedFrom']?][] {
   const permissions = (preset.permissions ?? {}) as { mode?: string };
   const mode = permissions.mode ?? 'default';
-  const out: [string, unknown, string][] = [['permissions', {}, 'permissions']];
-  if (mode === 'auto') out.push(['classifier', preset.autoMode ?? {}, 'permissions.mode']);
+  const out: [string, unknown, string, WantedPlugin['impliedFrom']?][] = [['permissions', {}, 'permissions']];
+  if (mode === 'auto') out.push(['classifier', preset.autoMode ?? {}, 'permissions.mode', { key: 'autoMode' }]);
   else out.push([`permissions/${mode}`, {}, permissions.mode ? 'permissions.mode' : 'permissions (default mode)']);
   out.push(['sanitize', {}, 'built-in']);
   const hooks = (preset.hooks ?? {}) as Record<string, unknown[] | undefined>;
-  if (Object.values(hooks).some((groups) => Array.isArray(groups) && groups.length > 0)) out.push(['hooks/shell', hooks, 'hooks']);
+  if (Object.values(hooks).some((groups) => Array.isArray(groups) && groups.length > 0)) out.push(['hooks/shell', hooks, 'hooks', { key: 'hooks' }]);
   return out;
 }

@@ -18,9 +18,17 @@ export interface RunContext {
   turn: number;
   /** The model the next main-loop request goes to (changes on fallback). */
   model: string;
+  /** The run's turn limit (`limits.maxTurns` or the run's own), when it has one: `turn` reaching it is the last request. */
+  maxTurns?: number;
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
+  /**
+   * Set when a parent's hooks decide a child agent's tool call (the Task tool forwards them): which
+   * agent made the call, its session id and its type (`subagent_type`). `sessionId` stays the
+   * parent's, as in Claude Code's hook input (`session_id` plus `agent_id` / `agent_type`).
+   */
+  agent?: { id: string; type: string };
 }
 
 export interface SessionInfo {
@@ -195,6 +203,11 @@ export interface PostCompact {
   trigger: 'auto' | 'manual' | 'reactive';
   result: CompactResult;
   tokensBefore: number;
+  /**
+   * Blocks to put after the summary, for state the model must not lose (the task list, say): taps
+   * push to it; they are added to the summary message before the new history is recorded.
+   */
+  attachments: ContentBlock[];
 }
 
 /** The model ended its turn without a tool call. */

@@ -78,7 +78,7 @@ export function createHooks() {
     preCompact: new AsyncSeriesWaterfallHook<[PreCompact, RunContext]>(['compaction', 'ctx']),
     /** Produce the compacted history. Bail: the first strategy that answers wins. */
     compact: new AsyncSeriesBailHook<[CompactRequest, RunContext], CompactResult | undefined>(['request', 'ctx']),
-    /** A compaction finished. Restore state (files, tool list). */
+    /** A compaction produced the new history. Restore state: push blocks to `attachments` (put after the summary). */
     postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
     /** Waterfall over the system prompt sections (static first, then dynamic). */
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),

@@ -10,7 +10,7 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-export { definePlugin, PluginError, type Plugin } from './plugin.js';
+export { definePlugin, PluginError, type Plugin, type PluginOptionProblem } from './plugin.js';
 
 // The hook table, stages, and state and hooks of a plugin's own.
 export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, type KernelHooks, type HookName } from './hooks.js';
@@ -34,9 +34,10 @@ export {
 } from './tokens/estimate.js';
 export { tokenCounter, defaultEstimator, usageInput, usageTotal, type TokenCounter, type ContextCount, type Estimator } from './tokens/accounting.js';
 
-// The model client seam, its error type, and timeouts.
+// The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
+export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
 export { timeoutSignal } from './abort.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.

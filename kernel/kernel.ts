@@ -13,7 +13,7 @@ import { callModel } from './model/call.js';
 import { Transcript } from './session/transcript.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
 import { runCompaction } from './loop/compact.js';
-import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type QuerySource, type RunResult, type Usage } from './types.js';
+import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
 import { costUsd } from './pricing.js';
 
@@ -36,7 +36,7 @@ export interface KernelPreset {
   };
   system?: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string };
   tools?: string[];
-  limits?: { maxTurns?: number; maxBudgetUsd?: number };
+  limits?: { maxTurns?: number; maxBudgetUsd?: number; maxStopHookBlocks?: number };
   session?: { dir?: string };
   [key: string]: unknown;
 }
@@ -98,6 +98,12 @@ export interface SubagentFactory {
   create(options: SubagentOptions): Promise<SubagentHandle>;
   /** The built-in plugin that registers a tool (`Read` → `tools/read`), or undefined. */
   pluginForTool(name: string): string | undefined;
+  /**
+   * The `description` of an agent preset (a file, relative paths from `cwd`, or a built-in name),
+   * for the Task tool's list of agents; undefined when it has none or cannot be loaded (the preset
+   * loader reports a broken agent preset with its parent). Never throws.
+   */
+  presetDescription(preset: string, cwd: string): Promise<string | undefined>;
 }
 
 /** The model when the preset names none. */
@@ -284,6 +290,16 @@ export class Kernel {
     if (!state) return;
     addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
     state.costUsd += costUsd(model, usage).usd;
+  }
+
+  /**
+   * Records a permission denial in the current run (its result's `permissionDenials`) and emits it
+   * as a `permission_denied` event. The Task tool reports its child agents' denials this way.
+   * Does nothing to the result outside a run (the event is still emitted).
+   */
+  recordDenial(denial: PermissionDenial): void {
+    this.current?.state.denials.push(denial);
+    this.emit({ type: 'permission_denied', denial });
   }
 
   /**

@@ -4,7 +4,7 @@
  * first request.
  */
 import { z } from 'zod';
-import type { Kernel } from './kernel.js';
+import type { Kernel, KernelPreset } from './kernel.js';
 
 export interface Plugin<S extends z.ZodType = z.ZodType> {
   /** Unique name; built-ins use their folder under `plugins/` (`compaction/auto`). */
@@ -17,8 +17,20 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
   requires?: string[];
   /** Plugins that must not be loaded together with this one. */
   conflicts?: string[];
+  /**
+   * Checks the options against the rest of the preset, for what the schema alone cannot say (a
+   * compaction threshold against the model's window). Each problem names a path inside the options;
+   * the preset loader reports it at that option's file:line:column. Called after the options parse.
+   */
+  checkPreset?(options: z.output<S>, preset: KernelPreset): PluginOptionProblem[];
   /** Taps hooks, registers tools. May be async (connecting to an MCP server, say). */
   apply(kernel: Kernel, options: z.output<S>): void | Promise<void>;
+}
+
+/** A problem `checkPreset` found: the option's path inside the plugin's options, and what is wrong. */
+export interface PluginOptionProblem {
+  path: (string | number)[];
+  message: string;
 }
 
 /** Defines a plugin. A plugin with no options may omit `options` (an empty strict object is used). */

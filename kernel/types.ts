@@ -76,6 +76,8 @@ export type TerminalReason =
   | 'aborted'
   | 'model_error'
   | 'stop_hook_prevented'
+  /** Stop hooks blocked the end of the turn `limits.maxStopHookBlocks` times in a row. */
+  | 'stop_hook_limit'
   | 'hook_stopped'
   | 'prompt_blocked'
   | 'max_output_tokens'
@@ -83,7 +85,7 @@ export type TerminalReason =
 
 export const TERMINAL_REASONS: readonly TerminalReason[] = Object.freeze([
   'end_turn', 'max_turns', 'budget_exhausted', 'prompt_too_long', 'blocking_limit', 'aborted',
-  'model_error', 'stop_hook_prevented', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
+  'model_error', 'stop_hook_prevented', 'stop_hook_limit', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
 ]);
 
 export type Transition =

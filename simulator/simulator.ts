@@ -173,11 +173,16 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     let body: Record<string, any>;
     let accountingPrefix: PromptPrefix;
     let appliedEdits: AppliedEdit[] | undefined;
-    let classified: ReturnType<typeof classifySource>;
+    // Classified before validation, so a rejected request is logged under the source that sent it.
+    let classified: ReturnType<typeof classifySource> = { source: 'main_loop', by: 'heuristic' };
+    try {
+      classified = classifySource(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw as Record<string, any> : {}, headers);
+    } catch {
+      // A body too malformed to classify stays main_loop, the default; validation names its fault.
+    }
     try {
       body = fillModel(raw, options.defaultModel);
       validateRequest(body);
-      classified = classifySource(body, headers);
       const betas = betasOf(headers);
       const edited = applyContextManagement(body as any, betas);
       if (body.context_management != null) appliedEdits = edited.appliedEdits;
@@ -188,7 +193,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         throw new SimulatorApiError(400, `prompt is too long: ${accountingPrefix.totalTokens} tokens > ${window} maximum`, 'invalid_request_error');
       }
     } catch (err) {
-      if (err instanceof SimulatorApiError) return errorResponse(err.status, requestId, err.body(requestId), {});
+      if (err instanceof SimulatorApiError) return errorResponse(err.status, requestId, err.body(requestId), { source: classified.source, sourceBy: classified.by });
       throw err;
     }
 
@@ -257,7 +262,10 @@ function buildMessage(reply: Reply, body: Record<string, any>, cacheUsage: Cache
   let toolN = 0;
   let content: Array<Record<string, any>> = reply.content.map((b: DraftBlock) =>
     b.type === 'tool_use' ? { type: 'tool_use', id: b.id ?? `toolu_sim_${pad(seq)}_${++toolN}`, name: b.name, input: b.input } : { ...b });
-  let stop_reason: StopReason = reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+  // With `tool_choice: {type: "none"}` the API never answers with a tool call: a scripted one is dropped.
+  const noTools = body.tool_choice?.type === 'none';
+  if (noTools) content = content.filter((b) => b.type !== 'tool_use');
+  let stop_reason: StopReason = noTools && reply.stop_reason === 'tool_use' ? 'end_turn' : reply.stop_reason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
   let stop_sequence: string | null = null;
 
   const stops: string[] = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s: unknown): s is string => typeof s === 'string' && s.length > 0) : [];

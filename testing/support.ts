@@ -4,9 +4,9 @@
  * real process.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   createKernel, type Kernel, type KernelPreset, createAnthropicClient, type Plugin, type AgentEvent,
@@ -113,7 +113,10 @@ export function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Writes files (path → content) under `dir`. */
+/** Writes files (relative path → content) under `dir`, creating their folders. */
 export function writeFiles(dir: string, files: Record<string, string>): void {
-  for (const [p, content] of Object.entries(files)) writeFileSync(join(dir, p), content);
+  for (const [p, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, p)), { recursive: true });
+    writeFileSync(join(dir, p), content);
+  }
 }

@@ -21,8 +21,12 @@ import { BUILTIN_PLUGINS, TOOL_PLUGINS } from '../plugins.js';
 
 /** Options of loadPreset. */
 export interface LoadPresetOptions {
-  /** The `--preset` layer: a file (relative to cwd) or a built-in name (`minimal`). */
-  preset?: string;
+  /**
+   * The `--preset` layer: a file (relative to cwd), a built-in name (`minimal`), or a preset object
+   * (a program's `createAgent({ preset: {...} })`), checked like a file: its `extends` are followed
+   * (relative to cwd) and its diagnostics name `<preset object>` and the key.
+   */
+  preset?: string | PresetInput;
   /** Working directory; the project and local layers are searched from here up. */
   cwd: string;
   /** The command-line layer, highest of all. Relative paths in it are relative to cwd. */
@@ -58,6 +62,9 @@ interface FileEntry {
   locate: NonNullable<MergeLayer['locate']>;
 }
 
+/** How diagnostics name a preset given as an object rather than a file. */
+export const PRESET_OBJECT = '<preset object>';
+
 const HOOK_COMMAND = (p: KeyPath) => p.length === 6 && p[0] === 'hooks' && p[3] === 'hooks' && p[5] === 'command';
 
 /** Reads files, follows `extends`, and collects diagnostics. One per load. */
@@ -88,6 +95,18 @@ class Loader {
       if (target) bases.push(...(await this.chain(target, layer, [...stack, file], { source: entry.source, path: e.path, spec: e.spec })));
     }
     return [...bases, { layer, file, value: entry.value, locate: entry.locate }];
+  }
+
+  /** The layers a preset object contributes: what it extends (relative to `baseDir`), then itself. */
+  async chainObject(value: unknown, layer: LayerName, baseDir: string): Promise<MergeLayer[]> {
+    const entry = this.accept(objectSource(PRESET_OBJECT, value), baseDir);
+    if (!entry) return [];
+    const bases: MergeLayer[] = [];
+    for (const e of entry.extends) {
+      const target = this.resolveRef(e.spec, baseDir, entry.source, e.path);
+      if (target) bases.push(...(await this.chain(target, layer, [], { source: entry.source, path: e.path, spec: e.spec })));
+    }
+    return [...bases, { layer, value: entry.value }];
   }
 
   /** A file or built-in name in `extends` / `--preset` → an absolute file, or undefined (reported). */
@@ -313,7 +332,9 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
       layers.push(...(await loader.chain(f.file, f.layer)));
     }
   }
-  if (opts.preset) {
+  if (typeof opts.preset === 'object' && opts.preset !== null) {
+    layers.push(...(await loader.chainObject(opts.preset, 'preset', cwd)));
+  } else if (opts.preset) {
     const file = loader.resolveRef(opts.preset, cwd, undefined, []);
     if (file) {
       presetDir = dirname(file);
@@ -333,8 +354,11 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   const pruned = opts.plugins !== false ? prunedForPlugins(preset, loader.sink.list) : undefined;
   if (pruned) plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd, homeDir, partial: loader.sink.size > 0 });
   if (pruned && !loader.sink.size) checkToolsKnown(preset, plugins, state.origins, loader.sink);
+  const baseDir = presetDir ?? projectDir ?? cwd;
+  // The agents the Task tool may start are loaded and checked now, with their parent.
+  if (pruned) await validateAgentPresets(loader, agentPresetRefs(preset, plugins, baseDir, homeDir), state.origins, homeDir, new Set());
   if (loader.sink.size) throw new PresetError(loader.sink.list);
-  return { preset, origins: state.origins, files: loader.files, baseDir: presetDir ?? projectDir ?? cwd, plugins };
+  return { preset, origins: state.origins, files: loader.files, baseDir, plugins };
 }
 
 /**
@@ -355,41 +379,84 @@ function checkToolsKnown(preset: Preset, plugins: readonly PresetPlugin[], origi
 }
 
 /**
+ * The agent presets a merged preset names, where each is written: the values of `subagents` and
+ * the `preset` of each Task tool agent (`plugins.tools/task.agents.<name>.preset`, from the loaded
+ * options). Files are absolute: `subagents` paths were resolved against the file that wrote them,
+ * agent presets the way the Task tool resolves them (against `baseDir`, the preset's folder).
+ */
+function agentPresetRefs(preset: Record<string, unknown>, plugins: readonly PresetPlugin[], baseDir: string, homeDir: string): { ref: string; path: KeyPath }[] {
+  const out: { ref: string; path: KeyPath }[] = [];
+  if (isPlainObject(preset.subagents)) {
+    for (const [name, ref] of Object.entries(preset.subagents)) if (typeof ref === 'string' && ref) out.push({ ref, path: ['subagents', name] });
+  }
+  const task = plugins.find((p) => p.key === 'tools/task');
+  const agents = isPlainObject(task?.options) ? (task.options as { agents?: unknown }).agents : undefined;
+  if (isPlainObject(agents)) {
+    for (const [name, def] of Object.entries(agents)) {
+      const ref = isPlainObject(def) ? def.preset : undefined;
+      if (typeof ref !== 'string' || !ref) continue;
+      out.push({ ref: isPresetPath(ref) ? resolvePresetPath(ref, baseDir, homeDir) : ref, path: ['plugins', 'tools/task', 'agents', name, 'preset'] });
+    }
+  }
+  return out;
+}
+
+/**
+ * Loads and checks a preset file on its own (no layers), as an agent of it would be loaded: the
+ * file and what it extends, the merged result, its plugins and their options, and, in turn, the
+ * agent presets it names. Problems go to the loader's sink; `validated` stops repeats and cycles.
+ */
+async function validateTree(loader: Loader, target: string, homeDir: string, validated: Set<string>): Promise<void> {
+  if (validated.has(target)) return;
+  validated.add(target);
+  const layers = await loader.chain(target, 'preset');
+  if (!layers.length) return;
+  const state = mergeLayers(layers);
+  applyDenyWins(state);
+  checkMerged(state, loader.sink);
+  const pruned = prunedForPlugins(state.value, loader.sink.list);
+  let plugins: PresetPlugin[] = [];
+  if (pruned) {
+    const before = loader.sink.size;
+    plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
+    if (loader.sink.size === before) checkToolsKnown(state.value as Preset, plugins, state.origins, loader.sink);
+  }
+  await validateAgentPresets(loader, agentPresetRefs(state.value, plugins, dirname(target), homeDir), state.origins, homeDir, validated);
+}
+
+/**
+ * Checks every agent preset a preset names, with the preset itself: a Task agent whose preset is
+ * missing or malformed is reported when the parent loads, at its own file:line:column, not when
+ * the model first calls it.
+ */
+async function validateAgentPresets(loader: Loader, refs: readonly { ref: string; path: KeyPath }[], origins: ReadonlyMap<string, Origin>, homeDir: string, validated: Set<string>): Promise<void> {
+  const names = builtinPresetNames();
+  for (const { ref, path } of refs) {
+    const file = isPresetPath(ref) ? ref : names.includes(ref) ? join(builtinPresetsDir(), `${ref}.yaml`) : undefined;
+    if (!file || !existsSync(file)) {
+      // `subagents` values were checked when their file was read; the Task tool's are checked here.
+      if (path[0] !== 'plugins') continue;
+      const o = findOrigin(origins, path);
+      const why = file ? `no such file (${file})` : `"${ref}" is not a file, and not a built-in preset${didYouMean(ref, names)} (built-ins: ${names.join(', ')})`;
+      loader.sink.add(o?.file ?? PRESET_OBJECT, o?.line ? { line: o.line, col: o.col ?? 1 } : undefined, path, `${keyPath(path)}: cannot load the agent preset: ${why}`);
+      continue;
+    }
+    await validateTree(loader, file, homeDir, validated);
+  }
+}
+
+/**
  * Validates one preset file on its own (no layers): the file and everything it extends, the merged
- * result, its plugins and their options, and the presets its `subagents` name.
- * Returns every diagnostic (empty when the file is valid); never throws for a bad preset.
+ * result, its plugins and their options, and the agent presets it names (`subagents`, the Task
+ * tool's agents), recursively. Returns every diagnostic (empty when the file is valid); never
+ * throws for a bad preset.
  */
 export async function validatePresetFile(file: string, opts: { env?: NodeJS.ProcessEnv; homeDir?: string; cwd?: string } = {}): Promise<PresetDiagnostic[]> {
   const env = opts.env ?? process.env;
   const homeDir = opts.homeDir ?? homedir();
   const abs = resolve(opts.cwd ?? process.cwd(), file);
   const loader = new Loader(env, homeDir, dirname(abs));
-  const validated = new Set<string>();
-
-  const one = async (target: string): Promise<void> => {
-    if (validated.has(target)) return;
-    validated.add(target);
-    const layers = await loader.chain(target, 'preset');
-    if (!layers.length) return;
-    const state = mergeLayers(layers);
-    applyDenyWins(state);
-    checkMerged(state, loader.sink);
-    const pruned = prunedForPlugins(state.value, loader.sink.list);
-    if (pruned) {
-      const before = loader.sink.size;
-      const plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
-      if (loader.sink.size === before) checkToolsKnown(state.value as Preset, plugins, state.origins, loader.sink);
-    }
-    const subs = state.value.subagents;
-    if (isPlainObject(subs)) {
-      for (const ref of Object.values(subs)) {
-        if (typeof ref !== 'string') continue;
-        const sub = isPresetPath(ref) ? ref : builtinPresetNames().includes(ref) ? join(builtinPresetsDir(), `${ref}.yaml`) : undefined;
-        if (sub && existsSync(sub)) await one(sub);
-      }
-    }
-  };
-  await one(abs);
+  await validateTree(loader, abs, homeDir, new Set());
   return sortDiagnostics(loader.sink.list);
 }
 

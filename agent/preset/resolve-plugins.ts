@@ -15,9 +15,9 @@ import { basename, dirname, isAbsolute, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import type { Plugin } from '../../kernel/plugin.js';
-import { BUILTIN_PLUGINS, impliedPlugins } from '../plugins.js';
+import { BUILTIN_PLUGINS, impliedPlugins, type WantedPlugin } from '../plugins.js';
 import { DiagnosticSink, keyPath, type KeyPath, type SourcePos } from './errors.js';
-import { findOrigin, type Origin } from './merge.js';
+import { findOrigin, isPlainObject, mergeLayers, type Origin } from './merge.js';
 import { isPluginPath, resolvePresetPath } from './paths.js';
 import { closest, didYouMean } from './suggest.js';
 import type { Preset } from './schema.js';
@@ -145,6 +145,11 @@ export interface PresetPlugin {
   options: unknown;
   /** `file:line:col` of the preset entry that asked for it (or of the `tools:` entry). */
   origin: string;
+  /**
+   * Where its options come from, lowest first: the preset key that implies them (`hooks`,
+   * `autoMode`, `mcpServers`, or the key that asked for the plugin) and its `plugins:` entry.
+   */
+  sources: { path: string; origin?: Origin }[];
 }
 
 /** A plugin name as the preset wrote it: an absolute path is shown relative to the file that named it. */
@@ -209,6 +214,23 @@ export function originPath(origin: string, name: string): (string | number)[] {
 }
 
 /**
+ * The options a plugin runs with: the ones the preset's other keys imply, with its `plugins:` entry
+ * merged over them by the preset merge rules (merge.ts: objects deeply, `autoMode` lists unioned,
+ * every other list and scalar replaced), as if the entry were a higher layer of the same key.
+ */
+export function pluginOptions(w: WantedPlugin): unknown {
+  if (w.listed === undefined) return w.implied;
+  if (!isPlainObject(w.implied) || !Object.keys(w.implied).length || !isPlainObject(w.listed)) return w.listed;
+  // Merged under the key that implied them, so the key's own rules apply (`autoMode.allow` is a union list).
+  const at = w.impliedFrom && !w.impliedFrom.as ? w.impliedFrom.key : 'options';
+  const merged = mergeLayers([
+    { layer: 'default', value: { [at]: w.implied } },
+    { layer: 'preset', value: { [at]: w.listed } },
+  ]);
+  return merged.value[at];
+}
+
+/**
  * Loads every plugin a resolved preset asks for, in the order the kernel loads them
  * (agent/plugins.ts `impliedPlugins`: the built-ins its keys imply, then `plugins:` in layer order,
  * minus those set to `false`). `partial`: parts of the preset were left out because of errors
@@ -225,8 +247,16 @@ export async function loadPresetPlugins(
   const wanted = impliedPlugins(preset as Parameters<typeof impliedPlugins>[0]).map((e) => {
     const path = originPath(e.origin, e.name);
     const name = pluginDisplayName(e.name, findOrigin(origins, path));
-    return { key: e.name, name, raw: e.options, path, useKey: path[0] === 'plugins' };
+    return { key: e.name, name, raw: pluginOptions(e), path, useKey: path[0] === 'plugins', want: e };
   });
+  // Where an option path inside a plugin's options is written: under `plugins.<name>` when the
+  // listed options have it, else under the preset key that implied it (`hooks`, `autoMode`, `mcpServers`).
+  const optionPath = (w: (typeof wanted)[number], p: readonly (string | number)[]): (string | number)[] => {
+    const { listed, impliedFrom } = w.want;
+    if ((isPlainObject(listed) && p.length && p[0]! in listed) || !impliedFrom) return [...w.path, ...p];
+    if (impliedFrom.as) return p[0] === impliedFrom.as ? [impliedFrom.key, ...p.slice(1)] : [...w.path, ...p];
+    return [impliedFrom.key, ...p];
+  };
   // Key paths in messages use the plugin name as written (`plugins["./x.ts"].strict`).
   const shown = (w: (typeof wanted)[number], rest: readonly (string | number)[]) => keyPath(w.path[0] === 'plugins' ? ['plugins', w.name, ...rest] : [...w.path, ...rest]);
 
@@ -255,19 +285,27 @@ export async function loadPresetPlugins(
         if (issue.code === 'unrecognized_keys') {
           const names = zodKeysAt(plugin.options, issue.path);
           for (const k of issue.keys) {
-            const p = [...w.path, ...(issue.path as (string | number)[]), k];
+            const p = optionPath(w, [...(issue.path as (string | number)[]), k]);
             const known = names.length ? ` (options: ${names.join(', ')})` : '';
             const near = closest(k, names);
             report(sink, origins, p, `${shown(w, [...(issue.path as (string | number)[]), k])}: unknown option "${k}" for plugin ${w.name}${near ? `; did you mean "${near}"?` : known}`);
           }
         } else {
-          const p = [...w.path, ...(issue.path as (string | number)[])];
+          const p = optionPath(w, issue.path as (string | number)[]);
           report(sink, origins, p, `${shown(w, issue.path as (string | number)[])}: ${issue.message} (plugin ${w.name})`, false);
         }
       }
       continue;
     }
-    out.push({ key: w.key, plugin, options: parsed.data, origin: at(findOrigin(origins, w.path), w.useKey) ?? w.key });
+    for (const problem of plugin.checkPreset?.(parsed.data, preset as never) ?? []) {
+      report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message}`, false);
+    }
+    const sources: PresetPlugin['sources'] = [];
+    const from = w.want.impliedFrom;
+    if (from) sources.push({ path: from.key, origin: findOrigin(origins, [from.key]) });
+    else if (!w.useKey && w.path.length) sources.push({ path: keyPath(w.path), origin: findOrigin(origins, w.path) });
+    if (w.want.listed !== undefined) sources.push({ path: keyPath(['plugins', w.name]), origin: findOrigin(origins, ['plugins', w.key]) });
+    out.push({ key: w.key, plugin, options: parsed.data, origin: at(findOrigin(origins, w.path), w.useKey) ?? w.key, sources });
   }
 
   // requires / conflicts, by plugin name, with positions.

@@ -73,7 +73,7 @@ const hookHandlerSchema = z.object({
   type: z.literal('command'),
   command: nonEmpty.describe('Shell command; gets the event as JSON on stdin. Exit 2 blocks. `${VAR}` is left to the shell.'),
   timeout: z.number().positive().describe('Timeout, seconds (default 60).'),
-  onFailure: z.enum(['continue', 'block']).describe('What a crash or timeout means: `block` fails closed.'),
+  onFailure: z.enum(['continue', 'block']).describe('For PreToolUse, PermissionRequest and UserPromptSubmit hooks: `block` fails closed on a crash, a timeout or any exit code but 0 and 2; `continue` lets the call run whatever happens (exit 2 still blocks). Unset: a crash or timeout blocks, another exit code does not (Claude Code\'s protocol).'),
 }).partial({ timeout: true, onFailure: true }).strict();
 
 const hookMatcherSchema = z.object({
@@ -120,6 +120,7 @@ export const presetSchema = z.object({
   limits: z.object({
     maxTurns: z.number().int().positive().describe('Maximum model requests in one run.'),
     maxBudgetUsd: z.number().positive().describe('Stop when the run has cost this much, USD.'),
+    maxStopHookBlocks: z.number().int().positive().describe('End the run (stop_hook_limit) when stop hooks block the end of the turn this many times in a row. Default 8.'),
   }).partial().strict(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).describe('Environment variables for tools, hooks and MCP servers.'),
   autoMode: z.object({

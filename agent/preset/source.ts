@@ -16,7 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import {
-  isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar,
+  CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Parser, parseDocument, Scalar,
   type Document, type Node as YamlNode,
 } from 'yaml';
 import { DiagnosticSink, type KeyPath, type SourcePos } from './errors.js';
@@ -139,7 +139,12 @@ export function parseYamlText(file: string, text: string, sink: DiagnosticSink, 
     broken = true;
     if (e.code === 'DUPLICATE_KEY') {
       sink.add(file, pos(e.pos[0]), '', duplicateKeyMessage(doc, text, e.pos[0], lineCounter));
-    } else sink.add(file, pos(e.pos[0]), '', yamlMessage(e.code, e.message));
+    } else {
+      // The parser notices an unclosed quote only where the file ends; the mistake is where it opens.
+      const q = e.code === 'MISSING_CHAR' && /quote/i.test(e.message) ? unclosedQuote(text) : undefined;
+      if (q) sink.add(file, pos(q.offset), '', `YAML: this ${q.kind}-quoted string is never closed, so everything up to line ${pos(e.pos[0]).line} became part of it; add the closing ${q.kind === 'double' ? '"' : "'"}`);
+      else sink.add(file, pos(e.pos[0]), '', yamlMessage(e.code, e.message));
+    }
   }
   for (const w of doc.warnings) {
     broken = true;
@@ -293,6 +298,25 @@ function findFirstAlias(node: unknown): number | undefined {
 }
 
 /** "duplicate key "x" (first at line N)". */
+/**
+ * The first quoted scalar that never closes, from the parser's concrete syntax tree: its offset
+ * (the opening quote) and kind. Undefined when every quoted scalar is closed.
+ */
+export function unclosedQuote(text: string): { offset: number; kind: 'double' | 'single' } | undefined {
+  let found: { offset: number; kind: 'double' | 'single' } | undefined;
+  const check = (t: CST.Token | undefined) => {
+    if (found || !t) return;
+    if (t.type === 'double-quoted-scalar' && !/^"(?:[^"\\]|\\.)*"$/s.test(t.source.trimEnd())) found = { offset: t.offset, kind: 'double' };
+    else if (t.type === 'single-quoted-scalar' && !/^'(?:[^']|'')*'$/s.test(t.source.trimEnd())) found = { offset: t.offset, kind: 'single' };
+  };
+  for (const token of new Parser().parse(text)) {
+    if (token.type === 'document') check(token.value);
+    if (token.type === 'document') CST.visit(token, (item) => { check(item.key ?? undefined); check(item.value); });
+    if (found) return found;
+  }
+  return found;
+}
+
 function duplicateKeyMessage(doc: Document, _text: string, offset: number, lc: LineCounter): string {
   let result = 'YAML: duplicate key; YAML would keep only the last one';
   const visit = (n: unknown): void => {

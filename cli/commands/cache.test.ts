@@ -63,7 +63,7 @@ describe('rein cache explain', () => {
     expect(x.requests[0]!.why).toMatch(/^first request observed: wrote \d[\d,]* new tokens to the cache$/);
     expect(x.requests[1]!.why).toMatch(/^read [\d,]+ cached tokens; wrote [\d,]+ new tokens to the cache$/);
     expect(x.requests[3]!.breakCause).toBe('client');
-    expect(x.requests[3]!.why).toMatch(/^CACHE BREAK, cause client: system prompt changed \(\+0 chars\); reads/);
+    expect(x.requests[3]!.why).toMatch(/^CACHE BREAK, cause client: system prompt changed \(\+0 chars\); read [\d,]+ of the [\d,]+ tokens the previous request cached/);
     expect(x.requests[5]!.breakCause).toBe('ttl');
     expect(x.requests[5]!.why).toMatch(/5-minute TTL expired \(prompt unchanged, 10\.0 min since the previous response\)/);
     expect(x.totals.breaks).toEqual({ client: 1, ttl: 1 });

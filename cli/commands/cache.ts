@@ -75,7 +75,8 @@ export function explainTranscript(t: Transcript): Explanation {
   const records = t.pluginData<DetectorRecord>('cache/break-detector');
   let r = 0;
   const requests: ExplainedRequest[] = [];
-  let prevMainRead: number | undefined;
+  /** What the previous main-loop request left in the cache: its read plus its write, tokens. */
+  let prevMainCached: number | undefined;
   let compactions = 0;
   let pendingCompaction = false;
   for (const e of t.entries) {
@@ -101,16 +102,18 @@ export function explainTranscript(t: Transcript): Explanation {
         else if (v.kind === 'ok') row.why = ok;
         else if (v.kind === 'expected') row.why = `expected drop (${v.reason}): ${ok}`;
         else {
-          row.why = `CACHE BREAK, cause ${v.cause}: ${v.reason}; reads ${fmt(v.prevRead)} → ${fmt(v.read)} (−${fmt(v.drop)}); ${ok}`;
+          // Records written before the rule compared against read + write carry `prevRead` instead.
+          const prevCached = v.prevCached ?? (v as { prevRead?: number }).prevRead ?? 0;
+          row.why = `CACHE BREAK, cause ${v.cause}: ${v.reason}; read ${fmt(v.read)} of the ${fmt(prevCached)} tokens the previous request cached (−${fmt(v.drop)}); ${ok}`;
           row.breakCause = v.cause;
         }
-      } else if (prevMainRead !== undefined && !pendingCompaction && isBreak(prevMainRead, read)) {
-        row.why = `CACHE BREAK, cause unknown (no fingerprints recorded: load cache/break-detector to name it): reads ${fmt(prevMainRead)} → ${fmt(read)}; ${ok}`;
+      } else if (prevMainCached !== undefined && !pendingCompaction && isBreak(prevMainCached, read)) {
+        row.why = `CACHE BREAK, cause unknown (no fingerprints recorded: load cache/break-detector to name it): read ${fmt(read)} of the ${fmt(prevMainCached)} tokens the previous request cached; ${ok}`;
         row.breakCause = 'unknown';
       } else {
         row.why = pendingCompaction ? `after a compaction: ${ok}` : ok;
       }
-      prevMainRead = read;
+      prevMainCached = read + write5m + write1h;
       pendingCompaction = false;
     }
     requests.push(row);

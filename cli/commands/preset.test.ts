@@ -91,6 +91,18 @@ describe('rein preset print', () => {
     // PresetError shows paths relative to the process's working directory when inside it.
     expect(io.stderr).toBe(`${displayPath(join(tmp.dir, 'bad.yaml'))}:1:21: limits.maxTurns: expected an integer, got a string ("many")\n`);
   });
+
+  it('--plugins shows the options each plugin runs with, implied and listed together, and where they came from', async () => {
+    const guard = 'grep -q guarded && { echo "guarded.txt is off limits" >&2; exit 2; } || exit 0';
+    write('rein.config.yaml', `name: project\ntools: [Bash]\nhooks:\n  PreToolUse:\n    - { matcher: Bash, hooks: [{ type: command, command: '${guard}' }] }\n`);
+    write('rein.local.yaml', 'plugins:\n  hooks/shell:\n    Stop:\n      - hooks: [{ type: command, command: "true" }]\n');
+    expect(await presetPrint(undefined, { plugins: true }, io)).toBe(0);
+    const shell = io.stdout.slice(io.stdout.indexOf('hooks/shell:'));
+    expect(shell).toMatch(/^hooks\/shell:\s+# hooks \(project rein\.config\.yaml:3\) \+ plugins\.hooks\/shell \(local rein\.local\.yaml:2\)\n/);
+    expect(shell).toContain('PreToolUse:');
+    expect(shell).toContain(guard);
+    expect(shell).toContain('Stop:');
+  });
 });
 
 describe('rein preset init', () => {

@@ -4,7 +4,8 @@
  * - validate FILE...: every problem in every file as `file:line:column: message` on stdout;
  *   exit 0 when all are valid, 2 otherwise.
  * - print [FILE]: the resolved preset (all layers, FILE as --preset) as YAML; `--origins` adds the
- *   layer and file:line each value came from; `--json` prints `{ preset, origins }`.
+ *   layer and file:line each value came from; `--plugins` prints the plugins that load with the
+ *   options they run with; `--json` prints `{ preset, origins, files, plugins }`.
  * - init [FILE]: writes a commented starter preset (default rein.config.yaml) that validates.
  */
 import { Document, isMap, isScalar, isSeq } from 'yaml';
@@ -57,7 +58,7 @@ export async function presetValidate(files: string[], opts: { json?: boolean }, 
 }
 
 /** `rein preset print [FILE]`: returns the exit code. */
-export async function presetPrint(file: string | undefined, opts: { origins?: boolean; json?: boolean; layers?: boolean }, io: PresetIO): Promise<number> {
+export async function presetPrint(file: string | undefined, opts: { origins?: boolean; json?: boolean; layers?: boolean; plugins?: boolean }, io: PresetIO): Promise<number> {
   const { loadPreset, PresetError } = await import('../../agent/preset/index.js');
   let resolved;
   try {
@@ -70,11 +71,44 @@ export async function presetPrint(file: string | undefined, opts: { origins?: bo
     throw err;
   }
   if (opts.json) {
-    io.out(`${JSON.stringify({ preset: resolved.preset, origins: Object.fromEntries(resolved.origins), files: resolved.files }, null, 2)}\n`);
+    const plugins = resolved.plugins.map((p) => ({ name: p.key, options: p.options, sources: p.sources }));
+    io.out(`${JSON.stringify({ preset: resolved.preset, origins: Object.fromEntries(resolved.origins), files: resolved.files, plugins }, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  if (opts.plugins) {
+    io.out(renderPlugins(resolved.plugins, io.cwd));
     return EXIT_OK;
   }
   io.out(await renderPreset(resolved.preset, opts.origins ? resolved.origins : undefined, io.cwd));
   return EXIT_OK;
+}
+
+type Where = { layer: string; file?: string; line?: number; keyLine?: number };
+
+/** `layer file:line` (the line of the key), the file relative to `cwd` when it is inside it. */
+function whereText(o: Where | undefined, cwd: string): string {
+  if (!o) return 'built-in';
+  if (!o.file) return o.layer;
+  const shown = relative(cwd, o.file);
+  const line = o.keyLine ?? o.line;
+  return `${o.layer} ${shown.startsWith('..') || isAbsolute(shown) ? o.file : shown}${line ? `:${line}` : ''}`;
+}
+
+/**
+ * The plugins that load, in load order, each with the options it runs with (what the preset's keys
+ * imply and its `plugins:` entry, merged; defaults filled in) and, as a comment, where they came from.
+ */
+export function renderPlugins(plugins: readonly { key: string; options: unknown; sources: { path: string; origin?: Where }[] }[], cwd: string): string {
+  const doc = new Document(Object.fromEntries(plugins.map((p) => [p.key, p.options ?? {}])));
+  if (isMap(doc.contents)) {
+    doc.contents.items.forEach((pair, i) => {
+      const p = plugins[i]!;
+      const from = p.sources.map((s) => `${s.path} (${whereText(s.origin, cwd)})`).join(' + ');
+      if (from) (pair.key as { comment?: string }).comment = ` ${from}`;
+      if (isMap(pair.value) && !pair.value.items.length) pair.value.flow = true;
+    });
+  }
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** The resolved preset as YAML, keys in schema order; with `origins`, each value ends in `# layer file:line`. */
@@ -190,7 +224,8 @@ export function registerPresetCommands(program: Command): void {
     .option('--json', 'print JSON: { preset, origins, files }')
     .option('--cwd <dir>', 'working directory (where project and local layers are searched from)')
     .option('--no-layers', 'ignore user, project and local config layers')
-    .action(async (file: string | undefined, opts: { origins?: boolean; json?: boolean; cwd?: string; layers?: boolean }) => {
+    .option('--plugins', 'print the plugins that load, in order, with the options they run with and where those came from')
+    .action(async (file: string | undefined, opts: { origins?: boolean; json?: boolean; cwd?: string; layers?: boolean; plugins?: boolean }) => {
       process.exitCode = await presetPrint(file, opts, defaultIO(opts.cwd));
     });
   preset

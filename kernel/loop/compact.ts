@@ -1,12 +1,13 @@
 /**
  * Runs one compaction through the hooks: `preCompact` (may cancel) → `compact` (a strategy answers
- * with the new history) → the history is replaced and recorded → `postCompact`.
+ * with the new history) → `postCompact` (may add attachments after the summary) → the history is
+ * replaced and recorded.
  */
 import type { CompactResult, RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import { tokenCounter } from '../tokens/accounting.js';
 import { estimateMessageTokens } from '../tokens/estimate.js';
-import type { Message } from '../types.js';
+import type { ContentBlock, Message } from '../types.js';
 
 /**
  * Compacts `kernel.messages`. Returns the strategy's result, or undefined when a `preCompact` tap
@@ -36,10 +37,25 @@ export async function runCompaction(
     return undefined;
   }
   if (!result) return undefined;
-  replaceHistory(kernel, result.messages, `compact:${trigger}:${result.strategy}`);
-  kernel.emit({ type: 'compact', trigger, tokensBefore: contextBefore, tokensAfter: counter.count(result.messages).tokens, strategy: result.strategy });
-  await kernel.hooks.postCompact.promise({ trigger, result, tokensBefore: tokens }, ctx);
-  return result;
+  const post = { trigger, result, tokensBefore: tokens, attachments: [] as ContentBlock[] };
+  await kernel.hooks.postCompact.promise(post, ctx);
+  const next = post.attachments.length ? withAttachments(result.messages, post.attachments) : result.messages;
+  replaceHistory(kernel, next, `compact:${trigger}:${result.strategy}`);
+  kernel.emit({ type: 'compact', trigger, tokensBefore: contextBefore, tokensAfter: counter.count(next).tokens, strategy: result.strategy });
+  return next === result.messages ? result : { ...result, messages: next };
+}
+
+/**
+ * `blocks` added to a compacted history: to its summary message (the one a strategy marked
+ * `compactSummary`), else to its last user message, else as a user message of their own.
+ */
+function withAttachments(messages: Message[], blocks: ContentBlock[]): Message[] {
+  let i = messages.findIndex((m) => m.meta?.compactSummary);
+  if (i < 0) i = messages.map((m) => m.role).lastIndexOf('user');
+  if (i < 0) return [...messages, { role: 'user', content: blocks, meta: { meta: true, source: 'compact', at: Date.now() } }];
+  const out = [...messages];
+  out[i] = { ...out[i]!, content: [...out[i]!.content, ...blocks] };
+  return out;
 }
 
 /** Replaces the whole history and records it in the transcript (so a resume sees the same history). */

@@ -14,6 +14,7 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
 import { callModel } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
+import { maxOutputTokens } from '../model/models.js';
 import { costUsd } from '../pricing.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
@@ -24,10 +25,20 @@ import { replaceHistory, runCompaction } from './compact.js';
 import { abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
 
-/** Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS = 64k). */
+/**
+ * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
+ * 64k), or the model's own output limit when that is lower (kernel/model/models.ts).
+ */
 export const ESCALATED_MAX_TOKENS = 64_000;
 /** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
 export const MAX_OUTPUT_TOKENS_RESUMES = 3;
+
+/**
+ * Stop-hook blocks in a row after which the run ends with `stop_hook_limit` (`limits.maxStopHookBlocks`
+ * overrides it). A hook that always blocks would otherwise keep the model answering forever; a run
+ * that goes on to call tools after a block starts the count again.
+ */
+export const MAX_STOP_HOOK_BLOCKS = 8;
 
 /** The nudge sent after an output cut by max_tokens. Our wording: resume, no recap, smaller pieces. */
 export const RESUME_PROMPT =
@@ -54,6 +65,8 @@ export interface RunState {
   /** performance.now() at the start of the run, ms. */
   started: number;
   signal: AbortSignal;
+  /** The run's turn limit, when it has one (set when the loop starts). */
+  maxTurns?: number;
 }
 
 /** Internal loop variables that only the state machine touches. */
@@ -62,11 +75,14 @@ interface LoopVars {
   resumes: number;
   reactiveCompacted: boolean;
   stopHookActive: boolean;
+  /** Stop-hook blocks since the model last called a tool. */
+  stopBlocks: number;
   lastText: string;
 }
 
 function ctxOf(kernel: Kernel, state: RunState): RunContext {
   const ctx: RunContext = { kernel, sessionId: kernel.sessionId, cwd: kernel.cwd, turn: state.turn, model: state.model, signal: state.signal };
+  if (state.maxTurns !== undefined) ctx.maxTurns = state.maxTurns;
   if (kernel.parent) ctx.parent = kernel.parent;
   return ctx;
 }
@@ -100,9 +116,11 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
   const preset = kernel.preset;
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
+  if (Number.isFinite(maxTurns)) state.maxTurns = maxTurns;
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, lastText: '' };
+  const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
+  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '' };
   const transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
   const ctx0 = ctxOf(kernel, state);
 
@@ -211,10 +229,11 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
 
     // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
     if (message.stop_reason === 'max_tokens') {
-      if (v.maxTokensOverride === undefined && maxTokens < ESCALATED_MAX_TOKENS) {
-        v.maxTokensOverride = ESCALATED_MAX_TOKENS;
+      const escalated = Math.min(ESCALATED_MAX_TOKENS, maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
+      if (v.maxTokensOverride === undefined && call.params.max_tokens < escalated) {
+        v.maxTokensOverride = escalated;
         state.turn--;
-        await next('max_output_tokens_escalate', `max_tokens ${maxTokens} → ${ESCALATED_MAX_TOKENS}`);
+        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${escalated}`);
         continue;
       }
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
@@ -223,7 +242,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       append(kernel, assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
-      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${maxTokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
+      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${call.params.max_tokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
       v.resumes++;
       append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
       await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
@@ -246,6 +265,10 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       }
       if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
       if (decision?.action === 'block') {
+        if (v.stopBlocks >= maxStopBlocks) {
+          return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
+        }
+        v.stopBlocks++;
         v.stopHookActive = true;
         append(kernel, newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
         if (state.turn >= maxTurns) return finish('max_turns');
@@ -255,6 +278,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       return finish('end_turn');
     }
     v.stopHookActive = false;
+    v.stopBlocks = 0;
 
     // Tools.
     let outcome;

@@ -7,6 +7,7 @@ import type { ApiErrorDecision, RunContext } from '../hook-payloads.js';
 import type { KernelHooks } from '../hooks.js';
 import type { ApiMessage, QuerySource, StreamEvent } from '../types.js';
 import { ModelRequestError, type ModelClient, type ModelRequest } from './client.js';
+import { fitRequestToModel } from './models.js';
 
 export interface CallOptions {
   client: ModelClient;
@@ -44,16 +45,35 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** What `fitRequestToModel` changed, already reported, per kernel (by its hook table): one notice each. */
+const reported = new WeakMap<KernelHooks, Set<string>>();
+
+/** `params` as its model accepts it (kernel/model/models.ts), with a notice the first time a change is made. */
+function fitted(params: ModelRequest, opts: CallOptions): ModelRequest {
+  const fit = fitRequestToModel(params);
+  if (fit.changes.length) {
+    let seen = reported.get(opts.hooks);
+    if (!seen) reported.set(opts.hooks, (seen = new Set()));
+    for (const change of fit.changes) {
+      if (seen.has(change)) continue;
+      seen.add(change);
+      opts.emit({ type: 'notice', level: 'info', source: 'model', message: change });
+    }
+  }
+  return fit.params;
+}
+
 /**
  * Sends `params`, retrying as the `apiError` hook decides. Throws the last ModelRequestError when
- * the hook says `surface` (or nothing).
+ * the hook says `surface` (or nothing). Every attempt is fitted to its model first (output limit,
+ * thinking and effort support: kernel/model/models.ts).
  */
 export async function callModel(params: ModelRequest, opts: CallOptions): Promise<CallResult> {
   const sleep = opts.sleep ?? abortableSleep;
   let attempt = 0;
   let consecutive529 = 0;
   let stream = true;
-  let current = params;
+  let current = fitted(params, opts);
   for (;;) {
     const sentAt = Date.now();
     const t0 = performance.now();
@@ -85,6 +105,7 @@ export async function callModel(params: ModelRequest, opts: CallOptions): Promis
         const from = current.model;
         current = { ...current, model: decision.model };
         if (opts.onFallback) current = opts.onFallback(from, decision.model, current);
+        current = fitted(current, opts);
         opts.emit({ type: 'model_fallback', from, to: decision.model, reason: `${consecutive529} consecutive 529 responses` });
         consecutive529 = 0;
         continue;

@@ -139,7 +139,7 @@ const EXPECTED: Record<string, string[]> = {
     "syntax-unclosed-flow.yaml:3:1: YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
   ],
   "syntax-unclosed-quote.yaml": [
-    "syntax-unclosed-quote.yaml:3:1: YAML: Missing closing \"quote",
+    "syntax-unclosed-quote.yaml:1:7: YAML: this double-quoted string is never closed, so everything up to line 3 became part of it; add the closing \"",
   ],
   "thinking-budget-over-max.yaml": [
     "thinking-budget-over-max.yaml:5:20: model.thinking.budget_tokens (8000) must be less than model.maxTokens (4000)",

@@ -64,27 +64,27 @@ describe('compareFingerprints', () => {
 
 describe('judge', () => {
   const fp = fingerprint(req());
-  const base: DetectorState = { prev: fp, prevRead: 30_000, prevAt: 1_000_000 };
+  const base: DetectorState = { prev: fp, prevCached: 30_000, prevAt: 1_000_000 };
   it('reports no break for a small drop, a break for a large one', () => {
-    expect(judge(base, { fp, read: 29_000, sentAt: 1_010_000, serverCleared: 0 }, o)).toEqual({ kind: 'ok' });
-    expect(judge(base, { fp, read: 27_000, sentAt: 1_010_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'break', cause: 'server', drop: 3_000 });
+    expect(judge(base, { fp, read: 29_000, written: 0, sentAt: 1_010_000, serverCleared: 0 }, o)).toEqual({ kind: 'ok' });
+    expect(judge(base, { fp, read: 27_000, written: 0, sentAt: 1_010_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'break', cause: 'server', drop: 3_000 });
   });
   it('blames a client change when a part changed', () => {
     const changed = fingerprint(req({ model: 'claude-opus-4-6' }));
-    expect(judge(base, { fp: changed, read: 0, sentAt: 1_010_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'break', cause: 'client', reason: 'model changed (claude-sonnet-4-6 → claude-opus-4-6)' });
+    expect(judge(base, { fp: changed, read: 0, written: 0, sentAt: 1_010_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'break', cause: 'client', reason: 'model changed (claude-sonnet-4-6 → claude-opus-4-6)' });
   });
   it('attributes an unchanged prompt to TTL expiry by the gap and the TTL of the markers', () => {
-    expect(judge(base, { fp, read: 0, sentAt: 1_000_000 + 7 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'ttl', reason: '5-minute TTL expired (prompt unchanged, 7.0 min since the previous response)' });
-    expect(judge(base, { fp, read: 0, sentAt: 1_000_000 + 2 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'server' });
+    expect(judge(base, { fp, read: 0, written: 0, sentAt: 1_000_000 + 7 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'ttl', reason: '5-minute TTL expired (prompt unchanged, 7.0 min since the previous response)' });
+    expect(judge(base, { fp, read: 0, written: 0, sentAt: 1_000_000 + 2 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'server' });
     const hour = fingerprint(req({ system: [{ type: 'text', text: 'static part', cache_control: { type: 'ephemeral', ttl: '1h' } }, { type: 'text', text: 'dynamic part' }] }));
-    const s1h: DetectorState = { prev: hour, prevRead: 30_000, prevAt: 0 };
-    expect(judge(s1h, { fp: hour, read: 0, sentAt: 30 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'server' });
-    expect(judge(s1h, { fp: hour, read: 0, sentAt: 70 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'ttl', reason: expect.stringMatching(/^1-hour TTL expired/) });
+    const s1h: DetectorState = { prev: hour, prevCached: 30_000, prevAt: 0 };
+    expect(judge(s1h, { fp: hour, read: 0, written: 0, sentAt: 30 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'server' });
+    expect(judge(s1h, { fp: hour, read: 0, written: 0, sentAt: 70 * 60_000, serverCleared: 0 }, o)).toMatchObject({ cause: 'ttl', reason: expect.stringMatching(/^1-hour TTL expired/) });
   });
   it('does not report announced drops: compaction resets, deletion and server edits are expected', () => {
-    expect(judge({ ...base, pending: { kind: 'compaction', source: 'compaction/auto' } }, { fp, read: 0, sentAt: 1_001_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'expected' });
-    expect(judge({ ...base, pending: { kind: 'deletion', source: 'compaction/microcompact' } }, { fp, read: 0, sentAt: 1_001_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'expected', reason: 'content cleared by compaction/microcompact' });
-    expect(judge(base, { fp, read: 0, sentAt: 1_001_000, serverCleared: 5_000 }, o)).toMatchObject({ kind: 'expected' });
-    expect(judge({ prevRead: null }, { fp, read: 0, sentAt: 0, serverCleared: 0 }, o)).toEqual({ kind: 'first' });
+    expect(judge({ ...base, pending: { kind: 'compaction', source: 'compaction/auto' } }, { fp, read: 0, written: 0, sentAt: 1_001_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'expected' });
+    expect(judge({ ...base, pending: { kind: 'deletion', source: 'compaction/microcompact' } }, { fp, read: 0, written: 0, sentAt: 1_001_000, serverCleared: 0 }, o)).toMatchObject({ kind: 'expected', reason: 'content cleared by compaction/microcompact' });
+    expect(judge(base, { fp, read: 0, written: 0, sentAt: 1_001_000, serverCleared: 5_000 }, o)).toMatchObject({ kind: 'expected' });
+    expect(judge({ prevCached: null }, { fp, read: 0, written: 0, sentAt: 0, serverCleared: 0 }, o)).toEqual({ kind: 'first' });
   });
 });

@@ -1,11 +1,16 @@
 /**
- * Phase 2 of cache-break detection: after a response, decide whether the cache
- * reads dropped enough to call it a break, and name the cause.
+ * Phase 2 of cache-break detection: after a response, decide whether the request read enough of
+ * what the previous request cached, and name the cause when it did not.
+ *
+ * What the previous request cached is its read plus its write (`cache_read_input_tokens` +
+ * `cache_creation_input_tokens`): the prefix it left in the cache. Comparing reads with reads alone
+ * misses a break that repeats every request: a prompt that changes early (a timestamp in a static
+ * system section) re-writes the whole conversation each time while the reads stay flat.
  */
 import { compareFingerprints, type Fingerprint, type PrefixChange } from './fingerprint.js';
 import type { ExpectedDrop } from './signals.js';
 
-/** A drop is a break only when reads fell below this share of the previous reads (Claude Code: 5%). */
+/** A drop is a break only when reads fell more than this share below the previous cached prefix (Claude Code: 5%). */
 export const MIN_RELATIVE_DROP = 0.05;
 /** … and by at least this many tokens (Claude Code's MIN_CACHE_MISS_TOKENS = 2,000). */
 export const MIN_ABSOLUTE_DROP_TOKENS = 2_000;
@@ -28,14 +33,15 @@ export type Verdict =
   | { kind: 'first' }
   | { kind: 'ok' }
   | { kind: 'expected'; reason: string }
-  | { kind: 'break'; cause: BreakCause; reason: string; changes: PrefixChange[]; prevRead: number; read: number; drop: number };
+  /** `prevCached`: what the previous request left in the cache (read + written), tokens; `drop` = prevCached − read. */
+  | { kind: 'break'; cause: BreakCause; reason: string; changes: PrefixChange[]; prevCached: number; read: number; drop: number };
 
 /** The detector's memory between responses. */
 export interface DetectorState {
   /** The previous request's fingerprint. */
   prev?: Fingerprint;
-  /** Cache reads of the previous response, or null to make the next one a first observation. */
-  prevRead: number | null;
+  /** What the previous response left in the cache (read + written), tokens, or null to make the next one a first observation. */
+  prevCached: number | null;
   /** ms since the epoch when the previous response completed. */
   prevAt?: number;
   /** A signal received since the previous response. */
@@ -46,6 +52,8 @@ export interface Observation {
   fp: Fingerprint;
   /** `cache_read_input_tokens` of the response. */
   read: number;
+  /** `cache_creation_input_tokens` of the response. */
+  written: number;
   /** ms since the epoch when the request was sent. */
   sentAt: number;
   /** Tokens the server's context edits cleared in this request (0 when none). */
@@ -57,10 +65,13 @@ export interface DetectOptions {
   minAbsoluteDropTokens: number;
 }
 
-/** Is `read` a break relative to `prevRead`? Both conditions must hold. */
-export function isBreak(prevRead: number, read: number, o: DetectOptions = { minRelativeDrop: MIN_RELATIVE_DROP, minAbsoluteDropTokens: MIN_ABSOLUTE_DROP_TOKENS }): boolean {
-  const drop = prevRead - read;
-  return read < prevRead * (1 - o.minRelativeDrop) && drop >= o.minAbsoluteDropTokens;
+/**
+ * Is `read` a break, given `prevCached`, what the previous request left in the cache (its read plus
+ * its write)? Both conditions must hold.
+ */
+export function isBreak(prevCached: number, read: number, o: DetectOptions = { minRelativeDrop: MIN_RELATIVE_DROP, minAbsoluteDropTokens: MIN_ABSOLUTE_DROP_TOKENS }): boolean {
+  const drop = prevCached - read;
+  return read < prevCached * (1 - o.minRelativeDrop) && drop >= o.minAbsoluteDropTokens;
 }
 
 function minutes(ms: number): string {
@@ -74,11 +85,11 @@ function minutes(ms: number): string {
 export function judge(state: DetectorState, obs: Observation, o: DetectOptions): Verdict {
   const changes = state.prev ? compareFingerprints(state.prev, obs.fp) : [];
   if (state.pending?.kind === 'compaction') return { kind: 'expected', reason: `history rebuilt by ${state.pending.source}${state.pending.detail ? ` (${state.pending.detail})` : ''}` };
-  if (state.prevRead === null || state.prev === undefined) return { kind: 'first' };
-  if (!isBreak(state.prevRead, obs.read, o)) return { kind: 'ok' };
+  if (state.prevCached === null || state.prev === undefined) return { kind: 'first' };
+  if (!isBreak(state.prevCached, obs.read, o)) return { kind: 'ok' };
   if (state.pending?.kind === 'deletion') return { kind: 'expected', reason: `content cleared by ${state.pending.source}${state.pending.detail ? ` (${state.pending.detail})` : ''}` };
   if (obs.serverCleared > 0) return { kind: 'expected', reason: `the server's context edits cleared ${obs.serverCleared} tokens` };
-  const base = { prevRead: state.prevRead, read: obs.read, drop: state.prevRead - obs.read, changes };
+  const base = { prevCached: state.prevCached, read: obs.read, drop: state.prevCached - obs.read, changes };
   if (changes.length) return { kind: 'break', cause: 'client', reason: changes.map((c) => c.text).join('; '), ...base };
   const gap = state.prevAt !== undefined ? obs.sentAt - state.prevAt : undefined;
   const ttl = obs.fp.ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
@@ -91,5 +102,5 @@ export function judge(state: DetectorState, obs: Observation, o: DetectOptions):
 
 /** The state after an observation. */
 export function advance(_state: DetectorState, obs: Observation, completedAt: number): DetectorState {
-  return { prev: obs.fp, prevRead: obs.read, prevAt: completedAt };
+  return { prev: obs.fp, prevCached: obs.read + obs.written, prevAt: completedAt };
 }

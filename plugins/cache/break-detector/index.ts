@@ -3,7 +3,8 @@
  *
  * Phase 1 fingerprints the request as sent (system, tools, model, betas, thinking, tool_choice,
  * effort, context edits, markers, each message); phase 2, after the response, flags a break when
- * cache reads fell by more than 5% and at least 2,000 tokens, and names the cause: the parts that
+ * the request read more than 5% and at least 2,000 tokens less than the previous request left in
+ * the cache (its read plus its write), and names the cause: the parts that
  * changed, a TTL expiry, or none found (server side). Drops other plugins announced (compaction,
  * cleared results, server context edits) are reported as expected, not as breaks.
  *
@@ -21,7 +22,7 @@ import { getCacheSignals } from './signals.js';
 export const PLUGIN_NAME = 'cache/break-detector';
 
 export const breakDetectorOptions = z.object({
-  /** A break needs reads to fall by more than this share (Claude Code: 0.05). */
+  /** A break needs the read to fall short of the previous cached prefix by more than this share (Claude Code: 0.05). */
   minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP),
   /** … and by at least this many tokens (Claude Code: 2,000). */
   minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS),
@@ -71,12 +72,12 @@ function clearedTokens(applied: Applied): number {
 
 export default definePlugin({
   name: PLUGIN_NAME,
-  description: 'flags prompt-cache breaks (reads down >5% and ≥2,000 tokens) and names the cause: a changed part, TTL expiry, or server side',
+  description: 'flags prompt-cache breaks (a read >5% and ≥2,000 tokens short of what the previous request cached) and names the cause: a changed part, TTL expiry, or server side',
   options: breakDetectorOptions,
   apply(kernel, options) {
     const records: DetectorRecord[] = [];
     reports.set(kernel, records);
-    let state: DetectorState = { prevRead: null };
+    let state: DetectorState = { prevCached: null };
     let n = 0;
     let loaded = false;
     const load = () => {
@@ -86,7 +87,7 @@ export default definePlugin({
       const last = past[past.length - 1];
       if (last) {
         n = last.n;
-        state = { prev: last.fp, prevRead: last.usage.cache_read_input_tokens ?? 0, prevAt: last.completedAt };
+        state = { prev: last.fp, prevCached: (last.usage.cache_read_input_tokens ?? 0) + (last.usage.cache_creation_input_tokens ?? 0), prevAt: last.completedAt };
       }
     };
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => load());
@@ -115,7 +116,7 @@ export default definePlugin({
       streamedEdits = undefined;
       const fp = fingerprint(info.request as ModelRequest);
       const completedAt = info.at + info.durationMs;
-      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, sentAt: info.at, serverCleared: clearedTokens(applied) };
+      const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, written: info.usage.cache_creation_input_tokens ?? 0, sentAt: info.at, serverCleared: clearedTokens(applied) };
       const verdict = judge(state, obs, options);
       const record: DetectorRecord = {
         n: ++n,
@@ -137,7 +138,7 @@ export default definePlugin({
           type: 'notice',
           level: verdict.cause === 'client' ? 'warn' : 'info',
           source: PLUGIN_NAME,
-          message: `cache break at request ${record.n}: cache reads ${verdict.prevRead} → ${verdict.read} (−${verdict.drop} tokens); cause: ${verdict.cause}: ${verdict.reason}`,
+          message: `cache break at request ${record.n}: read ${verdict.read} of the ${verdict.prevCached} tokens the previous request cached (−${verdict.drop}); cause: ${verdict.cause}: ${verdict.reason}`,
         });
       }
     });

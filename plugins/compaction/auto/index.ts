@@ -13,20 +13,22 @@
  * with large tool results clipped, goes to a summary side request with no tools and rein's structured
  * prompt. The new history is: the pinned messages (memory files, verbatim, first), the user's latest
  * prompt (verbatim), the summary, the most recently read files read again from disk (at most 5, 5,000
- * tokens each, 50,000 in all) and the list of tools.
+ * tokens each, 50,000 in all and 30% of the threshold; left out when they would make the compaction
+ * fail) and the list of tools.
  *
  * Failures (the request failed, the reply called a tool or was empty, the request stayed too long
- * after 3 retries that drop the oldest rounds, or the new history is not at least 5% smaller) count
- * toward a circuit breaker: after 3 in a row auto-compaction stops for the rest of the session, with
- * an event saying so. `enabled: false` means never: no automatic and no reactive
+ * after 3 retries that drop the oldest rounds, or the new history is not at least 5% smaller), and
+ * compactions that leave the context over the threshold (no progress), count toward a circuit
+ * breaker: after 3 in a row auto-compaction stops for the rest of the session, with an event saying
+ * so. `enabled: false` means never: no automatic and no reactive
  * compaction (a too-long prompt then ends the run); manual compaction still works unless
  * `manual: false`.
  */
 import { z } from 'zod';
 import {
   type CompactRequest, type CompactResult, type PreCompact, type RunContext, CONTEXT_STAGE, type Kernel,
-  DEFAULT_MAX_TOKENS, runCompaction, createKernelState, definePlugin, tokenCounter, type ContentBlock,
-  type Message,
+  type KernelPreset, DEFAULT_MAX_TOKENS, runCompaction, createKernelState, definePlugin,
+  type PluginOptionProblem, tokenCounter, type ContentBlock, type Message,
 } from '../../../kernel/index.js';
 import { isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
@@ -46,6 +48,12 @@ const memoryFiles = createKernelState<{ files: readonly { path: string }[] }>('m
 export const MAX_CONSECUTIVE_FAILURES = 3;
 /** A compaction must free at least this share of the history, or it counts as a failure (opencode's 95% rule). */
 export const MIN_FREED_RATIO = 0.05;
+/**
+ * Files restored after a compaction may take at most this share of the threshold, tokens (Claude
+ * Code's 50,000-token restore budget is 30% of its 167,000-token threshold on a 200k window), so
+ * on a small window the restore cannot refill the context it just emptied.
+ */
+export const RESTORE_THRESHOLD_SHARE = 0.3;
 
 export const autoCompactOptions = z.object({
   /** false: never compact automatically, neither at the threshold nor after a "prompt is too long". */
@@ -89,9 +97,11 @@ export const autoCompactOptions = z.object({
     maxFiles: z.number().int().min(0).default(MAX_FILES_TO_RESTORE),
     perFileTokens: z.number().int().min(100).default(MAX_TOKENS_PER_FILE),
     totalTokens: z.number().int().min(0).default(RESTORE_TOKEN_BUDGET),
+    /** …and at most this share of the compaction threshold. */
+    thresholdShare: z.number().min(0).max(1).default(RESTORE_THRESHOLD_SHARE),
     /** Tools whose `file_path` input counts as reading a file. */
     readTools: z.array(z.string()).default(['Read']),
-  }).strict().default({ maxFiles: MAX_FILES_TO_RESTORE, perFileTokens: MAX_TOKENS_PER_FILE, totalTokens: RESTORE_TOKEN_BUDGET, readTools: ['Read'] }),
+  }).strict().default({ maxFiles: MAX_FILES_TO_RESTORE, perFileTokens: MAX_TOKENS_PER_FILE, totalTokens: RESTORE_TOKEN_BUDGET, thresholdShare: RESTORE_THRESHOLD_SHARE, readTools: ['Read'] }),
   /** Name the available tools after a compaction. */
   announceTools: z.boolean().default(true),
   /**
@@ -122,6 +132,10 @@ export interface AutoCompactStats {
   summaryRequests: number;
   /** Compactions skipped because the breaker was open while the context was over the threshold. */
   skippedByBreaker: number;
+  /** Compactions that left the context over the threshold (each counts toward the breaker). */
+  noProgress: number;
+  /** Compactions whose restored files were dropped because, with them, the compaction would have failed. */
+  restoresDropped: number;
 }
 
 const stats = new WeakMap<Kernel, AutoCompactStats>();
@@ -131,11 +145,11 @@ export function autoCompactStats(kernel: Kernel): AutoCompactStats | undefined {
   return stats.get(kernel);
 }
 
-/** The thresholds a kernel's preset and these options give. */
-export function thresholdsFor(kernel: Kernel, o: AutoCompactOptions): Thresholds {
+/** The thresholds a preset and these options give. */
+export function thresholdsFor(preset: KernelPreset, o: AutoCompactOptions): Thresholds {
   return computeThresholds({
-    contextWindow: o.contextWindow ?? kernel.preset.model?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
-    maxOutputTokens: kernel.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS,
+    contextWindow: o.contextWindow ?? preset.model?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    maxOutputTokens: preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS,
     threshold: o.triggerTokens !== undefined ? { tokens: o.triggerTokens } : o.triggerRatio !== undefined ? { ratio: o.triggerRatio } : undefined,
     summaryReserveTokens: o.summaryReserveTokens,
     bufferTokens: o.bufferTokens,
@@ -144,14 +158,44 @@ export function thresholdsFor(kernel: Kernel, o: AutoCompactOptions): Thresholds
   });
 }
 
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Why these thresholds can never compact, with the option to change, or none: a threshold above
+ * the blocking limit is never reached (the run ends `blocking_limit` first), and one at or below
+ * zero compacts before every request.
+ */
+export function thresholdProblems(t: Thresholds, o: AutoCompactOptions): PluginOptionProblem[] {
+  if (!o.enabled) return [];
+  const path = o.triggerTokens !== undefined ? ['triggerTokens'] : o.triggerRatio !== undefined ? ['triggerRatio'] : ['bufferTokens'];
+  const how = o.triggerTokens !== undefined ? `${fmt(t.threshold)} tokens`
+    : o.triggerRatio !== undefined ? `${fmt(t.threshold)} tokens: ${o.triggerRatio} × the ${fmt(t.contextWindow)}-token window`
+      : `${fmt(t.threshold)} tokens: the ${fmt(t.contextWindow)}-token window − ${fmt(t.reserve)} of output reserve − ${fmt(o.bufferTokens)} of buffer`;
+  const fix = o.triggerTokens !== undefined ? `use a triggerTokens of at most ${fmt(t.blocking)}`
+    : o.triggerRatio !== undefined ? `use a triggerRatio of at most ${Math.floor((t.blocking / t.contextWindow) * 100) / 100}`
+      : `set triggerTokens or triggerRatio, or a bufferTokens of at least ${fmt(o.blockingOffsetTokens)}`;
+  if (t.threshold > t.blocking) {
+    return [{ path, message: `the compaction threshold (${how}) is above the blocking limit (${fmt(t.blocking)} tokens: the window − ${fmt(t.reserve)} of output reserve − ${fmt(o.blockingOffsetTokens)}), so compaction would never run and the session would end with blocking_limit; ${fix}` }];
+  }
+  if (t.threshold <= 0) {
+    return [{ path, message: `the compaction threshold (${how}) is not above zero, so every request would compact; the window is too small for these settings (set triggerRatio or triggerTokens)` }];
+  }
+  return [];
+}
+
 export default definePlugin({
   name: PLUGIN_NAME,
   description: 'summary compaction at a token threshold (warning and blocking levels, circuit breaker, file restore, pinned and latest messages kept)',
   options: autoCompactOptions,
+  checkPreset: (options, preset) => thresholdProblems(thresholdsFor(preset, options), options),
   apply(kernel, options) {
     const counter = tokenCounter(kernel);
-    const t = thresholdsFor(kernel, options);
-    const s: AutoCompactStats = { thresholds: t, compactions: 0, failures: 0, consecutiveFailures: 0, breakerOpen: false, summaryRequests: 0, skippedByBreaker: 0 };
+    let t = thresholdsFor(kernel.preset, options);
+    // A preset loaded from a file cannot get here with such a threshold (checkPreset); a kernel
+    // built in code may: compact at the blocking limit rather than never.
+    const clamped = t.threshold > t.blocking ? `the compaction threshold ${fmt(t.threshold)} is above the blocking limit ${fmt(t.blocking)}; compacting at ${fmt(t.blocking)}` : undefined;
+    if (clamped) t = { ...t, threshold: t.blocking, warning: Math.min(t.warning, t.blocking) };
+    const s: AutoCompactStats = { thresholds: t, compactions: 0, failures: 0, consecutiveFailures: 0, breakerOpen: false, summaryRequests: 0, skippedByBreaker: 0, noProgress: 0, restoresDropped: 0 };
     stats.set(kernel, s);
     const extra = options.instructions === undefined ? [] : Array.isArray(options.instructions) ? options.instructions : [options.instructions];
     let loaded = false;
@@ -189,6 +233,7 @@ export default definePlugin({
       await counter.prime(ctx);
       if (!announced) {
         announced = true;
+        if (clamped) notice('warn', clamped);
         notice('info', options.enabled
           ? `auto-compaction at ${t.threshold} tokens (warning at ${t.warning}, blocking at ${t.blocking}, window ${t.contextWindow})`
           : `auto-compaction is off (blocking at ${t.blocking} tokens, window ${t.contextWindow})`);
@@ -209,13 +254,18 @@ export default definePlugin({
             lastFailure = '';
             const r = await runCompaction(kernel, 'auto', ctx, undefined, state.messages);
             if (r) {
+              state = { ...state, messages: kernel.messages, tokensFreed: state.tokensFreed + Math.max(0, before - r.tokensAfter) };
+              count = counter.count(state.messages).tokens;
               if (r.tokensAfter > before * (1 - options.minFreedRatio)) {
                 fail(`${r.strategy} freed less than ${Math.round(options.minFreedRatio * 100)}%`);
+              } else if (count >= t.threshold) {
+                // Still over the threshold: the next request would compact again, every turn. That
+                // is no progress, and counts toward the breaker like a failure.
+                s.noProgress++;
+                fail(`the context is still ${fmt(count)} tokens after the compaction, over the threshold of ${fmt(t.threshold)}`);
               } else {
                 s.consecutiveFailures = 0;
               }
-              state = { ...state, messages: kernel.messages, tokensFreed: state.tokensFreed + Math.max(0, before - r.tokensAfter) };
-              count = counter.count(state.messages).tokens;
             } else if (!cancelled) {
               fail(lastFailure || 'no strategy produced a summary');
             }
@@ -266,25 +316,39 @@ export default definePlugin({
       s.summaryRequests += out.requests;
 
       const exclude = new Set(memoryFiles(kernel).files.map((f) => f.path));
-      const restored = options.restore.maxFiles > 0
-        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, exclude })
+      // The restore shares the threshold: on a small window 5 files × 5,000 tokens would refill it.
+      const restoreBudget = Math.min(options.restore.totalTokens, Math.floor(options.restore.thresholdShare * t.threshold));
+      let restored = options.restore.maxFiles > 0 && restoreBudget > 0
+        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, totalTokens: restoreBudget, exclude })
         : [];
-      const content: ContentBlock[] = [{ type: 'text', text: summaryMessageText(out.summary) }];
-      if (restored.length) content.push({ type: 'text', text: `${RESTORED_FILES_PREAMBLE}\n\n${restored.map((r) => r.text).join('\n\n')}` });
-      if (options.announceTools) {
-        const names = counter.lastRequest?.tools?.map((x) => String((x as { name?: unknown }).name)) ?? kernel.tools.names();
-        if (names.length) content.push({ type: 'text', text: `Tools available in this session: ${names.join(', ')}.` });
-      }
-      const summaryMessage: Message = { role: 'user', content, meta: { meta: true, compactSummary: true, source: PLUGIN_NAME, at: Date.now() } };
       const latestIsLast = li === messages.length - 1;
-      const next: Message[] = [
-        ...pinned,
-        ...(latest && !latestIsLast ? [latest] : []),
-        summaryMessage,
-        ...(latest && latestIsLast ? [latest] : []),
-      ];
-      const tokensAfter = counter.messagesTokens(next);
-      if (tokensAfter > before * (1 - options.minFreedRatio)) {
+      const build = (): Message[] => {
+        const content: ContentBlock[] = [{ type: 'text', text: summaryMessageText(out.summary) }];
+        if (restored.length) content.push({ type: 'text', text: `${RESTORED_FILES_PREAMBLE}\n\n${restored.map((r) => r.text).join('\n\n')}` });
+        if (options.announceTools) {
+          const names = counter.lastRequest?.tools?.map((x) => String((x as { name?: unknown }).name)) ?? kernel.tools.names();
+          if (names.length) content.push({ type: 'text', text: `Tools available in this session: ${names.join(', ')}.` });
+        }
+        const summaryMessage: Message = { role: 'user', content, meta: { meta: true, compactSummary: true, source: PLUGIN_NAME, at: Date.now() } };
+        return [
+          ...pinned,
+          ...(latest && !latestIsLast ? [latest] : []),
+          summaryMessage,
+          ...(latest && latestIsLast ? [latest] : []),
+        ];
+      };
+      const tooBig = (n: number) => n > before * (1 - options.minFreedRatio);
+      let next = build();
+      let tokensAfter = counter.messagesTokens(next);
+      if (restored.length && (tooBig(tokensAfter) || counter.count(next).tokens >= t.threshold)) {
+        // The files put back are a convenience; they must never be what makes a compaction fail.
+        notice('info', `the ${restored.length} restored file${restored.length === 1 ? '' : 's'} would leave the compacted context too large; compacting without them`);
+        s.restoresDropped++;
+        restored = [];
+        next = build();
+        tokensAfter = counter.messagesTokens(next);
+      }
+      if (tooBig(tokensAfter)) {
         throw new CompactionFailure(`the compacted history (${tokensAfter} tokens) is not at least ${Math.round(options.minFreedRatio * 100)}% smaller than the history (${before} tokens)`);
       }
       s.compactions++;

@@ -17,7 +17,8 @@ export type ShellHookEvent = (typeof SHELL_HOOK_EVENTS)[number];
 
 /**
  * Guard events: a hook that crashes or times out blocks what it guards unless it says
- * `onFailure: continue`.
+ * `onFailure: continue`; one that exits with a code other than 0 and 2 lets it through (Claude
+ * Code's protocol) unless it says `onFailure: block`.
  */
 export const GUARD_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['PreToolUse', 'PermissionRequest', 'UserPromptSubmit']);
 
@@ -32,7 +33,11 @@ export const commandHookSchema = z.object({
   command: z.string().min(1),
   /** Seconds before the hook's process group is killed. */
   timeout: z.number().positive().optional(),
-  /** What a crash or timeout means: `block` (the default for guard events) or `continue`. */
+  /**
+   * For guard events: `block` fails closed on a crash, a timeout or any exit code but 0 and 2;
+   * `continue` lets the call run whatever happens (exit 2 still blocks). Unset: a crash or
+   * timeout blocks, another exit code does not (Claude Code's protocol).
+   */
   onFailure: z.enum(['block', 'continue']).optional(),
 }).strict();
 
@@ -59,4 +64,27 @@ export function compileMatcher(matcher: string | undefined): (value: string | un
   }
   const re = new RegExp(m); // throws SyntaxError for a bad pattern: reported when the plugin loads
   return (v) => v !== undefined && re.test(v);
+}
+
+/** How a guard hook's failures end, as `rein hooks` reports it. */
+export interface GuardFailure {
+  event: ShellHookEvent;
+  matcher: string;
+  command: string;
+  /** `closed`: every failure blocks; `open on exit codes`: a crash blocks, exit 1 (say) lets the call run; `open`: nothing but exit 2 blocks. */
+  fails: 'closed' | 'open on exit codes' | 'open';
+}
+
+/** Every hook of a guard event and how its failures end. */
+export function guardFailures(config: ShellHooksConfig): GuardFailure[] {
+  const out: GuardFailure[] = [];
+  for (const event of SHELL_HOOK_EVENTS) {
+    if (!GUARD_EVENTS.has(event)) continue;
+    for (const g of config[event] ?? []) {
+      for (const h of g.hooks) {
+        out.push({ event, matcher: g.matcher ?? '', command: h.command, fails: h.onFailure === 'block' ? 'closed' : h.onFailure === 'continue' ? 'open' : 'open on exit codes' });
+      }
+    }
+  }
+  return out;
 }

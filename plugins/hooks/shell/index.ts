@@ -106,13 +106,19 @@ class ShellHooks {
     try { transcriptPath = this.kernel.transcript.file; } catch { transcriptPath = undefined; }
     const input = JSON.stringify({
       session_id: ctx.sessionId, transcript_path: transcriptPath, cwd: ctx.cwd, hook_event_name: event,
-      permission_mode: permissionContext(this.kernel).mode, ...fields,
+      permission_mode: permissionContext(this.kernel).mode,
+      // A child agent's call decided by these hooks: which agent made it (Claude Code's fields).
+      ...(ctx.agent ? { agent_id: ctx.agent.id, agent_type: ctx.agent.type } : {}),
+      ...fields,
     });
     const env = { ...process.env, ...(this.kernel.preset.env as Record<string, string> | undefined), CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd };
     return Promise.all(hooks.map(async (hook) => {
       const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S);
       const r = await runHookProcess(hook.command, input, { cwd: ctx.cwd, env, timeoutMs: timeoutS * 1000, signal: event === 'SessionEnd' ? undefined : ctx.signal });
-      const outcome = interpret(r, timeoutS);
+      let outcome = interpret(r, timeoutS);
+      // `onFailure: block` makes a guard fail closed on any exit code but 0 and 2 as well, where
+      // Claude Code's protocol lets the call run.
+      if (outcome.kind === 'error' && hook.onFailure === 'block' && GUARD_EVENTS.has(event)) outcome = { kind: 'failure', message: `${outcome.message} (onFailure: block)` };
       if (outcome.kind === 'error') this.notify(`${event} hook \`${short(hook.command)}\`: ${outcome.message}`);
       return { hook, outcome };
     }));
@@ -325,4 +331,4 @@ export default definePlugin({
   },
 });
 
-export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, shellHooksOptions } from './config.js';
+export { SHELL_HOOK_EVENTS, GUARD_EVENTS, DEFAULT_HOOK_TIMEOUT_S, SESSION_END_TIMEOUT_S, shellHooksOptions, guardFailures } from './config.js';

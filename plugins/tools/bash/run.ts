@@ -55,16 +55,42 @@ export interface ShellResult {
   /** The directory the shell ended in, when it got to record it. */
   cwdAfter?: string;
   durationMs: number;
+  /** The call's process group (its shell's pid), for processes the command left running in the background. */
+  pgid?: number;
 }
 
 /** Kills every process of the group led by `pid`. */
-function killGroup(pid: number | undefined): void {
+function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (!pid) return;
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     // already gone
   }
+}
+
+/** True while any process of the group `pgid` is alive (the shell itself may have exited). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the group exists but is not ours to signal; it is alive all the same.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Stops process groups left running: SIGTERM to each, then SIGKILL to those still alive after
+ * `graceMs` (ms). Resolves when every group is gone or was sent SIGKILL.
+ */
+export async function stopGroups(pgids: Iterable<number>, graceMs = 1_000): Promise<void> {
+  const alive = [...pgids].filter(groupAlive);
+  if (!alive.length) return;
+  for (const g of alive) killGroup(g, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && alive.some(groupAlive)) await new Promise((r) => setTimeout(r, 25));
+  for (const g of alive) if (groupAlive(g)) killGroup(g, 'SIGKILL');
 }
 
 /** Runs `command`; never rejects for the command's own failures (they are in the result). */
@@ -126,7 +152,7 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellResult>
       } catch {
         // removed by the command itself
       }
-      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputCapped, outputBytes, cwdAfter, durationMs: performance.now() - started });
+      resolve({ exitCode: code, signal: sig, timedOut, aborted, outputCapped, outputBytes, cwdAfter, durationMs: performance.now() - started, pgid: child.pid });
     });
   });
 }

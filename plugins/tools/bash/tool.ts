@@ -11,7 +11,7 @@ import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
-import { logFileFor, MAX_LOG_BYTES, runShell } from './run.js';
+import { groupAlive, logFileFor, MAX_LOG_BYTES, runShell, stopGroups } from './run.js';
 
 /** Default timeout, ms (Claude Code's Bash default: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -26,6 +26,29 @@ export const BASH_PREVIEW_BYTES = 2_000;
 const CWD_ENTRY = 'tools/bash';
 
 const cwds = new WeakMap<Kernel, string>();
+
+/**
+ * Process groups of calls whose command left processes running (`cmd &`), per kernel. They are
+ * stopped when the run ends (`sessionEnd`) and when the kernel closes, so nothing a command started
+ * outlives the run that started it.
+ */
+const leftRunning = new WeakMap<Kernel, Set<number>>();
+
+function trackBackground(kernel: Kernel, pgid: number): void {
+  let set = leftRunning.get(kernel);
+  if (!set) {
+    set = new Set();
+    leftRunning.set(kernel, set);
+    const stop = async () => {
+      const groups = [...set!];
+      set!.clear();
+      await stopGroups(groups);
+    };
+    kernel.hooks.sessionEnd.tapPromise('tools/bash', stop);
+    kernel.onClose(stop);
+  }
+  set.add(pgid);
+}
 
 /** The directory the next Bash call of this kernel starts in (restored from the transcript on resume). */
 export function bashCwd(kernel: Kernel): string {
@@ -94,13 +117,16 @@ function readSlice(file: string, position: number, bytes: number): string {
   }
 }
 
-/** The output as the model sees it: whole when small, else head + tail + where the whole of it is. */
-function outputText(logFile: string, bytes: number): string {
+/**
+ * The output as the model sees it: whole when small, else head + tail + where the whole of it is.
+ * `keep`: the log stays on disk (background processes still write to it).
+ */
+function outputText(logFile: string, bytes: number, keep = false): string {
   if (bytes === 0) return '';
   if (bytes <= BASH_MAX_OUTPUT_CHARS * 4) {
     const all = readFileSync(logFile, 'utf8');
     if (all.length <= BASH_MAX_OUTPUT_CHARS) {
-      rmSync(logFile, { force: true });
+      if (!keep) rmSync(logFile, { force: true });
       return all.replace(/\n$/, '');
     }
   }
@@ -156,8 +182,13 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       const r = await runShell(input.command, { cwd, timeoutMs, signal: ctx.signal, logFile, env: options.env });
       rmSync(`${logFile}.cwd`, { force: true });
       if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
-      const out = outputText(logFile, r.outputBytes);
-      const stale = staleNote(kernel, input.command, ctx.cwd);
+      // Processes the command started in the background (`cmd &`) are still in its process group.
+      const background = r.pgid !== undefined && groupAlive(r.pgid);
+      if (background) trackBackground(kernel, r.pgid!);
+      const out = outputText(logFile, r.outputBytes, background);
+      const stale = staleNote(kernel, input.command, ctx.cwd) + (background
+        ? `\n\n(Processes this command started in the background are still running; their output goes to ${logFile}. They are stopped when this run ends.)`
+        : '');
 
       if (r.aborted) {
         return { content: `${abortedText(r.aborted.reason)}${out ? `\nOutput before it was stopped:\n${out}` : ''}`, isError: true };

@@ -87,7 +87,8 @@ describe('Read', () => {
   });
 
   it('returns an image block for a PNG', async () => {
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    // A 1 × 1 PNG: signature, IHDR, IDAT, IEND.
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8ffff3f0005fe02fe0def46b80000000049454e44ae426082', 'hex');
     writeFileSync(join(dir, 'pic.png'), png);
     const r = await callTool(await kernel(), 'Read', { file_path: join(dir, 'pic.png') });
     const block = (r.content as { type: string; source?: { media_type: string; data: string } }[])[0]!;

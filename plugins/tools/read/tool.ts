@@ -6,8 +6,9 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { defineTool, ToolError, type ContentBlock } from '../../../kernel/index.js';
+import { defineTool, ToolError } from '../../../kernel/index.js';
 import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
+import { imageBlock } from './image.js';
 import { wholeNumber } from '../shared/schema.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
 import {
@@ -26,7 +27,8 @@ export const MAX_READ_CHARS = 100_000;
 
 /**
  * Largest image returned, bytes: base64 grows data by 4/3 and the Messages API takes at most 5 MB
- * of base64 per image (API docs, "Vision": image size limits).
+ * of base64 per image (its 400 says so: `image exceeds 5 MB maximum: N bytes > 5242880 bytes`).
+ * Pixel sizes and the media type are checked in image.ts.
  */
 export const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
 
@@ -45,7 +47,7 @@ Usage:
 - By default it returns up to ${DEFAULT_READ_LINES} lines from the start of the file. For a long file, pass offset (the first line wanted, counting from 1) and limit (how many lines); otherwise read the whole file.
 - Output is numbered like \`cat -n\`: each line is its line number, a tab, then the line's text exactly as in the file. The number and the tab are not part of the file.
 - Lines longer than 2,000 characters are cut. One call returns at most ${groupDigits(MAX_READ_CHARS)} characters; for more, read in ranges or search with Grep.
-- PNG, JPEG, GIF and WebP images are returned as images you can look at.
+- PNG, JPEG, GIF and WebP images are returned as images you can look at (at most 8,000 pixels on a side, 2,000 once the conversation holds more than 20 images).
 - Other binary files (archives, executables, PDFs, fonts, ...) are refused; inspect them with Bash tools instead.
 - It reads files, not directories: list a directory with Glob, or with ls through Bash.
 - Read a file before you Edit or overwrite it with Write; those tools refuse files not read in this session.
@@ -93,8 +95,9 @@ export const readTool = defineTool<ReadInput>({
     if (media) {
       if (st.size > MAX_IMAGE_BYTES) throw new ToolError(`Image ${path} is ${st.size} bytes; the largest image Read returns is ${MAX_IMAGE_BYTES} bytes. Make a smaller copy (for example with ImageMagick through Bash) and read that.`);
       const data = await readFile(path);
+      const block = imageBlock(path, data, ctx.kernel.messages);
       store.record(path, { content: data, stat: st });
-      return [{ type: 'image', source: { type: 'base64', media_type: media, data: data.toString('base64') } } as ContentBlock];
+      return [block];
     }
     if (BINARY_EXTENSIONS.has(ext)) throw binaryError(path, st.size, ext);
 

@@ -58,9 +58,14 @@ function sharedClient(c: ModelClient): ModelClient {
   return { kind: c.kind, baseURL: c.baseURL, send: (p, o) => c.send(p, o), countTokens: (p) => c.countTokens(p), close: async () => {} };
 }
 
-/** Makes the child's permission and tool hooks be the parent's (see the module comment). */
-function forwardHooks(child: Kernel, parent: Kernel): void {
-  const parentCtx = (ctx: RunContext): RunContext => parent.runContext(ctx.signal);
+/**
+ * Makes the child's permission and tool hooks be the parent's (see the module comment). The
+ * parent's hooks see which agent made the call (`ctx.agent`: the innermost one, for a child's
+ * child), and the child's denials are the parent run's too.
+ */
+function forwardHooks(child: Kernel, parent: Kernel, type: string): void {
+  const parentCtx = (ctx: RunContext): RunContext => ({ ...parent.runContext(ctx.signal), agent: ctx.agent ?? { id: child.sessionId, type } });
+  child.hooks.event.tap('task/forward', (e) => { if (e.type === 'permission_denied') parent.recordDenial(e.denial); });
   child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (q, ctx) => decidePermission(parent, q, parentCtx(ctx)));
   child.hooks.preToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.preToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.postToolUse.promise(p, parentCtx(ctx)));
@@ -77,6 +82,20 @@ function pluginOptionsFor(parent: Kernel, names: readonly string[]): Record<stri
   const out: Record<string, unknown> = {};
   for (const lp of parent.plugins) if (names.includes(lp.plugin.name)) out[lp.plugin.name] = lp.options;
   return out;
+}
+
+/** An agent's `preset` as createAgent takes it: a file (relative to the parent's preset folder) or a built-in name. */
+function agentPresetRef(preset: string, presetDir: string): string {
+  const file = isAbsolute(preset) ? preset : resolve(presetDir, preset);
+  return /[\\/]|\.ya?ml$/.test(preset) && existsSync(file) ? file : preset;
+}
+
+/**
+ * The `description` of an agent preset, for the Task tool's list of agents; undefined when it has
+ * none or cannot be read (the preset loader reports a broken agent preset with its parent).
+ */
+export function presetDescription(kernel: Kernel, preset: string): Promise<string | undefined> {
+  return kernel.subagents.presetDescription(agentPresetRef(preset, kernel.presetDir), kernel.presetDir);
 }
 
 /** Builds the Task tool. */
@@ -104,8 +123,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       let overrides: Record<string, unknown> | undefined;
       if (def.preset) {
         const p = def.preset;
-        const file = isAbsolute(p) ? p : resolve(parent.presetDir, p);
-        presetArg = /[\\/]|\.ya?ml$/.test(p) && existsSync(file) ? file : p;
+        presetArg = agentPresetRef(p, parent.presetDir);
         overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(def.model || input.model ? { model: { name: model } } : {}) };
       } else {
         const wanted = def.tools ?? parent.tools.names().filter((n) => n !== 'Task');
@@ -131,7 +149,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       });
       const child = agent.kernel;
       for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
-      forwardHooks(child, parent);
+      forwardHooks(child, parent, type);
       const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
       const pctx = parent.runContext(ctx.signal);
       let result: RunResult | undefined;

@@ -33,6 +33,12 @@ export function getTodos(kernel: Kernel): readonly TodoItem[] {
   return list;
 }
 
+/** The task list as the model sees it after a compaction: one line per item, with its status. */
+export function todoListText(todos: readonly TodoItem[]): string {
+  const lines = todos.map((t, i) => `${i + 1}. [${t.status}] ${t.content}`);
+  return `Your task list (TodoWrite), as it stands; keep it up to date:\n${lines.join('\n')}`;
+}
+
 const DESCRIPTION = `Creates and updates your task list for this session. Each call replaces the whole list, so always send every item with its current status.
 
 When to use it:

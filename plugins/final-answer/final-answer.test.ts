@@ -1,0 +1,54 @@
+/**
+ * At the turn limit the run ends with an answer: on the last allowed request the model is told so
+ * and the tools are withdrawn (`tool_choice: none`), so a model that would have called one more
+ * tool answers instead, and the run ends `end_turn` with that text rather than `max_turns`.
+ */
+import { describe, expect, it } from 'vitest';
+import { startAgent } from '../../testing/agent.js';
+import { useTestEnv } from '../../testing/env.js';
+import { writeFiles } from '../../testing/support.js';
+import { FINAL_TURN_NOTE } from './index.js';
+
+const env = useTestEnv({ prefix: 'rein-final-' });
+
+// The model keeps reading; its third reply also says what it found so far.
+const SCENARIO = `
+turns:
+  - reply: [{ tool_use: { name: Read, input: { file_path: a.txt } } }]
+  - reply: [{ tool_use: { name: Read, input: { file_path: b.txt } } }]
+  - reply: [{ text: "a.txt and b.txt both say hello; c.txt is not read yet." }, { tool_use: { name: Read, input: { file_path: c.txt } } }]
+  - reply: [{ text: "unused" }]
+`;
+
+describe('the turn limit', () => {
+  it('with the default preset, the last allowed turn ends with an answer (end_turn), not max_turns', async () => {
+    writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
+    const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false } } }, scenario: SCENARIO });
+    try {
+      const { result } = await rig.run('What do the three files say?');
+      expect(result.terminalReason).toBe('end_turn');
+      expect(result.numTurns).toBe(3);
+      expect(result.text).toBe('a.txt and b.txt both say hello; c.txt is not read yet.');
+      const bodies = rig.requests().map((r) => r.body);
+      expect(bodies).toHaveLength(3);
+      // Only the last request withdraws the tools (they stay defined) and carries the note, at the end.
+      expect(bodies.map((b) => b.tool_choice?.type)).toEqual([undefined, undefined, 'none']);
+      expect(bodies[2]!.tools.length).toBe(bodies[1]!.tools.length);
+      expect(bodies[2]!.messages.at(-1).content.at(-1)).toMatchObject({ type: 'text', text: FINAL_TURN_NOTE });
+      expect(JSON.stringify(rig.agent.kernel.messages)).not.toContain(FINAL_TURN_NOTE);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('without the plugin the same run ends max_turns after a tool call', async () => {
+    writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
+    const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false }, 'final-answer': false } }, scenario: SCENARIO });
+    try {
+      const { result } = await rig.run('What do the three files say?');
+      expect(result.terminalReason).toBe('max_turns');
+    } finally {
+      await rig.close();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * `final-answer`: on the last request a turn limit allows, the model is told so and given no tool
+ * to call (`tool_choice: {type: "none"}`), so the run ends with a text answer (`end_turn`) rather
+ * than a bare `max_turns` after a last tool call nobody will see the result of.
+ *
+ * The tools stay in the request (only `tool_choice` changes), so the cached prefix of tools and
+ * system prompt is still read; the note is appended to the last user message, after every earlier
+ * block. Runs without a turn limit are left alone.
+ */
+import { z } from 'zod';
+import { REQUEST_STAGE, definePlugin, type ContentBlock, type MessageRequest } from '../../kernel/index.js';
+
+export const PLUGIN_NAME = 'final-answer';
+
+/** What the model is told on its last turn. Our wording. */
+export const FINAL_TURN_NOTE = 'This is your last turn: the turn limit of this run is reached and no tool can be called any more. Answer now, from what you have found so far, and say plainly what is left undone.';
+
+export const finalAnswerOptions = z.strictObject({
+  /** Also withdraw the tools on the last turn (`tool_choice: none`); false only tells the model. */
+  withdrawTools: z.boolean().default(true),
+  /** The note added to the last user message. */
+  note: z.string().min(1).default(FINAL_TURN_NOTE),
+});
+
+/** The request with the note after the last user message's blocks (a copy; the history is not changed). */
+function withNote(params: MessageRequest, note: string): MessageRequest {
+  const messages = [...params.messages];
+  const i = messages.length - 1;
+  const last = messages[i];
+  if (!last || last.role !== 'user') return params;
+  const content: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...(last.content as ContentBlock[])];
+  content.push({ type: 'text', text: note });
+  messages[i] = { ...last, content } as (typeof messages)[number];
+  return { ...params, messages };
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  description: 'On the last turn a turn limit allows: tells the model and withdraws the tools, so the run ends with an answer, not max_turns.',
+  options: finalAnswerOptions,
+  apply(kernel, options) {
+    // Before the cache markers are placed: they go on the last block, which is now the note.
+    kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.PARAMS }, (params, ctx) => {
+      if (ctx.maxTurns === undefined || ctx.turn < ctx.maxTurns || !params.tools?.length) return params;
+      const out = withNote(params, options.note);
+      if (options.withdrawTools && out.tools?.length) return { ...out, tool_choice: { type: 'none' } } as MessageRequest;
+      return out;
+    });
+  },
+});

@@ -9,7 +9,7 @@ import { PluginError } from '../kernel/plugin.js';
 import { createKernel, type Kernel, type KernelPreset, type SubagentFactory } from '../kernel/kernel.js';
 import type { RunInput } from '../kernel/loop/run.js';
 import type { ModelClient } from '../kernel/model/client.js';
-import { selectClient, type ClientChoice } from './select.js';
+import { selectClient, simulatorCheckpoint, type ClientChoice, type SimulatorCheckpoint } from './select.js';
 import { Transcript, SessionError } from '../kernel/session/transcript.js';
 import { PresetError, type PresetDiagnostic } from './preset/errors.js';
 import { didYouMean } from './preset/suggest.js';
@@ -83,6 +83,9 @@ export interface Agent {
  */
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   mark('createAgent');
+  if (options.resume !== undefined && !options.resume.trim()) {
+    throw new SessionError('--resume needs a session id or the path of a .jsonl transcript; it was given an empty value');
+  }
   const cwd = resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
   // The preset (a file, a built-in name or an object) is loaded and checked by the preset loader:
@@ -107,9 +110,11 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
 
   for (const p of options.plugins ?? []) loaded.push({ plugin: p.plugin, options: p.options, origin: 'createAgent({ plugins })' });
 
+  const embedded = !options.client && (options.sim || (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL));
+  const resumeFrom = embedded && resume ? resumedSimulator(resume, cwd, preset.session?.dir) : undefined;
   const choice = options.client
     ? { client: options.client, kind: options.client.kind === 'simulator' ? 'simulator' as const : 'api' as const }
-    : await selectClient({ sim: options.sim, env, cwd });
+    : await selectClient({ sim: options.sim, env, cwd, ...(resumeFrom ? { resumeFrom } : {}) });
   mark('model client chosen');
   let kernel: Kernel;
   let unregistered: { name: string; index: number }[] = [];
@@ -173,6 +178,15 @@ function unregisteredToolsError(
     };
   });
   return new PresetError(diagnostics);
+}
+
+/** Where the embedded simulator of a resumed session got to (read without taking the session's lock). */
+function resumedSimulator(resume: string, cwd: string, root: string | undefined): SimulatorCheckpoint | undefined {
+  try {
+    return simulatorCheckpoint(Transcript.open(resume, { cwd, root }).entries);
+  } catch {
+    return undefined; // opening the session for the run reports what is wrong with it
+  }
 }
 
 /**

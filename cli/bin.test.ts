@@ -146,7 +146,7 @@ describe('bin/rein.js', () => {
       expect(JSON.parse(trusted.stdout)).toMatchObject({ subtype: 'success', result: 'over TLS' });
       const untrusted = await go('/dev/null', 'text');
       expect(untrusted.code).toBe(1);
-      expect(untrusted.stderr).toMatch(/^rein: model_error: connection error: .*self-signed certificate/m);
+      expect(untrusted.stderr).toMatch(/^rein: model_error: cannot reach 127\.0\.0\.1:\d+: the TLS certificate was not accepted: self-signed certificate.* \([A-Z_]+\)$/m);
     } finally {
       front.close();
       await sim.close();

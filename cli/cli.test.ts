@@ -164,7 +164,7 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     expect(result).toMatchObject({ terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
     const text = await runCli(['run', 'hi', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
     expect(text.code).toBe(1);
-    expect(text.stderr).toMatch(/^rein: model_error: connection error: .*ECONNREFUSED 127\.0\.0\.1:9/m);
+    expect(text.stderr).toMatch(/^rein: model_error: cannot reach 127\.0\.0\.1:9: connection refused \(ECONNREFUSED\)$/m);
   }, 120_000);
 
   it('a tools: entry that no loaded plugin registers, at its line', async () => {

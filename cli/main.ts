@@ -4,9 +4,15 @@
  *
  * Exit codes:
  *   0    the run ended with `end_turn` (or the command succeeded)
- *   1    the run ended with any other terminal reason (max_turns, model_error, prompt_too_long, ...)
- *   2    bad input: an invalid preset, flag, scenario or session; nothing was run
- *   130  interrupted (SIGINT)
+ *   1    the run ended with any other terminal reason (max_turns, model_error, plugin_error, ...)
+ *   2    bad input: an invalid preset, flag, scenario or session (also a session another rein
+ *        process is running); nothing was run
+ *   70   an internal error (a bug in rein): one line on stderr, the stack with REIN_DEBUG=1
+ *   74   the session transcript cannot be written (full disk, read-only file system); nothing
+ *        ran after the last entry that was written
+ *   129  interrupted by SIGHUP, 130 by SIGINT, 143 by SIGTERM (128 + the signal's number): the
+ *        run ended `aborted`, its SessionEnd hooks ran; a second signal exits at once, still
+ *        recording `aborted`
  *   141  stdout was closed by its reader (`rein run ... | head`); what ran is in the transcript
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -16,7 +22,10 @@ import { reinRoot } from '../agent/preset/paths.js';
 import { mark } from '../kernel/trace.js';
 import { config as zodConfig } from 'zod';
 
-export const EXIT = Object.freeze({ OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERRUPTED: 130, STDOUT_CLOSED: 141 });
+export const EXIT = Object.freeze({
+  OK: 0, RUN_ERROR: 1, BAD_INPUT: 2, INTERNAL: 70, SESSION_WRITE: 74,
+  SIGHUP: 129, INTERRUPTED: 130, SIGTERM: 143, STDOUT_CLOSED: 141,
+});
 
 /** rein's version, from the package.json found above this module (from source, dist/ or the bundle). */
 function version(): string {

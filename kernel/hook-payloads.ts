@@ -90,7 +90,8 @@ export interface ApiErrorInfo {
 
 /** What the `apiError` hook answers; no answer means surface the error. */
 export type ApiErrorDecision =
-  | { action: 'retry'; delayMs: number; stream?: boolean }
+  /** `maxRetries`: the retries the policy allows this failure, for progress messages ("retry 3 of 10"). */
+  | { action: 'retry'; delayMs: number; stream?: boolean; maxRetries?: number }
   | { action: 'fallback'; model: string }
   | { action: 'surface' };
 
@@ -99,8 +100,14 @@ export interface ApiError {
   /** HTTP status, when there was a response. */
   status?: number;
   /** `http`: an error response; `connection`: no response; `stream_idle`: no event for the idle timeout;
-   *  `stream_cut`: the stream ended before `message_stop`; `aborted`: the run's signal fired. */
-  kind: 'http' | 'connection' | 'stream_idle' | 'stream_cut' | 'aborted';
+   *  `stream_cut`: the stream ended before `message_stop`; `invalid_response`: a 200 whose body is no
+   *  Message (not JSON, no `content` or `usage`, a malformed block, two tool_use blocks with one id);
+   *  `aborted`: the run's signal fired. */
+  kind: 'http' | 'connection' | 'stream_idle' | 'stream_cut' | 'invalid_response' | 'aborted';
+  /** The system error code of a connection failure (`ENOTFOUND`, `ECONNREFUSED`, `ETIMEDOUT`, ...). */
+  code?: string;
+  /** The host (and port, when not the scheme's) the request went to. */
+  host?: string;
   /** The API's `error.type` when present (`overloaded_error`, `rate_limit_error`, ...). */
   type?: string;
   message: string;

@@ -7,7 +7,12 @@
  * `getHooks(kernel)` on a WeakMap (webpack 5's pattern), never by adding to this object.
  *
  * Guard hooks (`permission`, `permissionRequest`, `preToolUse`) fail closed: a tap that throws denies
- * the call.
+ * the call. A tap that throws anywhere else ends the run with `plugin_error`, naming the plugin and
+ * the hook (every tap is wrapped so that what it throws is a HookTapError carrying both names),
+ * except where the loop handles it itself: `stop` and `compact` (a notice; the run goes on),
+ * `postToolUse` (the call's result becomes an error), `apiError` (the request's error surfaces),
+ * `event` (the other taps still see the event; then the run ends), and `postToolUseFailure`, the
+ * last `turnEnd` and `sessionEnd` (ignored).
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook,
@@ -63,8 +68,107 @@ export const PERMISSION_STAGE = Object.freeze({
   MODE: 200,
 });
 
-/** Creates a fresh, frozen hook table. One per kernel. */
+/**
+ * A tap threw. `plugin` is the tap's name (plugins tap with their plugin name), `hook` the hook's;
+ * `message` is the tap's own error message, so texts built from it read as before.
+ */
+export class HookTapError extends Error {
+  override name = 'HookTapError';
+  constructor(readonly plugin: string, readonly hook: string, cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+
+  /** `plugin "x" failed in its turnStart tap: <message>`. */
+  describe(): string {
+    return `plugin "${this.plugin}" failed in its ${this.hook} tap: ${this.message}`;
+  }
+}
+
+/** Errors that are not the tap's own fault and pass through unchanged (the run handles them itself). */
+const PASS_THROUGH = new Set(['HookTapError', 'TranscriptWriteError', 'SessionError']);
+
+function asTapError(hook: string, plugin: string, err: unknown): unknown {
+  return err instanceof Error && PASS_THROUGH.has(err.name) ? err : new HookTapError(plugin, hook, err);
+}
+
+/** Wraps a tap's function so what it throws (or rejects with) names the plugin and the hook. */
+function namedTap<T extends { type: string; name: string; fn: (...args: any[]) => any }>(hook: string, tap: T): T {
+  const fn = tap.fn;
+  const fail = (err: unknown) => asTapError(hook, tap.name, err);
+  if (tap.type === 'async') {
+    return { ...tap, fn: (...args: any[]) => {
+      const callback = args[args.length - 1] as (err?: unknown, result?: unknown) => void;
+      args[args.length - 1] = (err: unknown, result: unknown) => callback(err ? fail(err) : err, result);
+      try {
+        return fn(...args);
+      } catch (err) {
+        callback(fail(err)); // a throw instead of the callback's error: the same, for tapable
+      }
+    } };
+  }
+  if (tap.type === 'promise') {
+    return { ...tap, fn: (...args: any[]) => {
+      let r;
+      try {
+        r = fn(...args);
+      } catch (err) {
+        // A promise tap that throws instead of rejecting: as a rejection, since tapable calls later
+        // taps of a series inside a `.then` whose promise nobody handles (the throw would be lost
+        // as an unhandled rejection and the hook would never settle).
+        return Promise.reject(fail(err));
+      }
+      // tapable only calls `.then(onResult, onError)` on what a promise tap returns: a thenable that
+      // names the tap in the error costs no extra promise per call (a `.then` here would add one).
+      return r && typeof r.then === 'function'
+        ? { then: (ok: (v: unknown) => unknown, bad?: (e: unknown) => unknown) => r.then(ok, bad && ((err: unknown) => bad(fail(err)))) }
+        : r;
+    } };
+  }
+  return { ...tap, fn: (...args: any[]) => {
+    try {
+      return fn(...args);
+    } catch (err) {
+      throw fail(err);
+    }
+  } };
+}
+
+/** The first failure of an `event` tap since the last `takeEventFailure`, per hook table. */
+const eventFailures = new WeakMap<object, unknown>();
+
+/**
+ * The first error an `event` tap threw since the last call, or undefined. `event` taps observe: one
+ * that throws does not keep the event from the taps after it (the printer still prints); the
+ * kernel takes the failure after each event and ends the run with it.
+ */
+export function takeEventFailure(hooks: KernelHooks): unknown {
+  const f = eventFailures.get(hooks);
+  eventFailures.delete(hooks);
+  return f;
+}
+
+/** Creates a fresh, frozen hook table. One per kernel. Every tap that throws throws a HookTapError. */
 export function createHooks() {
+  const hooks = createHookTable();
+  for (const [name, hook] of Object.entries(hooks)) {
+    const register = name === 'event'
+      ? (tap: any) => {
+        const wrapped = namedTap(name, tap);
+        return { ...wrapped, fn: (event: unknown) => {
+          try {
+            wrapped.fn(event);
+          } catch (err) {
+            if (!eventFailures.has(hooks)) eventFailures.set(hooks, err);
+          }
+        } };
+      }
+      : (tap: any) => namedTap(name, tap);
+    (hook as { intercept(i: { register(tap: any): any }): void }).intercept({ register });
+  }
+  return hooks;
+}
+
+function createHookTable() {
   return Object.freeze({
     /** The run begins (new or resumed session). Set up state. */
     sessionStart: new AsyncSeriesHook<[SessionInfo, RunContext]>(['session', 'ctx']),
@@ -118,11 +222,11 @@ export function createHooks() {
 }
 
 /** The kernel's hook table type. */
-export type KernelHooks = ReturnType<typeof createHooks>;
+export type KernelHooks = ReturnType<typeof createHookTable>;
 export type HookName = keyof KernelHooks;
 
 /** Names of all hooks, in loop order. */
-export const HOOK_NAMES: readonly HookName[] = Object.freeze(Object.keys(createHooks()) as HookName[]);
+export const HOOK_NAMES: readonly HookName[] = Object.freeze(Object.keys(createHookTable()) as HookName[]);
 
 /**
  * Plugin-defined hooks, webpack 5 style: a plugin module keeps a WeakMap from kernel to its own hook

@@ -10,10 +10,10 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-export { definePlugin, PluginError, type Plugin, type PluginOptionProblem } from './plugin.js';
+export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
 
 // The hook table, stages, and state and hooks of a plugin's own.
-export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, type KernelHooks, type HookName } from './hooks.js';
+export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
 export type * from './hook-payloads.js';
 export type * from './types.js';
@@ -41,6 +41,6 @@ export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from '
 export { timeoutSignal } from './abort.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.
-export { Transcript, SessionError } from './session/transcript.js';
+export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';
 export { costUsd, priceFor } from './pricing.js';
 export { importExternal } from './import-external.js';

@@ -3,7 +3,7 @@
  * It knows nothing about any particular tool, permission mode or strategy; plugins bring those.
  */
 import { mkdirSync } from 'node:fs';
-import { createHooks, type KernelHooks } from './hooks.js';
+import { createHooks, takeEventFailure, type KernelHooks } from './hooks.js';
 import type { RunContext } from './hook-payloads.js';
 import { checkPluginRelations, parsePluginOptions, PluginError, type Plugin } from './plugin.js';
 import type { ToolContext } from './tool.js';
@@ -13,7 +13,7 @@ import { callModel } from './model/call.js';
 import { Transcript } from './session/transcript.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
 import { runCompaction } from './loop/compact.js';
-import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type Usage } from './types.js';
+import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type TerminalReason, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
 import { costUsd } from './pricing.js';
 
@@ -166,8 +166,11 @@ export class Kernel {
     if (!this.transcriptRef) {
       const root = this.preset.session?.dir;
       if (this.resumeId) {
-        this.transcriptRef = Transcript.open(this.resumeId, { cwd: this.cwd, root });
-        this.messages = this.transcriptRef.replayMessages();
+        const t = Transcript.open(this.resumeId, { cwd: this.cwd, root, lock: true });
+        this.transcriptRef = t;
+        this.messages = t.replayMessages();
+        // What the damaged lines cost is recorded once, so later resumes replay the same history.
+        if (t.repairs.length) t.append({ type: 'history', messages: this.messages, reason: `repair: ${t.repairs.join('; ')}` });
       } else {
         this.transcriptRef = Transcript.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, presetRef: this.presetRef, root, sessionId: this.fixedSessionId });
       }
@@ -191,15 +194,39 @@ export class Kernel {
     return this.resumeId !== undefined;
   }
 
-  /** Emits an event to the `event` hook and to the current run's event stream. */
+  /**
+   * Emits an event to every `event` tap and to the current run's event stream. A tap that throws
+   * does not keep the event from the other taps (the printer still prints); the first failure is
+   * thrown afterwards, as a HookTapError.
+   */
   emit(event: AgentEvent): void {
     this.hooks.event.call(event);
     this.current?.channel.push(event);
+    const failure = takeEventFailure(this.hooks);
+    if (failure) throw failure;
+  }
+
+  /**
+   * Records the current run's terminal transition at once, without running any more hooks: for a
+   * process that must exit before the loop gets there (a second interrupt). Returns false when no
+   * run is in progress or it already ended. Throws TranscriptWriteError.
+   */
+  endNow(reason: TerminalReason, detail?: string): boolean {
+    const state = this.current?.state;
+    if (!state || state.ended || !this.transcriptRef) return false;
+    state.ended = true;
+    this.transcriptRef.append({ type: 'transition', transition: { kind: 'terminal', reason, turn: state.turn, ...(detail ? { detail } : {}) } });
+    return true;
   }
 
   /** Loads one plugin: validates options and applies it. Throws PluginError naming the plugin. */
   async use(plugin: Plugin, rawOptions?: unknown, origin?: string): Promise<void> {
     const options = parsePluginOptions(plugin, rawOptions);
+    const problems = plugin.check?.(options, { preset: this.preset, presetDir: this.presetDir }) ?? [];
+    if (problems.length) {
+      const lines = problems.map((p) => `${p.path.length ? `${p.path.join('.')}: ` : ''}${p.message}`);
+      throw new PluginError(plugin.name, `plugin ${plugin.name}${origin ? ` (${origin})` : ''}: ${lines.join('; ')}`);
+    }
     try {
       await plugin.apply(this, options);
     } catch (err) {
@@ -243,7 +270,13 @@ export class Kernel {
     };
     this.current = { state, channel };
     const result = runLoop(this, state, input).then(
-      (r) => { this.emit({ type: 'result', result: r }); channel.close(); return r; },
+      (r) => {
+        try {
+          this.emit({ type: 'result', result: r });
+        } catch { /* a failing event tap: the stream still gets the result */ }
+        channel.close();
+        return r;
+      },
       (err) => { channel.fail(err); throw err; },
     ).finally(() => { this.current = undefined; });
     result.catch(() => undefined);
@@ -276,7 +309,8 @@ export class Kernel {
     const full = { ...params, model: params.model ?? c.model } as ModelRequest;
     const r = await callModel(full, { client: this.client, hooks: this.hooks, ctx: c, source, idleTimeoutMs: this.streamIdleTimeoutMs, emit: (e) => this.emit(e) });
     this.addSideUsage(source, r.message.model ?? full.model, r.message.usage as Usage);
-    this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source });
+    const client = this.client.checkpoint?.();
+    this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source, ...(client ? { client } : {}) });
     return r.message;
   }
 
@@ -315,16 +349,25 @@ export class Kernel {
     return this.plugins.map((p) => p.plugin.name);
   }
 
-  /** Runs the `onClose` work of plugins, then closes the model client (stops the embedded simulator). */
+  /**
+   * Runs the `onClose` work of plugins, closes the model client (stops the embedded simulator) and
+   * releases the session's lock.
+   */
   async close(): Promise<void> {
     for (const fn of this.closers.splice(0).reverse()) {
       try {
         await fn();
       } catch (err) {
-        this.emit({ type: 'notice', level: 'warn', source: 'close', message: `cleanup failed: ${(err as Error).message}` });
+        try {
+          this.emit({ type: 'notice', level: 'warn', source: 'close', message: `cleanup failed: ${(err as Error).message}` });
+        } catch { /* a failing printer cannot report it either */ }
       }
     }
-    await this.client.close();
+    try {
+      await this.client.close();
+    } finally {
+      this.transcriptRef?.close();
+    }
   }
 }
 

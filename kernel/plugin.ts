@@ -18,17 +18,27 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
   /** Plugins that must not be loaded together with this one. */
   conflicts?: string[];
   /**
-   * Checks the options against the rest of the preset, for what the schema alone cannot say (a
-   * compaction threshold against the model's window). Each problem names a path inside the options;
-   * the preset loader reports it at that option's file:line:column. Called after the options parse.
+   * Checks the options schema cannot make: a file they name exists, another preset key allows
+   * them, a compaction threshold fits the model's window. Returns the problems, each at a path
+   * inside the options. The preset loader calls it after the options parse, so `rein preset
+   * validate` and `rein run` report the same problems at the option's file:line:column;
+   * `Kernel.use` calls it before `apply` for presets built in code.
    */
-  checkPreset?(options: z.output<S>, preset: KernelPreset): PluginOptionProblem[];
+  check?(options: z.output<S>, context: PluginCheckContext): PluginProblem[];
   /** Taps hooks, registers tools. May be async (connecting to an MCP server, say). */
   apply(kernel: Kernel, options: z.output<S>): void | Promise<void>;
 }
 
-/** A problem `checkPreset` found: the option's path inside the plugin's options, and what is wrong. */
-export interface PluginOptionProblem {
+/** What `Plugin.check` sees besides the options. */
+export interface PluginCheckContext {
+  /** The whole preset, as loaded. */
+  preset: KernelPreset;
+  /** The directory relative paths in the preset are resolved against (the kernel's `presetDir`). */
+  presetDir: string;
+}
+
+/** One problem `Plugin.check` found: where in the options (empty: the options as a whole) and what. */
+export interface PluginProblem {
   path: (string | number)[];
   message: string;
 }

@@ -64,7 +64,9 @@ export type ContinueReason =
   | 'reactive_compact'
   | 'stop_hook_blocked'
   | 'token_budget_continue'
-  | 'model_fallback';
+  | 'model_fallback'
+  /** The API paused a long server-side turn (`stop_reason: pause_turn`); the conversation goes back as it is. */
+  | 'pause_turn';
 
 /** Why the loop ended (Claude Code's terminal reasons, in rein's terms). */
 export type TerminalReason =
@@ -81,11 +83,13 @@ export type TerminalReason =
   | 'hook_stopped'
   | 'prompt_blocked'
   | 'max_output_tokens'
-  | 'refusal';
+  | 'refusal'
+  /** A plugin's tap threw (the detail names the plugin and the hook). */
+  | 'plugin_error';
 
 export const TERMINAL_REASONS: readonly TerminalReason[] = Object.freeze([
   'end_turn', 'max_turns', 'budget_exhausted', 'prompt_too_long', 'blocking_limit', 'aborted',
-  'model_error', 'stop_hook_prevented', 'stop_hook_limit', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
+  'model_error', 'stop_hook_prevented', 'stop_hook_limit', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal', 'plugin_error',
 ]);
 
 export type Transition =
@@ -120,7 +124,8 @@ export type AgentEvent =
   | { type: 'tool_end'; toolUseId: string; name: string; isError: boolean; durationMs: number }
   | { type: 'tool_results'; message: Message }
   | { type: 'permission_denied'; denial: PermissionDenial }
-  | { type: 'api_retry'; attempt: number; delayMs: number; status?: number; error: string; source: QuerySource }
+  /** A failed request is retried: `attempt` (1-based) of `maxRetries` when the policy says, after `delayMs`. */
+  | { type: 'api_retry'; attempt: number; delayMs: number; status?: number; error: string; source: QuerySource; maxRetries?: number }
   | { type: 'model_fallback'; from: string; to: string; reason: string }
   /** A compaction replaced the history; `tokensBefore` / `tokensAfter`: the context's size (tools, system, messages) before and after, tokens. */
   | { type: 'compact'; trigger: 'auto' | 'manual' | 'reactive'; tokensBefore: number; tokensAfter: number; strategy: string }

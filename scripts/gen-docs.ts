@@ -130,10 +130,10 @@ export function readHooks(text: string): { header: string; hooks: HookInfo[]; st
       }
     }
     if (ts.isFunctionDeclaration(st) && st.name?.text === 'createHooksGetter') getter = docOf(st);
-    if (ts.isFunctionDeclaration(st) && st.name?.text === 'createHooks') {
+    if (ts.isFunctionDeclaration(st) && st.name?.text === 'createHookTable') {
       const ret = st.body?.statements.find(ts.isReturnStatement);
       const obj = frozenObject(ret?.expression);
-      if (!obj) throw new Error('gen-docs: createHooks() in kernel/hooks.ts does not return Object.freeze({ ... }); update readHooks()');
+      if (!obj) throw new Error('gen-docs: createHookTable() in kernel/hooks.ts does not return Object.freeze({ ... }); update readHooks()');
       for (const p of obj.properties) {
         if (!ts.isPropertyAssignment(p) || !ts.isNewExpression(p.initializer)) throw new Error(`gen-docs: hook ${propName(p)} is not \`name: new SomeHook<...>([...])\`; update readHooks()`);
         const ne = p.initializer;
@@ -152,7 +152,7 @@ export function readHooks(text: string): { header: string; hooks: HookInfo[]; st
       }
     }
   }
-  if (!hooks.length) throw new Error('gen-docs: no createHooks() found in kernel/hooks.ts');
+  if (!hooks.length) throw new Error('gen-docs: no createHookTable() found in kernel/hooks.ts');
   return { header: fileHeader(sf), hooks, stages, getter };
 }
 

@@ -20,8 +20,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { closest } from 'fastest-levenshtein';
-import { isMap, isPair, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import { z } from 'zod';
+
+/** Most alias expansions a scenario may use (yaml's own default, as for presets). */
+export const MAX_SCENARIO_ALIASES = 100;
 
 const STOP_REASONS = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal'] as const;
 const SOURCES = ['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side'] as const;
@@ -165,7 +168,19 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
       return { line: pos.line, column: pos.col, text: e.message.split('\n')[0]! };
     }));
   }
-  const data = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_SCENARIO_ALIASES }) ?? {};
+  } catch (err) {
+    // yaml refuses a document whose aliases expand past the count (a billion-laughs bomb).
+    let first: number | undefined;
+    visit(doc, { Alias(_key, node) { first = node.range?.[0]; return visit.BREAK; } });
+    const p = first !== undefined ? lineCounter.linePos(first) : undefined;
+    const text = /alias/i.test((err as Error).message)
+      ? `YAML: aliases expand to too many nodes (more than ${MAX_SCENARIO_ALIASES}); an alias bomb? Write the values out instead`
+      : `YAML: ${(err as Error).message}`;
+    throw new ScenarioError(file, [{ ...(p ? { line: p.line, column: p.col } : {}), text }]);
+  }
   const result = ScenarioSchema.safeParse(data);
   if (result.success) return result.data;
 

@@ -32,6 +32,11 @@ export interface SimulatorOptions {
   defaultModel?: string;
   /** Minimum cacheable prefix, tokens: a number for every model, or a function of the model id. Default: the per-model table (models.ts). */
   minCacheableTokens?: number | ((model: string) => number);
+  /**
+   * Counters to start from, for a resumed session: `mainTurns` already played (the scenario goes
+   * on with the next turn), `messages` and `requests` already answered (ids stay unique).
+   */
+  startAt?: Partial<Pick<SimulatorStats, 'mainTurns' | 'messages' | 'requests'>>;
 }
 
 export interface HandleOptions {
@@ -138,7 +143,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const cache = new PromptCache();
   // The last prefix per source: the next request of the same conversation reuses its unchanged blocks.
   const lastPrefix = new Map<QuerySource, PromptPrefix>();
-  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, mainTurns: 0 };
+  const start = options.startAt ?? {};
+  const stats: SimulatorStats = { requests: start.requests ?? 0, messages: start.messages ?? 0, errors: 0, mainTurns: start.mainTurns ?? 0 };
   const minimum = (model: string) => {
     const m = options.minCacheableTokens;
     return typeof m === 'number' ? m : typeof m === 'function' ? m(model) : tableMinimum(model);

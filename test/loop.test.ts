@@ -255,6 +255,6 @@ turns:
     expect(result.terminalReason).toBe('model_error');
     expect(events.filter((e) => e.type === 'api_retry')).toHaveLength(1);
     const terminal = events.find((e) => e.type === 'transition');
-    expect(terminal && terminal.type === 'transition' && terminal.transition.detail).toMatch(/connection error/i);
+    expect(terminal && terminal.type === 'transition' && terminal.transition.detail).toMatch(/^cannot reach 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\) \(gave up after 2 tries\)$/);
   });
 });

@@ -14,7 +14,7 @@ import { applyDenyWins, findOrigin, isPlainObject, mergeLayers, type LayerName, 
 import { builtinPresetNames, builtinPresetsDir, isPluginPath, isPresetPath, resolvePresetPath } from './paths.js';
 import { loadPresetPlugins, type PresetPlugin } from './resolve-plugins.js';
 import type { Preset, PresetInput } from './schema.js';
-import { objectSource, readPresetSource, type PresetSource } from './source.js';
+import { checkPresetFile, objectSource, readPresetSource, type PresetSource } from './source.js';
 import { closest, didYouMean } from './suggest.js';
 import { checkSchema, checkSemantics, knownToolNames } from './validate.js';
 import { BUILTIN_PLUGINS, TOOL_PLUGINS } from '../plugins.js';
@@ -224,6 +224,7 @@ class Loader {
           const file = abs(s.file);
           const { file: _f, ...rest } = s;
           try {
+            checkPresetFile(file);
             return { ...rest, text: readFileSync(file, 'utf8') };
           } catch (err) {
             const code = (err as NodeJS.ErrnoException).code;
@@ -352,7 +353,7 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   const preset = state.value as Preset;
   let plugins: PresetPlugin[] = [];
   const pruned = opts.plugins !== false ? prunedForPlugins(preset, loader.sink.list) : undefined;
-  if (pruned) plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd, homeDir, partial: loader.sink.size > 0 });
+  if (pruned) plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd, homeDir, partial: loader.sink.size > 0, presetDir: presetDir ?? projectDir ?? cwd });
   if (pruned && !loader.sink.size) checkToolsKnown(preset, plugins, state.origins, loader.sink);
   const baseDir = presetDir ?? projectDir ?? cwd;
   // The agents the Task tool may start are loaded and checked now, with their parent.

@@ -242,7 +242,7 @@ export async function loadPresetPlugins(
   preset: Preset,
   origins: ReadonlyMap<string, Origin>,
   sink: DiagnosticSink,
-  opts: { cwd: string; homeDir?: string; partial?: boolean },
+  opts: { cwd: string; homeDir?: string; partial?: boolean; presetDir?: string },
 ): Promise<PresetPlugin[]> {
   const wanted = impliedPlugins(preset as Parameters<typeof impliedPlugins>[0]).map((e) => {
     const path = originPath(e.origin, e.name);
@@ -297,9 +297,12 @@ export async function loadPresetPlugins(
       }
       continue;
     }
-    for (const problem of plugin.checkPreset?.(parsed.data, preset as never) ?? []) {
-      report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message}`, false);
+    // The plugin's own checks beyond its schema, at the preset line they concern.
+    const problems = plugin.check?.(parsed.data, { preset: preset as never, presetDir: opts.presetDir ?? opts.cwd }) ?? [];
+    for (const problem of problems) {
+      report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message} (plugin ${w.name})`, false);
     }
+    if (problems.length) continue;
     const sources: PresetPlugin['sources'] = [];
     const from = w.want.impliedFrom;
     if (from) sources.push({ path: from.key, origin: findOrigin(origins, [from.key]) });

@@ -13,6 +13,7 @@
  * JSON files go through the same parser (JSON is YAML 1.2) after a JSON.parse check; JS and TS
  * configs are imported with jiti and have no positions (their diagnostics point at line 1).
  */
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import {
@@ -361,10 +362,32 @@ const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts']);
  */
 export async function readPresetSource(file: string, sink: DiagnosticSink, opts: { text?: string } = {}): Promise<PresetSource> {
   const ext = extname(file).toLowerCase();
+  if (opts.text === undefined) checkPresetFile(file);
   if (JS_EXTENSIONS.has(ext)) return loadModuleSource(file, sink);
   const text = opts.text ?? (await readFile(file, 'utf8'));
   if (basename(file) === 'package.json') return parseYamlText(file, text, sink, { json: true, subPath: ['rein'] });
   return parseYamlText(file, text, sink, { json: ext === '.json' });
+}
+
+/**
+ * Largest preset file read, bytes: 1 MiB. rein's bound, far above any real preset (the built-in
+ * ones are a few KB; a long system prompt is tens of KB); a 60 MB file took 33 s to parse.
+ */
+export const MAX_PRESET_BYTES = 1024 * 1024;
+
+/**
+ * Throws (an Error whose message says why, in words) when `file` is no regular file of at most
+ * `maxBytes`: reading a FIFO would block until something writes to it, and a huge file only
+ * wastes the time it takes to parse. The fs error (ENOENT, EACCES) when it cannot be looked at.
+ */
+export function checkPresetFile(file: string, maxBytes = MAX_PRESET_BYTES): void {
+  const st = statSync(file);
+  if (st.isFile()) {
+    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, and a preset file may be at most ${maxBytes} bytes (1 MiB)`);
+    return;
+  }
+  const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : 'a device';
+  throw Object.assign(new Error(`it is ${kind}, not a regular file`), { code: st.isDirectory() ? 'EISDIR' : undefined });
 }
 
 /** A source for values that come from no file (flags, built-in defaults). */

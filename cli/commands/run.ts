@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createAgent } from '../../agent/agent.js';
+import { createAgent, type Agent } from '../../agent/agent.js';
+import type { Kernel } from '../../kernel/kernel.js';
 import { BUILTIN_PLUGINS } from '../../agent/plugins.js';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
@@ -49,7 +50,9 @@ function readPrompt(words: string[], f: RunFlags): string {
 
 export async function runCommand(words: string[], f: RunFlags): Promise<number> {
   const cwd = resolve(f.cwd ?? process.cwd());
-  let agent;
+  let agent: Agent | undefined;
+  // From the start, so a signal while the agent is being built also ends quietly (nothing ran).
+  const stop = interruptions(() => agent?.kernel);
   try {
     const prompt = readPrompt(words, f);
     const printer = await BUILTIN_PLUGINS.printer!();
@@ -64,25 +67,60 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
       plugins: [{ plugin: printer, options: { format: f.outputFormat, includePartialMessages: !!f.includePartialMessages, verbose: !!f.verbose } }],
     });
     if (agent.client.kind !== 'api') process.stderr.write(`rein: ${agent.client.notice}\n`);
-    const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
-    try {
-      const run = agent.run(prompt, { signal: controller.signal });
-      for await (const _ of run) { /* the printer plugin prints */ }
-      const result = await run.result;
-      if (result.terminalReason === 'aborted' && controller.signal.aborted) return EXIT.INTERRUPTED;
-      return result.terminalReason === 'end_turn' ? EXIT.OK : EXIT.RUN_ERROR;
-    } finally {
-      process.off('SIGINT', onSigint);
-    }
+    if (stop.received) return SIGNAL_EXIT[stop.received];
+    const run = agent.run(prompt, { signal: stop.signal });
+    for await (const _ of run) { /* the printer plugin prints */ }
+    const result = await run.result;
+    if (result.terminalReason === 'aborted' && stop.received) return SIGNAL_EXIT[stop.received];
+    return result.terminalReason === 'end_turn' ? EXIT.OK : EXIT.RUN_ERROR;
   } catch (err) {
+    if (stop.received && !agent) return SIGNAL_EXIT[stop.received];
     if (isInputError(err)) {
       printInputError(err);
       return EXIT.BAD_INPUT;
     }
-    throw err;
+    if (err instanceof Error && err.name === 'TranscriptWriteError') {
+      process.stderr.write(`rein: ${err.message}\n`);
+      return EXIT.SESSION_WRITE;
+    }
+    // A bug in rein: one line, not a stack trace (REIN_DEBUG=1 shows it).
+    const e = err as Error;
+    process.stderr.write(`rein: internal error: ${e?.message ?? String(err)}${process.env.REIN_DEBUG ? `\n${e?.stack ?? ''}` : ' (REIN_DEBUG=1 prints the stack trace)'}\n`);
+    return EXIT.INTERNAL;
   } finally {
-    await agent?.close();
+    stop.remove();
+    await agent?.close().catch(() => undefined);
   }
+}
+
+/** Signals that stop a run as Ctrl-C does, and the exit code of each (128 + its number). */
+const SIGNAL_EXIT = { SIGINT: EXIT.INTERRUPTED, SIGTERM: EXIT.SIGTERM, SIGHUP: EXIT.SIGHUP } as const;
+type StopSignal = keyof typeof SIGNAL_EXIT;
+
+/**
+ * SIGINT, SIGTERM and SIGHUP abort the run: the loop ends it `aborted` (a running Bash command's
+ * process group is killed, SessionEnd hooks run). A second one exits at once, recording `aborted`
+ * first if the loop had not got there.
+ */
+function interruptions(kernel: () => Kernel | undefined): { signal: AbortSignal; readonly received: StopSignal | undefined; remove(): void } {
+  const controller = new AbortController();
+  let received: StopSignal | undefined;
+  const on = (sig: StopSignal) => {
+    if (!received) {
+      received = sig;
+      controller.abort(new Error(`interrupted by ${sig}`));
+      return;
+    }
+    try {
+      kernel()?.endNow('aborted', `interrupted by ${received}, then ${sig} again: exited at once`);
+    } catch { /* the transcript refuses writes: nothing more can be recorded */ }
+    process.exit(SIGNAL_EXIT[sig]);
+  };
+  const handlers = (Object.keys(SIGNAL_EXIT) as StopSignal[]).map((sig) => [sig, () => on(sig)] as const);
+  for (const [sig, fn] of handlers) process.on(sig, fn);
+  return {
+    signal: controller.signal,
+    get received() { return received; },
+    remove: () => { for (const [sig, fn] of handlers) process.off(sig, fn); },
+  };
 }

@@ -22,8 +22,9 @@ import {
 } from '../types.js';
 import { buildRequest } from './request.js';
 import { replaceHistory, runCompaction } from './compact.js';
-import { abortedOutcome, runToolCalls } from './tools.js';
+import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
+import { HookTapError } from '../hooks.js';
 
 /**
  * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
@@ -32,6 +33,20 @@ import { mark } from '../trace.js';
 export const ESCALATED_MAX_TOKENS = 64_000;
 /** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
 export const MAX_OUTPUT_TOKENS_RESUMES = 3;
+
+/**
+ * `pause_turn` continuations in a row before the run ends with `model_error`: rein's own bound, so
+ * a server that keeps pausing cannot loop (and bill) forever when `limits.maxTurns` is unset.
+ */
+export const MAX_PAUSE_TURNS = 10;
+
+/** The tool_result given, on resume, for a call the previous process was running when it stopped. */
+export const INTERRUPTED_CALL_TEXT =
+  'The previous run stopped while this tool call was running, so its result was not recorded. The call may have completed: check its effects before running it again.';
+
+/** The tool_result given for calls left pending when a plugin's failure ended the run. */
+export const PLUGIN_FAILED_CALL_TEXT =
+  'The run ended (a plugin failed) while this tool call was pending, so its result was not recorded. The call may have run: check its effects before running it again.';
 
 /**
  * Stop-hook blocks in a row after which the run ends with `stop_hook_limit` (`limits.maxStopHookBlocks`
@@ -65,6 +80,8 @@ export interface RunState {
   /** performance.now() at the start of the run, ms. */
   started: number;
   signal: AbortSignal;
+  /** Set once the terminal transition is recorded. */
+  ended?: boolean;
   /** The run's turn limit, when it has one (set when the loop starts). */
   maxTurns?: number;
 }
@@ -78,6 +95,8 @@ interface LoopVars {
   /** Stop-hook blocks since the model last called a tool. */
   stopBlocks: number;
   lastText: string;
+  /** `pause_turn` continuations in a row. */
+  pauses: number;
 }
 
 function ctxOf(kernel: Kernel, state: RunState): RunContext {
@@ -113,6 +132,11 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
   append(kernel, newMessage('user', uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: [{ type: 'text', text }], is_error: true })), { meta: true, source: 'kernel' }));
 }
 
+/**
+ * Runs one user message to a terminal transition. A tap that throws ends the run with
+ * `plugin_error` naming the plugin and the hook. Throws TranscriptWriteError (the transcript
+ * stopped accepting writes: nothing more is done) and SessionError (the session cannot be opened).
+ */
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
   const preset = kernel.preset;
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
@@ -120,18 +144,20 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
   const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
-  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '' };
+  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '', pauses: 0 };
   const transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
   const ctx0 = ctxOf(kernel, state);
 
-  kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
-  await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
-  closeDanglingToolUses(kernel, 'The tool call was not completed: the previous run ended before it finished.');
-
   const finish = async (reason: TerminalReason, detail?: string): Promise<RunResult> => {
     const transition = { kind: 'terminal' as const, reason, turn: state.turn, detail };
-    transcript.append({ type: 'transition', transition });
-    kernel.emit({ type: 'transition', transition });
+    // Recorded once: a second interrupt may have written it already (Kernel.endNow).
+    if (!state.ended) {
+      state.ended = true;
+      transcript.append({ type: 'transition', transition });
+    }
+    try {
+      kernel.emit({ type: 'transition', transition });
+    } catch { /* an event tap that fails cannot stop the run from ending */ }
     await kernel.hooks.turnEnd.promise({ turn: state.turn, reason, terminal: reason }, ctxOf(kernel, state)).catch(() => undefined);
     const result: RunResult = {
       sessionId: kernel.sessionId,
@@ -158,6 +184,45 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     await kernel.hooks.turnEnd.promise({ turn: state.turn, reason }, ctxOf(kernel, state));
   };
 
+  try {
+    return await loop(kernel, state, input, { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens, maxStopBlocks });
+  } catch (err) {
+    // Ends that are not the loop's: the transcript refused a write, or the session cannot be used.
+    if (err instanceof Error && (err.name === 'TranscriptWriteError' || err.name === 'SessionError')) throw err;
+    if (state.ended) throw err;
+    if (state.signal.aborted) {
+      closeDanglingToolUses(kernel, ABORTED_RESULT_TEXT);
+      return finish('aborted', abortDetail(state.signal));
+    }
+    if (err instanceof HookTapError) {
+      closeDanglingToolUses(kernel, PLUGIN_FAILED_CALL_TEXT);
+      return finish('plugin_error', err.describe());
+    }
+    throw err;
+  }
+}
+
+interface LoopParts {
+  v: LoopVars;
+  ctx0: RunContext;
+  finish: (reason: TerminalReason, detail?: string) => Promise<RunResult>;
+  next: (reason: ContinueReason, detail?: string) => Promise<void>;
+  maxTurns: number;
+  maxBudget: number;
+  baseMaxTokens: number;
+  maxStopBlocks: number;
+}
+
+async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: LoopParts): Promise<RunResult> {
+  const { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens, maxStopBlocks } = parts;
+  const preset = kernel.preset;
+  const transcript = kernel.transcript;
+  kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
+  for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
+  for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
+  await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
+  closeDanglingToolUses(kernel, INTERRUPTED_CALL_TEXT);
+
   // The user message.
   const prompt = await kernel.hooks.userPromptSubmit.promise(
     { content: typeof input.prompt === 'string' ? [{ type: 'text', text: input.prompt }] : input.prompt, additionalContext: [] },
@@ -170,7 +235,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   kernel.emit({ type: 'user_message', message: userMessage });
 
   for (;;) {
-    if (state.signal.aborted) return finish('aborted');
+    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
     if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
     state.turn++;
     const ctx = ctxOf(kernel, state);
@@ -187,6 +252,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     try {
       params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
     } catch (err) {
+      if (err instanceof HookTapError) return finish('plugin_error', err.describe());
       return finish('model_error', `building the request failed: ${(err as Error).message}`);
     }
     kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
@@ -203,7 +269,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       });
     } catch (err) {
       if (!(err instanceof ModelRequestError)) throw err;
-      if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted');
+      if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted', abortDetail(state.signal));
       if (err.info.promptTooLong) {
         // One reactive compaction, then the same turn again. Stop hooks never run here.
         if (!v.reactiveCompacted) {
@@ -221,11 +287,15 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     state.numRequests++;
     addUsage(state.usage, usage);
     state.costUsd += costUsd(message.model ?? params.model, usage).usd;
-    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop' });
+    const client = kernel.client.checkpoint?.();
+    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}) });
     await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
 
     const content = message.content as unknown as ContentBlock[];
     const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    // A tool_use id the history already has cannot be answered: the next request would be refused.
+    const reused = reusedToolUseId(kernel.messages, toolUses);
+    if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
 
     // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
     if (message.stop_reason === 'max_tokens') {
@@ -254,6 +324,16 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     append(kernel, assistant);
     v.lastText = textOf(content) || v.lastText;
     kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId });
+
+    if (toolUses.length === 0 && message.stop_reason === 'pause_turn') {
+      // The API paused a long server-side turn: sending the conversation back as it is (the paused
+      // assistant message last) lets it go on. https://platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
+      if (++v.pauses > MAX_PAUSE_TURNS) return finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
+      if (state.turn >= maxTurns) return finish('max_turns');
+      await next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
+      continue;
+    }
+    v.pauses = 0;
 
     if (toolUses.length === 0) {
       if (message.stop_reason === 'refusal') return finish('refusal');
@@ -292,11 +372,28 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const results = newMessage('user', resultContent);
     append(kernel, results);
     kernel.emit({ type: 'tool_results', message: results });
-    if (state.signal.aborted) return finish('aborted');
+    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
     if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
     if (state.turn >= maxTurns) return finish('max_turns');
     await next('tool_results');
   }
+}
+
+/** What aborted the run, when the abort gave a reason of its own (`interrupted by SIGTERM`). */
+function abortDetail(signal: AbortSignal): string | undefined {
+  const r: unknown = signal.reason;
+  return r instanceof Error && r.name !== 'AbortError' && r.message ? r.message : undefined;
+}
+
+/** The first id of `uses` that a tool_use of an earlier message already has. */
+function reusedToolUseId(history: readonly Message[], uses: readonly ToolUseBlock[]): string | undefined {
+  if (!uses.length) return undefined;
+  const ids = new Set(uses.map((u) => u.id));
+  for (const m of history) {
+    if (m.role !== 'assistant') continue;
+    for (const b of m.content) if (b.type === 'tool_use' && ids.has((b as ToolUseBlock).id)) return (b as ToolUseBlock).id;
+  }
+  return undefined;
 }
 
 /**

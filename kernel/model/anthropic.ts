@@ -9,7 +9,8 @@ import {
 } from './client.js';
 import type { ApiError } from '../hook-payloads.js';
 import { httpFetch } from './http/fetch.js';
-import type { ApiMessage, StreamEvent } from '../types.js';
+import type { StreamEvent } from '../types.js';
+import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {
   apiKey?: string;
@@ -33,17 +34,18 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
     timeout: options.timeoutMs ?? 600_000,
     fetch: httpFetch as unknown as NonNullable<ConstructorParameters<typeof Anthropic>[0]>['fetch'],
   });
+  const host = hostOf(sdk.baseURL);
   return {
     kind: options.kind ?? 'anthropic',
     baseURL: sdk.baseURL,
-    send: (params, opts) => send(sdk, params, opts),
+    send: (params, opts) => send(sdk, params, opts, host),
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
         const res = await sdk.messages.countTokens({ model, messages, system, tools, thinking } as Anthropic.MessageCountTokensParams);
         return res.input_tokens;
       } catch (err) {
-        throw toModelError(err, false);
+        throw toModelError(err, false, host);
       }
     },
     close: async () => { await options.onClose?.(); },
@@ -63,20 +65,46 @@ function bodyOf(params: ModelRequest): Record<string, unknown> {
   return body;
 }
 
-async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions): Promise<SendResult> {
+/** `host` or `host:port` of a base URL, for messages. */
+function hostOf(baseURL: string): string {
+  try {
+    return new URL(baseURL).host;
+  } catch {
+    return baseURL;
+  }
+}
+
+/** The message of a 200 response, or an `invalid_response` failure naming what is wrong with it. */
+function acceptMessage(body: unknown, requestId: string | undefined): SendResult {
+  const checked = checkMessage(body);
+  if ('problem' in checked) {
+    throw new ModelRequestError({ kind: 'invalid_response', status: 200, message: `the API answered 200 with a body that is not a Message: ${checked.problem}` });
+  }
+  return { message: checked.message, requestId };
+}
+
+async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, host: string): Promise<SendResult> {
   const headers = requestHeaders(params, opts);
   const body = bodyOf(params) as unknown as Anthropic.MessageCreateParamsNonStreaming;
   if (!opts.stream) {
+    let data: unknown;
+    let requestId: string | undefined;
     try {
-      const { data, request_id } = await sdk.messages
+      const r = await sdk.messages
         .create({ ...body, stream: false }, { signal: opts.signal, headers })
         .withResponse();
-      return { message: data as ApiMessage, requestId: request_id ?? undefined };
+      data = r.data;
+      requestId = r.request_id ?? undefined;
     } catch (err) {
-      throw toModelError(err, opts.signal.aborted);
+      // A 200 whose body does not parse as the JSON its content-type promises.
+      if (err instanceof SyntaxError && !opts.signal.aborted) {
+        throw new ModelRequestError({ kind: 'invalid_response', status: 200, message: `the API answered 200 with a body that is not a Message: the body is not valid JSON (${err.message})` }, { cause: err });
+      }
+      throw toModelError(err, opts.signal.aborted, host);
     }
+    return acceptMessage(data, requestId);
   }
-  return sendStreaming(sdk, body, headers, opts);
+  return sendStreaming(sdk, body, headers, opts, host);
 }
 
 async function sendStreaming(
@@ -84,6 +112,7 @@ async function sendStreaming(
   body: Anthropic.MessageCreateParamsNonStreaming,
   headers: Record<string, string>,
   opts: SendOptions,
+  host: string,
 ): Promise<SendResult> {
   // One controller for the run's abort and the idle watchdog, so either ends the HTTP stream.
   const controller = new AbortController();
@@ -107,21 +136,48 @@ async function sendStreaming(
       opts.onEvent?.(event as StreamEvent);
     }
     if (!sawStop) throw new ModelRequestError({ kind: 'stream_cut', message: 'the stream ended before message_stop' });
-    const message = (await stream.finalMessage()) as ApiMessage;
-    return { message, requestId: stream.request_id ?? undefined };
+    return acceptMessage(await stream.finalMessage(), stream.request_id ?? undefined);
   } catch (err) {
+    // A `streamEvent` tap that threw: the plugin's failure, not the connection's.
+    if (err instanceof Error && err.name === 'HookTapError') throw err;
     if (idleFired) {
       throw new ModelRequestError({ kind: 'stream_idle', message: `no stream event for ${idleMs} ms` }, { cause: err });
     }
-    throw toModelError(err, opts.signal.aborted);
+    throw toModelError(err, opts.signal.aborted, host);
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal.removeEventListener('abort', onAbort);
   }
 }
 
-/** Maps anything the SDK throws to a ModelRequestError. */
-export function toModelError(err: unknown, aborted: boolean): ModelRequestError {
+/** The system error code in an error's cause chain (`ENOTFOUND`, `ECONNREFUSED`, ...). */
+function systemCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e instanceof Error; i++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_INVALID')) return code;
+    e = (e as Error & { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Plain words for the connection failures users meet (no network, a wrong base URL, a proxy). */
+const CONNECTION_WORDS: Record<string, string> = {
+  ENOTFOUND: 'DNS lookup failed',
+  EAI_AGAIN: 'DNS lookup failed',
+  EAI_FAIL: 'DNS lookup failed',
+  EAI_NONAME: 'DNS lookup failed',
+  EAI_NODATA: 'DNS lookup failed',
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  ENETUNREACH: 'network unreachable',
+  EHOSTUNREACH: 'host unreachable',
+  EPIPE: 'connection closed',
+};
+
+/** Maps anything the SDK throws to a ModelRequestError. `host` names the server in messages. */
+export function toModelError(err: unknown, aborted: boolean, host?: string): ModelRequestError {
   if (err instanceof ModelRequestError) return err;
   if (aborted) return new ModelRequestError({ kind: 'aborted', message: 'the request was aborted' }, { cause: err });
   if (err instanceof Anthropic.APIError && err.status !== undefined) {
@@ -143,12 +199,25 @@ export function toModelError(err: unknown, aborted: boolean): ModelRequestError 
   if (err instanceof Anthropic.APIConnectionError || /ECONNREFUSED|ENOTFOUND|socket hang up|fetch failed|terminated/i.test(message)) {
     // A stream that the server closed mid-message surfaces as a connection error from the SDK.
     const cut = /terminated|premature|stream ended|ended without/i.test(message);
-    return new ModelRequestError({ kind: cut ? 'stream_cut' : 'connection', message: `${cut ? 'stream cut' : 'connection error'}: ${causeText(err)}` }, { cause: err });
+    if (cut) return new ModelRequestError({ kind: 'stream_cut', message: `stream cut: ${causeText(err)}` }, { cause: err });
+    const code = systemCode(err);
+    const tls = code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(code);
+    const words = code ? (CONNECTION_WORDS[code] ?? (tls ? `the TLS certificate was not accepted: ${innermost(err)}` : undefined)) : undefined;
+    const text = words && host ? `cannot reach ${host}: ${words} (${code})` : `connection error: ${causeText(err)}`;
+    return new ModelRequestError({ kind: 'connection', message: text, ...(code ? { code } : {}), ...(host ? { host } : {}) }, { cause: err });
   }
-  if (/stream ended|without producing|unexpected end/i.test(message)) {
+  if (/stream ended|without producing|without sending any chunks|unexpected end/i.test(message)) {
     return new ModelRequestError({ kind: 'stream_cut', message: `stream cut: ${message}` }, { cause: err });
   }
-  return new ModelRequestError({ kind: 'connection', message }, { cause: err });
+  const code = systemCode(err);
+  return new ModelRequestError({ kind: 'connection', message, ...(code ? { code } : {}), ...(host ? { host } : {}) }, { cause: err });
+}
+
+/** The message of the deepest cause (Node's own error, under the SDK's and fetch's wrappers). */
+function innermost(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof Error && (e as Error & { cause?: unknown }).cause instanceof Error) e = (e as Error & { cause?: unknown }).cause;
+  return e instanceof Error ? e.message : String(e);
 }
 
 function causeText(err: unknown): string {

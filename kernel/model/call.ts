@@ -100,7 +100,10 @@ export async function callModel(params: ModelRequest, opts: CallOptions): Promis
       } catch {
         decision = undefined;
       }
-      if (!decision || decision.action === 'surface') throw err;
+      if (!decision || decision.action === 'surface') {
+        // After retries, say how many tries the cause survived.
+        throw attempt > 1 ? new ModelRequestError({ ...err.info, message: `${err.info.message} (gave up after ${attempt} tries)` }, { cause: err }) : err;
+      }
       if (decision.action === 'fallback') {
         const from = current.model;
         current = { ...current, model: decision.model };
@@ -110,7 +113,7 @@ export async function callModel(params: ModelRequest, opts: CallOptions): Promis
         consecutive529 = 0;
         continue;
       }
-      opts.emit({ type: 'api_retry', attempt, delayMs: Math.round(decision.delayMs), status: err.info.status, error: err.info.message, source: opts.source });
+      opts.emit({ type: 'api_retry', attempt, delayMs: Math.round(decision.delayMs), status: err.info.status, error: err.info.message, source: opts.source, ...(decision.maxRetries !== undefined ? { maxRetries: decision.maxRetries } : {}) });
       if (decision.stream !== undefined) stream = decision.stream;
       await sleep(decision.delayMs, opts.ctx.signal);
     }

@@ -41,6 +41,11 @@ export interface ModelClient {
   countTokens(params: ModelRequest): Promise<number>;
   /** Releases resources (the embedded simulator's server). */
   close(): Promise<void>;
+  /**
+   * State to keep in the transcript with each response, so a resumed session's client carries on
+   * from it (the embedded simulator: how far its scenario got). Optional.
+   */
+  checkpoint?(): Record<string, unknown> | undefined;
 }
 
 /** A failed request, normalised. `info` is what the `apiError` hook sees. */

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { danglingToolUses, projectSlug, SessionError, Transcript } from './transcript.js';
+import { danglingToolUses, pairToolCalls, projectSlug, SessionError, Transcript, TranscriptWriteError } from './transcript.js';
 import type { Message } from '../types.js';
 
 let root: string;
@@ -56,5 +56,76 @@ describe('Transcript', () => {
     const m: Message[] = [user('x'), { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'tool_use', id: 't1', name: 'Read', input: {} }] }];
     expect(danglingToolUses(m)).toEqual(['t1']);
     expect(danglingToolUses([...m, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'r' }] }])).toEqual([]);
+  });
+
+  it('opened by a path whose name is not <id>.jsonl: appends go to that file, side files beside it', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.append({ type: 'message', message: user('one') });
+    t.close();
+    mkdirSync(join(root, 'x.j'));
+    const copy = join(root, 'x.j', 'kept.jsonl');
+    copyFileSync(t.file, copy);
+    const o = Transcript.open('x.j/kept.jsonl', { cwd: root, root, lock: true });
+    expect(o.file).toBe(copy);
+    expect(o.dir).toBe(join(root, 'x.j', 'kept'));
+    o.append({ type: 'message', message: user('two') });
+    o.close();
+    expect(readFileSync(copy, 'utf8')).toContain('"two"');
+    expect(readFileSync(t.file, 'utf8')).not.toContain('"two"');
+  });
+
+  it('after a torn last line, the next entry starts on a line of its own', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.close();
+    appendFileSync(t.file, '{"type":"message","mess');
+    const o = Transcript.open(t.sessionId, { cwd: '/p', root });
+    expect(o.damaged).toEqual([{ line: 2, problem: 'the last line was cut off (the run that wrote it stopped mid-write)' }]);
+    o.append({ type: 'message', message: user('after') });
+    const back = Transcript.open(t.sessionId, { cwd: '/p', root });
+    expect(back.replayMessages()).toEqual([user('after')]);
+    expect(back.damaged.map((d) => d.line)).toEqual([2]);
+  });
+
+  it('names damaged lines and drops a tool call that lost its result, with the result of one that lost its call', () => {
+    const call = (id: string): Message => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: {} }] });
+    const result = (id: string): Message => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] });
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    for (const m of [user('go'), call('a'), result('a'), call('b'), result('b'), call('c'), result('c')]) t.append({ type: 'message', message: m });
+    t.close();
+    const lines = readFileSync(t.file, 'utf8').trim().split('\n');
+    lines[3] = 'not json'; // a's result
+    lines[6] = '{"type":"message"}'; // c's call
+    writeFileSync(t.file, lines.join('\n') + '\n');
+    const o = Transcript.open(t.sessionId, { cwd: '/p', root });
+    expect(o.damaged).toEqual([{ line: 4, problem: 'not valid JSON' }, { line: 7, problem: 'a message entry without a valid message (role and content blocks)' }]);
+    expect(o.replayMessages()).toEqual([user('go'), call('b'), result('b')]);
+    expect(o.repairs).toEqual([
+      'dropped the assistant message with tool call a: its results were on a damaged line',
+      'dropped the result of tool call c: the call was on a damaged line',
+    ]);
+  });
+
+  it('keeps the last tool call without results (the loop closes it) and leaves an undamaged history alone', () => {
+    const m: Message[] = [user('x'), { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Read', input: {} }] }];
+    expect(pairToolCalls(m)).toEqual({ messages: m, dropped: [] });
+  });
+
+  it('refuses a damaged compacted history, saying how to cut the file before it', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.append({ type: 'message', message: user('one') });
+    t.close();
+    appendFileSync(t.file, '{"type":"history","messages":[{"role":"user","conte\n');
+    expect(() => Transcript.open(t.sessionId, { cwd: '/p', root })).toThrow(SessionError);
+    expect(() => Transcript.open(t.sessionId, { cwd: '/p', root })).toThrow(`head -n 2 ${t.file} >`);
+  });
+
+  it('a write the file system refuses throws TranscriptWriteError, and so does every later one', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    unlinkSync(t.file);
+    mkdirSync(t.file); // appending to a directory fails (EISDIR)
+    expect(() => t.append({ type: 'message', message: user('x') })).toThrow(TranscriptWriteError);
+    rmSync(t.file, { recursive: true });
+    expect(() => t.append({ type: 'message', message: user('y') })).toThrow(/^cannot write the session transcript .*\.jsonl: /);
+    t.close();
   });
 });

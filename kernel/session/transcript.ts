@@ -5,17 +5,25 @@
  * `$REIN_HOME/sessions`, else `~/.rein/sessions`, and `<project>` is the working directory with every
  * non-alphanumeric character replaced by `-` (so sessions of one project sit together and
  * `--continue` finds the newest). Files a session saves beside its transcript (large tool outputs)
- * go in `<root>/<project>/<sessionId>/`.
+ * go in the folder named like the transcript without `.jsonl`. A transcript opened by path keeps
+ * that path: its entries are appended to the file that was opened.
  *
  * Every entry is written (synchronously) before the kernel acts on it, so a process killed at any
- * point leaves a transcript that resumes: `replay()` rebuilds the history and closes any tool_use
- * left without a tool_result.
+ * point leaves a transcript that resumes: `replayMessages()` rebuilds the history and the loop
+ * closes any tool_use left without a tool_result. A write the file system refuses (full disk,
+ * read-only file system) throws TranscriptWriteError, and so does every later one.
+ *
+ * One writer at a time: a kernel that appends holds the session's lock (./lock.ts). Damaged lines
+ * are named and skipped, and tool calls that lost their results (or results that lost their call)
+ * with them are dropped from the replayed history; a damaged compacted history is refused with
+ * the command that repairs it.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Message, Transition, Usage } from '../types.js';
+import type { ContentBlock, Message, Transition, Usage } from '../types.js';
+import { acquireLock, releaseLock, SessionLockedError } from './lock.js';
 
 /** One line of a transcript. */
 export type TranscriptEntry =
@@ -30,7 +38,11 @@ export type TranscriptEntry =
   /** The whole history replaced (compaction, context strategies that rewrite old messages). */
   | { type: 'history'; messages: Message[]; reason: string }
   | { type: 'transition'; transition: Transition }
-  | { type: 'response'; turn: number; model: string; usage: Usage; stopReason: string | null; requestId?: string; at: number; source: string }
+  | {
+      type: 'response'; turn: number; model: string; usage: Usage; stopReason: string | null; requestId?: string; at: number; source: string;
+      /** The model client's state after this response (`ModelClient.checkpoint()`), restored on resume. */
+      client?: Record<string, unknown>;
+    }
   /** State a plugin needs back on resume (a frozen date, a chosen TTL, replaced tool results...). */
   | { type: 'plugin'; plugin: string; data: unknown };
 
@@ -50,47 +62,183 @@ export class SessionError extends Error {
   override name = 'SessionError';
 }
 
+/**
+ * The transcript stopped accepting writes (a full disk, a read-only file system, a size limit).
+ * Once thrown, every later `append` throws it again: nothing is acted on that is not recorded.
+ */
+export class TranscriptWriteError extends Error {
+  override name = 'TranscriptWriteError';
+  constructor(readonly file: string, readonly code: string | undefined, cause: unknown) {
+    super(`cannot write the session transcript ${file}: ${fsReason(cause)}`, { cause });
+  }
+}
+
+/** Plain words for the file system errors a transcript write meets, with the code. */
+export function fsReason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const words: Record<string, string> = {
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'the disk quota is used up',
+    EROFS: 'the file system is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EFBIG: 'the file would exceed the largest size allowed (ulimit -f)',
+    EIO: 'an I/O error',
+    ENOENT: 'the directory no longer exists',
+    ENOTDIR: 'a part of the path is not a directory',
+  };
+  const w = e?.code ? words[e.code] : undefined;
+  return w ? `${w} (${e.code})` : (e?.message ?? String(err));
+}
+
+/** A line of a transcript that could not be used, by 1-based line number. */
+export interface DamagedLine {
+  line: number;
+  /** What is wrong with it, in a sentence. */
+  problem: string;
+}
+
+const ENTRY_TYPES = new Set(['session', 'message', 'history', 'transition', 'response', 'plugin']);
+
+function isBlock(b: unknown): b is ContentBlock {
+  return !!b && typeof b === 'object' && typeof (b as { type?: unknown }).type === 'string';
+}
+
+function isMessage(m: unknown): m is Message {
+  if (!m || typeof m !== 'object') return false;
+  const { role, content } = m as { role?: unknown; content?: unknown };
+  return (role === 'user' || role === 'assistant') && Array.isArray(content) && content.every(isBlock);
+}
+
+/** Why a parsed line is not an entry of the type it claims, or undefined when it is one. */
+function shapeProblem(v: unknown): string | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return `a JSON ${v === null ? 'null' : Array.isArray(v) ? 'list' : typeof v}, not an entry`;
+  const e = v as Record<string, unknown>;
+  if (typeof e.type !== 'string') return 'an object without a "type"';
+  if (!ENTRY_TYPES.has(e.type)) return undefined; // a newer rein's entry: ignored
+  switch (e.type) {
+    case 'session': return typeof e.sessionId === 'string' ? undefined : 'a session header without a sessionId';
+    case 'message': return isMessage(e.message) ? undefined : 'a message entry without a valid message (role and content blocks)';
+    case 'history': return Array.isArray(e.messages) && e.messages.every(isMessage) ? undefined : 'a history entry whose messages are not valid';
+    case 'transition': return e.transition && typeof e.transition === 'object' ? undefined : 'a transition entry without a transition';
+    case 'response': return e.usage && typeof e.usage === 'object' ? undefined : 'a response entry without usage';
+    case 'plugin': return typeof e.plugin === 'string' ? undefined : 'a plugin entry without a plugin name';
+  }
+  return undefined;
+}
+
+export interface OpenOptions {
+  cwd: string;
+  root?: string;
+  /**
+   * Take the session's lock (one writer per session): a kernel that will append does. Default
+   * false, for readers (`rein cache explain`, a resume looking up the session's preset).
+   */
+  lock?: boolean;
+}
+
 export class Transcript {
-  /** Absolute path of the JSONL file. */
-  readonly file: string;
   /** Directory for files the session keeps beside its transcript. */
   readonly dir: string;
+  /** Lines of the file that could not be used (skipped), in order. */
+  readonly damaged: DamagedLine[];
+  /** What `replayMessages()` had to drop because of damaged lines, one sentence each. */
+  readonly repairs: string[] = [];
+  private writeError: TranscriptWriteError | undefined;
+  /** The file ends without a newline (a write cut by a crash): the next append starts a new line. */
+  private tornTail: boolean;
+  /** Bytes in the file as this process knows it, so a write the file system cut short can be undone. */
+  private size: number;
+  private locked = false;
 
-  private constructor(readonly sessionId: string, readonly projectDir: string, readonly entries: TranscriptEntry[]) {
-    this.file = join(projectDir, `${sessionId}.jsonl`);
-    this.dir = join(projectDir, sessionId);
+  private constructor(
+    readonly sessionId: string,
+    /** Absolute path of the JSONL file: the one that was opened, whatever its name. */
+    readonly file: string,
+    readonly entries: TranscriptEntry[],
+    damaged: DamagedLine[] = [],
+    tornTail = false,
+    size = 0,
+  ) {
+    this.dir = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : `${file}.d`;
+    this.damaged = damaged;
+    this.tornTail = tornTail;
+    this.size = size;
   }
 
-  /** Starts a new transcript and writes its `session` header. */
+  /** The folder of the transcript (the project folder for transcripts rein named). */
+  get projectDir(): string {
+    return dirname(this.file);
+  }
+
+  /**
+   * Starts a new transcript, takes its lock and writes its `session` header. Throws
+   * TranscriptWriteError when the sessions folder or the file cannot be written.
+   */
   static create(opts: { cwd: string; model: string; preset?: string; presetRef?: string; root?: string; sessionId?: string }): Transcript {
     const projectDir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
-    mkdirSync(projectDir, { recursive: true });
-    const t = new Transcript(opts.sessionId ?? randomUUID(), projectDir, []);
+    const sessionId = opts.sessionId ?? randomUUID();
+    const t = new Transcript(sessionId, join(projectDir, `${sessionId}.jsonl`), []);
+    try {
+      mkdirSync(projectDir, { recursive: true });
+    } catch (err) {
+      throw new TranscriptWriteError(t.file, (err as NodeJS.ErrnoException).code, err);
+    }
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
+    t.lock();
     t.append({ type: 'session', version: 1, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
     return t;
   }
 
   /**
-   * Opens an existing transcript by id (or by path to the .jsonl). Throws SessionError when it does
-   * not exist. Lines that do not parse (a write cut by a crash) are skipped and counted.
+   * Opens an existing transcript by id, or by the path of a `.jsonl` file (appends then go to that
+   * file, whatever its name). Throws SessionError when it does not exist, is not a rein transcript,
+   * has a damaged compacted history (the message says how to repair it), or is locked by a live
+   * process (`opts.lock`). Other damaged lines are skipped and listed in `damaged`.
    */
-  static open(idOrPath: string, opts: { cwd: string; root?: string }): Transcript {
+  static open(idOrPath: string, opts: OpenOptions): Transcript {
     const file = idOrPath.endsWith('.jsonl') ? resolve(opts.cwd, idOrPath) : join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${idOrPath}.jsonl`);
-    if (!existsSync(file)) throw new SessionError(`no session ${idOrPath} (looked for ${file})`);
+    let text: string;
+    try {
+      if (!statSync(file).isFile()) throw new SessionError(`${file} is not a file`);
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if (err instanceof SessionError) throw err;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionError(`no session ${idOrPath} (looked for ${file})`);
+      throw new SessionError(`cannot read the session transcript ${file}: ${fsReason(err)}`);
+    }
     const entries: TranscriptEntry[] = [];
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const damaged: DamagedLine[] = [];
+    const lines = text.split('\n');
+    const tornTail = text.length > 0 && !text.endsWith('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
       if (!line.trim()) continue;
+      const n = i + 1;
+      let value: unknown;
       try {
-        entries.push(JSON.parse(line) as TranscriptEntry);
+        value = JSON.parse(line);
       } catch {
-        // A torn last line from a crash: skipped; the entries before it are intact.
+        if (/^\{"type":"history"/.test(line)) throw historyDamaged(file, n);
+        const last = i === lines.length - 1 && tornTail;
+        damaged.push({ line: n, problem: last ? 'the last line was cut off (the run that wrote it stopped mid-write)' : 'not valid JSON' });
+        continue;
       }
+      const problem = shapeProblem(value);
+      if (problem) {
+        if ((value as { type?: unknown })?.type === 'history') throw historyDamaged(file, n);
+        damaged.push({ line: n, problem });
+        continue;
+      }
+      entries.push(value as TranscriptEntry);
     }
     const head = entries[0];
-    if (!head || head.type !== 'session') throw new SessionError(`${file} is not a rein transcript (no session header)`);
-    const projectDir = file.slice(0, file.length - `${head.sessionId}.jsonl`.length - 1);
-    return new Transcript(head.sessionId, projectDir, entries);
+    if (!head || head.type !== 'session' || damaged.some((d) => d.line === 1)) {
+      throw new SessionError(`${file} is not a rein transcript (its first line is no session header)`);
+    }
+    const t = new Transcript(head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
+    if (opts.lock) t.lock();
+    return t;
   }
 
   /** The id of the newest session for `cwd`, or undefined. */
@@ -106,10 +254,42 @@ export class Transcript {
     return best?.id;
   }
 
-  /** Appends one entry and flushes it to disk before returning. */
+  /**
+   * Appends one entry and flushes it to disk before returning. Throws TranscriptWriteError when the
+   * file system refuses; from then on every append throws it.
+   */
   append(entry: TranscriptEntry): void {
-    appendFileSync(this.file, JSON.stringify(entry) + '\n');
+    if (this.writeError) throw this.writeError;
+    // Encoded once here (appendFileSync would encode a string itself), so its length is known.
+    const line = Buffer.from((this.tornTail ? '\n' : '') + JSON.stringify(entry) + '\n');
+    try {
+      appendFileSync(this.file, line);
+    } catch (err) {
+      // A full disk may have taken part of the line: cut it off, so the file ends with whole entries.
+      try { truncateSync(this.file, this.size); } catch { /* nothing was written, or nothing can be */ }
+      this.writeError = new TranscriptWriteError(this.file, (err as NodeJS.ErrnoException).code, err);
+      throw this.writeError;
+    }
+    this.size += line.length;
+    this.tornTail = false;
     this.entries.push(entry);
+  }
+
+  /** Releases the session's lock (the transcript can still be read). */
+  close(): void {
+    if (!this.locked) return;
+    this.locked = false;
+    releaseLock(`${this.file}.lock`);
+  }
+
+  private lock(): void {
+    try {
+      acquireLock(`${this.file}.lock`, `session ${this.sessionId}`);
+    } catch (err) {
+      if (err instanceof SessionLockedError) throw new SessionError(err.message);
+      throw new TranscriptWriteError(this.file, (err as NodeJS.ErrnoException).code, err);
+    }
+    this.locked = true;
   }
 
   /** The `session` header. */
@@ -124,7 +304,9 @@ export class Transcript {
 
   /**
    * The history as of the last entry. Messages are returned exactly as written (same bytes when
-   * re-serialised), so a resumed session rebuilds the same request prefix.
+   * re-serialised), so a resumed session rebuilds the same request prefix. When lines were damaged,
+   * tool calls and results that lost their other half are dropped together (see `repairs`), so the
+   * history is one the API accepts.
    */
   replayMessages(): Message[] {
     let messages: Message[] = [];
@@ -132,13 +314,60 @@ export class Transcript {
       if (e.type === 'message') messages.push(e.message);
       else if (e.type === 'history') messages = [...e.messages];
     }
-    return messages;
+    if (!this.damaged.length) return messages;
+    const repaired = pairToolCalls(messages);
+    this.repairs.splice(0, this.repairs.length, ...repaired.dropped);
+    return repaired.messages;
   }
 
   /** Number of main-loop model responses recorded. */
   get turns(): number {
     return this.entries.filter((e) => e.type === 'response' && e.source === 'main_loop').length;
   }
+}
+
+function historyDamaged(file: string, line: number): SessionError {
+  const kept = file.replace(/\.jsonl$/, '') + '.repaired.jsonl';
+  return new SessionError([
+    `${file}:${line}: the compacted history on this line is damaged, so the conversation after it cannot be rebuilt.`,
+    `To resume from before it, keep the lines above it: head -n ${line - 1} ${file} > ${kept}; then rein run --resume ${kept}`,
+  ].join('\n'));
+}
+
+const toolUseIds = (m: Message | undefined): string[] =>
+  m?.role === 'assistant' ? m.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id) : [];
+
+/**
+ * Drops what a damaged line left unpaired: an assistant message whose tool calls have no results
+ * right after it (but for the last message, which the loop closes itself), and tool results whose
+ * call is not in the assistant message before them. The API rejects either.
+ */
+export function pairToolCalls(messages: readonly Message[]): { messages: Message[]; dropped: string[] } {
+  const out: Message[] = [];
+  const dropped: string[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role === 'assistant') {
+      const uses = toolUseIds(m);
+      const next = messages[i + 1];
+      if (uses.length && next) {
+        const answered = new Set(next.role === 'user' ? next.content.filter((b) => b.type === 'tool_result').map((b) => (b as { tool_use_id: string }).tool_use_id) : []);
+        if (!uses.every((id) => answered.has(id))) {
+          dropped.push(`dropped the assistant message with tool call${uses.length > 1 ? 's' : ''} ${uses.join(', ')}: ${uses.length > 1 ? 'their' : 'its'} results were on a damaged line`);
+          continue;
+        }
+      }
+      out.push(m);
+      continue;
+    }
+    const calls = new Set(toolUseIds(out[out.length - 1]));
+    const orphans = m.content.filter((b) => b.type === 'tool_result' && !calls.has((b as { tool_use_id: string }).tool_use_id));
+    if (!orphans.length) { out.push(m); continue; }
+    dropped.push(`dropped the result${orphans.length > 1 ? 's' : ''} of tool call${orphans.length > 1 ? 's' : ''} ${orphans.map((b) => (b as { tool_use_id: string }).tool_use_id).join(', ')}: the call was on a damaged line`);
+    const kept = m.content.filter((b) => !orphans.includes(b));
+    if (kept.length) out.push({ ...m, content: kept });
+  }
+  return { messages: out, dropped };
 }
 
 /**

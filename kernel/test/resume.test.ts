@@ -112,7 +112,8 @@ export default definePlugin({
   });
 
   it('--continue picks the newest session of the directory; with none it is an input error', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    // Two turns: a resumed scripted session goes on from the turn it reached.
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
     const none = await runCli(['run', 'x', '--continue', '--sim', 's.yaml', '--no-layers', '--preset', 'minimal'], { cwd: folders.dir, env: { REIN_HOME: folders.home } });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/no earlier session to continue/);
@@ -124,7 +125,8 @@ export default definePlugin({
   });
 
   it('--continue without --preset goes on with the preset the session was started with', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n');
+    // Two turns: a resumed scripted session goes on from the turn it reached.
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
     writeFileSync(join(folders.dir, 'narrow.yaml'), 'name: narrow\ntools: [Read]\n');
     const env = { REIN_HOME: folders.home };
     const first = await runCli(['run', 'x', '--sim', 's.yaml', '--no-layers', '--preset', './narrow.yaml', '--output-format', 'stream-json'], { cwd: folders.dir, env });

@@ -95,3 +95,19 @@ export function usageReport(r: RunResult): string {
   if (r.permissionDenials.length) lines.push(`rein: ${r.permissionDenials.length} tool call(s) denied: ${r.permissionDenials.map((d) => `${d.tool_name} (${d.reason})`).join('; ')}`);
   return lines.join('\n');
 }
+
+/** Seconds for people: `4 s`, `0.6 s`, `32 s`. */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${s >= 10 || Number.isInteger(s) ? Math.round(s) : s.toFixed(1)} s`;
+}
+
+/**
+ * The stderr line for a retry: what failed, which retry of how many, and the wait.
+ * `rein: cannot reach api.anthropic.com: DNS lookup failed (ENOTFOUND); retry 1 of 1 in 0.6 s`.
+ */
+export function retryLine(e: Extract<AgentEvent, { type: 'api_retry' }>): string {
+  const of = e.maxRetries !== undefined ? ` of ${e.maxRetries}` : '';
+  const who = e.source === 'main_loop' ? '' : ` (${e.source} request)`;
+  return `rein: ${e.error}${who}; retry ${e.attempt}${of} in ${seconds(e.delayMs)}`;
+}

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/index.js';
-import { resultJson, streamJson, usageReport } from './format.js';
+import { resultJson, retryLine, streamJson, usageReport } from './format.js';
 
 export const printerOptions = z.object({
   format: z.enum(['text', 'json', 'stream-json']).default('text'),
@@ -43,7 +43,7 @@ export default definePlugin({
       } else if (e.type === 'permission_denied') {
         err(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}\n`);
       } else if (e.type === 'api_retry') {
-        err(`rein: request failed (${e.error}); retry ${e.attempt} in ${e.delayMs} ms\n`);
+        err(`${retryLine(e)}\n`);
       } else if (e.type === 'model_fallback') {
         err(`rein: switching model ${e.from} → ${e.to} (${e.reason})\n`);
       } else if (o.verbose && e.type === 'tool_start') {

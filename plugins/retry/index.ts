@@ -6,6 +6,13 @@
  * retried only for foreground requests (the main loop and subagents), because retrying background
  * requests during an overload multiplies it; after 3 consecutive 529s the request switches to the
  * preset's `fallbackModel`; a stream that went idle or was cut is retried once without streaming.
+ *
+ * rein's own additions, for failures more tries rarely fix: a host that cannot be reached (a DNS
+ * failure, a connection refused by a host that is not this machine, no route to it) and a 200
+ * response that is no Message are retried `fastFailRetries` times (default 1: two tries), so a run
+ * with no network ends in seconds with the cause instead of after minutes of backoff; a TLS
+ * certificate the client does not accept is not retried. A refused connection to a loopback
+ * address (a local proxy or `rein sim serve` restarting) keeps the full retry count.
  */
 import { z } from 'zod';
 import { definePlugin, type ApiErrorDecision, type ApiErrorInfo } from '../../kernel/index.js';
@@ -36,6 +43,12 @@ export const retryOptions = z.object({
   foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'side'])).default(['main_loop', 'subagent']),
   /** Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run. */
   maxRetryAfterMs: z.number().int().min(0).default(5 * 60_000),
+  /**
+   * Retries for an unreachable host (DNS failure, connection refused by a non-loopback host, no
+   * route) and for a 200 response that is not a Message (rein's choice: one more try tells a
+   * one-off from a lasting fault). Capped by `maxRetries`.
+   */
+  fastFailRetries: z.number().int().min(0).max(100).default(1),
 }).strict();
 
 export type RetryOptions = z.output<typeof retryOptions>;
@@ -45,10 +58,34 @@ export function backoffDelay(attempt: number, o: Pick<RetryOptions, 'baseDelayMs
   return Math.min(o.baseDelayMs * 2 ** (attempt - 1), o.maxDelayMs);
 }
 
+/** DNS failures: the name does not resolve (or no resolver answers). */
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
+/** No route to the host: the network is down or the address is wrong. */
+const NO_ROUTE_CODES = new Set(['ENETUNREACH', 'EHOSTUNREACH', 'ENETDOWN']);
+
+/** True for `localhost`, 127.0.0.0/8 and ::1 (with or without a port). */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+/** How many retries a failure gets: fewer for the ones more tries rarely fix. */
+export function retriesFor(e: ApiErrorInfo['error'], o: RetryOptions): number {
+  const fast = Math.min(o.fastFailRetries, o.maxRetries);
+  if (e.kind === 'invalid_response') return fast;
+  if (e.kind !== 'connection' || !e.code) return o.maxRetries;
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(e.code)) return 0;
+  if (DNS_CODES.has(e.code) || NO_ROUTE_CODES.has(e.code)) return fast;
+  if (e.code === 'ECONNREFUSED' && !isLoopbackHost(e.host)) return fast;
+  return o.maxRetries;
+}
+
 /** The decision for one failure; `random` is injectable so tests can pin the jitter. */
 export function decideRetry(f: ApiErrorInfo, o: RetryOptions, random: () => number = Math.random): ApiErrorDecision {
   const e = f.error;
-  if (f.attempt > o.maxRetries) return { action: 'surface' };
+  const allowed = retriesFor(e, o);
+  if (f.attempt > allowed) return { action: 'surface' };
   const overloaded = e.status === 529 || e.type === 'overloaded_error';
   if (overloaded) {
     if (!o.foregroundSources.includes(f.source)) return { action: 'surface' };
@@ -68,9 +105,10 @@ export function decideRetry(f: ApiErrorInfo, o: RetryOptions, random: () => numb
     case 'stream_idle':
     case 'stream_cut':
       // Once without streaming; a second stream failure in a row is handled as a connection error.
-      return { action: 'retry', delayMs: 0, stream: false };
+      return { action: 'retry', delayMs: 0, stream: false, maxRetries: allowed };
     case 'connection':
-      return { action: 'retry', delayMs: delay() };
+    case 'invalid_response':
+      return { action: 'retry', delayMs: delay(), maxRetries: allowed };
     case 'http': {
       if (e.promptTooLong) return { action: 'surface' };
       const s = e.status ?? 0;
@@ -78,7 +116,7 @@ export function decideRetry(f: ApiErrorInfo, o: RetryOptions, random: () => numb
       if (!retryable) return { action: 'surface' };
       const d = delay();
       if (e.retryAfterMs !== undefined && d > o.maxRetryAfterMs) return { action: 'surface' };
-      return { action: 'retry', delayMs: d };
+      return { action: 'retry', delayMs: d, maxRetries: allowed };
     }
   }
 }

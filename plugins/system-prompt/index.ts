@@ -17,7 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin, PluginError } from '../../kernel/index.js';
+import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin } from '../../kernel/index.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import { buildUserContext } from './user-context.js';
 
@@ -86,13 +86,13 @@ export default definePlugin({
   name: PLUGIN_NAME,
   description: 'system prompt from named static/dynamic sections; date, cwd and git state frozen per session in a <system-reminder>',
   options: systemPromptOptions,
+  check(options, { presetDir }) {
+    return options.sections.flatMap((s, i) => (s.file && s.kind === 'static' && !existsSync(resolve(presetDir, s.file))
+      ? [{ path: ['sections', i, 'file'], message: `section "${s.name}": file ${resolve(presetDir, s.file)} does not exist` }]
+      : []));
+  },
   apply(kernel, options) {
     const fileOf = (f: string) => resolve(kernel.presetDir, f);
-    for (const s of options.sections) {
-      if (s.file && s.kind === 'static' && !existsSync(fileOf(s.file))) {
-        throw new PluginError(PLUGIN_NAME, `plugin ${PLUGIN_NAME}: section "${s.name}": file ${fileOf(s.file)} does not exist`);
-      }
-    }
     const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext });
     // Prefetch: in a new session the git commands start now, while the other
     // plugins load and the session opens, instead of at session start, when the first request

@@ -63,7 +63,9 @@ export function createScriptResponder(scenario: Scenario): Responder {
     respond(req) {
       const turn = scenario.turns[req.mainTurn - 1];
       if (!turn) {
-        return { fault: { status: 500, body: `scenario has no turn ${req.mainTurn} (it has ${scenario.turns.length})` } };
+        // x-should-retry: false, as the API sends for an error a retry cannot fix: asking again
+        // only waits out the client's backoff.
+        return { fault: { status: 500, body: `scenario has no turn ${req.mainTurn} (it has ${scenario.turns.length})`, headers: { 'x-should-retry': 'false' } } };
       }
       return entryResult(turn, scenario.model);
     },

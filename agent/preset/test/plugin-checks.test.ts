@@ -1,5 +1,5 @@
 /**
- * A plugin can check its options against the whole preset (`checkPreset`); the loader reports each
+ * A plugin can check its options against the whole preset (`check`); the loader reports each
  * problem at the option's file:line:column, so a setting that can never work fails when the agent
  * is created, not in the middle of a session.
  */
@@ -20,7 +20,7 @@ describe('compaction/auto on a 30,000-token window (4,000 of output)', () => {
     const err = await createAgent({ preset: join(env.dir, 'agent.yaml'), cwd: env.dir, layers: false, client: noClient }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PresetError);
     expect((err as PresetError).diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
-      '4:36: plugins.compaction/auto.triggerRatio: the compaction threshold (27,000 tokens: 0.9 × the 30,000-token window) is above the blocking limit (23,000 tokens: the window − 4,000 of output reserve − 3,000), so compaction would never run and the session would end with blocking_limit; use a triggerRatio of at most 0.76',
+      '4:36: plugins.compaction/auto.triggerRatio: the compaction threshold (27,000 tokens: 0.9 × the 30,000-token window) is above the blocking limit (23,000 tokens: the window − 4,000 of output reserve − 3,000), so compaction would never run and the session would end with blocking_limit; use a triggerRatio of at most 0.76 (plugin compaction/auto)',
     ]);
   });
 });

@@ -28,7 +28,7 @@ import { z } from 'zod';
 import {
   type CompactRequest, type CompactResult, type PreCompact, type RunContext, CONTEXT_STAGE, type Kernel,
   type KernelPreset, DEFAULT_MAX_TOKENS, runCompaction, createKernelState, definePlugin,
-  type PluginOptionProblem, tokenCounter, type ContentBlock, type Message,
+  type PluginProblem, tokenCounter, type ContentBlock, type Message,
 } from '../../../kernel/index.js';
 import { isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
@@ -165,7 +165,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  * the blocking limit is never reached (the run ends `blocking_limit` first), and one at or below
  * zero compacts before every request.
  */
-export function thresholdProblems(t: Thresholds, o: AutoCompactOptions): PluginOptionProblem[] {
+export function thresholdProblems(t: Thresholds, o: AutoCompactOptions): PluginProblem[] {
   if (!o.enabled) return [];
   const path = o.triggerTokens !== undefined ? ['triggerTokens'] : o.triggerRatio !== undefined ? ['triggerRatio'] : ['bufferTokens'];
   const how = o.triggerTokens !== undefined ? `${fmt(t.threshold)} tokens`
@@ -187,14 +187,11 @@ export default definePlugin({
   name: PLUGIN_NAME,
   description: 'summary compaction at a token threshold (warning and blocking levels, circuit breaker, file restore, pinned and latest messages kept)',
   options: autoCompactOptions,
-  checkPreset: (options, preset) => thresholdProblems(thresholdsFor(preset, options), options),
+  check: (options, { preset }) => thresholdProblems(thresholdsFor(preset, options), options),
   apply(kernel, options) {
     const counter = tokenCounter(kernel);
-    let t = thresholdsFor(kernel.preset, options);
-    // A preset loaded from a file cannot get here with such a threshold (checkPreset); a kernel
-    // built in code may: compact at the blocking limit rather than never.
-    const clamped = t.threshold > t.blocking ? `the compaction threshold ${fmt(t.threshold)} is above the blocking limit ${fmt(t.blocking)}; compacting at ${fmt(t.blocking)}` : undefined;
-    if (clamped) t = { ...t, threshold: t.blocking, warning: Math.min(t.warning, t.blocking) };
+    // Plugin.check refused a threshold that can never fire, from a preset file or a kernel built in code.
+    const t = thresholdsFor(kernel.preset, options);
     const s: AutoCompactStats = { thresholds: t, compactions: 0, failures: 0, consecutiveFailures: 0, breakerOpen: false, summaryRequests: 0, skippedByBreaker: 0, noProgress: 0, restoresDropped: 0 };
     stats.set(kernel, s);
     const extra = options.instructions === undefined ? [] : Array.isArray(options.instructions) ? options.instructions : [options.instructions];
@@ -233,7 +230,6 @@ export default definePlugin({
       await counter.prime(ctx);
       if (!announced) {
         announced = true;
-        if (clamped) notice('warn', clamped);
         notice('info', options.enabled
           ? `auto-compaction at ${t.threshold} tokens (warning at ${t.warning}, blocking at ${t.blocking}, window ${t.contextWindow})`
           : `auto-compaction is off (blocking at ${t.blocking} tokens, window ${t.contextWindow})`);

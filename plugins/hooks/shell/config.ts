@@ -41,9 +41,25 @@ export const commandHookSchema = z.object({
   onFailure: z.enum(['block', 'continue']).optional(),
 }).strict();
 
+/** Why `matcher` does not compile, or undefined when it does. */
+function matcherProblem(matcher: string): string | undefined {
+  try {
+    compileMatcher(matcher);
+    return undefined;
+  } catch (err) {
+    return `not a valid regular expression: ${(err as Error).message}`;
+  }
+}
+
 export const matcherGroupSchema = z.object({
-  /** Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular expression, or empty for all. */
-  matcher: z.string().optional(),
+  /**
+   * Which calls (tool name), sources or triggers the hooks run for: `Write|Edit`, a regular
+   * expression, or empty for all. Checked here, so `rein preset validate` rejects what a run would.
+   */
+  matcher: z.string().optional().superRefine((m, ctx) => {
+    const problem = m === undefined ? undefined : matcherProblem(m);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   hooks: z.array(commandHookSchema).min(1),
 }).strict();
 

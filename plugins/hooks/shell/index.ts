@@ -16,7 +16,7 @@
  * Unicode-sanitised and tagged with its origin.
  */
 import {
-  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin, PluginError,
+  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
   type ToolOutput, type ContentBlock, type PermissionDecision,
 } from '../../../kernel/index.js';
 import { checkAnswer } from '../../permissions/shared/callback.js';
@@ -75,13 +75,8 @@ class ShellHooks {
     for (const event of SHELL_HOOK_EVENTS) {
       const groups = config[event];
       if (!groups?.length) continue;
-      this.groups.set(event, groups.map((g, i) => {
-        try {
-          return { match: compileMatcher(g.matcher), hooks: g.hooks };
-        } catch (err) {
-          throw new PluginError('hooks/shell', `hooks.${event}[${i}].matcher: not a valid regular expression: ${(err as Error).message}`);
-        }
-      }));
+      // The options schema has checked every matcher compiles.
+      this.groups.set(event, groups.map((g) => ({ match: compileMatcher(g.matcher), hooks: g.hooks })));
     }
   }
 

@@ -1,12 +1,21 @@
 /**
  * Runs one command hook as a real process: `bash -c COMMAND` in its own process group, the event
  * JSON on stdin, stdout and stderr collected. A hook that outlives its timeout (or the run's abort
- * signal) has its whole process group killed, so children it started die with it.
+ * signal) has its whole process group killed, so children it started die with it. A hook whose
+ * shell exited is done, even when a background child it started still holds its output open.
  */
 import { spawn } from 'node:child_process';
 
 /** Most output kept per stream, bytes; the rest is dropped (a hook is not a data channel). */
 export const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
+
+/**
+ * How long output is still read after the hook's shell exited, ms (rein's choice). A background
+ * child the hook started (`notify-send ... &`) inherits its stdout and can keep the pipe open for
+ * as long as it lives; the hook is done when its shell exits, so rein reads what is there and
+ * stops waiting, leaving the child to run on.
+ */
+export const HOOK_OUTPUT_GRACE_MS = 200;
 
 export interface HookProcessResult {
   /** Exit code, or null when killed by a signal or never started. */
@@ -57,8 +66,13 @@ export function runHookProcess(command: string, input: string, o: RunHookOptions
     // A hook that exits without reading stdin closes the pipe; that is not an error.
     child.stdin.on('error', () => undefined);
     child.on('error', (e) => { spawnError = e.message; });
-    child.on('close', (code, signal) => {
+    let done = false;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
+      if (grace) clearTimeout(grace);
       o.signal?.removeEventListener('abort', onAbort);
       // The hook's own children may still hold the group; they go when the hook is done.
       if (timedOut || aborted) killGroup();
@@ -68,7 +82,16 @@ export function runHookProcess(command: string, input: string, o: RunHookOptions
         stderr: Buffer.concat(err).subarray(0, MAX_HOOK_OUTPUT_BYTES).toString('utf8'),
         durationMs: performance.now() - started,
       });
+    };
+    // 'exit': the shell is gone, its output pipes may not be (a background child holds them).
+    child.on('exit', (code, signal) => {
+      grace = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(code, signal);
+      }, HOOK_OUTPUT_GRACE_MS);
     });
+    child.on('close', (code, signal) => finish(code, signal));
     child.stdin.end(input);
   });
 }

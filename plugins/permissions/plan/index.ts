@@ -7,7 +7,7 @@
  * `onExit: allow`. Once the plan is approved, calls are judged by the `afterApproval` mode.
  */
 import { z } from 'zod';
-import { PERMISSION_STAGE, definePlugin, PluginError, defineTool } from '../../../kernel/index.js';
+import { PERMISSION_STAGE, definePlugin, defineTool } from '../../../kernel/index.js';
 import { permissionContext } from '../shared/config.js';
 import { MODE_PLUGINS } from '../shared/mode-plugin.js';
 import { MODE_DECISIONS } from '../shared/modes.js';
@@ -42,11 +42,14 @@ export default definePlugin({
   description: 'Permission mode plan: read-only until the ExitPlanMode tool is approved, then another mode.',
   options: planOptions,
   conflicts: MODE_PLUGINS.filter((n) => n !== 'permissions/plan'),
+  check(options, { preset }) {
+    const optedIn = (preset.permissions as { allowBypassPermissions?: unknown } | undefined)?.allowBypassPermissions === true;
+    return options.afterApproval === 'bypassPermissions' && !optedIn
+      ? [{ path: ['afterApproval'], message: 'bypassPermissions needs the explicit opt-in `permissions.allowBypassPermissions: true` in the preset' }]
+      : [];
+  },
   apply(kernel, options) {
     const pc = permissionContext(kernel);
-    if (options.afterApproval === 'bypassPermissions' && !pc.config.allowBypassPermissions) {
-      throw new PluginError('permissions/plan', 'afterApproval: bypassPermissions needs the explicit opt-in `permissions.allowBypassPermissions: true` in the preset');
-    }
     pc.mode = 'plan';
     let approved = false;
     kernel.tools.register(defineTool({

@@ -1,0 +1,179 @@
+/**
+ * Sessions through the built `rein run`: one writer per session (a second `--continue` is refused,
+ * naming the holder), `--resume FILE.jsonl` appends to the file opened, damaged transcripts (lines
+ * named, the damaged turn dropped, or refused with the command that repairs it), and a scripted
+ * session resumed with its scenario going on from the turn it reached.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { tempDir } from '../../testing/support.js';
+import { BASH_PRESET, entries, rein, startRein, terminals, transcripts, write } from './support.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  tmp = tempDir('rein-sessions-');
+  env = { REIN_HOME: join(tmp.dir, 'home') };
+});
+afterEach(() => tmp.cleanup());
+
+const run = (args: string[], extra: NodeJS.ProcessEnv = {}) => rein(['run', ...args, '--no-layers'], { cwd: tmp.dir, env: { ...env, ...extra } });
+
+/** A two-call session: each Bash call appends its name to side.txt. */
+const TWO_CALLS = `
+turns:
+  - reply: [{ text: "First." }, { tool_use: { name: Bash, input: { command: "echo one >> side.txt" } } }]
+  - reply: [{ text: "Second." }, { tool_use: { name: Bash, input: { command: "echo two >> side.txt" } } }]
+  - reply: [{ text: "Both done." }]
+  - reply: [{ text: "Resumed." }]
+  - reply: [{ text: "Resumed again." }]
+`;
+
+describe('two runs on one session', () => {
+  it('a second --continue while the first runs is refused, naming the holder; afterwards the session continues', async () => {
+    write(tmp.dir, {
+      'p.yaml': BASH_PRESET,
+      's.yaml': 'turns:\n  - reply: [{ tool_use: { name: Bash, input: { command: "echo started > started.txt; sleep 2" } } }]\n  - reply: [{ text: "first done" }]\n  - reply: [{ text: "second done" }]\n',
+    });
+    const first = startRein(['run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env });
+    await first.waitFor({ file: join(tmp.dir, 'started.txt'), match: /started/ });
+    const second = await run(['more', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(new RegExp(`rein: session [0-9a-f-]+ is in use by rein process ${first.child.pid} \\(since [0-9T:.-]+Z\\); wait for it to end, or stop it \\(kill ${first.child.pid}\\)`));
+    expect(second.stdout).toBe('');
+    expect((await first.exited).code).toBe(0);
+    expect(JSON.parse(first.stdout())).toMatchObject({ result: 'first done' });
+
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    expect(terminals(file!)).toEqual(['end_turn']);
+    const third = await run(['more', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(third.code).toBe(0);
+    expect(JSON.parse(third.stdout)).toMatchObject({ result: 'second done' });
+    expect(terminals(file!)).toEqual(['end_turn', 'end_turn']);
+  });
+});
+
+describe('--resume with a transcript path', () => {
+  it('appends to the file that was opened, whatever its name', async () => {
+    write(tmp.dir, { 'p.yaml': BASH_PRESET, 's.yaml': TWO_CALLS });
+    const a = await run(['go', '--sim', 's.yaml', '--preset', './p.yaml', '--output-format', 'json']);
+    expect(a.code).toBe(0);
+    const [original] = transcripts(env.REIN_HOME!, tmp.dir);
+    const before = readFileSync(original!, 'utf8');
+    mkdirSync(join(tmp.dir, 'x.j'));
+    copyFileSync(original!, join(tmp.dir, 'x.j', 'kept.jsonl'));
+
+    const b = await run(['go on', '--sim', 's.yaml', '--resume', 'x.j/kept.jsonl', '--output-format', 'json']);
+    expect(b.stderr).not.toMatch(/ENOENT/);
+    expect(b.code).toBe(0);
+    expect(JSON.parse(b.stdout)).toMatchObject({ result: 'Resumed.', session_id: JSON.parse(a.stdout).session_id });
+    expect(readFileSync(original!, 'utf8')).toBe(before);
+    const kept = entries(join(tmp.dir, 'x.j', 'kept.jsonl'));
+    expect(kept.length).toBeGreaterThan(before.trim().split('\n').length);
+    expect(terminals(join(tmp.dir, 'x.j', 'kept.jsonl'))).toEqual(['end_turn', 'end_turn']);
+  });
+
+  it("--resume '' is bad input (exit 2), not a new session", async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "hi" }]\n' });
+    const r = await run(['hi', '--sim', 's.yaml', '--preset', 'minimal', '--resume', '']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe("rein: --resume needs a session id or the path of a .jsonl transcript; it was given an empty value");
+    expect(transcripts(env.REIN_HOME!, tmp.dir)).toEqual([]);
+  });
+});
+
+describe('damaged transcripts', () => {
+  /** Runs TWO_CALLS to the end and returns the transcript's path and its lines. */
+  async function session(): Promise<{ file: string; lines: string[]; id: string }> {
+    write(tmp.dir, { 'p.yaml': BASH_PRESET, 's.yaml': TWO_CALLS });
+    const r = await run(['go', '--sim', 's.yaml', '--preset', './p.yaml', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    return { file: file!, lines: readFileSync(file!, 'utf8').trim().split('\n'), id: JSON.parse(r.stdout).session_id };
+  }
+  const lineOf = (lines: string[], test: (e: any) => boolean) => lines.findIndex((l) => test(JSON.parse(l)));
+  const hasResult = (e: any) => e.type === 'message' && e.message.content.some((b: any) => b.type === 'tool_result');
+
+  it('a corrupted tool-result line: named, the tool call and its result dropped together; the resume is accepted', async () => {
+    const { file, lines, id } = await session();
+    const i = lineOf(lines, hasResult); // the first call's results
+    const damaged = [...lines];
+    damaged[i] = damaged[i]!.slice(0, 40) + '\u0000garbage' + damaged[i]!.slice(60);
+    writeFileSync(file, damaged.join('\n') + '\n');
+    const log = join(tmp.dir, 'requests.jsonl');
+    const r = await run(['go on', '--sim', 's.yaml', '--resume', id], { REIN_SIM_LOG: log });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Resumed.\n');
+    expect(r.stderr).toContain(`rein: warn: ${file}:${i + 1}: not valid JSON; the line was skipped`);
+    expect(r.stderr).toMatch(/dropped the assistant message with tool call toolu_sim_0001_1: its results were on a damaged line/);
+    const sent = JSON.parse(readFileSync(log, 'utf8').trim().split('\n')[0]!).body.messages as { content: { type: string; text?: string }[] }[];
+    const texts = sent.flatMap((m) => m.content.map((b) => b.text ?? b.type));
+    expect(texts).not.toContain('First.');
+    expect(texts).toContain('Second.');
+    // The repair is recorded once: the next resume replays it without warnings about dropped calls.
+    const again = await run(['and again', '--sim', 's.yaml', '--resume', id]);
+    expect(again.stderr).toContain(`${file}:${i + 1}: not valid JSON`);
+    expect(again.stderr).not.toMatch(/dropped/);
+    const repairs = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"type":"history"')).map((l) => JSON.parse(l)).filter((e) => /^repair: /.test(e.reason));
+    expect(repairs).toHaveLength(1);
+  });
+
+  it('valid JSON of the wrong shape ({"type":"message"}, null): named and skipped, no crash', async () => {
+    const { file, lines, id } = await session();
+    writeFileSync(file, [lines[0], '{"type":"message"}', 'null', ...lines.slice(1)].join('\n') + '\n');
+    const r = await run(['go on', '--sim', 's.yaml', '--resume', id]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`${file}:2: a message entry without a valid message (role and content blocks); the line was skipped`);
+    expect(r.stderr).toContain(`${file}:3: a JSON null, not an entry; the line was skipped`);
+    expect(r.stderr).not.toMatch(/TypeError|\n\s+at /);
+  });
+
+  it('a damaged compacted history is refused (exit 2) with the command that repairs it, which works', async () => {
+    const { file, lines, id } = await session();
+    const at = lineOf(lines, hasResult) + 1;
+    const history = JSON.stringify({ type: 'history', messages: [{ role: 'user', content: [{ type: 'text', text: 'summary' }] }], reason: 'compact' });
+    writeFileSync(file, [...lines.slice(0, at), history.slice(0, 50) + '#' + history.slice(51), ...lines.slice(at)].join('\n') + '\n');
+    const r = await run(['go on', '--sim', 's.yaml', '--resume', id]);
+    expect(r.code).toBe(2);
+    const repaired = file.replace(/\.jsonl$/, '.repaired.jsonl');
+    expect(r.stderr.replace(/^rein: running against the embedded simulator.*\n/, '')).toBe([
+      `rein: ${file}:${at + 1}: the compacted history on this line is damaged, so the conversation after it cannot be rebuilt.`,
+      `rein: To resume from before it, keep the lines above it: head -n ${at} ${file} > ${repaired}; then rein run --resume ${repaired}`,
+      '',
+    ].join('\n'));
+    execFileSync('bash', ['-c', `head -n ${at} ${file} > ${repaired}`]);
+    const fixed = await run(['go on', '--sim', 's.yaml', '--resume', repaired, '--output-format', 'json']);
+    expect(fixed.code).toBe(0);
+    expect(existsSync(repaired)).toBe(true);
+  });
+});
+
+describe('a scripted session resumed with its scenario', () => {
+  it('goes on from the turn the transcript reached: no tool call of an earlier turn runs again', async () => {
+    write(tmp.dir, {
+      'p.yaml': BASH_PRESET,
+      's.yaml': `
+turns:
+  - reply: [{ tool_use: { name: Bash, input: { command: "echo one >> side.txt" } } }]
+  - reply: [{ tool_use: { name: Bash, input: { command: "echo two >> side.txt; sleep 5" } } }]
+  - reply: [{ tool_use: { name: Bash, input: { command: "echo three >> side.txt" } } }]
+  - reply: [{ text: "done" }]
+`,
+    });
+    const first = startRein(['run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: tmp.dir, env });
+    await first.waitFor({ file: join(tmp.dir, 'side.txt'), match: /two/ });
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(143);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    const r = await run(['go on', '--sim', 's.yaml', '--resume', entries(file!)[0]!.sessionId, '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/with scenario s\.yaml, from turn 3 \(the session got to turn 2\)/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: 'done' });
+    expect(readFileSync(join(tmp.dir, 'side.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    // Ids stay unique across the two processes (the API refuses a history with a repeated tool_use id).
+    const ids = entries(file!).filter((e) => e.type === 'message').flatMap((e) => e.message.content.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id));
+    expect(new Set(ids).size).toBe(3);
+  });
+});

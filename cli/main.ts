@@ -41,17 +41,17 @@ export function buildProgram(): Command {
     .description('A headless agent kernel: runs the Messages API tool-use loop from a YAML preset.')
     .version(version(), '-V, --version')
     .showHelpAfterError()
-    // Options after a subcommand belong to it (`rein bench collect ID --json F`, though `rein bench`
-    // has a --json of its own); commander needs this on every command above such a subcommand.
-    .enablePositionalOptions()
-    .exitOverride();
+    .exitOverride()
+    // A subcommand's options are its own, wherever a parent has one of the same name
+    // (`rein bench compare --preset x --json f`; `bench` has --preset and --json too).
+    .enablePositionalOptions();
 
   program
     .command('run')
     .description('Run an agent on a prompt until it ends its turn. Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
     .argument('[prompt...]', 'the prompt (or use -p; "-" reads it from stdin)')
     .option('-p, --prompt <text>', 'the prompt')
-    .option('--preset <file|name>', 'preset file or built-in name (default: "default", or the resumed session\'s preset)')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default" beneath the config layers, or the resumed session\'s preset)')
     .addOption(new Option('--output-format <format>', 'how to print the run').choices(['text', 'json', 'stream-json']).default('text'))
     .option('--max-turns <n>', 'stop after this many model requests', (v) => positiveInt(v, '--max-turns'))
     .option('--max-budget-usd <usd>', 'stop once the run has cost this much', (v) => positiveNumber(v, '--max-budget-usd'))
@@ -74,7 +74,7 @@ export function buildProgram(): Command {
   program
     .command('hooks')
     .description('Print every hook with the plugins tapped into it, in order, with stages.')
-    .option('--preset <file|name>', 'preset file or built-in name', 'default')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default" beneath the config layers, as for rein run)')
     .option('--cwd <dir>', 'working directory')
     .option('--no-layers', 'ignore user, project and local config layers')
     .option('--json', 'print JSON')

@@ -188,8 +188,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }
     try {
       body = fillModel(raw, options.defaultModel);
-      validateRequest(body);
       const betas = betasOf(headers);
+      validateRequest(body, { betas });
       const edited = applyContextManagement(body as any, betas);
       if (body.context_management != null) appliedEdits = edited.appliedEdits;
       accountingPrefix = buildPrefix(edited.request as any, lastPrefix.get(classified.source));
@@ -238,8 +238,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     const requestId = `req_sim_${pad(stats.requests)}`;
     try {
       const body = fillModel(raw, options.defaultModel);
-      validateRequest(body, { countTokens: true });
-      const edited = applyContextManagement(body as any, betasOf(normalizeHeaders(opts.headers)));
+      const betas = betasOf(normalizeHeaders(opts.headers));
+      validateRequest(body, { countTokens: true, betas });
+      const edited = applyContextManagement(body as any, betas);
       const input_tokens = estimateRequestTokens(edited.request as any);
       return {
         status: 200,

@@ -3,10 +3,13 @@
  * more presets and reports what each strategy costs. `rein bench compare --agent X` runs an agent
  * CLI against `rein sim serve` on a scripted scenario and scores its requests the same way.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { InputError } from '../../kernel/errors.js';
+import { reinRoot } from '../../agent/preset/paths.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
 
@@ -25,6 +28,38 @@ async function writeOut(path: string, text: string): Promise<string> {
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, text);
   return file;
+}
+
+/** The packages that draw `--html` charts: optional peer dependencies, not installed with rein. */
+export const CHART_PACKAGES = ['vega', 'vega-lite'] as const;
+
+/**
+ * The chart packages that cannot be found from `fromDir` (default: rein's own folder, so a project
+ * install finds them in the project, a global one among the global packages), with the version
+ * range rein's package.json asks for.
+ */
+export function missingChartPackages(fromDir = reinRoot()): string[] {
+  const req = createRequire(join(fromDir, 'package.json'));
+  let peers: Record<string, string> = {};
+  try {
+    peers = (JSON.parse(readFileSync(join(reinRoot(), 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string> }).peerDependencies ?? {};
+  } catch {
+    // Without the manifest the names alone still say what to install.
+  }
+  return CHART_PACKAGES.filter((name) => {
+    try {
+      req.resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  }).map((name) => (peers[name] ? `${name}@${peers[name]}` : name));
+}
+
+/** The error for `--html` without its chart packages: what to install, and where. */
+export function chartPackagesError(missing: readonly string[]): InputError {
+  const list = missing.join(' ');
+  return new InputError(`--html draws its charts with ${CHART_PACKAGES.join(' and ')}, which are not installed with rein (they are only needed for this report); install them where rein is: \`npm install ${list}\` in your project, or \`npm install -g ${list}\` beside a global rein`);
 }
 
 interface BenchFlags {
@@ -49,6 +84,11 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
   try {
     if (!flags.workload?.length) throw new InputError('rein bench needs --workload FILE|DIR|gen:SPEC (repeatable)');
     if (!flags.preset?.length) throw new InputError('rein bench needs --preset FILE|NAME (repeatable; several make a strategy matrix)');
+    if (flags.html) {
+      // Before the replay, which can take minutes.
+      const missing = missingChartPackages();
+      if (missing.length) throw chartPackagesError(missing);
+    }
     if (flags.queue) {
       if (flags.wait === false && (flags.json || flags.html)) throw new InputError('--no-wait: nothing is written now; `rein bench collect ID --json FILE --html FILE` writes the report');
       if (flags.jobs) throw new InputError('--jobs sets local worker threads; with --queue each worker sets its own (rein worker --concurrency N)');
@@ -190,8 +230,8 @@ async function progressBar(): Promise<{ update: (done: number, total: number, la
 export function registerBenchCommands(program: Command): void {
   const bench = program
     .command('bench')
-    // `rein bench collect --json F`, `rein bench compare --json F`: options after a subcommand are
-    // the subcommand's, though `rein bench` has options of the same names.
+    // Options after a subcommand are the subcommand's (`rein bench collect --json F`, `rein bench
+    // compare --preset x --json F`), though `rein bench` has options of the same names.
     .enablePositionalOptions()
     .description('Replay sessions (Claude Code, pi, SWE-agent, OpenHands, scenarios, gen:SPEC) through presets and report cost, caching and compaction.')
     .option('-w, --workload <file|dir|gen:spec>', 'a session file, a directory of them, or a generator spec such as gen:turns=200,results=2000 (repeatable)', collect)
@@ -223,10 +263,11 @@ export function registerBenchCommands(program: Command): void {
     .command('compare')
     .description('Run an agent CLI headless against `rein sim serve` on a scripted scenario, capture its requests and score them beside rein\'s presets.')
     .addOption(new Option('--agent <name>', 'the agent to run').choices(['claude-code', 'opencode', 'pi', 'rein']).makeOptionMandatory())
-    .option('--scenario <file>', 'simulator scenario (default: the built-in read-then-list script)')
-    .option('-p, --preset <file|name>', 'rein presets to score beside it (repeatable)', collect)
+    .option('--scenario <file>', 'simulator scenario the agent plays (default: the built-in read-then-list script in its tool names)')
+    .option('--rein-scenario <file>', 'scenario rein\'s presets play, when their tool names differ from the agent\'s (default: --scenario, else the built-in script)')
+    .option('-p, --preset <file|name>', 'rein presets to score beside it (repeatable; default: "default", what rein run uses)', collect)
     .option('--bin <path>', 'the agent executable (default: found on PATH)')
-    .option('--model <name>', 'model every agent is asked to use', 'claude-sonnet-4-5')
+    .option('--model <name>', 'model the agent and every preset are asked to use', 'claude-sonnet-4-5')
     .option('--json <file>', 'write the comparison as JSON')
     .action(async (opts) => {
       const { compareCommand } = await import('./bench-compare.js');

@@ -8,6 +8,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/build-once.ts'],
     setupFiles: ['kernel/test/setup-home.ts'],
   },
 });

@@ -186,8 +186,10 @@ describe('bin/rein.js', () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toContain('running the built-in demo against the embedded simulator');
     expect(r.stdout).toContain('README.md');
-    expect(r.stderr).toMatch(/rein: tokens: input \d+, cache write \d+ .*cache read \d+, output \d+/);
-    expect(r.stderr).toMatch(/cache-read share of input [1-9]\d*\.\d%/);
+    // Every figure of a simulated run says so.
+    expect(r.stderr).toMatch(/rein: simulated tokens: input \d+, cache write \d+ .*cache read \d+, output \d+/);
+    expect(r.stderr).toMatch(/cache-read share of input [1-9]\d*\.\d%, simulated cost \$\d+\.\d{4} at API prices \(nothing was billed\)/);
+    expect(r.stdout).toMatch(/its token counts and cost are simulated, and nothing was billed/);
   });
 
   it('prints a preset with origins, and the hook table with tapable class names', () => {
@@ -206,7 +208,7 @@ describe('bin/rein.js', () => {
     expect(r.stderr).toContain('running the built-in demo against the embedded simulator');
     expect(r.status).toBe(0);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ subtype: 'success', terminal_reason: 'end_turn', num_turns: 3 });
+    expect(result).toMatchObject({ subtype: 'success', terminal_reason: 'end_turn', num_turns: 3, simulated: true });
     expect(result.result).toContain('README.md');
     expect(result.usage.cache_read_input_tokens).toBeGreaterThan(0);
   });

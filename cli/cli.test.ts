@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { estimateRequestTokens } from '../kernel/tokens/estimate.js';
-import { cleanEnv, REPO, runCli, tempDir } from '../testing/support.js';
+import { cleanEnv, REIN_BIN, REPO, runCli, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
@@ -67,7 +67,7 @@ function project(): void {
 
 function serve(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'sim', 'serve', ...args], { cwd: tmp.dir, env: cleanEnv() });
+    const child = spawn(process.execPath, [REIN_BIN, 'sim', 'serve', ...args], { cwd: tmp.dir, env: cleanEnv() });
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;

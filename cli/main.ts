@@ -41,14 +41,17 @@ export function buildProgram(): Command {
     .description('A headless agent kernel: runs the Messages API tool-use loop from a YAML preset.')
     .version(version(), '-V, --version')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // A subcommand's options are its own, wherever a parent has one of the same name
+    // (`rein bench compare --preset x --json f`; `bench` has --preset and --json too).
+    .enablePositionalOptions();
 
   program
     .command('run')
     .description('Run an agent on a prompt until it ends its turn. Without ANTHROPIC_API_KEY it runs against the embedded simulator.')
     .argument('[prompt...]', 'the prompt (or use -p; "-" reads it from stdin)')
     .option('-p, --prompt <text>', 'the prompt')
-    .option('--preset <file|name>', 'preset file or built-in name (default: "default", or the resumed session\'s preset)')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default" beneath the config layers, or the resumed session\'s preset)')
     .addOption(new Option('--output-format <format>', 'how to print the run').choices(['text', 'json', 'stream-json']).default('text'))
     .option('--max-turns <n>', 'stop after this many model requests', (v) => positiveInt(v, '--max-turns'))
     .option('--max-budget-usd <usd>', 'stop once the run has cost this much', (v) => positiveNumber(v, '--max-budget-usd'))
@@ -71,7 +74,7 @@ export function buildProgram(): Command {
   program
     .command('hooks')
     .description('Print every hook with the plugins tapped into it, in order, with stages.')
-    .option('--preset <file|name>', 'preset file or built-in name', 'default')
+    .option('--preset <file|name>', 'preset file or built-in name (default: "default" beneath the config layers, as for rein run)')
     .option('--cwd <dir>', 'working directory')
     .option('--no-layers', 'ignore user, project and local config layers')
     .option('--json', 'print JSON')
@@ -112,18 +115,20 @@ function positiveNumber(v: string, flag: string): number {
 }
 
 /**
- * Registers the commands whose modules live beside this one (preset, cache, bench). Only the command
+ * Registers the commands whose modules live beside this one (preset, cache, bench, batch, worker). Only the command
  * being run (or all of them, for help) is imported, to keep start-up light. The imports are written
  * out literally so the bundler can see them.
  */
 async function registerExtras(program: Command, argv: string[]): Promise<void> {
   const first = argv.find((a) => !a.startsWith('-'));
   // All of them when no command, `help`, or a word that is no command (its error lists them all).
-  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench'];
+  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench', 'batch', 'worker'];
   const want = (name: string) => first === undefined || first === name || first === 'help' || !known.includes(first);
   if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
   if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
+  if (want('batch')) (await import('./commands/batch.js')).registerBatchCommand(program);
+  if (want('worker')) (await import('./commands/worker.js')).registerWorkerCommand(program);
 }
 
 /** Runs the command line; sets process.exitCode. */

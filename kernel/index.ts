@@ -51,3 +51,11 @@ export { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_
 export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';
 export { costUsd, priceFor } from './pricing.js';
 export { importExternal } from './import-external.js';
+
+// Files: where a path really leads, and opening exactly the file a decision judged.
+export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS, type ResolvedPath } from './fs/resolve.js';
+export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
+
+// Untrusted text: neutralising tool results, and escaping what goes to a terminal.
+export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
+export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';

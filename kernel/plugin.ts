@@ -6,6 +6,12 @@
 import { z } from 'zod';
 import type { Kernel, KernelPreset } from './kernel.js';
 
+// rein is written against zod 4; a project that forced zod 3 on it (npm --legacy-peer-deps or
+// --force past the peer dependency) would fail much later, inside zod. Say so when rein loads.
+if ((z.string() as { _zod?: unknown })._zod === undefined) {
+  throw new Error('rein needs zod 4 (its peer dependency zod@^4.2), but the zod it loaded is zod 3: install zod 4 where rein is installed (npm install zod@^4); code of your own can keep zod 3, or import zod 4 from \'zod/v4\' with zod 3.25');
+}
+
 export interface Plugin<S extends z.ZodType = z.ZodType> {
   /** Unique name; built-ins use their folder under `plugins/` (`compaction/auto`). */
   name: string;
@@ -43,11 +49,16 @@ export interface PluginProblem {
   message: string;
 }
 
-/** Defines a plugin. A plugin with no options may omit `options` (an empty strict object is used). */
+/**
+ * Defines a plugin. A plugin with no options may omit `options` (an empty strict object is used).
+ * Throws PluginError when `options` is a zod 3 schema (zod3Problem).
+ */
 export function definePlugin<S extends z.ZodType = z.ZodObject<Record<string, never>>>(
   plugin: Omit<Plugin<S>, 'options'> & { options?: S },
 ): Plugin<S> {
   const options = (plugin.options ?? z.object({}).strict()) as S;
+  const old = zod3Problem(options, `plugin ${plugin.name}: options`);
+  if (old) throw new PluginError(plugin.name, old);
   return Object.freeze({ ...plugin, options });
 }
 
@@ -65,8 +76,23 @@ export class PluginError extends Error {
   }
 }
 
+/**
+ * Why `schema` cannot be used by rein, when it is a zod 3 schema (it has zod 3's `_def` and not
+ * zod 4's `_zod`); undefined otherwise. rein's plugin API is zod 4: `zod` is a peer dependency
+ * (`^4.2`, the first release whose metadata registry is shared between copies of zod), and a
+ * zod 3 schema would only fail later, when its JSON Schema is generated for a request.
+ * @param what names the schema in the message (`plugin word-count: options`).
+ */
+export function zod3Problem(schema: unknown, what: string): string | undefined {
+  const s = schema as { _zod?: unknown; _def?: unknown } | null;
+  if (!s || typeof s !== 'object' || s._zod !== undefined || s._def === undefined) return undefined;
+  return `${what}: the schema was made with zod 3, and rein's plugin API needs zod 4 (its peer dependency zod@^4.2); install zod 4 where the plugin is (npm install zod@^4), or with zod 3.25 import { z } from 'zod/v4'`;
+}
+
 /** Validates `raw` against the plugin's schema; throws PluginError naming each bad field. */
 export function parsePluginOptions<S extends z.ZodType>(plugin: Plugin<S>, raw: unknown): z.output<S> {
+  const old = zod3Problem(plugin.options, `plugin ${plugin.name}: options`);
+  if (old) throw new PluginError(plugin.name, old);
   const parsed = plugin.options.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(options)'}: ${i.message}`);

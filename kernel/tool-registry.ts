@@ -4,6 +4,7 @@
  * bytes are identical from request to request and the prompt cache holds.
  */
 import { z } from 'zod';
+import { zod3Problem } from './plugin.js';
 import type { Tool } from './tool.js';
 import type { ToolDefinition } from './types.js';
 
@@ -24,8 +25,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
   private defs: ToolDefinition[] | undefined;
 
-  /** Adds a tool. Throws when a tool of that name is already registered. */
+  /** Adds a tool. Throws when a tool of that name is already registered, or its schema is zod 3's. */
   register(tool: Tool, plugin?: string): void {
+    // Checked here too for tools not made with defineTool: a zod 3 schema would fail only when the request is built.
+    const old = tool.inputJsonSchema ? undefined : zod3Problem(tool.inputSchema, `tool ${tool.name}: inputSchema`);
+    if (old) throw new Error(old);
     if (this.tools.has(tool.name)) {
       const other = this.tools.get(tool.name)!.plugin;
       throw new Error(`tool ${tool.name} is registered twice (by ${other ?? 'unknown'} and ${plugin ?? 'unknown'})`);

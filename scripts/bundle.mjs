@@ -11,7 +11,11 @@
 //                               Node binary and this bundle, so it is not published (package.json).
 //   dist/bundle/worker.js       the `rein bench` worker thread (an ES module; tinypool loads it).
 //
-// The library API stays in dist/ (tsc output).
+// No source maps by default: the package does not ship the TypeScript sources a map would point
+// at, and the maps were most of its size. REIN_SOURCEMAP=1 writes linked maps (with the sources'
+// paths, for debugging a crash of the bundle in a clone: `node --enable-source-maps bin/rein.js`).
+//
+// The library API stays in dist/ (tsc output). `npm run build` runs this through scripts/build.mjs.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +30,8 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  sourcemap: true,
+  sourcemap: process.env.REIN_SOURCEMAP === '1' ? 'linked' : false,
+  sourcesContent: false,
   logLevel: 'warning',
   // Class and function names stay as written (`rein hooks` prints the tapable class names).
   keepNames: true,
@@ -68,8 +73,8 @@ await build({
   banner: { js: "\"use strict\";\nconst __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   // Loaded from node_modules at run time: loaders and report tooling that resolve files next to
   // themselves, ES-module-only packages (through kernel/import-external.ts), and large modules
-  // needed on few paths.
-  external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown'],
+  // needed on few paths (the job queue's BullMQ and ioredis: only `--queue` and `rein worker` load them).
+  external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown', 'bullmq', 'ioredis'],
 });
 
 // bin/rein.js reads the bundle as latin1, which is exact only for ASCII (esbuild escapes non-ASCII

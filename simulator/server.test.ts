@@ -152,3 +152,32 @@ turns:
     }
   });
 });
+
+describe('what the simulator accepts depends on the betas the request names', () => {
+  // Claude Code (2.1) sends its agent and skill lists as a system message after the first user
+  // message, under this beta.
+  const claudeCodeTurn = [
+    { role: 'user', content: [{ type: 'text', text: 'read notes.txt then list files' }] },
+    { role: 'system', content: [{ type: 'text', text: 'Available agent types: general-purpose. Skills: none.' }] },
+  ];
+
+  it('a role "system" message is a 400 without the mid-conversation-system beta, and answered with it', async () => {
+    const { client } = await serve('turns:\n  - reply: [{ text: "listed" }]\n');
+    const without = await client.messages.create({ model, max_tokens: 100, messages: claudeCodeTurn as never }).then(() => undefined, (e: unknown) => e);
+    expect(without).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((without as Error).message).toMatch(/messages\.1\.role: Input should be 'user' or 'assistant'/);
+    const withBeta = await client.beta.messages.create({ model, max_tokens: 100, betas: ['mid-conversation-system-2026-04-07'], messages: claudeCodeTurn as never });
+    expect(withBeta.content).toEqual([{ type: 'text', text: 'listed' }]);
+    // The system message's text is part of the prompt the usage accounts for.
+    const bare = await client.beta.messages.countTokens({ model, betas: ['mid-conversation-system-2026-04-07'], messages: claudeCodeTurn.slice(0, 1) as never });
+    const full = await client.beta.messages.countTokens({ model, betas: ['mid-conversation-system-2026-04-07'], messages: claudeCodeTurn as never });
+    expect(full.input_tokens).toBeGreaterThan(bare.input_tokens);
+  });
+
+  it('even under the beta, a system message holds text only', async () => {
+    const { client } = await serve('turns:\n  - reply: [{ text: "x" }]\n');
+    const bad = [claudeCodeTurn[0], { role: 'system', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA==' } }] }];
+    const err = await client.beta.messages.create({ model, max_tokens: 100, betas: ['mid-conversation-system-2026-04-07'], messages: bad as never }).then(() => undefined, (e: unknown) => e);
+    expect((err as Error).message).toMatch(/messages\.1\.content: a system message holds text only/);
+  });
+});

@@ -198,8 +198,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }
     try {
       body = fillModel(raw, options.defaultModel);
-      validateRequest(body);
       const betas = betasOf(headers);
+      validateRequest(body, { betas });
       const edited = applyContextManagement(body as any, betas, counter);
       if (body.context_management != null) appliedEdits = edited.appliedEdits;
       accountingPrefix = buildPrefix(visible(edited.request as any), lastPrefix.get(classified.source), counter);
@@ -248,8 +248,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     const requestId = `req_sim_${pad(stats.requests)}`;
     try {
       const body = fillModel(raw, options.defaultModel);
-      validateRequest(body, { countTokens: true });
-      const edited = applyContextManagement(body as any, betasOf(normalizeHeaders(opts.headers)), counter);
+      const betas = betasOf(normalizeHeaders(opts.headers));
+      validateRequest(body, { countTokens: true, betas });
+      const edited = applyContextManagement(body as any, betas, counter);
       const input_tokens = countRequestTokens(counter, visible(edited.request as any));
       return {
         status: 200,

@@ -8,10 +8,19 @@ import { maxOutputTokens } from '../kernel/index.js';
 type Body = Record<string, any>;
 
 /**
- * Checks the shape of a `POST /v1/messages` body (`countTokens: true` for count_tokens, which
- * needs no `max_tokens`). Throws SimulatorApiError (400) naming the first bad field.
+ * The beta that lets `messages` hold `role: "system"` messages (text only) between the turns;
+ * Claude Code sends one after the first user message (with `mid-conversation-system-2026-04-07`).
+ * Matched by name, any date.
  */
-export function validateRequest(body: unknown, options: { countTokens?: boolean } = {}): asserts body is Body {
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-';
+
+/**
+ * Checks the shape of a `POST /v1/messages` body (`countTokens: true` for count_tokens, which
+ * needs no `max_tokens`; `betas`: the request's `anthropic-beta` flags, which widen what is
+ * accepted). Throws SimulatorApiError (400) naming the first bad field.
+ */
+export function validateRequest(body: unknown, options: { countTokens?: boolean; betas?: ReadonlySet<string> } = {}): asserts body is Body {
+  const systemMessages = [...(options.betas ?? [])].some((b) => b.startsWith(MID_CONVERSATION_SYSTEM_BETA));
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object');
   const b = body as Body;
   if (typeof b.model !== 'string' || !b.model) throw invalidRequest('model: Field required');
@@ -36,6 +45,11 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean 
   });
   b.messages.forEach((m: any, i: number) => {
     if (!m || typeof m !== 'object') throw invalidRequest(`messages.${i}: Input should be an object`);
+    if (m.role === 'system' && systemMessages) {
+      const textOnly = typeof m.content === 'string' || (Array.isArray(m.content) && m.content.every((c: any) => c?.type === 'text' && typeof c.text === 'string'));
+      if (!textOnly) throw invalidRequest(`messages.${i}.content: a system message holds text only`);
+      return;
+    }
     if (m.role !== 'user' && m.role !== 'assistant') throw invalidRequest(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     if (typeof m.content === 'string') return;
     if (!Array.isArray(m.content)) throw invalidRequest(`messages.${i}.content: Input should be a valid string or list`);

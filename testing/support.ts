@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   createKernel, type Kernel, type KernelPreset, createAnthropicClient, type Plugin, type AgentEvent,
   type RunResult,
@@ -82,13 +81,16 @@ export function transitions(events: AgentEvent[]): string[] {
 
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
+/** The built `rein` command (the suites' global setup builds it when the sources changed). */
+export const REIN_BIN = join(REPO, 'bin/rein.js');
+
 /**
- * Runs the `rein` CLI from source as a real process (`node --import jiti/register cli/entry.ts`), so
- * tests need no build step. `input` is written to stdin.
+ * Runs the `rein` command as a real process: bin/rein.js, what users run (started from TypeScript
+ * source, a run would spend seconds compiling). `input` is written to stdin.
  */
 export function runCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), ...args], {
+    const child = spawn(process.execPath, [REIN_BIN, ...args], {
       cwd: opts.cwd,
       env: { ...cleanEnv(), ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -27,6 +27,13 @@ export interface LoadPresetOptions {
    * (relative to cwd) and its diagnostics name `<preset object>` and the key.
    */
   preset?: string | PresetInput;
+  /**
+   * When no `preset` is given: a built-in name or file read into the built-in layer, beneath the
+   * user, project and local layers (`rein run` and `rein preset print` pass `default`, so a
+   * project's `rein.config.yaml` overrides it). Left out when `preset` is given, and when a config
+   * layer file `extends` a preset of its own (that is the base it chose).
+   */
+  base?: string;
   /** Working directory; the project and local layers are searched from here up. */
   cwd: string;
   /** The command-line layer, highest of all. Relative paths in it are relative to cwd. */
@@ -118,6 +125,11 @@ class Loader {
     if (source) this.report(source, path, `${keyPath(path)}: ${msg}`);
     else this.sink.add('--preset', undefined, '', msg);
     return undefined;
+  }
+
+  /** Whether an already read file names a preset of its own to build on (`extends`). */
+  async extendsSomething(file: string): Promise<boolean> {
+    return ((await this.entries.get(file))?.extends.length ?? 0) > 0;
   }
 
   report(source: PresetSource, path: KeyPath, message: string, part: 'key' | 'value' = 'value'): void {
@@ -308,9 +320,9 @@ function defaultsLayer(): MergeLayer {
 }
 
 /**
- * Loads the preset for a run: built-in defaults < user < project < local < `--preset` < flags,
- * each with what it `extends`. Returns the merged preset, where each value came from, the files
- * read, and the plugins with validated options.
+ * Loads the preset for a run: built-in defaults (and `base`) < user < project < local <
+ * `--preset` < flags, each with what it `extends`. Returns the merged preset, where each value
+ * came from, the files read, and the plugins with validated options.
  *
  * Throws PresetError with every diagnostic (`file:line:column: message`) when anything is wrong:
  * YAML syntax or strict-YAML traps, schema violations, unknown keys, unset `${VAR}`, missing or
@@ -325,13 +337,19 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   let projectDir: string | undefined;
   let presetDir: string | undefined;
 
+  let chooseOwnBase = false;
   if (opts.layers !== false) {
     const found = await discoverLayerFiles({ cwd, homeDir, env });
     loader.sink.list.push(...found.problems);
     for (const f of found.files) {
       if (f.layer === 'project') projectDir = dirname(f.file);
       layers.push(...(await loader.chain(f.file, f.layer)));
+      if (await loader.extendsSomething(f.file)) chooseOwnBase = true;
     }
+  }
+  if (opts.base && !opts.preset && !chooseOwnBase) {
+    const file = loader.resolveRef(opts.base, cwd, undefined, []);
+    if (file) layers.splice(1, 0, ...(await loader.chain(file, 'default')));
   }
   if (typeof opts.preset === 'object' && opts.preset !== null) {
     layers.push(...(await loader.chainObject(opts.preset, 'preset', cwd)));

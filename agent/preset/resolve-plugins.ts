@@ -9,16 +9,17 @@
  * The module's default export, or its named export `plugin`, must be a plugin (definePlugin).
  * Every failure names the plugin and the preset line that asked for it.
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import type { Plugin } from '../../kernel/plugin.js';
+import { zod3Problem, type Plugin } from '../../kernel/plugin.js';
 import { BUILTIN_PLUGINS, impliedPlugins, type WantedPlugin } from '../plugins.js';
 import { DiagnosticSink, keyPath, type KeyPath, type SourcePos } from './errors.js';
 import { findOrigin, isPlainObject, mergeLayers, type Origin } from './merge.js';
-import { isPluginPath, resolvePresetPath } from './paths.js';
+import { isPluginPath, reinRoot, resolvePresetPath } from './paths.js';
 import { closest, didYouMean } from './suggest.js';
 import type { Preset } from './schema.js';
 import { importExternal } from '../../kernel/import-external.js';
@@ -36,9 +37,85 @@ let jitiInstance: { import<T>(id: string): Promise<T>; esmResolve(id: string, op
 async function jiti() {
   if (!jitiInstance) {
     const { createJiti } = await importExternal<typeof import('jiti')>('jiti');
-    jitiInstance = createJiti(import.meta.url) as unknown as typeof jitiInstance;
+    jitiInstance = createJiti(import.meta.url, { alias: pluginAliases(), fsCache: transformCacheDir() }) as unknown as typeof jitiInstance;
   }
   return jitiInstance!;
+}
+
+/**
+ * Where jiti keeps the JavaScript it compiled plugin files (and what they import) to:
+ * `node_modules/.cache/jiti` in rein's folder when it can be written there (a clone, a user's own
+ * install), as build tools keep their caches; otherwise jiti's default (`<tmpdir>/jiti`). Each run
+ * then compiles only the files that changed.
+ */
+function transformCacheDir(): string | true {
+  const modules = join(reinRoot(), 'node_modules');
+  try {
+    accessSync(modules, constants.W_OK);
+    return join(modules, '.cache', 'jiti');
+  } catch {
+    return true;
+  }
+}
+
+/** A package.json `exports` field as subpath → entry (`{ ".": ... }` for the sugar forms), without patterns. */
+function subpathExports(exports: unknown): Record<string, unknown> {
+  const bySubpath = !!exports && typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith('.'));
+  if (!bySubpath) return exports === undefined ? {} : { '.': exports };
+  return Object.fromEntries(Object.entries(exports as Record<string, unknown>).filter(([k]) => !k.includes('*') && k !== './package.json'));
+}
+
+/** The file an `exports` entry names for `require` or by default (what jiti loads). */
+function exportTarget(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry;
+  if (!entry || typeof entry !== 'object') return undefined;
+  const e = entry as Record<string, unknown>;
+  for (const condition of ['require', 'node', 'default', 'import']) {
+    const t = exportTarget(e[condition]);
+    if (t) return t;
+  }
+  return undefined;
+}
+
+/**
+ * What `rein` (and `rein/<subpath>`) and `zod` (and its subpaths) mean in a plugin file: this copy
+ * of rein and the zod it resolves. A plugin then gets the rein that loads it, also where neither
+ * package is installed beside the plugin (rein on PATH through `npm link` or a global install).
+ * Run from the TypeScript sources (tests), `rein` is the sources.
+ */
+export function pluginAliases(): Record<string, string> {
+  const root = reinRoot();
+  const aliases: Record<string, string> = {};
+  const fromSource = import.meta.url.endsWith('.ts');
+  const req = createRequire(join(root, 'package.json'));
+  let exports: unknown;
+  try {
+    exports = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: unknown }).exports;
+  } catch {
+    return aliases;
+  }
+  for (const [key, entry] of Object.entries(subpathExports(exports))) {
+    const target = exportTarget(entry);
+    if (!target) continue;
+    const file = join(root, target);
+    // dist/kernel/index.js was compiled from kernel/index.ts.
+    const source = /^\.\/dist\/.*\.js$/.test(target) ? join(root, target.slice('./dist/'.length).replace(/\.js$/, '.ts')) : file;
+    aliases[`rein${key.slice(1)}`] = fromSource && existsSync(source) ? source : file;
+  }
+  try {
+    const zodManifest = req.resolve('zod/package.json');
+    for (const key of Object.keys(subpathExports((JSON.parse(readFileSync(zodManifest, 'utf8')) as { exports?: unknown }).exports))) {
+      const spec = `zod${key.slice(1)}`;
+      try {
+        aliases[spec] = req.resolve(spec);
+      } catch {
+        // Not a subpath `require` can load.
+      }
+    }
+  } catch {
+    // No zod where rein is: plugins resolve their own.
+  }
+  return aliases;
 }
 
 /** True when `x` has the shape of a Plugin (name, zod options, apply). */
@@ -279,6 +356,11 @@ export async function loadPresetPlugins(
   for (const entry of loaded) {
     if (!entry) continue;
     const { w, plugin } = entry;
+    const old = zod3Problem(plugin.options, `plugin ${w.name}: options`);
+    if (old) {
+      report(sink, origins, w.path, old, w.useKey);
+      continue;
+    }
     const parsed = plugin.options.safeParse(w.raw ?? {});
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {

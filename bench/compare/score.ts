@@ -23,18 +23,37 @@ export interface CapturedRequest {
   bytes: number;
 }
 
-/** Reads a simulator log (one JSON line per request); keeps answered `/v1/messages` requests. */
-export async function readCapture(logFile: string): Promise<CapturedRequest[]> {
+/** A `POST /v1/messages` the simulator did not answer: refused (4xx) or failed (5xx), with the API's error. */
+export interface FailedRequest {
+  status: number;
+  /** The error's `type` (`invalid_request_error`, `overloaded_error`, ...). */
+  type: string;
+  message: string;
+  /** Request body size, bytes. */
+  bytes: number;
+}
+
+/**
+ * Reads a simulator log (one JSON line per request): the answered `/v1/messages` requests, and
+ * those it answered with an error status (count_tokens and other paths are left out).
+ */
+export async function readCapture(logFile: string): Promise<{ answered: CapturedRequest[]; failed: FailedRequest[] }> {
   const text = await readFile(logFile, 'utf8').catch(() => '');
-  const out: CapturedRequest[] = [];
+  const answered: CapturedRequest[] = [];
+  const failed: FailedRequest[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     let e: Record<string, any>;
     try { e = JSON.parse(line); } catch { continue; }
-    if (!String(e.path ?? '').startsWith('/v1/messages') || String(e.path).includes('count_tokens') || e.status !== 200 || !e.usage) continue;
-    out.push({ at: Date.parse(e.time), headers: e.headers ?? {}, body: e.body, source: String(e.source ?? 'main_loop'), usage: e.usage, bytes: Buffer.byteLength(JSON.stringify(e.body)) });
+    if (!String(e.path ?? '').startsWith('/v1/messages') || String(e.path).includes('count_tokens')) continue;
+    const bytes = Buffer.byteLength(JSON.stringify(e.body ?? null));
+    if (e.status === 200 && e.usage) {
+      answered.push({ at: Date.parse(e.time), headers: e.headers ?? {}, body: e.body, source: String(e.source ?? 'main_loop'), usage: e.usage, bytes });
+    } else if (typeof e.status === 'number' && e.status >= 400) {
+      failed.push({ status: e.status, type: String(e.error?.error?.type ?? 'error'), message: String(e.error?.error?.message ?? ''), bytes });
+    }
   }
-  return out;
+  return { answered, failed };
 }
 
 /** Request metrics of captured requests, in order (ideal cost from usage as for replays, breaks by cause). */

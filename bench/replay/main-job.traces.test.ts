@@ -20,11 +20,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { importClaudeCodeSession } from '../workloads/importers/claude-code.js';
 import type { Workload } from '../workloads/types.js';
-import { cleanEnv, REPO, runCli, tempDir, type CliResult } from '../../testing/support.js';
+import { cleanEnv, REIN_BIN, runCli, tempDir, type CliResult } from '../../testing/support.js';
 import { costUsd } from '../../kernel/pricing.js';
 import { computeThresholds } from '../../plugins/compaction/shared/threshold.js';
 import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
@@ -83,7 +83,7 @@ let transcript: Json[];
 
 function serve(args: string[], cwd: string): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'sim', 'serve', ...args], { cwd, env: cleanEnv() });
+    const child = spawn(process.execPath, [REIN_BIN, 'sim', 'serve', ...args], { cwd, env: cleanEnv() });
     let out = '';
     let err = '';
     child.stdout!.on('data', (d) => {

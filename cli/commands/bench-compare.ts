@@ -10,34 +10,59 @@ import { isInputError, printInputError } from './errors.js';
 import type { CompareRun } from '../../bench/compare/compare.js';
 import type { AgentName } from '../../bench/compare/agents.js';
 
-/** Renders the comparison as a text table. */
+/** What `rein bench compare` prints under its table: the figures are the simulator's. */
+export const SIMULATED_NOTE = 'Tokens and cost are rein\'s simulator accounting for the requests each agent sent (published prompt-caching rules, API prices); nothing was billed.';
+
+/** The failed requests of a run in one line: `2 failed (400 invalid_request_error: messages.1.role: ...)`. */
+function failures(r: CompareRun): string | undefined {
+  if (!r.failedRequests.length) return undefined;
+  const kinds = [...new Set(r.failedRequests.map((f) => `${f.status} ${f.type}${f.message ? `: ${f.message}` : ''}`))];
+  return `${r.failedRequests.length} request${r.failedRequests.length === 1 ? '' : 's'} failed (${kinds.join('; ')})`;
+}
+
+/** Renders the comparison as a text table, then each run's failures and the note on simulated figures. */
 export function compareTable(runs: readonly CompareRun[]): string {
-  const t = new Table({ head: ['run', 'requests', 'bytes sent', 'prompt tok', 'cache read', 'cache write', 'uncached', 'output', 'cost $', 'cache eff.'], style: { head: [], border: [] } });
+  const t = new Table({ head: ['run', 'requests', 'failed', 'bytes sent', 'prompt tok', 'cache read', 'cache write', 'uncached', 'output', 'sim. cost $', 'cache eff.'], style: { head: [], border: [] } });
   for (const r of runs) {
     const s = r.summary;
     const prompt = s.input + s.cacheRead + s.cacheWrite5m + s.cacheWrite1h;
-    t.push([r.label, String(s.requests), String(r.bytes), String(prompt), String(s.cacheRead), String(s.cacheWrite5m + s.cacheWrite1h), String(s.input), String(s.output), s.costUsd.toFixed(4), s.requests ? s.cacheEfficiency.toFixed(3) : '–']);
+    t.push([r.label, String(s.requests), String(r.failedRequests.length), String(r.bytes), String(prompt), String(s.cacheRead), String(s.cacheWrite5m + s.cacheWrite1h), String(s.input), String(s.output), s.costUsd.toFixed(4), s.requests ? s.cacheEfficiency.toFixed(3) : '–']);
   }
-  const errors = runs.filter((r) => r.error).map((r) => `- ${r.label}: ${r.error}`);
-  return [t.toString(), ...errors].join('\n');
+  const problems = runs.flatMap((r) => [failures(r), r.error].filter(Boolean).map((p) => `- ${r.label}: ${p}`));
+  return [t.toString(), ...problems, SIMULATED_NOTE].join('\n');
 }
 
-export async function compareCommand(opts: { agent: AgentName; scenario?: string; preset?: string[]; bin?: string; model: string; json?: string }): Promise<number> {
+export interface CompareFlags {
+  agent: AgentName;
+  scenario?: string;
+  reinScenario?: string;
+  preset?: string[];
+  bin?: string;
+  model: string;
+  json?: string;
+}
+
+/** `rein bench compare`. Returns the exit code: 0, 1 when the agent failed or had requests refused, 2 for bad input. */
+export async function compareCommand(opts: CompareFlags): Promise<number> {
   try {
     const { runCompare } = await import('../../bench/compare/compare.js');
-    let scenario;
-    if (opts.scenario) {
-      const { loadScenario } = await import('../../simulator/scenario.js');
-      scenario = loadScenario(resolve(opts.scenario));
-    }
-    const runs = await runCompare({ agent: opts.agent, presets: opts.preset ?? ['minimal'], model: opts.model, cwd: process.cwd(), ...(scenario ? { scenario } : {}), ...(opts.bin ? { bin: opts.bin } : {}) });
+    const { loadScenario } = await import('../../simulator/scenario.js');
+    const scenario = opts.scenario ? loadScenario(resolve(opts.scenario)) : undefined;
+    const reinScenario = opts.reinScenario ? loadScenario(resolve(opts.reinScenario)) : undefined;
+    const runs = await runCompare({
+      agent: opts.agent, model: opts.model, cwd: process.cwd(),
+      ...(opts.preset?.length ? { presets: opts.preset } : {}),
+      ...(scenario ? { scenario } : {}), ...(reinScenario ? { reinScenario } : {}), ...(opts.bin ? { bin: opts.bin } : {}),
+    });
     process.stdout.write(compareTable(runs) + '\n');
     if (opts.json) {
       const file = resolve(opts.json);
       await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, JSON.stringify(runs, null, 2) + '\n');
+      await writeFile(file, JSON.stringify({ simulated: true, runs }, null, 2) + '\n');
+      process.stderr.write(`rein: JSON comparison written to ${file}\n`);
     }
-    return runs[0]?.error ? 1 : 0;
+    const agent = runs[0];
+    return agent?.error || agent?.failedRequests.length ? 1 : 0;
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return 2; }
     throw err;

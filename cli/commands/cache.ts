@@ -1,17 +1,22 @@
 /**
  * `rein cache explain TRANSCRIPT`: what each request of a recorded session cost and why, read from
  * its transcript: the usage of every response, and, when `cache/break-detector` ran, its verdict on
- * each main-loop request (a break and its cause, an announced drop, a first observation).
+ * each main-loop request (a break and its cause, an announced drop, a first observation). Claude
+ * Code session files are read too (claude-code-usage.ts): their usage, with breaks found from the
+ * cache reads and TTL expiries from the timestamps.
  */
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { DetectorRecord } from '../../plugins/cache/break-detector/index.js';
-import { isBreak } from '../../plugins/cache/break-detector/detect.js';
+import { isBreak, TTL_1H_MS, TTL_5M_MS } from '../../plugins/cache/break-detector/detect.js';
 import { costUsd } from '../../kernel/pricing.js';
 import { Transcript } from '../../kernel/session/transcript.js';
 import type { Usage } from '../../kernel/types.js';
+import { isClaudeCodeRecording, readClaudeCodeRecording } from './claude-code-usage.js';
 import { isInputError, printInputError } from './errors.js';
 import { EXIT } from '../main.js';
+import { InputError } from '../../kernel/errors.js';
 
 /** One request of the session, explained. */
 export interface ExplainedRequest {
@@ -35,6 +40,8 @@ export interface ExplainedRequest {
 
 export interface Explanation {
   sessionId: string;
+  /** rein's simulator answered: the usage and cost are the simulation's, nothing was billed. */
+  simulated?: boolean;
   requests: ExplainedRequest[];
   totals: {
     requests: number;
@@ -70,18 +77,31 @@ function describeOk(read: number, write: number, input: number): string {
   return parts.join('; ');
 }
 
-/** Explains every response of a transcript. Pure: reads only the transcript's entries. */
-export function explainTranscript(t: Transcript): Explanation {
-  const records = t.pluginData<DetectorRecord>('cache/break-detector');
-  let r = 0;
+/** One response as the explanation needs it, from a rein transcript or a Claude Code session. */
+interface ResponseRow {
+  turn: number;
+  source: string;
+  model: string;
+  usage: Usage;
+  /** ms since the epoch, when recorded. */
+  at?: number;
+  /** A compaction rebuilt the history since the previous response. */
+  afterCompaction: boolean;
+  /** The break detector's verdict on a main-loop request, when it ran. */
+  record?: DetectorRecord;
+}
+
+const TTL_MS = { '5m': TTL_5M_MS, '1h': TTL_1H_MS };
+
+/**
+ * Explains responses in order. `unknownCause` says why a break's cause cannot be named when no
+ * detector verdict was recorded; a gap longer than the TTL is named as a TTL expiry still.
+ */
+function explainRows(sessionId: string, rows: readonly ResponseRow[], o: { unknownCause: string; simulated: boolean; compactions: number }): Explanation {
   const requests: ExplainedRequest[] = [];
-  /** What the previous main-loop request left in the cache: its read plus its write, tokens. */
-  let prevMainCached: number | undefined;
-  let compactions = 0;
-  let pendingCompaction = false;
-  for (const e of t.entries) {
-    if (e.type === 'history' && e.reason.startsWith('compact:')) { compactions++; pendingCompaction = true; }
-    if (e.type !== 'response') continue;
+  /** What the previous main-loop request left in the cache (its read plus its write, tokens), and when it was answered. */
+  let prevMain: { cached: number; at?: number } | undefined;
+  for (const e of rows) {
     const u = e.usage;
     const { write5m, write1h } = split(u);
     const read = u.cache_read_input_tokens ?? 0;
@@ -95,7 +115,7 @@ export function explainTranscript(t: Transcript): Explanation {
     if (!main) {
       row.why = `side request (${e.source}): ${ok}`;
     } else {
-      const rec = records[r++];
+      const rec = e.record;
       if (rec) {
         const v = rec.verdict;
         if (v.kind === 'first') row.why = `first request observed: ${ok}`;
@@ -107,14 +127,21 @@ export function explainTranscript(t: Transcript): Explanation {
           row.why = `CACHE BREAK, cause ${v.cause}: ${v.reason}; read ${fmt(v.read)} of the ${fmt(prevCached)} tokens the previous request cached (−${fmt(v.drop)}); ${ok}`;
           row.breakCause = v.cause;
         }
-      } else if (prevMainCached !== undefined && !pendingCompaction && isBreak(prevMainCached, read)) {
-        row.why = `CACHE BREAK, cause unknown (no fingerprints recorded: load cache/break-detector to name it): read ${fmt(read)} of the ${fmt(prevMainCached)} tokens the previous request cached; ${ok}`;
-        row.breakCause = 'unknown';
+      } else if (prevMain !== undefined && !e.afterCompaction && isBreak(prevMain.cached, read)) {
+        const gap = prevMain.at !== undefined && e.at !== undefined ? e.at - prevMain.at : undefined;
+        const ttl = write1h > 0 ? '1h' : '5m';
+        const drop = `read ${fmt(read)} of the ${fmt(prevMain.cached)} tokens the previous request cached`;
+        if (gap !== undefined && gap > TTL_MS[ttl]) {
+          row.why = `CACHE BREAK, cause ttl: ${(gap / 60_000).toFixed(1)} min since the previous response, longer than the ${ttl === '1h' ? '1-hour' : '5-minute'} TTL; ${drop}; ${ok}`;
+          row.breakCause = 'ttl';
+        } else {
+          row.why = `CACHE BREAK, cause unknown (${o.unknownCause}): ${drop}; ${ok}`;
+          row.breakCause = 'unknown';
+        }
       } else {
-        row.why = pendingCompaction ? `after a compaction: ${ok}` : ok;
+        row.why = e.afterCompaction ? `after a compaction: ${ok}` : ok;
       }
-      prevMainCached = read + write5m + write1h;
-      pendingCompaction = false;
+      prevMain = { cached: read + write5m + write1h, ...(e.at !== undefined ? { at: e.at } : {}) };
     }
     requests.push(row);
   }
@@ -124,7 +151,8 @@ export function explainTranscript(t: Transcript): Explanation {
   const breaks: Record<string, number> = {};
   for (const x of requests) if (x.breakCause) breaks[x.breakCause] = (breaks[x.breakCause] ?? 0) + 1;
   return {
-    sessionId: t.sessionId,
+    sessionId,
+    ...(o.simulated ? { simulated: true } : {}),
     requests,
     totals: {
       requests: requests.length,
@@ -136,9 +164,35 @@ export function explainTranscript(t: Transcript): Explanation {
       costUsd: sum((x) => x.costUsd),
       readShare: mainInput ? mains.reduce((n, x) => n + x.read, 0) / mainInput : 0,
       breaks,
-      compactions,
+      compactions: o.compactions,
     },
   };
+}
+
+/** Explains every response of a transcript. Pure: reads only the transcript's entries. */
+export function explainTranscript(t: Transcript): Explanation {
+  const records = t.pluginData<DetectorRecord>('cache/break-detector');
+  let r = 0;
+  let compactions = 0;
+  let pendingCompaction = false;
+  let simulated = false;
+  const rows: ResponseRow[] = [];
+  for (const e of t.entries) {
+    if (e.type === 'history' && e.reason.startsWith('compact:')) { compactions++; pendingCompaction = true; }
+    if (e.type !== 'response') continue;
+    if (e.simulated) simulated = true;
+    const main = e.source === 'main_loop' || e.source === 'subagent';
+    const record = main ? records[r++] : undefined;
+    rows.push({ turn: e.turn, source: e.source, model: e.model, usage: e.usage, at: e.at, afterCompaction: main && pendingCompaction, ...(record ? { record } : {}) });
+    if (main) pendingCompaction = false;
+  }
+  return explainRows(t.sessionId, rows, { unknownCause: 'no fingerprints recorded: load cache/break-detector to name it', simulated, compactions });
+}
+
+/** Explains every billed response of a Claude Code session file (or `claude -p` stream-json output). */
+export function explainClaudeCodeSession(file: string): Explanation {
+  const rec = readClaudeCodeRecording(file);
+  return explainRows(rec.sessionId || basename(file, '.jsonl'), rec.responses, { unknownCause: 'a Claude Code session file does not record what each request sent, so the changed part cannot be named', simulated: false, compactions: rec.compactions });
 }
 
 /** The explanation as a text table, one request a line, totals last. */
@@ -147,7 +201,7 @@ export function renderExplanation(x: Explanation): string {
   const rows = x.requests.map((q) => [String(q.n), String(q.turn), q.source, fmt(q.input), fmt(q.write5m), fmt(q.write1h), fmt(q.read), fmt(q.output), q.costUsd.toFixed(4)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i <= 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [`session ${x.sessionId}`, line(head)];
+  const out = [`session ${x.sessionId}${x.simulated ? ' (simulated: rein\'s simulator answered, so its usage and cost are the simulation\'s; nothing was billed)' : ''}`, line(head)];
   x.requests.forEach((q, i) => {
     out.push(line(rows[i]!));
     out.push(`    ${q.why}`);
@@ -155,17 +209,35 @@ export function renderExplanation(x: Explanation): string {
   const t = x.totals;
   const breaks = Object.entries(t.breaks).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
   out.push('');
-  out.push(`${t.requests} requests: input ${fmt(t.input)}, cache write ${fmt(t.write5m)} (5m) + ${fmt(t.write1h)} (1h), cache read ${fmt(t.read)}, output ${fmt(t.output)}; cost $${t.costUsd.toFixed(4)}`);
+  out.push(`${t.requests} requests: input ${fmt(t.input)}, cache write ${fmt(t.write5m)} (5m) + ${fmt(t.write1h)} (1h), cache read ${fmt(t.read)}, output ${fmt(t.output)}; ${x.simulated ? 'simulated cost' : 'cost'} $${t.costUsd.toFixed(4)}`);
   out.push(`cache-read share of main-loop input after the first request: ${(t.readShare * 100).toFixed(1)}%; breaks: ${breaks}; compactions: ${t.compactions}`);
   return out.join('\n') + '\n';
+}
+
+/**
+ * What `arg` names: a rein transcript or session id (`rein`), or a Claude Code session file (or
+ * stream-json output). Throws InputError for a file that is neither.
+ */
+function recordingKind(arg: string, cwd: string): 'rein' | 'claude-code' {
+  const file = resolve(cwd, arg);
+  if (!existsSync(file)) return 'rein';
+  const text = readFileSync(file, 'utf8');
+  try {
+    if ((JSON.parse(text.split('\n', 1)[0]!) as { type?: string }).type === 'session') return 'rein';
+  } catch {
+    // Not a rein header: look further.
+  }
+  if (isClaudeCodeRecording(text)) return 'claude-code';
+  throw new InputError(`${arg} is neither a rein transcript (its first line is no session header) nor a Claude Code session file or stream-json output (no assistant line with usage)`);
 }
 
 /** Runs `rein cache explain`. Returns the exit code. */
 export function cacheExplainCommand(transcript: string, opts: { json?: boolean; cwd?: string }): number {
   try {
     const cwd = opts.cwd ?? process.cwd();
-    const t = Transcript.open(transcript.endsWith('.jsonl') ? resolve(cwd, transcript) : transcript, { cwd });
-    const x = explainTranscript(t);
+    const x = recordingKind(transcript, cwd) === 'claude-code'
+      ? explainClaudeCodeSession(resolve(cwd, transcript))
+      : explainTranscript(Transcript.open(transcript.endsWith('.jsonl') ? resolve(cwd, transcript) : transcript, { cwd }));
     process.stdout.write(opts.json ? JSON.stringify(x, null, 2) + '\n' : renderExplanation(x));
     return EXIT.OK;
   } catch (err) {
@@ -183,7 +255,7 @@ export function registerCacheCommands(program: Command): void {
   cache
     .command('explain')
     .description('what each request of a session cost and why (cache reads, writes, breaks and their causes)')
-    .argument('<transcript>', 'a session transcript (.jsonl path) or a session id of this directory')
+    .argument('<transcript>', 'a rein session transcript (.jsonl path) or a session id of this directory, or a Claude Code session file (~/.claude/projects/…/<id>.jsonl, or claude -p stream-json output)')
     .option('--json', 'print JSON instead of a table')
     .action((transcript: string, opts: { json?: boolean }) => {
       process.exitCode = cacheExplainCommand(transcript, opts);

@@ -31,7 +31,7 @@ const FAILS: Record<GuardFailure['fails'], string> = {
   open: 'fails open (onFailure: continue): only exit 2 blocks',
 };
 
-export async function hooksCommand(opts: { preset: string; cwd?: string; layers: boolean; json?: boolean }, out: (text: string) => void = (t) => { process.stdout.write(t); }): Promise<number> {
+export async function hooksCommand(opts: { preset?: string; cwd?: string; layers: boolean; json?: boolean }, out: (text: string) => void = (t) => { process.stdout.write(t); }): Promise<number> {
   let agent;
   try {
     agent = await createAgent({ preset: opts.preset, cwd: opts.cwd, layers: opts.layers, client: noClient });

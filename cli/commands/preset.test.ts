@@ -59,24 +59,40 @@ describe('rein preset validate', () => {
 });
 
 describe('rein preset print', () => {
-  it('prints the merged preset with the layer and file:line of each value', async () => {
+  it('prints the merged preset with the layer and file:line of each value: `default` beneath the config files', async () => {
     write('rein.config.yaml', 'tools: [Read, Grep]\npermissions:\n  deny: ["Read(./.env)"]\n');
     write('rein.local.yaml', 'permissions:\n  deny: ["Bash(rm:*)"]\n');
     expect(await presetPrint(undefined, { origins: true }, io)).toBe(0);
-    expect(io.stdout).toBe([
-      'model:',
-      '  provider: anthropic # default',
-      '  name: claude-sonnet-4-6 # default',
+    const defaults = join(REPO, 'presets/default.yaml');
+    // The line (1-based) of default.yaml that holds `text`.
+    const defaultLines = readFileSync(defaults, 'utf8').split('\n');
+    const at = (text: string) => defaultLines.findIndex((l) => l.includes(text)) + 1;
+    const lines = io.stdout.split('\n');
+    expect(lines[0]).toBe(`name: default # default ${defaults}:${at('name: default')}`);
+    expect(lines.slice(lines.indexOf('tools:'), lines.indexOf('tools:') + 3)).toEqual([
       'tools:',
       '  - Read # project rein.config.yaml:1',
       '  - Grep # project rein.config.yaml:1',
-      'permissions:',
-      '  mode: default # default',
+    ]);
+    const deny = lines.indexOf('  deny:');
+    expect(lines.slice(deny, deny + 4)).toEqual([
       '  deny:',
-      '    - Read(./.env) # project rein.config.yaml:3',
+      `    - Read(./.env) # default ${defaults}:${at('- Read(./.env)')}`,
+      `    - Read(./.env.*) # default ${defaults}:${at('- Read(./.env.*)')}`,
       '    - Bash(rm:*) # local rein.local.yaml:2',
-      '',
-    ].join('\n'));
+    ]);
+    expect(lines).toContain(`  compaction/auto: {} # default ${defaults}:${at('compaction/auto:')}`);
+  });
+
+  it('a config file that extends a preset of its own builds on that one, not on `default`', async () => {
+    write('rein.config.yaml', 'extends: minimal\nlimits: { maxTurns: 3 }\n');
+    expect(await presetPrint(undefined, { json: true }, io)).toBe(0);
+    const out = JSON.parse(io.stdout);
+    expect(out.preset.name).toBe('minimal');
+    // minimal's own plugins, none of default's.
+    expect(Object.keys(out.preset.plugins ?? {})).toEqual(Object.keys(parse(readFileSync(resolve(REPO, 'presets/minimal.yaml'), 'utf8')).plugins ?? {}));
+    expect(out.preset.plugins?.['compaction/auto']).toBeUndefined();
+    expect(out.files).toEqual([join(tmp.dir, 'rein.config.yaml'), resolve(REPO, 'presets/minimal.yaml')]);
   });
 
   it('--json gives the preset, the origins and the files; errors return 2', async () => {
@@ -137,5 +153,22 @@ describe('rein preset (process)', () => {
     expect(bad.stdout).toBe('bad.yaml:2:11: permissions.allow: permission rule "Bahs(ls)": unknown tool "Bahs"; did you mean "Bash"?\n');
     const good = await runCli(['preset', 'validate', 'good.yaml'], { cwd: tmp.dir });
     expect(good.code).toBe(0);
+  });
+
+  it('rein run without --preset gets the preset rein preset print shows: the project config over `default`', async () => {
+    write('rein.config.yaml', 'model: { name: claude-sonnet-4-5 }\ntools: [Read, Glob]\nlimits: { maxTurns: 5 }\n');
+    write('README.md', '# A project\n');
+    const printed = await runCli(['preset', 'print', '--json'], { cwd: tmp.dir });
+    expect(printed.code).toBe(0);
+    const { preset } = JSON.parse(printed.stdout);
+    expect(preset).toMatchObject({ name: 'default', model: { name: 'claude-sonnet-4-5' }, tools: ['Read', 'Glob'], limits: { maxTurns: 5 } });
+    const run = await runCli(['run', '--output-format', 'stream-json', 'What is in this directory?'], { cwd: tmp.dir });
+    expect(run.code).toBe(0);
+    const events = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const init = events.find((e) => e.type === 'system' && e.subtype === 'init');
+    expect(init.model).toBe('claude-sonnet-4-5');
+    expect([...init.tools].sort()).toEqual([...preset.tools].sort());
+    // The rest of `default` is there too: its cache breakpoints make the later requests read the cache.
+    expect(events.at(-1).usage.cache_read_input_tokens).toBeGreaterThan(0);
   });
 });

@@ -62,7 +62,8 @@ export async function presetPrint(file: string | undefined, opts: { origins?: bo
   const { loadPreset, PresetError } = await import('../../agent/preset/index.js');
   let resolved;
   try {
-    resolved = await loadPreset({ preset: file, cwd: io.cwd, env: io.env, layers: opts.layers !== false });
+    // Without FILE, the layers `rein run` uses without --preset: `default` beneath the config files.
+    resolved = await loadPreset({ preset: file, base: 'default', cwd: io.cwd, env: io.env, layers: opts.layers !== false });
   } catch (err) {
     if (err instanceof PresetError) {
       io.err(`${err.message}\n`);
@@ -157,7 +158,8 @@ export function starterPreset(schemaRef: string): string {
 name: my-agent
 description: What this agent is for, in one line.
 
-# Build on a built-in preset (minimal, ...) or a file; keys here win. Remove to start from nothing.
+# Build on a built-in preset (minimal, default, ...) or a file; keys here win. Without it, this
+# file (as the project config) builds on the \`default\` preset.
 extends: minimal
 
 model:
@@ -218,7 +220,7 @@ export function registerPresetCommands(program: Command): void {
     });
   preset
     .command('print')
-    .description('Print the resolved preset: defaults < user < project < local < FILE, merged.')
+    .description('Print the resolved preset: defaults < user < project < local < FILE, merged (without FILE, the preset `rein run` gets without --preset).')
     .argument('[file]', 'a preset file or built-in name (the --preset layer)')
     .option('--origins', 'show the layer and file:line each value came from')
     .option('--json', 'print JSON: { preset, origins, files }')

@@ -9,7 +9,7 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAgent, type AgentEvent, type PresetObject, type PermissionResult, type RunResult } from '../../index.js';
+import { createAgent, type AgentEvent, type PresetObject, type PermissionResult, type RunResult } from 'rein';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

@@ -288,7 +288,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
     addUsage(state.usage, usage);
     state.costUsd += costUsd(message.model ?? params.model, usage).usd;
     const client = kernel.client.checkpoint?.();
-    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}) });
+    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
     await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
 
     const content = message.content as unknown as ContentBlock[];

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { definePlugin } from '../plugin.js';
 import { defineTool } from '../tool.js';
 import { Transcript } from '../session/transcript.js';
-import { cleanEnv, collect, REPO, runCli, serveScenario, simKernel, type SimHarness } from '../../testing/support.js';
+import { cleanEnv, collect, REIN_BIN, REPO, runCli, serveScenario, simKernel, type SimHarness } from '../../testing/support.js';
 import { useTestEnv } from '../../testing/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
@@ -80,7 +80,7 @@ export default definePlugin({
 `);
     writeFileSync(join(folders.dir, 'p.yaml'), 'tools: []\nplugins:\n  ./hang.ts: {}\n');
     const env = { ...cleanEnv(), REIN_HOME: folders.home };
-    const child = spawn(process.execPath, ['--import', pathToFileURL(join(REPO, 'node_modules/jiti/lib/jiti-register.mjs')).href, join(REPO, 'cli/entry.ts'), 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env });
+    const child = spawn(process.execPath, [REIN_BIN, 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d) => { if (String(d).includes('HANGING')) resolve(); });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));

@@ -3,8 +3,10 @@
  * - temp files go to a directory of this test file's own, removed after it (TMPDIR is what
  *   `os.tmpdir()` and child processes read), so no test leaves anything in the system's temp
  *   directory, whether or not it cleans up after itself;
- * - sessions go to a temp `REIN_HOME`, never to the user's ~/.rein, even in tests that do not set
- *   one themselves (or that unset it after each test).
+ * - sessions go to a temp `REIN_HOME`, never to the user's, even when the user has `REIN_HOME` set
+ *   and in tests that do not set one themselves (or that unset it after each test);
+ * - the user config layer is looked for in a temp `XDG_CONFIG_HOME`, so the user's own
+ *   `~/.config/rein/` neither changes a result nor is touched.
  */
 import { afterAll, beforeEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +16,12 @@ import { join } from 'node:path';
 const root = mkdtempSync(join(tmpdir(), 'rein-test-'));
 process.env.TMPDIR = root;
 const home = mkdtempSync(join(root, 'home-'));
+const config = mkdtempSync(join(root, 'config-'));
+// Replaced, not defaulted: the environment vitest was started from is the user's.
+process.env.REIN_HOME = home;
+process.env.XDG_CONFIG_HOME = config;
 beforeEach(() => {
   process.env.REIN_HOME ??= home;
+  process.env.XDG_CONFIG_HOME ??= config;
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -25,8 +25,16 @@ function usageJson(u: Usage) {
   };
 }
 
-/** The final result object (one line in stream-json, the whole output in json). */
-export function resultJson(r: RunResult): Record<string, unknown> {
+/** How the run was served: `simulated` when its tokens and cost come from rein's simulator, not a bill. */
+export interface RunSource {
+  simulated?: boolean;
+}
+
+/**
+ * The final result object (one line in stream-json, the whole output in json). A simulated run
+ * adds rein's `simulated: true`, so no reader takes its `total_cost_usd` for money spent.
+ */
+export function resultJson(r: RunResult, source: RunSource = {}): Record<string, unknown> {
   return {
     type: 'result',
     subtype: resultSubtype(r.terminalReason),
@@ -42,11 +50,12 @@ export function resultJson(r: RunResult): Record<string, unknown> {
     terminal_reason: r.terminalReason,
     num_requests: r.numRequests,
     model: r.model,
+    ...(source.simulated ? { simulated: true } : {}),
   };
 }
 
 /** One stream-json line for an event, or undefined for events the stream does not show. */
-export function streamJson(e: AgentEvent, sessionId: string, opts: { partial?: boolean } = {}): Record<string, unknown> | undefined {
+export function streamJson(e: AgentEvent, sessionId: string, opts: { partial?: boolean } & RunSource = {}): Record<string, unknown> | undefined {
   const sys = (subtype: string, body: Record<string, unknown>) => ({ type: 'system', subtype, ...body, session_id: sessionId });
   switch (e.type) {
     case 'session_start':
@@ -72,25 +81,28 @@ export function streamJson(e: AgentEvent, sessionId: string, opts: { partial?: b
     case 'stream_event':
       return opts.partial ? { type: 'stream_event', event: e.event, session_id: sessionId } : undefined;
     case 'result':
-      return resultJson(e.result);
+      return resultJson(e.result, opts);
     default:
       return undefined;
   }
 }
 
-/** A short human report of a run's usage and cache behaviour (text mode, on stderr). */
-export function usageReport(r: RunResult): string {
+/**
+ * A short human report of a run's usage and cache behaviour (text mode, on stderr). A simulated
+ * run's figures say they are simulated.
+ */
+export function usageReport(r: RunResult, source: RunSource = {}): string {
   const u = r.usage;
   const input = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
   const share = input ? (u.cache_read_input_tokens / input) * 100 : 0;
   const lines = [
     `rein: ${r.terminalReason} after ${r.numTurns} turn${r.numTurns === 1 ? '' : 's'} (${r.numRequests} request${r.numRequests === 1 ? '' : 's'}, ${(r.durationMs / 1000).toFixed(1)} s), session ${r.sessionId}`,
     ...(r.isError && r.terminalDetail ? [`rein: ${r.terminalReason}: ${r.terminalDetail}`] : []),
-    `rein: tokens: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens} (5m ${u.cache_creation?.ephemeral_5m_input_tokens ?? 0}, 1h ${u.cache_creation?.ephemeral_1h_input_tokens ?? 0}), cache read ${u.cache_read_input_tokens}, output ${u.output_tokens}`,
-    `rein: cache-read share of input ${share.toFixed(1)}%, cost $${r.totalCostUsd.toFixed(4)}`,
+    `rein: ${source.simulated ? 'simulated tokens' : 'tokens'}: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens} (5m ${u.cache_creation?.ephemeral_5m_input_tokens ?? 0}, 1h ${u.cache_creation?.ephemeral_1h_input_tokens ?? 0}), cache read ${u.cache_read_input_tokens}, output ${u.output_tokens}`,
+    `rein: cache-read share of input ${share.toFixed(1)}%, ${source.simulated ? `simulated cost $${r.totalCostUsd.toFixed(4)} at API prices (nothing was billed)` : `cost $${r.totalCostUsd.toFixed(4)}`}`,
   ];
-  for (const [source, s] of Object.entries(r.sideUsage)) {
-    lines.push(`rein: side requests (${source}): input ${s!.input_tokens + s!.cache_creation_input_tokens + s!.cache_read_input_tokens}, output ${s!.output_tokens}`);
+  for (const [name, s] of Object.entries(r.sideUsage)) {
+    lines.push(`rein: ${source.simulated ? 'simulated ' : ''}side requests (${name}): input ${s!.input_tokens + s!.cache_creation_input_tokens + s!.cache_read_input_tokens}, output ${s!.output_tokens}`);
   }
   if (r.permissionDenials.length) lines.push(`rein: ${r.permissionDenials.length} tool call(s) denied: ${r.permissionDenials.map((d) => `${d.tool_name} (${d.reason})`).join('; ')}`);
   return lines.join('\n');

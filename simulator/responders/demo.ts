@@ -23,6 +23,33 @@ function toolNames(body: Record<string, any>): Set<string> {
   return new Set(((body.tools ?? []) as { name: string }[]).map((t) => t.name));
 }
 
+/** Folders of installed dependencies and tool state: counted apart and never read by the demo. */
+const SKIPPED_DIRS = ['node_modules', '.git', 'vendor', 'dist', 'build', '.venv', '__pycache__', 'target'];
+
+/** Whether a listed path lies inside one of SKIPPED_DIRS. */
+export function inSkippedDir(path: string): boolean {
+  return path.split('/').slice(0, -1).some((seg) => SKIPPED_DIRS.includes(seg));
+}
+
+/** `1 line`, `2,000 lines`. */
+function count(n: number, unit: string): string {
+  return `${n.toLocaleString('en-US')} ${unit}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * What a Read result says about the file's length: its numbered lines, and the total when Read
+ * showed only part of it (plugins/tools/read: "(Showing lines A-B of N. ...)", or "(Showing lines
+ * A-B; the file is large. ...)" when it stopped counting).
+ */
+export function describeRead(text: string): string {
+  const shown = text.split('\n').filter((l) => /^\s*\d+\t/.test(l)).length;
+  const of = /\(Showing lines (\d+)-(\d+) of (\d+)\./.exec(text);
+  if (of) return `${count(Number(of[3]), 'line')} (I read lines ${Number(of[1]).toLocaleString('en-US')}–${Number(of[2]).toLocaleString('en-US')})`;
+  const large = /\(Showing lines (\d+)-(\d+); the file is large\./.exec(text);
+  if (large) return `more than ${count(Number(large[2]), 'line')} (I read lines ${Number(large[1]).toLocaleString('en-US')}–${Number(large[2]).toLocaleString('en-US')})`;
+  return count(shown, 'line');
+}
+
 /** Picks files worth reading first: a README, a manifest, then other text files; shallower first. */
 export function pickFiles(paths: string[], n = DEMO_READ_COUNT): string[] {
   const kind = (p: string) => {
@@ -34,7 +61,7 @@ export function pickFiles(paths: string[], n = DEMO_READ_COUNT): string[] {
   };
   const depth = (p: string) => p.split('/').length;
   return paths
-    .filter((p) => kind(p) >= 0)
+    .filter((p) => kind(p) >= 0 && !inSkippedDir(p))
     .sort((a, b) => depth(a) - depth(b) || kind(a) - kind(b) || a.localeCompare(b))
     .slice(0, n);
 }
@@ -61,22 +88,29 @@ export function createDemoResponder(): Responder {
       if (calls[0]!.name === 'Glob') {
         const listing = resultText(results[0] ?? { type: 'tool_result' });
         const paths = listing.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('(') && !l.startsWith('No files'));
+        // Glob lists at most its limit, and then says how many matched.
+        const matched = Number(/^\((\d+) files matched; showing the (\d+) newest/m.exec(listing)?.[1] ?? paths.length);
+        const skipped = paths.filter(inSkippedDir).length;
+        const own = paths.length - skipped;
         const chosen = pickFiles(paths);
+        const seen = matched > paths.length
+          ? `Glob matched ${count(matched, 'file')} and listed the ${paths.length.toLocaleString('en-US')} newest`
+          : `There ${own === 1 ? 'is' : 'are'} ${count(own, 'file')}`;
+        const apart = skipped ? ` (${skipped.toLocaleString('en-US')} more of those listed are inside dependency or build folders such as node_modules, which I leave alone)` : '';
         if (!chosen.length) {
-          return { reply: { content: [{ type: 'text', text: `I found no text files to read here (${paths.length} entries listed).` }] } };
+          return { reply: { content: [{ type: 'text', text: `${seen}${apart}, and none of them is a text file I would read first.` }] } };
         }
         return { reply: { content: [
-          { type: 'text', text: `There are ${paths.length} files. I'll read ${chosen.length} of them.` },
+          { type: 'text', text: `${seen}${apart}. I'll read ${chosen.length} of them.` },
           ...chosen.map((file_path) => ({ type: 'tool_use' as const, name: 'Read', input: { file_path } })),
         ] } };
       }
       const summary = calls.map((c, i) => {
         const r = results[i];
         const text = r ? resultText(r) : '';
-        const lines = text.split('\n').filter(Boolean);
-        return r?.is_error ? `- ${c.input.file_path}: could not be read (${lines[0] ?? 'error'})` : `- ${c.input.file_path}: ${lines.length} lines`;
+        return r?.is_error ? `- ${c.input.file_path}: could not be read (${text.split('\n').find(Boolean) ?? 'error'})` : `- ${c.input.file_path}: ${describeRead(text)}`;
       });
-      return { reply: { content: [{ type: 'text', text: `Here is what I read:\n${summary.join('\n')}\n\nThis answer came from rein's embedded simulator (no ANTHROPIC_API_KEY is set); the tool calls it made were real (run with -v to see them).` }] } };
+      return { reply: { content: [{ type: 'text', text: `Here is what I read:\n${summary.join('\n')}\n\nThis answer came from rein's embedded simulator (no ANTHROPIC_API_KEY is set): the tool calls it made were real (run with -v to see them); its token counts and cost are simulated, and nothing was billed.` }] } };
     },
   };
 }

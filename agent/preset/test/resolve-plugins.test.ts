@@ -154,3 +154,51 @@ describe('plugins loaded from a preset', () => {
     expect(originPath('built-in', 'retry')).toEqual([]);
   });
 });
+
+describe('what a plugin imports', () => {
+  it('`rein` and `zod` in a plugin file with no node_modules near it are the rein that loads it and its zod', async () => {
+    write(join(dir, 'words.ts'), [
+      "import { z } from 'zod';",
+      "import { definePlugin, defineTool } from 'rein';",
+      "export default definePlugin({",
+      "  name: 'words',",
+      "  options: z.object({ unit: z.enum(['words', 'lines']).default('words') }).strict(),",
+      "  apply(kernel) {",
+      "    kernel.tools.register(defineTool({ name: 'Words', description: 'counts', inputSchema: z.object({ file_path: z.string().describe('the file') }).strict(), call: async () => '0' }));",
+      "  },",
+      "});",
+      '',
+    ].join('\n'));
+    const preset = write(join(dir, 'p.yaml'), 'tools: []\nplugins:\n  ./words.ts: { unit: lines }\n');
+    const r = await loadPreset({ preset, cwd: dir, layers: false, env: {} });
+    const words = r.plugins.find((p) => p.plugin.name === 'words')!;
+    expect(words.options).toEqual({ unit: 'lines' });
+    const kernel = await createKernel({ preset: r.preset as KernelPreset, cwd: dir, client: noClient, plugins: r.plugins });
+    // The schema is turned into the request's input_schema, description included.
+    expect(kernel.tools.definitions().find((t) => t.name === 'Words')!.input_schema).toMatchObject({ properties: { file_path: { type: 'string', description: 'the file' } } });
+    await kernel.close();
+  });
+
+  it('a plugin file made with zod 3 is a PresetError at its line that says zod 4 is needed', async () => {
+    write(join(dir, 'old.ts'), "import { z } from 'zod/v3';\nimport { definePlugin } from 'rein';\nexport default definePlugin({ name: 'old', options: z.object({}), apply() {} });\n");
+    const preset = write(join(dir, 'p.yaml'), 'tools: []\nplugins:\n  ./old.ts: {}\n');
+    const err = await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }));
+    expect(err).toBeInstanceOf(PresetError);
+    const d = (err as PresetError).diagnostics;
+    expect(d).toHaveLength(1);
+    expect(d[0]).toMatchObject({ file: preset, line: 3, column: 3 });
+    expect(d[0]!.message).toMatch(/^plugin "\.\/old\.ts" failed to import: plugin old: options: the schema was made with zod 3, and rein's plugin API needs zod 4/);
+  });
+
+  it('a plugin object or a tool with a zod 3 schema, handed over by a program, fails when the kernel loads it, not at the first request', async () => {
+    const { z: z3 } = await import('zod/v3');
+    const { z } = await import('zod');
+    const oldOptions = { name: 'old-options', options: z3.object({}), apply() {} };
+    const err = await rejection(createKernel({ preset: { tools: [] }, cwd: dir, client: noClient, plugins: [{ plugin: oldOptions as never }] }));
+    expect(err.name).toBe('PluginError');
+    expect(err.message).toMatch(/^plugin old-options: options: the schema was made with zod 3/);
+    const oldTool = { name: 'old-tool', options: z.object({}), apply(k: { tools: { register(t: unknown): void } }) { k.tools.register({ name: 'Old', description: 'x', inputSchema: z3.object({ a: z3.string() }), call: async () => '' }); } };
+    const err2 = await rejection(createKernel({ preset: { tools: [] }, cwd: dir, client: noClient, plugins: [{ plugin: oldTool as never }] }));
+    expect(err2.message).toMatch(/^plugin old-tool failed to apply: tool Old: inputSchema: the schema was made with zod 3/);
+  });
+});

@@ -46,6 +46,11 @@ export interface DetectorState {
   prevAt?: number;
   /** A signal received since the previous response. */
   pending?: ExpectedDrop;
+  /**
+   * Set for the first request after a resume when the server is known to start with an empty
+   * prompt cache (a new process of rein's embedded simulator): says why, for the verdict.
+   */
+  emptyCache?: string;
 }
 
 export interface Observation {
@@ -96,6 +101,9 @@ export function judge(state: DetectorState, obs: Observation, o: DetectOptions):
   if (gap !== undefined && gap > ttl) {
     return { kind: 'break', cause: 'ttl', reason: `${obs.fp.ttl === '1h' ? '1-hour' : '5-minute'} TTL expired (prompt unchanged, ${minutes(gap)} since the previous response)`, ...base };
   }
+  // Not the server losing it: a server known to start empty (a TTL expiry or a changed prompt
+  // above would have broken the cache on the API as well, so they are reported first).
+  if (state.emptyCache) return { kind: 'expected', reason: state.emptyCache };
   const when = gap !== undefined ? `, ${minutes(gap)} since the previous response` : '';
   return { kind: 'break', cause: 'server', reason: `no client change found (prompt unchanged${when}): likely server side`, ...base };
 }

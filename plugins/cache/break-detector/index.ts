@@ -88,6 +88,9 @@ export default definePlugin({
       if (last) {
         n = last.n;
         state = { prev: last.fp, prevCached: (last.usage.cache_read_input_tokens ?? 0) + (last.usage.cache_creation_input_tokens ?? 0), prevAt: last.completedAt };
+        // The embedded simulator lives in this process: a resumed session finds its cache empty,
+        // where the API would still hold the prefix for its TTL. That is no break of the prompt.
+        if (kernel.client.kind === 'simulator') state.emptyCache = 'resumed on rein\'s simulator, which starts each process with an empty prompt cache (the API keeps the cache for its TTL)';
       }
     };
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => load());

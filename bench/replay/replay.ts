@@ -4,7 +4,8 @@
  * simulator accounts it on the recording's clock; the recorded reply and tool results go back in.
  * Every turn of the recording is one `kernel.run()` with the recorded prompt.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
@@ -117,7 +118,7 @@ const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 
  */
 export async function replayWorkload(w: Workload, preset: LoadedPreset, options: ReplayOptions = {}): Promise<ReplayResult> {
   const started = performance.now();
-  const dir = await mkdtemp(join(tmpdir(), 'rein-bench-'));
+  const dir = await replayDir();
   const model = options.model ?? w.model;
   const cursor = new StepCursor(w.steps);
   const requests: RequestMetrics[] = [];
@@ -306,4 +307,24 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     events: events.filter((e) => e.kind !== 'restart' || plan),
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
   };
+}
+
+/**
+ * A fresh folder for one replay, under the OS temp folder, whose name differs between replays only in
+ * lowercase letters. The folder is the agent's cwd, which the system prompt shows; the calibrated
+ * token counter counts character classes (letters, digits, case changes), so with a name of one
+ * class every replay of a workload counts the same prompt, whichever process or worker runs it.
+ * Throws what mkdir throws other than EEXIST.
+ */
+async function replayDir(): Promise<string> {
+  for (;;) {
+    const name = `rein-bench-${Array.from(randomBytes(12), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+    const dir = join(tmpdir(), name);
+    try {
+      await mkdir(dir);
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // redis-server), which .ci/run installs first. `npm test` leaves them out.
 export default defineConfig({
   test: {
-    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,examples,docs,test}/**/*.system.test.ts'],
+    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,queue,batch,examples,docs,test}/**/*.system.test.ts'],
     exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

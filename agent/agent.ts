@@ -3,7 +3,9 @@
  * preset (layers, `extends`), resolves the plugins the preset implies and lists, picks the model
  * client (the real API with a key, rein's embedded simulator without one), and loads everything.
  */
-import { resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve, sep } from 'node:path';
 import type { Plugin } from '../kernel/plugin.js';
 import { PluginError } from '../kernel/plugin.js';
 import { createKernel, type Kernel, type KernelPreset, type SubagentFactory } from '../kernel/kernel.js';
@@ -12,6 +14,8 @@ import type { ModelClient } from '../kernel/model/client.js';
 import { selectClient, simulatorCheckpoint, type ClientChoice, type SimulatorCheckpoint } from './select.js';
 import { Transcript, SessionError } from '../kernel/session/transcript.js';
 import { PresetError, type PresetDiagnostic } from './preset/errors.js';
+import { userConfigDir } from './preset/layers.js';
+import { isPresetPath } from './preset/paths.js';
 import { didYouMean } from './preset/suggest.js';
 import { TOOL_PLUGINS, type BuiltinPluginOptions } from './plugins.js';
 import type { PresetInput } from './preset/schema.js';
@@ -93,8 +97,8 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   // validated and the file:line:col (or key, for an object) that asked for it. Named (or the
   // resumed session's): the `--preset` layer. Unnamed: `default` is the base the user, project and
   // local layers override, as `rein preset print` shows it.
-  const { loadPreset, isPresetPath } = await import('./preset/index.js');
-  const spec = options.preset ?? sessionPresetRef(options, cwd);
+  const { loadPreset } = await import('./preset/index.js');
+  const spec = options.preset ?? sessionPresetRef(options, cwd, env);
   const presetRef = typeof spec === 'string' ? (isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec) : undefined;
   const resolved = await loadPreset({ preset: spec as string | PresetInput | undefined, base: DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true });
   // The files the preset came from are protected from writes by the permission plugins.
@@ -194,14 +198,39 @@ function resumedSimulator(resume: string, cwd: string, root: string | undefined)
 /**
  * The preset a resumed session was started with (from its transcript header), when the caller names
  * none: `rein run --continue` goes on with the same agent. Looked up under the default sessions root.
+ *
+ * A transcript is data, and must not choose code to run: a preset file (which loads plugins and
+ * shell hooks) is taken from it only when it lies inside the working directory or the user's
+ * config directory (links followed). Elsewhere, the user has to name it with `--preset`. Throws
+ * SessionError then.
  */
-function sessionPresetRef(options: AgentOptions, cwd: string): string | undefined {
+function sessionPresetRef(options: AgentOptions, cwd: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!options.resume && !options.continue) return undefined;
+  let ref: string | undefined;
   try {
     const id = options.resume ?? Transcript.latest({ cwd });
-    return id ? Transcript.open(id, { cwd }).header.presetRef : undefined;
+    ref = id ? Transcript.open(id, { cwd }).header.presetRef : undefined;
   } catch {
     return undefined; // the resume itself reports a missing session, with the preset's own session.dir
+  }
+  if (typeof ref !== 'string' || !ref) return undefined;
+  if (!isPresetPath(ref) || ref.startsWith('~')) return isPresetPath(ref) ? refuse(ref) : ref;
+  const trusted = [cwd, userConfigDir(homedir(), env)].map(realOrSelf);
+  const real = realOrSelf(resolve(cwd, ref));
+  if (trusted.some((d) => real === d || real.startsWith(d.endsWith(sep) ? d : d + sep))) return ref;
+  return refuse(ref);
+}
+
+function refuse(ref: string): never {
+  throw new SessionError(`the session was started with the preset ${ref}, which is outside this project and your rein config directory; rein does not load it from the transcript. Pass --preset ${ref} to use it again, or another preset.`);
+}
+
+/** The path with links resolved, or as given when it does not exist. */
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
   }
 }
 

@@ -31,6 +31,7 @@ const loaders = {
   classifier: async () => (await import('../plugins/classifier/index.js')).default,
   'hooks/shell': async () => (await import('../plugins/hooks/shell/index.js')).default,
   sanitize: async () => (await import('../plugins/sanitize/index.js')).default,
+  'subprocess-env-scrub': async () => (await import('../plugins/subprocess-env-scrub/index.js')).default,
   'system-prompt': async () => (await import('../plugins/system-prompt/index.js')).default,
   'memory-files': async () => (await import('../plugins/memory-files/index.js')).default,
   'compaction/auto': async () => (await import('../plugins/compaction/auto/index.js')).default,
@@ -67,6 +68,9 @@ export const TOOL_PLUGINS: Record<string, string> = {
   'mcp__*': 'tools/mcp',
   Task: 'tools/task',
 };
+
+/** Listed plugins loaded first, before the tools and the rest (see impliedPlugins). */
+const EARLY_PLUGINS: readonly string[] = ['subprocess-env-scrub'];
 
 /** A preset as far as plugin selection reads it. */
 interface PluginSelection {
@@ -123,6 +127,9 @@ export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
     out.push(entry);
   };
   add('retry', {}, 'built-in');
+  // Plugins that shape every child process come before anything that may start one while it loads
+  // (MCP servers connect, the system prompt runs git).
+  for (const name of EARLY_PLUGINS) if (listed[name] !== undefined && listed[name] !== false) add(name, {}, `plugins.${name}`);
   // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
   if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
   // `subagents` are agent kinds for the Task tool (its `presets` option), and bring the tool with them.

@@ -1,6 +1,7 @@
 /**
  * What each hook in `hooks.ts` carries. Kept apart so the hook table itself reads as one list.
  */
+import type { ResolvedPath } from './fs/resolve.js';
 import type { Kernel } from './kernel.js';
 import type { Tool, ToolOutput } from './tool.js';
 import type {
@@ -138,6 +139,32 @@ export interface PermissionQuery {
   toolName: string;
   input: Record<string, unknown>;
   toolUseId: string;
+  /**
+   * The path the call touches (`tool.filePath`), resolved once by the loop before the decision;
+   * the tool then opens exactly `target.real`, so what was judged is what is opened. Absent for
+   * tools without a path, and when a hook is asked outside the loop.
+   */
+  target?: ResolvedPath;
+}
+
+/**
+ * One more path a tool is about to read (or write) inside a call that was already allowed: a file
+ * met while walking a directory (Grep's search, Glob's listing). `path` is absolute and contains
+ * no symbolic links (walks do not follow them).
+ */
+export interface PathAccess {
+  toolName: string;
+  toolUseId: string;
+  path: string;
+  access: 'read' | 'write';
+}
+
+/** A child process about to start, for the `subprocessEnv` hook. */
+export interface SubprocessInfo {
+  /** What starts it: `bash` (the Bash tool), `hook` (a shell hook), `mcp` (a stdio MCP server), or another plugin's own word. */
+  kind: string;
+  /** The command, hook event or server name, for messages. */
+  name?: string;
 }
 
 /** An `ask` looking for an answer; `decision` is the ask that produced it. */

@@ -15,12 +15,12 @@
  * last `turnEnd` and `sessionEnd` (ignored).
  */
 import {
-  AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook,
+  AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook,
 } from 'tapable';
 import type {
-  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PermissionAsk,
+  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PathAccess, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
-  SessionEndInfo, SessionInfo, StopDecision, StopInfo, SubagentInfo, SystemSection, ToolFailure,
+  SessionEndInfo, SessionInfo, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolFailure,
   TurnEndInfo, UserPrompt,
 } from './hook-payloads.js';
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
@@ -202,6 +202,12 @@ function createHookTable() {
     permission: new AsyncSeriesBailHook<[PermissionQuery, RunContext], PermissionDecision | undefined>(['call', 'ctx']),
     /** A decision was `ask`. Bail: answer allow or deny; no answer denies (headless). */
     permissionRequest: new AsyncSeriesBailHook<[PermissionAsk, RunContext], PermissionDecision | undefined>(['ask', 'ctx']),
+    /**
+     * A running tool meets one more path inside an allowed call (a file in a directory walk). Bail:
+     * a reason string leaves that path out (deny rules for reading apply per file). Sync: it runs
+     * once per file.
+     */
+    pathAccess: new SyncBailHook<[PathAccess], string | undefined>(['access']),
     /** Permission granted, the tool is about to run. Waterfall: rewrite `input`, or set `blocked`. */
     preToolUse: new AsyncSeriesWaterfallHook<[PreToolUse, RunContext]>(['call', 'ctx']),
     /** A tool ran. Waterfall: rewrite `output`, add context. */
@@ -216,6 +222,12 @@ function createHookTable() {
     turnEnd: new AsyncSeriesHook<[TurnEndInfo, RunContext]>(['turn', 'ctx']),
     /** The run ended (also on error). Flush. */
     sessionEnd: new AsyncSeriesHook<[SessionEndInfo, RunContext]>(['session', 'ctx']),
+    /**
+     * A child process is about to start (Bash, a shell hook, a stdio MCP server, a sandbox). Waterfall
+     * over the environment it inherits from rein (before the preset's and the caller's own
+     * variables are added): remove what it must not see (`subprocess-env-scrub`).
+     */
+    subprocessEnv: new SyncWaterfallHook<[Record<string, string>, SubprocessInfo]>(['env', 'child']),
     /** Every AgentEvent, in order. Printers and metrics tap this. */
     event: new SyncHook<[AgentEvent]>(['event']),
   });

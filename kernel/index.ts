@@ -34,14 +34,29 @@ export {
   TEXT_BYTES_PER_TOKEN, JSON_BYTES_PER_TOKEN, MEDIA_BLOCK_TOKENS, type EstimatableRequest, type BlockPosition,
 } from './tokens/estimate.js';
 export { tokenCounter, defaultEstimator, usageInput, usageTotal, type TokenCounter, type ContextCount, type Estimator } from './tokens/accounting.js';
+// The content counters the simulator prices with: rein's byte estimate and the counter calibrated on
+// provider-reported usage (coefficients.ts).
+export {
+  BYTE_COUNTER, CALIBRATED_COUNTER, TOKEN_COUNTERS, calibratedCounter, countRequestTokens,
+  type TokenCounter as ContentTokenCounter, type CounterCoefficients,
+} from './tokens/counter.js';
 
 // The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
 export { timeoutSignal } from './abort.js';
+export { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from './model/long-context.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.
 export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';
 export { costUsd, priceFor } from './pricing.js';
 export { importExternal } from './import-external.js';
+
+// Files: where a path really leads, and opening exactly the file a decision judged.
+export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS, type ResolvedPath } from './fs/resolve.js';
+export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
+
+// Untrusted text: neutralising tool results, and escaping what goes to a terminal.
+export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
+export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';

@@ -4,9 +4,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createHooks, takeEventFailure, type KernelHooks } from './hooks.js';
-import type { RunContext } from './hook-payloads.js';
+import type { RunContext, SubprocessInfo } from './hook-payloads.js';
 import { checkPluginRelations, parsePluginOptions, PluginError, type Plugin } from './plugin.js';
-import type { ToolContext } from './tool.js';
+import type { Tool, ToolContext } from './tool.js';
+import { resolvePath, type ResolvedPath } from './fs/resolve.js';
 import { ToolRegistry } from './tool-registry.js';
 import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
@@ -268,8 +269,12 @@ export class Kernel {
     this.plugins.push({ plugin, options, origin });
   }
 
-  /** The context a tool call gets. */
-  toolContext(toolUseId: string, ctx: RunContext): ToolContext {
+  /**
+   * The context a tool call gets. `call` names the tool (for `checkPath`) and carries the path the
+   * permission decision resolved.
+   */
+  toolContext(toolUseId: string, ctx: RunContext, call: { toolName?: string; target?: ResolvedPath } = {}): ToolContext {
+    const toolName = call.toolName ?? '';
     return {
       cwd: this.cwd,
       signal: ctx.signal,
@@ -278,7 +283,39 @@ export class Kernel {
       toolUseId,
       kernel: this,
       notify: (message, level = 'info') => this.emit({ type: 'notice', level, source: toolUseId, message }),
+      ...(call.target ? { target: call.target } : {}),
+      checkPath: (path, access) => this.hooks.pathAccess.call({ toolName, toolUseId, path, access }) ?? undefined,
     };
+  }
+
+  /**
+   * The path a call of `tool` touches (its `filePath`), resolved with every symbolic link followed
+   * (see kernel/fs/resolve.ts), or undefined for a tool without one. The loop resolves it once per
+   * call, before the permission decision, and hands the same object to the tool.
+   */
+  resolveTarget(tool: Tool, input: unknown): ResolvedPath | undefined {
+    let p: unknown;
+    try {
+      p = tool.filePath?.(input);
+    } catch {
+      return undefined; // a throwing filePath means "no path known"; the permission plugins judge the call without one
+    }
+    return typeof p === 'string' && p ? resolvePath(p, this.cwd) : undefined;
+  }
+
+  /**
+   * The environment for a child process rein starts: rein's own environment after the
+   * `subprocessEnv` hook (which may remove credentials), then the preset's `env`, then `extra`
+   * (the caller's own variables, which are never removed). Strings only.
+   */
+  subprocessEnv(child: SubprocessInfo, extra: Record<string, string | undefined> = {}): Record<string, string> {
+    const inherited: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') inherited[k] = v;
+    const env = { ...this.hooks.subprocessEnv.call(inherited, child) };
+    const own = this.preset.env;
+    if (own && typeof own === 'object') for (const [k, v] of Object.entries(own as Record<string, unknown>)) if (typeof v === 'string') env[k] = v;
+    for (const [k, v] of Object.entries(extra)) if (typeof v === 'string') env[k] = v;
+    return env;
   }
 
   /**

@@ -6,6 +6,7 @@
  * not read-only and not safe to run concurrently.
  */
 import type { z } from 'zod';
+import type { ResolvedPath } from './fs/resolve.js';
 import type { ContentBlock } from './types.js';
 import type { Kernel } from './kernel.js';
 
@@ -25,6 +26,18 @@ export interface ToolContext {
   kernel: Kernel;
   /** Emits a notice event (progress, warnings) into the run's event stream. */
   notify(message: string, level?: 'info' | 'warn'): void;
+  /**
+   * The call's path (`filePath`) as the permission decision resolved it. A file tool opens
+   * `target.real`, and only that (see `openResolvedForRead` / `openResolvedForWrite`). Absent for
+   * tools without a path and for calls made outside the loop.
+   */
+  target?: ResolvedPath;
+  /**
+   * Asks the `pathAccess` hook about one more path met inside this call (a file in a directory
+   * walk): a reason string when it must be left out, else undefined. `path` must be absolute and
+   * free of symbolic links.
+   */
+  checkPath(path: string, access: 'read' | 'write'): string | undefined;
 }
 
 /** A JSON Schema object (draft 2020-12) as sent in the API's `tools[].input_schema`. */

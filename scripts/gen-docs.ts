@@ -193,6 +193,7 @@ export function readPayloads(text: string): PayloadInfo[] {
 const HOOK_KINDS: Record<string, { tap: string; returns: string }> = {
   SyncHook: { tap: '`tap`', returns: 'nothing; every tap runs (observe)' },
   SyncWaterfallHook: { tap: '`tap`', returns: 'the first argument, changed or not; the next tap gets it' },
+  SyncBailHook: { tap: '`tap`', returns: 'an answer, which stops the hook (later taps do not run), or `undefined` to pass' },
   AsyncSeriesHook: { tap: '`tapPromise` (or `tap`)', returns: 'nothing; taps run one after another (observe, set up, flush)' },
   AsyncSeriesWaterfallHook: { tap: '`tapPromise` (or `tap`)', returns: 'the first argument, changed or not; the next tap gets it' },
   AsyncSeriesBailHook: { tap: '`tapPromise` (or `tap`)', returns: 'an answer, which stops the hook (later taps do not run), or `undefined` to pass' },

@@ -29,7 +29,12 @@ const scenarioPlugin = definePlugin({
     }));
     kernel.tools.register(defineTool({
       name: 'Guarded', description: 'needs approval', inputSchema: z.object({}).strict(),
-      call: async () => 'approved and ran',
+      // A tool that walks files asks pathAccess; one that starts a process asks subprocessEnv.
+      call: async (_input, ctx) => {
+        ctx.checkPath(ctx.cwd, 'read');
+        ctx.kernel.subprocessEnv({ kind: 'test' });
+        return 'approved and ran';
+      },
     }));
     // Asks for Guarded; a host answer (permissionRequest) approves it.
     kernel.hooks.permission.tap('test/scenario', (q) => (q.toolName === 'Guarded' ? { behavior: 'ask', reason: 'test' } : undefined));

@@ -8,10 +8,15 @@
  * Baseline: a one-word command. Then compound commands: 6 allowed parts; substitutions, wrappers
  * and redirections; a denied part nested in `bash -c`; a command over 20 parts. Also the parse
  * alone for the 6-part command, and a path-rule decision for Write.
+ *
+ * `REIN_BENCH_BASELINE=/path/to/another/checkout` (a `git worktree` of main, say) adds the same
+ * compound-command tasks run by that checkout's plugins, in the same process, so before and after
+ * are measured side by side.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Bench } from 'tinybench';
 import type { Kernel } from '../../kernel/kernel.js';
 import permissions from '../../plugins/permissions/index.js';
@@ -58,6 +63,21 @@ async function setup(): Promise<Kernel> {
   return kernel;
 }
 
+/** The same kernel built from another checkout's plugins (REIN_BENCH_BASELINE), or undefined. */
+async function baselineDecide(): Promise<((command: string) => Promise<unknown>) | undefined> {
+  const dir = process.env.REIN_BENCH_BASELINE;
+  if (!dir) return undefined;
+  const load = async (p: string) => (await import(pathToFileURL(join(dir, p)).href)) as Record<string, any>;
+  // The test harness is testing/permissions.ts since the folder reorganisation, plugins/permissions/testing.ts before.
+  const harness = existsSync(join(dir, 'testing/permissions.ts')) ? 'testing/permissions.ts' : 'plugins/permissions/testing.ts';
+  // One at a time: loading a checkout's modules concurrently can meet one half-initialised.
+  const testing = await load(harness);
+  const perm = await load('plugins/permissions/index.ts');
+  const mode = await load('plugins/permissions/default/index.ts');
+  const k = await testing.testKernel({ cwd: mkdtempSync(join(tmpdir(), 'rein-perm-bench-base-')), preset: { permissions: BENCH_RULES }, plugins: [{ plugin: perm.default }, { plugin: mode.default }] });
+  return (command) => testing.decide(k, 'Bash', { command });
+}
+
 export async function run(bench: Bench): Promise<void> {
   const k = await setup();
   const rules = BENCH_RULES.deny.length + BENCH_RULES.ask.length + BENCH_RULES.allow.length;
@@ -81,4 +101,14 @@ export async function run(bench: Bench): Promise<void> {
     .add('permission: 22-part compound, allowed', async () => { await decide(k, 'Bash', { command: COMMANDS.twentyParts }); })
     .add('permission: Write with path rules, allowed', async () => { await decide(k, 'Write', { file_path: 'src/a.ts', content: 'x' }); })
     .add('shell parse only: 6-part compound', () => { parseCommand(COMMANDS.sixParts); });
+  const base = await baselineDecide();
+  if (base) {
+    const d = (await base(COMMANDS.sixParts)) as { behavior?: string } | undefined;
+    if (d?.behavior !== 'allow') throw new Error(`baseline: the 6-part command is not allowed: ${JSON.stringify(d)}`);
+    bench
+      .add('baseline checkout: 6-part compound, allowed', async () => { await base(COMMANDS.sixParts); })
+      .add('this checkout: 6-part compound, allowed (again, after the baseline)', async () => { await decide(k, 'Bash', { command: COMMANDS.sixParts }); })
+      .add('baseline checkout: wrappers, substitution, redirections, asked', async () => { await base(COMMANDS.tricky); })
+      .add('baseline checkout: 22-part compound, allowed', async () => { await base(COMMANDS.twentyParts); });
+  }
 }

@@ -4,6 +4,8 @@
  */
 const INPUT_ERRORS = new Set(['PresetError', 'PluginError', 'SessionError', 'ScenarioError', 'InputError']);
 
+import { statusLine } from '../../kernel/index.js';
+
 export { InputError } from '../../kernel/errors.js';
 
 /** True for errors that describe bad input rather than a fault in rein. */
@@ -14,5 +16,6 @@ export function isInputError(err: unknown): err is Error {
 /** Writes an input error to stderr, each line prefixed with `rein: `. */
 export function printInputError(err: Error): void {
   const lines = err.message.split('\n').filter(Boolean);
-  process.stderr.write(lines.map((l) => `rein: ${l}`).join('\n') + '\n');
+  // Messages can quote what a file or transcript holds: control characters are escaped.
+  process.stderr.write(lines.map((l) => `rein: ${statusLine(l)}`).join('\n') + '\n');
 }

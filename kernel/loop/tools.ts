@@ -218,8 +218,10 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   if (typeof invalid === 'string') return { block: errorResult(call.id, invalid), additionalContext: [] };
   input = invalid.value;
 
-  // 2. Permission (guards fail closed).
-  const q: PermissionQuery = { tool, toolName: tool.name, input, toolUseId: call.id };
+  // 2. Permission (guards fail closed). The call's path is resolved once, here: the decision judges
+  // it and the tool opens exactly what was judged.
+  let target = kernel.resolveTarget(tool, input);
+  const q: PermissionQuery = { tool, toolName: tool.name, input, toolUseId: call.id, ...(target ? { target } : {}) };
   const decision = await decidePermission(kernel, q, ctx);
   if (decision.behavior === 'deny') {
     const denial: PermissionDenial = { tool_name: tool.name, tool_use_id: call.id, tool_input: input, reason: decision.reason ?? decision.message };
@@ -248,12 +250,16 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
     input = again.value;
   }
 
-  // 4. Call.
+  // 4. Call. An input rewritten since the decision may name another path: it is resolved again.
+  if (input !== q.input) {
+    const again = kernel.resolveTarget(tool, input);
+    if (again?.written !== target?.written) target = again;
+  }
   const t0 = performance.now();
   let output: ToolOutput;
   let isError = false;
   try {
-    output = await tool.call(input, kernel.toolContext(call.id, ctx));
+    output = await tool.call(input, kernel.toolContext(call.id, ctx, { toolName: tool.name, target }));
     if (typeof output === 'object' && !Array.isArray(output) && output.isError) isError = true;
   } catch (err) {
     isError = true;

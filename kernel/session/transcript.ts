@@ -65,6 +65,17 @@ export class SessionError extends Error {
 }
 
 /**
+ * What a session id may be: letters, digits and `-` (a UUID is one). Anything else (`../x`, a
+ * path) is refused, so an id can only name a transcript inside the sessions directory.
+ */
+export const SESSION_ID = /^[A-Za-z0-9-]{1,128}$/;
+
+/** Throws SessionError unless `id` is a valid session id. */
+export function assertSessionId(id: string, what = 'session id'): void {
+  if (!SESSION_ID.test(id)) throw new SessionError(`${JSON.stringify(id)} is not a valid ${what}: use letters, digits and "-" only, or give the path of a .jsonl transcript`);
+}
+
+/**
  * The transcript stopped accepting writes (a full disk, a read-only file system, a size limit).
  * Once thrown, every later `append` throws it again: nothing is acted on that is not recorded.
  */
@@ -198,6 +209,7 @@ export class Transcript {
    * TranscriptWriteError when the sessions folder or the file cannot be written.
    */
   static create(opts: { cwd: string; model: string; preset?: string; presetRef?: string; root?: string; sessionId?: string }): Transcript {
+    if (opts.sessionId !== undefined) assertSessionId(opts.sessionId);
     const projectDir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
     const sessionId = opts.sessionId ?? randomUUID();
     const t = new Transcript(sessionId, join(projectDir, `${sessionId}.jsonl`), []);
@@ -219,6 +231,7 @@ export class Transcript {
    * process (`opts.lock`). Other damaged lines are skipped and listed in `damaged`.
    */
   static open(idOrPath: string, opts: OpenOptions): Transcript {
+    if (!idOrPath.endsWith('.jsonl')) assertSessionId(idOrPath);
     const file = idOrPath.endsWith('.jsonl') ? resolve(opts.cwd, idOrPath) : join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${idOrPath}.jsonl`);
     let text: string;
     try {
@@ -258,6 +271,8 @@ export class Transcript {
     if (!head || head.type !== 'session' || damaged.some((d) => d.line === 1)) {
       throw new SessionError(`${file} is not a rein transcript (its first line is no session header)`);
     }
+    // The id names the session's lock and may name files beside it: it must not point elsewhere.
+    if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
     const t = new Transcript(head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
     if (opts.lock) t.lock();
     return t;
@@ -269,7 +284,7 @@ export class Transcript {
     if (!existsSync(dir)) return undefined;
     let best: { id: string; mtime: number } | undefined;
     for (const name of readdirSync(dir)) {
-      if (!name.endsWith('.jsonl')) continue;
+      if (!name.endsWith('.jsonl') || !SESSION_ID.test(name.slice(0, -6))) continue;
       const mtime = statSync(join(dir, name)).mtimeMs;
       if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
     }

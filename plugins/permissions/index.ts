@@ -30,7 +30,16 @@ export default definePlugin({
     kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.DENY_RULES }, async (q) => denyDecision(rules, q, base));
     kernel.hooks.permission.tapPromise({ name: 'permissions', stage: SAFETY_STAGE }, async (q) => safetyDecision(pc, q));
     kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.ASK_RULES }, async (q) => askDecision(rules, q, base));
-    kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.ALLOW_RULES }, async (q) => allowDecision(rules, q, base));
+    kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.ALLOW_RULES }, async (q) => allowDecision(rules, q, base, pc.workingDirs));
+    // Files met inside an allowed call (a Grep or Glob walk) obey the same deny rules, file by file.
+    const readDeny = rules.deny.filter((r) => r.kind === 'path' && r.appliesTo('Read'));
+    const writeDeny = rules.deny.filter((r) => r.kind === 'path' && r.appliesTo('Edit'));
+    if (readDeny.length || writeDeny.length) {
+      kernel.hooks.pathAccess.tap('permissions', (a) => {
+        const hit = (a.access === 'read' ? readDeny : writeDeny).find((r) => r.kind === 'path' && r.path.test(a.path));
+        return hit ? `the rule ${hit.text} denies it` : undefined;
+      });
+    }
     const removed = bareDeniedTools(rules);
     if (removed.length) {
       kernel.hooks.toolDefinitions.tap('permissions', (tools) => tools.filter((t) => !removed.some((r) => r.appliesTo(t.name))));

@@ -5,6 +5,9 @@
  * one of rein's own tags (the wrapper, `system-reminder`, hook context) is escaped, so the content
  * cannot end its wrapper early or forge a system message. Other markup (code, HTML) stays readable.
  */
+import { neutraliseReservedTags } from '../../kernel/index.js';
+
+export { neutraliseReservedTags, RESERVED_TAGS } from '../../kernel/index.js';
 
 /** Escapes text for an XML element body: `&`, `<`, `>`. */
 export function escapeXml(s: string): string {
@@ -16,17 +19,6 @@ export function escapeXmlAttr(s: string): string {
   return escapeXml(s).replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
-/** Tags whose opening or closing inside external content is neutralised. */
-export const RESERVED_TAGS: readonly string[] = Object.freeze([
-  'external-content', 'system-reminder', 'user-prompt-submit-hook', 'hook-context', 'hook-output', 'command-message',
-]);
-
-const RESERVED = new RegExp(`<(/?\\s*(?:${RESERVED_TAGS.join('|')})\\b)`, 'gi');
-
-/** Escapes the `<` of every reserved tag in `text`. */
-export function neutraliseReservedTags(text: string): string {
-  return text.replace(RESERVED, '&lt;$1');
-}
 
 /** Wraps external text: `<external-content source="…" …>\ntext\n</external-content>`. */
 export function wrapExternal(text: string, attrs: Record<string, string>): string {

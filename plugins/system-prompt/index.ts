@@ -108,7 +108,7 @@ export default definePlugin({
   },
   apply(kernel, options) {
     const fileOf = (f: string) => resolve(kernel.presetDir, f);
-    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext });
+    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext, env: options.userContext.git ? kernel.subprocessEnv({ kind: 'git', name: 'system-prompt' }) : undefined });
     // Prefetch: in a new session the git commands start now, while the other
     // plugins load and the session opens, instead of at session start, when the first request
     // would soon wait for them. A resumed session reads its record back and does not need them.

@@ -22,9 +22,9 @@ export function localIsoDate(now = new Date()): string {
 }
 
 /** Output of one git command, or undefined when it fails (not a repository, no git, timeout). */
-function git(cwd: string, args: string[]): Promise<string | undefined> {
+function git(cwd: string, args: string[], env?: Record<string, string>): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS }, (err, stdout) => resolve(err ? undefined : stdout.trimEnd()));
+    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS, ...(env ? { env } : {}) }, (err, stdout) => resolve(err ? undefined : stdout.trimEnd()));
   });
 }
 
@@ -47,10 +47,10 @@ export function branchOf(header: string): string {
  * Two commands, run concurrently: `git status --short --branch` answers "is this a repository",
  * the branch and the status at once, and every spawn costs the main thread ~2 ms at start-up.
  */
-export async function gitState(cwd: string): Promise<string> {
+export async function gitState(cwd: string, env?: Record<string, string>): Promise<string> {
   const [statusOut, log] = await Promise.all([
-    git(cwd, ['status', '--short', '--branch']),
-    git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)]).then((l) => l ?? ''),
+    git(cwd, ['status', '--short', '--branch'], env),
+    git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)], env).then((l) => l ?? ''),
   ]);
   if (statusOut === undefined) return 'Git: not a git repository.';
   const [header = '', ...changes] = statusOut.split('\n');
@@ -69,6 +69,8 @@ export interface UserContextOptions {
   date?: string;
   cwd: string;
   include: { date: boolean; cwd: boolean; platform: boolean; git: boolean };
+  /** Environment for the git commands (the kernel's `subprocessEnv`). Default: rein's own. */
+  env?: Record<string, string>;
 }
 
 /** The reminder text (empty when nothing is included). */
@@ -77,7 +79,7 @@ export async function buildUserContext(o: UserContextOptions): Promise<string> {
   if (o.include.date) parts.push(`Today's date: ${o.date ?? localIsoDate()}`);
   if (o.include.cwd) parts.push(`Working directory: ${o.cwd}`);
   if (o.include.platform) parts.push(`Platform: ${platform()} ${release()}`);
-  if (o.include.git) parts.push(await gitState(o.cwd));
+  if (o.include.git) parts.push(await gitState(o.cwd, o.env));
   if (!parts.length) return '';
   return `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\n${parts.join('\n')}\n</system-reminder>`;
 }

@@ -15,9 +15,13 @@ import type { ModelRequest } from '../../../kernel/index.js';
  *   with the conversation (what Claude Code and pi send);
  * - `two-tail`: as above plus a marker left where the previous request's tail was, so a turn that
  *   adds more than 20 blocks (the API's lookback) still reads the previous prefix;
+ * - `tail`: only the last block of the last message (for a system prompt that carries its own
+ *   markers, as Claude Code's does);
+ * - `system+last-two`: the static system block and the last block of each of the last two messages
+ *   (what opencode sends);
  * - `auto`: the request's top-level `cache_control` (the API places it on the last cacheable block).
  */
-export const LAYOUTS = ['none', 'system', 'tools+system', 'tools+system+tail', 'two-tail', 'auto'] as const;
+export const LAYOUTS = ['none', 'system', 'tools+system', 'tools+system+tail', 'two-tail', 'tail', 'system+last-two', 'auto'] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
 /** Most `cache_control` markers one request may carry, explicit and top-level together (prompt-caching docs). */
@@ -221,7 +225,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     return { params: out, placed, skipped };
   }
 
-  const wantTools = input.layout !== 'system';
+  const wantTools = input.layout !== 'system' && input.layout !== 'tail' && input.layout !== 'system+last-two';
   if (wantTools && out.tools?.length) {
     const i = out.tools.length - 1;
     if (!hasMarker(out.tools[i]) && take(`tools.${i}`)) {
@@ -231,7 +235,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     }
   }
 
-  if (Array.isArray(out.system) && out.system.length) {
+  if (input.layout !== 'tail' && Array.isArray(out.system) && out.system.length) {
     const i = input.staticSystemBlocks > 0 ? Math.min(input.staticSystemBlocks, out.system.length) - 1 : out.system.length - 1;
     if (!hasMarker(out.system[i]) && take(`system.${i}`)) {
       const system = out.system.slice();
@@ -241,7 +245,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
   }
 
   let tail: TailMark | undefined;
-  if (input.layout === 'tools+system+tail' || input.layout === 'two-tail') {
+  if (input.layout === 'tools+system+tail' || input.layout === 'two-tail' || input.layout === 'tail' || input.layout === 'system+last-two') {
     const messages = out.messages.slice();
     const mark = (mi: number, label: string): boolean => {
       const m = messages[mi];
@@ -259,6 +263,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     if (input.layout === 'two-tail' && prev && prev.index < last && params.messages[prev.index]?.content === prev.content) {
       mark(prev.index, '');
     }
+    if (input.layout === 'system+last-two' && last >= 1) mark(last - 1, '');
     if (last >= 0) {
       const original = params.messages[last]!;
       if (mark(last, '')) tail = { index: last, content: original.content };

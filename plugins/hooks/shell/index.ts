@@ -106,7 +106,9 @@ class ShellHooks {
       ...(ctx.agent ? { agent_id: ctx.agent.id, agent_type: ctx.agent.type } : {}),
       ...fields,
     });
-    const env = { ...process.env, ...(this.kernel.preset.env as Record<string, string> | undefined), CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd };
+    // rein's environment as the kernel gives it to child processes (credentials removed when the
+    // preset asks), the preset's `env`, then the hook's own variables.
+    const env = this.kernel.subprocessEnv({ kind: 'hook', name: event }, { CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd });
     return Promise.all(hooks.map(async (hook) => {
       const timeoutS = hook.timeout ?? (event === 'SessionEnd' ? SESSION_END_TIMEOUT_S : DEFAULT_HOOK_TIMEOUT_S);
       const r = await runHookProcess(hook.command, input, { cwd: ctx.cwd, env, timeoutMs: timeoutS * 1000, signal: event === 'SessionEnd' ? undefined : ctx.signal });
@@ -299,7 +301,7 @@ class ShellHooks {
         let message: string | undefined;
         let type = 'notice';
         if (e.type === 'permission_denied') { message = `rein denied ${e.denial.tool_name}: ${e.denial.reason}`; type = 'permission_denied'; }
-        else if (e.type === 'notice' && e.level !== 'info' && e.source !== 'hooks/shell') message = e.message;
+        else if (e.type === 'notice' && (e.level === 'warn' || e.level === 'error') && e.source !== 'hooks/shell') message = e.message;
         if (!message) return;
         const p = this.runObserved('Notification', type, { message, notification_type: type }, k.runContext());
         this.background.add(p);

@@ -71,6 +71,7 @@ export function readPermissionsConfig(kernel: Kernel, extra: Partial<Permissions
 export function buildPermissionContext(kernel: Kernel, config: PermissionsConfig): PermissionContext {
   const base: PathBase = { cwd: kernel.cwd, presetDir: kernel.presetDir, home: homedir() };
   const dirs = [kernel.cwd, ...config.additionalDirectories.map((d) => absolutePath(d, kernel.cwd, base.home))];
+  // Each directory as written and where it really leads (a working directory reached through a link).
   const workingDirs = [...new Set(dirs.flatMap((d) => pathForms(d)))];
   const protect = config.protectedPaths.map((s) => compilePathSpec(s, base));
   // The preset files themselves (`preset.file` / `preset.files`, set by the loader when known).

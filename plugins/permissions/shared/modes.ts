@@ -6,7 +6,7 @@
  */
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext, PermissionMode } from './config.js';
-import { insideWorkingDirs } from './paths.js';
+import { formsInside } from './paths.js';
 import { callPathForms, explainShell } from './rules.js';
 import { freelyWritable } from './safety.js';
 import { isFileWrite, isReadOnlyCall, SHELL_TOOL } from './tools.js';
@@ -25,7 +25,7 @@ const deny = (mode: string, message: string, why: string): PermissionDecision =>
 export function readDecision(mode: string, pc: PermissionContext, q: PermissionQuery): PermissionDecision | undefined {
   if (!isReadOnlyCall(q)) return undefined;
   const forms = callPathForms(q, pc.base);
-  if (!forms || forms.every((f) => insideWorkingDirs(f, pc.workingDirs))) return allow(mode, 'read-only call');
+  if (!forms || formsInside(forms, pc.workingDirs)) return allow(mode, 'read-only call');
   return ask(mode, q, `reading ${forms[forms.length - 1]} outside the working directories`);
 }
 
@@ -33,13 +33,13 @@ export function readDecision(mode: string, pc: PermissionContext, q: PermissionQ
 export function editDecision(mode: string, pc: PermissionContext, q: PermissionQuery): PermissionDecision | undefined {
   if (!isFileWrite(q)) return undefined;
   const forms = callPathForms(q, pc.base);
-  if (forms && forms.length && forms.every((f) => freelyWritable(pc, f))) return allow(mode, 'file edit inside the working directories');
+  if (forms && forms.length && freelyWritable(pc, forms)) return allow(mode, 'file edit inside the working directories');
   return undefined;
 }
 
 /** Why no rule allowed the call, in words for a reason. */
 export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string {
-  return q.toolName === SHELL_TOOL ? explainShell(pc.rules, q, pc.base) : 'no rule allows it';
+  return q.toolName === SHELL_TOOL ? explainShell(pc.rules, q, pc.base, pc.workingDirs) : 'no rule allows it';
 }
 
 /** The answer of each rule-based mode. Every function answers (never undefined). */

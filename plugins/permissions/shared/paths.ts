@@ -9,10 +9,10 @@
  * - `./path` or `path`: relative to the working directory (a pattern without a slash, like
  *   `*.env`, matches at any depth, as in .gitignore).
  */
-import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
+import { pathForms as formsOf, resolvePath } from '../../../kernel/index.js';
 
 /** Directories rein needs to resolve rule paths. */
 export interface PathBase {
@@ -52,7 +52,7 @@ export function compilePathSpec(spec: string, base: PathBase): PathMatcher {
   };
 }
 
-/** Expands a leading `~` and resolves against `cwd`. */
+/** Expands a leading `~` and resolves against `cwd` (lexically: for rule anchors and messages). */
 export function absolutePath(p: string, cwd: string, home = homedir()): string {
   if (p === '~') return home;
   if (p.startsWith('~/')) return join(home, p.slice(2));
@@ -60,26 +60,19 @@ export function absolutePath(p: string, cwd: string, home = homedir()): string {
 }
 
 /**
- * The path as written (resolved) and, when different, the path with symbolic links resolved for
- * the longest existing ancestor. A symlink inside the project pointing at `~/.bashrc` must be
- * judged as `~/.bashrc` too.
+ * Every path a check must judge for `p` (absolute, relative to `cwd`, or `~/…`): as written, each
+ * symbolic link on the way and where it really leads, every component resolved with lstat and
+ * readlink, dangling links included (kernel/fs/resolve.ts). A link inside the project that points
+ * at `~/.bashrc`, or at a file that does not exist yet outside the project, is judged as that
+ * target too.
  */
+export function resolveForms(p: string, base: Pick<PathBase, 'cwd' | 'home'>): string[] {
+  return formsOf(resolvePath(p, base.cwd, base.home));
+}
+
+/** The forms of an absolute path (see resolveForms). */
 export function pathForms(abs: string): string[] {
-  let existing = abs;
-  const rest: string[] = [];
-  while (!existsSync(existing)) {
-    const parent = dirname(existing);
-    if (parent === existing) return [abs];
-    rest.unshift(basename(existing));
-    existing = parent;
-  }
-  let real: string;
-  try {
-    real = join(realpathSync(existing), ...rest);
-  } catch {
-    return [abs];
-  }
-  return real === abs ? [abs] : [abs, real];
+  return formsOf(resolvePath(abs));
 }
 
 /** True when `abs` is `dir` or inside it. */
@@ -88,9 +81,14 @@ export function isInside(abs: string, dir: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** True when every form of the path lies inside one of the working directories. */
+/** True when every one of `forms` lies inside one of the working directories. */
+export function formsInside(forms: readonly string[], dirs: readonly string[]): boolean {
+  return forms.every((p) => dirs.some((d) => isInside(p, d)));
+}
+
+/** True when every form of the absolute path `abs` lies inside one of the working directories. */
 export function insideWorkingDirs(abs: string, dirs: readonly string[]): boolean {
-  return pathForms(abs).every((p) => dirs.some((d) => isInside(p, d)));
+  return formsInside(pathForms(abs), dirs);
 }
 
 /**
@@ -110,18 +108,30 @@ export const PROTECTED_FILES: readonly string[] = Object.freeze([
   '.zprofile', '.zlogin', '.profile', '.ripgreprc', '.mcp.json', '.claude.json',
 ]);
 
+/**
+ * A path component as a file system that ignores case or trailing characters may read it, for the
+ * protected-name comparison: on a case-insensitive volume (macOS's default APFS, Windows NTFS)
+ * `.GIT/config` is `.git/config`; Windows drops trailing dots and spaces (`.git./`, `.git /`) and
+ * reads `name:stream` as a stream of `name` (Microsoft, "Naming Files, Paths, and Namespaces").
+ * Folding on every system errs toward asking: on Linux these are other names, rarely written.
+ */
+function foldName(segment: string): string {
+  return segment.normalize('NFC').toLowerCase().replace(/:.*$/s, '').replace(/[. ]+$/, '') || segment;
+}
+
 /** rein's own configuration files (cosmiconfig names for `rein`). */
 const REIN_CONFIG = /^(\.reinrc(\.[\w]+)?|rein\.config\.[\w]+)$/;
 
 /**
- * Why writing `abs` is protected, or undefined. `extra` are compiled protected-path specifiers
- * (the preset file itself, the preset's own additions).
+ * Why writing a path is protected, or undefined. `forms` are its forms (see resolveForms), or an
+ * absolute path to resolve. `extra` are compiled protected-path specifiers (the preset file
+ * itself, the preset's own additions).
  */
-export function protectedReason(abs: string, extra: readonly PathMatcher[] = []): string | undefined {
-  for (const p of pathForms(abs)) {
-    const segments = p.split(sep);
-    const dir = segments.slice(0, -1).find((s) => PROTECTED_DIRS.includes(s));
-    if (dir) return `${p} is inside a protected directory (${dir}/)`;
+export function protectedReason(forms: string | readonly string[], extra: readonly PathMatcher[] = []): string | undefined {
+  for (const p of typeof forms === 'string' ? pathForms(forms) : forms) {
+    const segments = p.split(sep).map(foldName);
+    const at = segments.slice(0, -1).findIndex((s) => PROTECTED_DIRS.includes(s));
+    if (at !== -1) return `${p} is inside a protected directory (${segments[at]}/)`;
     const name = segments[segments.length - 1] ?? '';
     if (PROTECTED_DIRS.includes(name)) return `${p} is a protected directory`;
     if (PROTECTED_FILES.includes(name)) return `${p} is a protected file (${name})`;

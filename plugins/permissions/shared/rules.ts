@@ -6,11 +6,13 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
-import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
-import { absolutePath, compilePathSpec, pathForms, type PathBase, type PathMatcher } from './paths.js';
+import { join } from 'node:path';
+import { pathForms as targetPathForms, type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
+import { absolutePath, compilePathSpec, formsInside, resolveForms, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
-import { parseCommand, type ParsedCommand } from './shell/parse.js';
-import { compileShellSpec, matchShell, type ShellMatcher } from './shell/match.js';
+import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
+import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
+import type { ShellWord } from './shell/words.js';
 import { EDIT_TOOLS, filePathOf, READ_TOOLS, SHELL_TOOL } from './tools.js';
 
 /** Tool names whose specifier is a path. */
@@ -82,11 +84,36 @@ export function parsedCommandOf(q: PermissionQuery): ParsedCommand {
   return p;
 }
 
-/** Absolute forms of the path a call touches (as written, and with symlinks resolved). */
+/** Tools that read every file under their path (a directory walk). */
+const WALKERS: ReadonlySet<string> = new Set(['Glob', 'Grep', 'LS']);
+/** A file name no ordinary pattern names: a rule matching it under a directory covers all of the directory. */
+const ANY_CHILD = 'rein~any~file~9f2c';
+
+const formsCache = new WeakMap<object, Map<string, string[]>>();
+
+/**
+ * Forms of a path a call names (`p` as given: absolute, relative to the working directory, or
+ * `~/…`), resolved once per call input, so every stage judges the same resolution.
+ */
+export function pathFormsOf(q: PermissionQuery, p: string, base: PathBase): string[] {
+  let cache = formsCache.get(q.input);
+  if (!cache) formsCache.set(q.input, (cache = new Map()));
+  let forms = cache.get(p);
+  if (!forms) {
+    const t = q.target;
+    forms = t && t.written === absolutePath(p, base.cwd, base.home) ? targetPathForms(t) : resolveForms(p, base);
+    cache.set(p, forms);
+  }
+  return forms;
+}
+
+/**
+ * Absolute forms of the path a call touches: as written, each symbolic link on the way, and its
+ * real target (see paths.ts resolveForms). Glob and Grep without a path search the working directory.
+ */
 export function callPathForms(q: PermissionQuery, base: PathBase): string[] | undefined {
-  const p = filePathOf(q);
-  if (p === undefined) return q.toolName === 'Glob' || q.toolName === 'Grep' ? [base.cwd] : undefined;
-  return pathForms(absolutePath(p, base.cwd, base.home));
+  const p = filePathOf(q) ?? (q.toolName === 'Glob' || q.toolName === 'Grep' ? '.' : undefined);
+  return p === undefined ? undefined : pathFormsOf(q, p, base);
 }
 
 function hostOf(url: unknown): string | undefined {
@@ -121,8 +148,13 @@ function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): str
       return undefined;
     }
     case 'path': {
+      if (q.toolName === SHELL_TOOL) return shellFileMatch(rule, q, base);
       const forms = callPathForms(q, base);
-      return forms?.find((f) => rule.path.test(f));
+      const hit = forms?.find((f) => rule.path.test(f));
+      if (hit || !forms || !WALKERS.has(q.toolName)) return hit;
+      // A search of a directory whose whole content a rule covers (`Read(./secrets/**)`) is
+      // that rule's call too: every file it could read is covered.
+      return forms.find((f) => rule.path.test(join(f, ANY_CHILD)));
     }
     case 'domain': {
       const host = hostOf(q.input.url);
@@ -136,10 +168,29 @@ function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): str
   }
 }
 
+/**
+ * A Read or Edit path rule against a shell command's redirections: `< .env` reads the file, as
+ * `Read .env` would; `> file` writes it. Returns the matching form, or undefined.
+ */
+function shellFileMatch(rule: CompiledRule & { kind: 'path' }, q: PermissionQuery, base: PathBase): string | undefined {
+  const parsed = parsedCommandOf(q);
+  if (!parsed.ok) return undefined;
+  const reads = rule.appliesTo('Read');
+  for (const part of parsed.parts) {
+    for (const w of reads ? part.reads ?? [] : part.writes) {
+      if (w.dynamic) continue; // the ask stage asks about targets known only at run time
+      const hit = pathFormsOf(q, w.value, base).find((f) => rule.path.test(f));
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
 /** First rule of `rules` that matches the call generously. */
 export function firstLooseMatch(rules: readonly CompiledRule[], q: PermissionQuery, base: PathBase): RuleHit | undefined {
   for (const rule of rules) {
-    if (!rule.appliesTo(q.toolName)) continue;
+    const applies = rule.appliesTo(q.toolName) || (q.toolName === SHELL_TOOL && rule.kind === 'path' && (rule.appliesTo('Read') || rule.appliesTo('Edit')));
+    if (!applies) continue;
     const subject = matchLoose(rule, q, base);
     if (subject !== undefined) return { rule, subject };
   }
@@ -167,23 +218,56 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
     if (!parsed.ok) return { behavior: 'ask', message: `The command needs approval: ${parsed.error}.`, reason: `command not understood: ${parsed.error}`, source: 'permissions' };
     const unknown = parsed.parts.find((p) => p.kind === 'unknown');
     if (unknown) return { behavior: 'ask', message: `The command needs approval: ${unknown.why}.`, reason: `command not understood: ${unknown.why} (${JSON.stringify(unknown.source)})`, source: 'permissions' };
+    // Deny and ask rules fail closed: a part whose real command the text does not show might be
+    // one of them, so it is asked about instead of being left to a mode that would run it.
+    const dynamicRead = hasReadGuards(rules) ? parsed.parts.find((p) => p.reads?.some((w) => w.dynamic)) : undefined;
+    if (dynamicRead) {
+      const why = `${JSON.stringify(dynamicRead.source)} reads a file whose name is known only at run time, so the Read deny and ask rules cannot be checked against it`;
+      return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
+    const opaque = hasShellGuards(rules) ? parsed.parts.find((p) => p.opaque) : undefined;
+    if (opaque) {
+      const why = `${JSON.stringify(opaque.source)} runs code the command text does not show (${opaque.opaque}), so the deny and ask rules cannot be checked against it`;
+      return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
   }
   return undefined;
 }
 
-/** True when an allow rule for an editing tool covers every form of `abs`. */
-export function editAllowedByRule(rules: CompiledRules, abs: string): CompiledRule | undefined {
-  const forms = pathForms(abs);
+const guardsCache = new WeakMap<CompiledRules, { shell: boolean; read: boolean }>();
+function guards(rules: CompiledRules): { shell: boolean; read: boolean } {
+  let v = guardsCache.get(rules);
+  if (!v) {
+    const all = [...rules.deny, ...rules.ask];
+    v = { shell: all.some((r) => r.appliesTo(SHELL_TOOL) && r.kind !== 'tool'), read: all.some((r) => r.kind === 'path' && r.appliesTo('Read')) };
+    guardsCache.set(rules, v);
+  }
+  return v;
+}
+/** True when some deny or ask rule is about particular shell commands (a bare `Bash` deny needs no reading). */
+function hasShellGuards(rules: CompiledRules): boolean {
+  return guards(rules).shell;
+}
+/** True when some deny or ask rule is about reading particular paths. */
+function hasReadGuards(rules: CompiledRules): boolean {
+  return guards(rules).read;
+}
+
+/** The Edit allow rule that covers every one of `forms` (a write target's forms), if any. */
+export function editAllowedByRule(rules: CompiledRules, forms: readonly string[]): CompiledRule | undefined {
   return rules.allow.find((r) => r.kind === 'path' && (r.appliesTo('Edit') || r.appliesTo('Write')) && forms.every((f) => r.path.test(f)));
 }
 
-/** Allow stage: the call is allowed when allow rules cover all of it. */
-export function allowDecision(rules: CompiledRules, q: PermissionQuery, base: PathBase): PermissionDecision | undefined {
+/**
+ * Allow stage: the call is allowed when allow rules cover all of it. `dirs` are the working
+ * directories (options such as `npm --prefix` are covered by a rule's tail only inside them).
+ */
+export function allowDecision(rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[] = [base.cwd]): PermissionDecision | undefined {
   const applicable = rules.allow.filter((r) => r.appliesTo(q.toolName));
   if (!applicable.length) return undefined;
   const toolLevel = applicable.find((r) => r.kind === 'tool');
   if (toolLevel) return allowed(toolLevel.text);
-  if (q.toolName === SHELL_TOOL) return shellAllow(applicable, rules, q, base);
+  if (q.toolName === SHELL_TOOL) return shellAllow(applicable, rules, q, base, dirs);
   for (const rule of applicable) {
     switch (rule.kind) {
       case 'path': {
@@ -210,8 +294,17 @@ function allowed(...rules: string[]): PermissionDecision {
   return { behavior: 'allow', reason: `allow rule ${[...new Set(rules)].join(', ')}`, source: 'permissions' };
 }
 
+/** Working directories as the permission context knows them (set by the permissions plugin). */
+export interface ShellAllowContext { workingDirs: readonly string[] }
+
+/** The first shell allow rule that matches `part` and covers its risky options. */
+function coveringRule(applicable: readonly CompiledRule[], part: ShellPart, q: PermissionQuery, base: PathBase, dirs: readonly string[]): CompiledRule | undefined {
+  const outside = (w: ShellWord) => w.dynamic || !formsInside(pathFormsOf(q, w.value, base), dirs);
+  return applicable.find((r) => r.kind === 'shell' && matchShell(r.shell, part.allow!) && coversRisky(r.shell, part.risky, outside));
+}
+
 /** Every part of the command must be allowed on its own, and every file it writes must be allowed for editing. */
-function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: PermissionQuery, base: PathBase): PermissionDecision | undefined {
+function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[]): PermissionDecision | undefined {
   const parsed = parsedCommandOf(q);
   if (!parsed.ok) return undefined;
   const used: string[] = [];
@@ -219,13 +312,13 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
     if (part.kind === 'unknown') return undefined;
     if (part.kind === 'command') {
       if (part.allow === undefined) return undefined;
-      const rule = applicable.find((r) => r.kind === 'shell' && matchShell(r.shell, part.allow!));
+      const rule = coveringRule(applicable, part, q, base, dirs);
       if (!rule) return undefined;
       used.push(rule.text);
     }
     for (const w of part.writes) {
       if (w.dynamic) return undefined;
-      const rule = editAllowedByRule(rules, absolutePath(w.value, base.cwd, base.home));
+      const rule = editAllowedByRule(rules, pathFormsOf(q, w.value, base));
       if (!rule) return undefined;
       used.push(rule.text);
     }
@@ -237,7 +330,7 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
  * Why allow rules do not cover a Bash call: the first part no rule allows, for the reason a mode
  * gives when it asks or denies.
  */
-export function explainShell(rules: CompiledRules, q: PermissionQuery, base: PathBase): string {
+export function explainShell(rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[] = [base.cwd]): string {
   const parsed = parsedCommandOf(q);
   if (!parsed.ok) return `the command was not understood (${parsed.error})`;
   const shellRules = rules.allow.filter((r) => r.kind === 'shell' && r.appliesTo(q.toolName));
@@ -245,10 +338,15 @@ export function explainShell(rules: CompiledRules, q: PermissionQuery, base: Pat
     if (part.kind === 'unknown') return `${JSON.stringify(part.source)} was not understood (${part.why})`;
     if (part.kind === 'command') {
       if (part.allow === undefined) return `no rule can allow ${JSON.stringify(part.source)}: ${part.why}`;
-      if (!shellRules.some((r) => r.kind === 'shell' && matchShell(r.shell, part.allow!))) return `no allow rule covers ${JSON.stringify(part.source)}`;
+      if (!coveringRule(shellRules, part, q, base, dirs)) {
+        const matched = shellRules.find((r) => r.kind === 'shell' && matchShell(r.shell, part.allow!));
+        const risky = matched && part.risky?.[0];
+        if (risky) return `in ${JSON.stringify(part.source)}, ${JSON.stringify(risky.text)} ${risky.why}; the rule ${matched.text} covers that only when the rule itself writes it out`;
+        return `no allow rule covers ${JSON.stringify(part.source)}`;
+      }
     }
     for (const w of part.writes) {
-      if (w.dynamic || !editAllowedByRule(rules, absolutePath(w.value, base.cwd, base.home))) return `${JSON.stringify(part.source)} writes to ${JSON.stringify(w.value.replaceAll('\u0000', '…'))}, which no Edit allow rule covers`;
+      if (w.dynamic || !editAllowedByRule(rules, pathFormsOf(q, w.value, base))) return `${JSON.stringify(part.source)} writes to ${JSON.stringify(w.value.replaceAll('\u0000', '…'))}, which no Edit allow rule covers`;
     }
   }
   return 'no allow rule covers the command';

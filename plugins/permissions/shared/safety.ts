@@ -10,20 +10,24 @@
  */
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
-import { absolutePath, insideWorkingDirs, pathForms, protectedReason } from './paths.js';
-import { callPathForms, editAllowedByRule, parsedCommandOf } from './rules.js';
+import { formsInside, isInside, protectedReason } from './paths.js';
+import { callPathForms, editAllowedByRule, parsedCommandOf, pathFormsOf } from './rules.js';
 import { isFileWrite, SHELL_TOOL } from './tools.js';
 
 function ask(q: PermissionQuery, why: string): PermissionDecision {
   return { behavior: 'ask', message: `${q.toolName} needs approval: ${why}.`, reason: why, source: 'permissions' };
 }
 
-/** Judges one absolute write target; undefined when nothing stands against it. */
-function checkTarget(pc: PermissionContext, abs: string, q: PermissionQuery): PermissionDecision | undefined {
-  const prot = protectedReason(abs, pc.protect);
+/**
+ * Judges one write target by all its forms (as written, each link, the real target); undefined
+ * when nothing stands against it.
+ */
+function checkTarget(pc: PermissionContext, forms: readonly string[], q: PermissionQuery): PermissionDecision | undefined {
+  const prot = protectedReason(forms, pc.protect);
   if (prot) return ask(q, `writing ${prot}`);
-  if (!insideWorkingDirs(abs, pc.workingDirs) && !editAllowedByRule(pc.rules, abs)) {
-    return ask(q, `${abs} is outside the working directories (${pc.workingDirs.join(', ')})`);
+  if (!formsInside(forms, pc.workingDirs) && !editAllowedByRule(pc.rules, forms)) {
+    const out = forms.find((f) => !pc.workingDirs.some((d) => isInside(f, d))) ?? forms[forms.length - 1]!;
+    return ask(q, `${out}${out !== forms[0] ? ` (where ${forms[0]} leads)` : ''} is outside the working directories (${pc.workingDirs.join(', ')})`);
   }
   return undefined;
 }
@@ -36,7 +40,7 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
     for (const part of parsed.parts) {
       for (const w of part.writes) {
         if (w.dynamic) return ask(q, `the command writes to a file whose name is known only at run time (${part.source})`);
-        const d = checkTarget(pc, absolutePath(w.value, pc.base.cwd, pc.base.home), q);
+        const d = checkTarget(pc, pathFormsOf(q, w.value, pc.base), q);
         if (d) return d;
       }
     }
@@ -44,15 +48,10 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
   }
   if (!isFileWrite(q)) return undefined;
   const forms = callPathForms(q, pc.base);
-  if (!forms) return undefined;
-  for (const f of forms) {
-    const d = checkTarget(pc, f, q);
-    if (d) return d;
-  }
-  return undefined;
+  return forms ? checkTarget(pc, forms, q) : undefined;
 }
 
-/** True when every form of `abs` is inside the working directories and none is protected. */
-export function freelyWritable(pc: PermissionContext, abs: string): boolean {
-  return protectedReason(abs, pc.protect) === undefined && pathForms(abs).every((f) => insideWorkingDirs(f, pc.workingDirs));
+/** True when every one of a path's `forms` is inside the working directories and none is protected. */
+export function freelyWritable(pc: PermissionContext, forms: readonly string[]): boolean {
+  return protectedReason(forms, pc.protect) === undefined && formsInside(forms, pc.workingDirs);
 }

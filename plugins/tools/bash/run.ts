@@ -36,8 +36,8 @@ export interface ShellOptions {
   signal: AbortSignal;
   /** File that receives stdout and stderr. */
   logFile: string;
-  /** Extra environment variables. */
-  env?: Record<string, string>;
+  /** The command's whole environment (the kernel's `subprocessEnv`); rein's own variables are added to it. */
+  env: Record<string, string>;
 }
 
 export interface ShellResult {
@@ -107,7 +107,7 @@ export function runShell(command: string, o: ShellOptions): Promise<ShellResult>
         cwd: o.cwd,
         detached: true,
         stdio: ['ignore', fd, fd],
-        env: { ...process.env, ...NON_INTERACTIVE_ENV, ...o.env, REIN_BASH_COMMAND: command, REIN_BASH_CWD_FILE: cwdFile },
+        env: { ...o.env, REIN_BASH_COMMAND: command, REIN_BASH_CWD_FILE: cwdFile },
       });
     } catch (err) {
       closeSync(fd);

@@ -11,7 +11,7 @@ import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
 import { isReadOnlyCommand } from './read-only.js';
-import { groupAlive, logFileFor, MAX_LOG_BYTES, runShell, stopGroups } from './run.js';
+import { groupAlive, logFileFor, MAX_LOG_BYTES, NON_INTERACTIVE_ENV, runShell, stopGroups } from './run.js';
 
 /** Default timeout, ms (Claude Code's Bash default: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -179,7 +179,10 @@ export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
       const logFile = logFileFor(ctx.sessionDir, ctx.toolUseId);
       mkdirSync(dirname(logFile), { recursive: true });
       const timeoutMs = Math.min(input.timeout ?? defaultTimeout, MAX_BASH_TIMEOUT_MS);
-      const r = await runShell(input.command, { cwd, timeoutMs, signal: ctx.signal, logFile, env: options.env });
+      // rein's environment as the kernel gives it to child processes (credentials removed when the
+      // preset asks), the preset's `env`, then the non-interactive defaults and the plugin's `env`.
+      const env = kernel.subprocessEnv({ kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...options.env });
+      const r = await runShell(input.command, { cwd, timeoutMs, signal: ctx.signal, logFile, env });
       rmSync(`${logFile}.cwd`, { force: true });
       if (r.cwdAfter && r.cwdAfter !== cwd) setBashCwd(kernel, r.cwdAfter);
       // Processes the command started in the background (`cmd &`) are still in its process group.

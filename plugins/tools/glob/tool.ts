@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { defineTool, ToolError } from '../../../kernel/index.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';
-import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
+import { displayPath, errnoCode } from '../shared/paths.js';
+import { assertSameDirectory, callTarget, underWritten } from '../shared/target.js';
 
 /** Most paths one Glob returns (Claude Code's Glob limit). */
 export const GLOB_MAX_RESULTS = 100;
@@ -31,6 +32,19 @@ Usage:
 - Use Glob rather than find or ls through Bash to locate files by name; use Grep to find files by content.
 - When you need several searches, make them in one message: they run in parallel.`;
 
+/**
+ * Where a Glob really searches: the pattern's literal base (`../outside` in `../outside/*`, or the
+ * whole base of an absolute pattern) joined to `path`, and what is left of the pattern. This is the
+ * path the permission rules judge (`filePath`), so a pattern cannot move the search out of what
+ * was checked.
+ */
+export function globRoot(input: Pick<GlobInput, 'pattern' | 'path'>): { root: string; glob: string; isGlob: boolean } {
+  const scan = picomatch.scan(input.pattern);
+  if (isAbsolute(input.pattern)) return { root: scan.base || '/', glob: scan.glob, isGlob: scan.isGlob };
+  const path = input.path ?? '.';
+  return scan.base ? { root: join(path, scan.base), glob: scan.glob, isGlob: scan.isGlob } : { root: path, glob: input.pattern, isGlob: scan.isGlob };
+}
+
 export const globTool = defineTool<GlobInput>({
   name: 'Glob',
   description: DESCRIPTION,
@@ -38,45 +52,49 @@ export const globTool = defineTool<GlobInput>({
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   maxResultSizeChars: 100_000,
-  filePath: (input) => input.path,
+  filePath: (input) => globRoot(input).root,
   async call(input, ctx) {
-    let root = resolveToolPath(ctx.cwd, input.path ?? '.');
-    const scan = picomatch.scan(input.pattern);
-    let glob = input.pattern;
-    if (isAbsolute(input.pattern)) {
-      root = scan.base || '/';
-      glob = scan.glob;
-    } else if (scan.base) {
-      root = join(root, scan.base);
-      glob = scan.glob;
-    }
+    const { glob, isGlob } = globRoot(input);
+    const target = callTarget(ctx, globRoot(input).root);
+    const root = target.real;
+    const written = target.written;
     try {
       const st = await stat(root);
       if (!st.isDirectory()) {
-        if (!scan.isGlob) return displayPath(ctx.cwd, root);
-        throw new ToolError(`${root} is not a directory; give a folder as path.`);
+        if (!isGlob) return displayPath(ctx.cwd, written);
+        throw new ToolError(`${written} is not a directory; give a folder as path.`);
       }
     } catch (err) {
       if (err instanceof ToolError) throw err;
       if (errnoCode(err) === 'ENOENT') {
-        if (input.path !== undefined && !scan.base) throw new ToolError(`Directory does not exist: ${root}`);
+        if (input.path !== undefined && globRoot({ pattern: input.pattern }).root === '.') throw new ToolError(`Directory does not exist: ${written}`);
         return 'No files found';
       }
-      throw new ToolError(`Cannot search ${root}: ${(err as Error).message}`);
+      throw new ToolError(`Cannot search ${written}: ${(err as Error).message}`);
     }
     if (!glob) return 'No files found';
-
     const isMatch = picomatch(glob, { dot: true });
     const maxDepth = glob.includes('**') || glob.includes('{') ? undefined : glob.split('/').length - 1;
-    const files = await walkFiles(root, { accept: isMatch, maxDepth, signal: ctx.signal });
-    if (files.length === 0) return 'No files found';
+    // Files a Read deny rule covers are left out, one by one (the walk's paths hold no links).
+    let hidden = 0;
+    const accept = (rel: string) => {
+      if (!isMatch(rel)) return false;
+      if (ctx.checkPath(join(root, rel), 'read') === undefined) return true;
+      hidden++;
+      return false;
+    };
+    const files = await walkFiles(root, { accept, maxDepth, signal: ctx.signal });
+    // The walk went by path: the folder must still be the one the permission decision judged.
+    assertSameDirectory(target);
+    const note = hidden ? `\n(${hidden} matching file${hidden === 1 ? ' is' : 's are'} not listed: the permission rules deny reading ${hidden === 1 ? 'it' : 'them'}.)` : '';
+    if (files.length === 0) return `No files found${note}`;
 
     const tick = slicer(ctx.signal);
     const dated: { shown: string; mtime: number }[] = [];
     for (const f of files) {
       let mtime = 0;
       try { mtime = statSync(f).mtimeMs; } catch { /* vanished meanwhile */ }
-      dated.push({ shown: displayPath(ctx.cwd, f), mtime });
+      dated.push({ shown: displayPath(ctx.cwd, underWritten(target, f)), mtime });
       const wait = tick();
       if (wait) await wait;
     }
@@ -85,6 +103,6 @@ export const globTool = defineTool<GlobInput>({
     if (dated.length > GLOB_MAX_RESULTS) {
       shown.push(`(${dated.length} files matched; showing the ${GLOB_MAX_RESULTS} newest. Use a narrower pattern or path to see the others.)`);
     }
-    return shown.join('\n');
+    return shown.join('\n') + note;
   },
 });

@@ -5,10 +5,10 @@
  * Differences left: the regex dialect (JavaScript's, with ripgrep's leading `(?i)`-style flags
  * translated) and binary files (skipped whole when they contain a NUL byte).
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
-import { ToolError } from '../../../kernel/index.js';
+import { openResolvedForRead, ToolError } from '../../../kernel/index.js';
 import { displayPath } from '../shared/paths.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';
@@ -144,14 +144,20 @@ export async function searchWithJs(q: GrepQuery): Promise<GrepRaw> {
   // One test over the whole file first: any line that matches also matches the text in 'm' mode,
   // so files without a match are skipped without splitting them into lines.
   const pre = q.multiline ? undefined : new RegExp(re.source, re.flags.includes('m') ? re.flags : `${re.flags}m`);
+  const show = q.show ?? ((abs: string) => displayPath(q.cwd, abs));
   let files: string[];
   if (q.rootIsFile) files = [q.root];
   else {
     const accept = fileFilter(q);
     const all = await walkFiles(q.root, { signal: q.signal });
-    files = all.filter((f) => accept(displayPath(q.cwd, f)));
+    files = all.filter((f) => {
+      if (!accept(show(f))) return false;
+      if (!q.canRead || q.canRead(f)) return true;
+      q.hidden = (q.hidden ?? 0) + 1;
+      return false;
+    });
   }
-  const shown = files.map((f) => ({ abs: f, shown: displayPath(q.cwd, f) })).sort((a, b) => comparePaths(a.shown, b.shown));
+  const shown = files.map((f) => ({ abs: f, shown: show(f) })).sort((a, b) => comparePaths(a.shown, b.shown));
 
   const tick = slicer(q.signal);
   const results: (FileHits | undefined)[] = [];
@@ -160,9 +166,15 @@ export async function searchWithJs(q: GrepQuery): Promise<GrepRaw> {
     if (wait) await wait;
     let buf: Buffer;
     try {
-      buf = readFileSync(abs);
+      // Opened once and checked to be the file the walk found (no link swapped in since).
+      const fd = openResolvedForRead(abs);
+      try {
+        buf = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
     } catch {
-      continue; // unreadable: skipped, as ripgrep reports and skips it
+      continue; // unreadable or changed: skipped, as ripgrep reports and skips it
     }
     if (buf.indexOf(0) !== -1) continue;
     const text = buf.toString('utf8');

@@ -28,6 +28,17 @@ export interface GrepQuery {
   /** A ripgrep file type name (`ts`, `py`). */
   type?: string;
   signal: AbortSignal;
+  /**
+   * Whether a file found by the search may be read (the permission rules' per-file answer); files
+   * it refuses are left out of the results. Absolute paths without links. Default: all.
+   */
+  canRead?(abs: string): boolean;
+  /** The path shown for a file under `root` (relative to `cwd`, under the path as the model wrote it). Default: displayPath(cwd, abs). */
+  show?(abs: string): string;
+  /** Files left out because `canRead` refused them (filled by the backends). */
+  hidden?: number;
+  /** Environment for ripgrep (the kernel's `subprocessEnv`). Default: rein's own. */
+  env?: Record<string, string>;
 }
 
 /** Raw results in ripgrep's `--sort path` order. */

@@ -5,7 +5,8 @@
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../../../kernel/index.js';
-import { errnoCode, resolveToolPath } from '../shared/paths.js';
+import { displayPath, errnoCode } from '../shared/paths.js';
+import { assertSameDirectory, callTarget, underWritten } from '../shared/target.js';
 import { wholeNumber } from '../shared/schema.js';
 import { DEFAULT_HEAD_LIMIT, formatGrep } from './format.js';
 import { searchWithJs } from './js-search.js';
@@ -56,13 +57,16 @@ export function createGrepTool(backend: GrepBackendChoice = 'auto'): Tool<GrepIn
     maxResultSizeChars: 20_000,
     filePath: (input) => input.path,
     async call(input, ctx) {
-      const root = resolveToolPath(ctx.cwd, input.path ?? '.');
+      // The search runs where the permission decision resolved the path; files met on the way
+      // obey the Read deny rules one by one (ctx.checkPath).
+      const target = callTarget(ctx, input.path ?? '.');
+      const root = target.real;
       let rootIsFile = false;
       try {
         rootIsFile = !(await stat(root)).isDirectory();
       } catch (err) {
-        if (errnoCode(err) === 'ENOENT') throw new ToolError(`Path does not exist: ${root}`);
-        throw new ToolError(`Cannot search ${root}: ${(err as Error).message}`);
+        if (errnoCode(err) === 'ENOENT') throw new ToolError(`Path does not exist: ${target.written}`);
+        throw new ToolError(`Cannot search ${target.written}: ${(err as Error).message}`);
       }
       const context = input['-C'] ?? 0;
       const q: GrepQuery = {
@@ -79,6 +83,10 @@ export function createGrepTool(backend: GrepBackendChoice = 'auto'): Tool<GrepIn
         globs: splitGlobs(input.glob),
         type: input.type,
         signal: ctx.signal,
+        canRead: (abs) => ctx.checkPath(abs, 'read') === undefined,
+        show: (abs) => displayPath(ctx.cwd, underWritten(target, abs)),
+        hidden: 0,
+        env: ctx.kernel.subprocessEnv({ kind: 'ripgrep', name: 'Grep' }),
       };
       checkPattern(q);
       let raw;
@@ -86,7 +94,11 @@ export function createGrepTool(backend: GrepBackendChoice = 'auto'): Tool<GrepIn
       if (rg) raw = await searchWithRipgrep(q, rg);
       else if (backend === 'ripgrep') throw new ToolError('ripgrep (rg) is not installed on this machine, and this agent is set to search only with ripgrep.');
       else raw = await searchWithJs(q);
-      return formatGrep(raw, ctx.cwd, input.head_limit ?? DEFAULT_HEAD_LIMIT);
+      // The search went by path: the folder must still be the one the permission decision judged.
+      if (!rootIsFile) assertSameDirectory(target);
+      const text = await formatGrep(raw, ctx.cwd, input.head_limit ?? DEFAULT_HEAD_LIMIT);
+      const hidden = q.hidden ?? 0;
+      return hidden ? `${text}\n(${hidden} file${hidden === 1 ? ' was' : 's were'} not searched: the permission rules deny reading ${hidden === 1 ? 'it' : 'them'}.)` : text;
     },
   });
 }

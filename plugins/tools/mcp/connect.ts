@@ -19,12 +19,12 @@ export interface Connected {
   tools: McpToolInfo[];
 }
 
-function transportFor(cfg: ServerConfig, cwd: string, stderrTail: { text: string }): Transport {
+function transportFor(cfg: ServerConfig, cwd: string, env: Record<string, string>, stderrTail: { text: string }): Transport {
   if ('command' in cfg) {
     const t = new StdioClientTransport({
       command: cfg.command,
       args: cfg.args,
-      env: { ...(process.env as Record<string, string>), ...cfg.env },
+      env,
       cwd: cfg.cwd ? resolve(cwd, cfg.cwd) : cwd,
       stderr: 'pipe',
     });
@@ -36,8 +36,12 @@ function transportFor(cfg: ServerConfig, cwd: string, stderrTail: { text: string
   return new StreamableHTTPClientTransport(new URL(cfg.url), { requestInit: { headers } });
 }
 
-/** Connects and lists tools. Throws an Error whose message says why the server is unusable. */
-export async function connectServer(name: string, cfg: ServerConfig, opts: { cwd: string; timeoutMs: number; version: string }): Promise<Connected> {
+/**
+ * Connects and lists tools. `env` is the whole environment of a stdio server (the kernel's
+ * `subprocessEnv`, the server's own `env` included). Throws an Error whose message says why the
+ * server is unusable.
+ */
+export async function connectServer(name: string, cfg: ServerConfig, opts: { cwd: string; timeoutMs: number; version: string; env: Record<string, string> }): Promise<Connected> {
   const stderrTail = { text: '' };
   const client = new Client({ name: 'rein', version: opts.version });
   let timer: NodeJS.Timeout | undefined;
@@ -45,7 +49,7 @@ export async function connectServer(name: string, cfg: ServerConfig, opts: { cwd
     timer = setTimeout(() => reject(new Error(`did not answer within ${opts.timeoutMs / 1000} s`)), opts.timeoutMs);
   });
   try {
-    const transport = transportFor(cfg, opts.cwd, stderrTail);
+    const transport = transportFor(cfg, opts.cwd, opts.env, stderrTail);
     const work = (async () => {
       await client.connect(transport);
       const tools: McpToolInfo[] = [];

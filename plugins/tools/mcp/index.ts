@@ -38,7 +38,7 @@ export default definePlugin({
     const list: McpServerStatus[] = [];
     statuses.set(kernel, list);
     const entries = Object.entries(options.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0' })));
+    const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0', env: 'command' in cfg ? kernel.subprocessEnv({ kind: 'mcp', name }, cfg.env) : {} })));
     settled.forEach((s, i) => {
       const name = entries[i]![0];
       if (s.status === 'rejected') {

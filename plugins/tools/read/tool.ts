@@ -2,15 +2,17 @@
  * `Read`: a file's lines, numbered, from `offset` for `limit` lines (2,000 by default); images as
  * image blocks; binary files refused with a message that says what to do instead.
  */
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, readFileSync, readSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../../kernel/index.js';
+import { defineTool, openResolvedForRead, ToolError } from '../../../kernel/index.js';
 import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
 import { imageBlock } from './image.js';
 import { wholeNumber } from '../shared/schema.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
+import { asToolError, callTarget } from '../shared/target.js';
 import {
   BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, groupDigits, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
 } from '../shared/text.js';
@@ -77,64 +79,96 @@ export const readTool = defineTool<ReadInput>({
   async call(input, ctx) {
     const path = resolveToolPath(ctx.cwd, input.file_path);
     const shown = displayPath(ctx.cwd, path);
-    let st;
+    // Opened once, at the path the permission decision resolved, and read only through the descriptor.
+    const target = callTarget(ctx, input.file_path);
+    let fd: number;
     try {
-      st = await stat(path);
+      fd = openResolvedForRead(target);
     } catch (err) {
       if (errnoCode(err) === 'ENOENT') {
         const near = await similarName(path);
         throw new ToolError(`File does not exist: ${path}${near ? `. Did you mean ${near}?` : ''}`);
       }
-      throw new ToolError(`Cannot read ${path}: ${(err as Error).message}`);
+      const e = asToolError(err);
+      throw e instanceof ToolError ? e : new ToolError(`Cannot read ${path}: ${(err as Error).message}`);
     }
-    if (st.isDirectory()) throw new ToolError(`${path} is a directory, not a file. List it with Glob (pattern "*" and path "${shown}") or with ls through Bash.`);
-    const store = getFileState(ctx.kernel);
-    const ext = extensionOf(path);
-
-    const media = IMAGE_MEDIA_TYPES[ext];
-    if (media) {
-      if (st.size > MAX_IMAGE_BYTES) throw new ToolError(`Image ${path} is ${st.size} bytes; the largest image Read returns is ${MAX_IMAGE_BYTES} bytes. Make a smaller copy (for example with ImageMagick through Bash) and read that.`);
-      const data = await readFile(path);
-      const block = imageBlock(path, data, ctx.kernel.messages);
-      store.record(path, { content: data, stat: st });
-      return [block];
-    }
-    if (BINARY_EXTENSIONS.has(ext)) throw binaryError(path, st.size, ext);
-
-    // Small enough to hold: read once, hash for stale detection, number the wanted range.
-    if (st.size <= MAX_HASHED_BYTES) {
-      const buf = await readFile(path);
-      if (looksBinary(buf.subarray(0, BINARY_SNIFF_BYTES))) throw binaryError(path, st.size, ext);
-      let text = buf.toString('utf8');
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      const lines = splitLines(text);
-      const out = render(path, lines, input, lines.length);
-      store.record(path, { content: buf, stat: st, partial: out.partial });
-      return out.text;
-    }
-    // Very large: read only the wanted range, line by line.
-    const fh = await open(path, 'r');
     try {
+      const st = fstatSync(fd);
+      if (st.isDirectory()) throw new ToolError(`${path} is a directory, not a file. List it with Glob (pattern "*" and path "${shown}") or with ls through Bash.`);
+      if (!st.isFile()) throw new ToolError(`${path} is not a regular file (a device, socket or pipe); Read shows files only.`);
+      const store = getFileState(ctx.kernel);
+      const ext = extensionOf(path);
+
+      const media = IMAGE_MEDIA_TYPES[ext];
+      if (media) {
+        if (st.size > MAX_IMAGE_BYTES) throw new ToolError(`Image ${path} is ${st.size} bytes; the largest image Read returns is ${MAX_IMAGE_BYTES} bytes. Make a smaller copy (for example with ImageMagick through Bash) and read that.`);
+        const data = readFileSync(fd);
+        const block = imageBlock(path, data, ctx.kernel.messages);
+        store.record(path, { content: data, stat: st });
+        return [block];
+      }
+      if (BINARY_EXTENSIONS.has(ext)) throw binaryError(path, st.size, ext);
+
+      // Small enough to hold: read once, hash for stale detection, number the wanted range.
+      if (st.size <= MAX_HASHED_BYTES) {
+        const buf = readFileSync(fd);
+        if (looksBinary(buf.subarray(0, BINARY_SNIFF_BYTES))) throw binaryError(path, st.size, ext);
+        let text = buf.toString('utf8');
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        const lines = splitLines(text);
+        const out = render(path, lines, input, lines.length);
+        store.record(path, { content: buf, stat: st, partial: out.partial });
+        return out.text;
+      }
+      // Very large: read only the wanted range, line by line.
       const head = Buffer.alloc(BINARY_SNIFF_BYTES);
-      await fh.read(head, 0, head.length, 0);
+      readSync(fd, head, 0, head.length, 0);
       if (looksBinary(head)) throw binaryError(path, st.size, ext);
       const first = Math.max(1, input.offset ?? 1);
       const want = input.limit ?? DEFAULT_READ_LINES;
-      const lines: string[] = [];
-      let n = 0;
-      for await (const line of fh.readLines({ encoding: 'utf8' })) {
-        n++;
-        if (n >= first) lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
-        if (lines.length >= want) break;
-      }
+      const lines = await readLineRange(fd, first, want);
       const out = render(path, lines, { ...input, offset: 1, limit: want }, undefined, first);
       store.record(path, { stat: st, partial: true });
       return out.text;
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   },
 });
+
+/** Bytes read per chunk when scanning a large file for a line range. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Lines `first` to `first + want - 1` (1-based) of the file open at `fd`, read in chunks through
+ * the descriptor, yielding to the event loop now and then so a long scan does not stall the run.
+ */
+async function readLineRange(fd: number, first: number, want: number): Promise<string[]> {
+  const lines: string[] = [];
+  const buf = Buffer.alloc(CHUNK_BYTES);
+  let pos = 0;
+  let n = 0;
+  let rest: Buffer = Buffer.alloc(0);
+  for (let chunks = 1; lines.length < want; chunks++) {
+    const got = readSync(fd, buf, 0, buf.length, pos);
+    pos += got;
+    let data = got ? Buffer.concat([rest, buf.subarray(0, got)]) : rest;
+    let nl = data.indexOf(10);
+    while (nl !== -1 && lines.length < want) {
+      n++;
+      if (n >= first) lines.push(data.subarray(0, nl).toString('utf8').replace(/\r$/, ''));
+      data = data.subarray(nl + 1);
+      nl = data.indexOf(10);
+    }
+    rest = Buffer.from(data);
+    if (got === 0) {
+      if (rest.length && lines.length < want && ++n >= first) lines.push(rest.toString('utf8').replace(/\r$/, ''));
+      break;
+    }
+    if (chunks % 64 === 0) await new Promise((r) => setImmediate(r));
+  }
+  return lines;
+}
 
 function binaryError(path: string, size: number, ext: string): ToolError {
   const kind = ext === '.pdf' ? 'a PDF document' : 'a binary file';

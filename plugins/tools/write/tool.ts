@@ -2,13 +2,13 @@
  * `Write`: writes a whole file. A new file is created (with its folders); an existing file is
  * overwritten only if it was read in this session and has not changed on disk since.
  */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { closeSync, fstatSync, ftruncateSync, lstatSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../../../kernel/index.js';
+import { defineTool, openResolvedForWrite, ToolError } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { assertFreshForWrite } from '../shared/guard.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';
+import { asToolError, callTarget } from '../shared/target.js';
 
 export const writeInput = z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to write (a relative path is taken from the working directory)'),
@@ -37,9 +37,12 @@ export const writeTool = defineTool<WriteInput>({
   filePath: (input) => input.file_path,
   async call(input, ctx) {
     const path = resolveToolPath(ctx.cwd, input.file_path);
+    // The file is opened once, where the permission decision resolved the path, and written only
+    // through that descriptor (a link swapped in meanwhile is refused, not followed).
+    const target = callTarget(ctx, input.file_path);
     let exists = false;
     try {
-      const st = await stat(path);
+      const st = lstatSync(target.real);
       if (st.isDirectory()) throw new ToolError(`${path} is a directory; give the path of a file.`);
       exists = true;
     } catch (err) {
@@ -47,13 +50,24 @@ export const writeTool = defineTool<WriteInput>({
       if (errnoCode(err) !== 'ENOENT') throw new ToolError(`Cannot write ${path}: ${(err as Error).message}`);
     }
     if (exists) assertFreshForWrite(ctx.kernel, path);
+    let stat;
     try {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, input.content);
+      const w = openResolvedForWrite(target, { create: exists ? true : 'new', mkdirs: true });
+      try {
+        ftruncateSync(w.fd, 0);
+        const bytes = Buffer.from(input.content);
+        for (let off = 0; off < bytes.length;) off += writeSync(w.fd, bytes, off, bytes.length - off, off);
+        stat = fstatSync(w.fd);
+      } finally {
+        closeSync(w.fd);
+      }
     } catch (err) {
+      const e = asToolError(err);
+      if (e instanceof ToolError) throw e;
+      if (errnoCode(err) === 'EEXIST') throw new ToolError(`${path} appeared while this call waited to run. Read it, then write it.`);
       throw new ToolError(`Cannot write ${path}: ${(err as Error).message}`);
     }
-    getFileState(ctx.kernel).record(path, { content: input.content });
+    getFileState(ctx.kernel).record(path, { content: input.content, stat });
     const lines = countLines(input.content);
     return exists
       ? `Wrote ${path} (${lines} lines, ${Buffer.byteLength(input.content)} bytes), replacing its previous content.`

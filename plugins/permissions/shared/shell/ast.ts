@@ -40,6 +40,8 @@ function convert(v: any, span: { s: number; e: number }): any {
   if (name === undefined || v.constructor.nil === v) return undefined; // nil interface or nil pointer
   const own = { s: Infinity, e: -Infinity };
   const node: Node = { type: name.replace(/^\*?syntax\./, ''), start: NaN, end: NaN };
+  // `))` and `]]` close these: their `Right` is the first of two characters.
+  const doubleRight = node.type === 'ArithmCmd' || node.type === 'TestClause' || (node.type === 'ArithmExp' && !v.Bracket);
   for (const key of Object.keys(v)) {
     if (key === '$val') continue;
     const f = v[key];
@@ -47,7 +49,7 @@ function convert(v: any, span: { s: number; e: number }): any {
       if (f.lineCol === 0) continue;
       const o = f.offs as number;
       if (key === 'ValueEnd') own.e = Math.max(own.e, o);
-      else if (CLOSERS.has(key)) own.e = Math.max(own.e, o + 1);
+      else if (CLOSERS.has(key)) own.e = Math.max(own.e, o + (doubleRight && key === 'Right' ? 2 : 1));
       else { own.s = Math.min(own.s, o); own.e = Math.max(own.e, o + 1); }
       node[key] = o;
       continue;

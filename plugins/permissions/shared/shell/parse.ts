@@ -11,7 +11,9 @@
  * rules engine answers `ask` for it.
  */
 import { newParser, parseBash, walk, type Node } from './ast.js';
-import { canonical, evalWord, literalWord, type ShellWord } from './words.js';
+import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
+import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
+import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
 } from './wrappers.js';
@@ -36,6 +38,19 @@ export const SAFE_ENV_VARS: ReadonlySet<string> = new Set([
   'CGO_ENABLED', 'COLUMNS', 'LINES', 'VERBOSE',
 ]);
 
+/**
+ * A value an environment assignment may have and still be dropped from the text rules match: no
+ * expansion, subscript, quote or separator, so nothing in it can be evaluated later
+ * (`TZ='a[$(id)]'; ls $((TZ))` keeps the assignment, and the arithmetic makes the part unallowable).
+ */
+const PLAIN_VALUE = /^[A-Za-z0-9_.,:/@%+=~^*?-]*$/;
+
+/**
+ * Commands whose output cannot start with `-`, so `git diff $(git merge-base HEAD main)` cannot
+ * smuggle an option in (see options.ts): object names, numbers and absolute paths.
+ */
+const DASHLESS_OUTPUT = /^(git (merge-base|rev-parse|rev-list|hash-object|write-tree|commit-tree)|pwd|nproc|date|whoami|id -[ug]|uname|mktemp)( |$)/;
+
 /** Redirection targets that are not files on disk. */
 const DISCARD_TARGETS: ReadonlySet<string> = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty']);
 
@@ -56,8 +71,21 @@ export interface ShellPart {
   deny: string[];
   /** Targets of output redirections to files (`> out.txt`, `>> log`, `&> f`), /dev/null and fd copies excluded. */
   writes: ShellWord[];
+  /** Files read through input redirections (`< .env`), for Read deny rules. */
+  reads?: ShellWord[];
   /** True for parts found inside an `sh -c` / `eval` script or a `find -exec`. */
   nested: boolean;
+  /**
+   * Set when the shell text does not show everything this part runs: the command name is known
+   * only at run time, a value is evaluated as code (`${X@P}`, `$((X))`), or a script is built at
+   * run time (`eval "$X"`). Deny rules cannot be checked against what such a part really runs.
+   */
+  opaque?: string;
+  /**
+   * Options that run other programs or change what runs (`npm test --script-shell=…`), with the
+   * index of their word in the `allow` text; an allow rule covers them only by writing them out.
+   */
+  risky?: RiskyOption[];
 }
 
 export type ParsedCommand = { ok: true; parts: ShellPart[] } | { ok: false; error: string };
@@ -95,6 +123,23 @@ export function parseCommand(command: string): ParsedCommand {
 
 interface Pending { script: string; depth: number }
 
+/** What one simple command is checked with: its statement's redirections and hazards, and where it sits. */
+interface Ctx {
+  source: string;
+  writes: ShellWord[];
+  reads: ShellWord[];
+  /** A value evaluated as code somewhere in the statement (see hazards.ts). */
+  hazard?: string;
+  depth: number;
+  nested: boolean;
+  push: (p: ShellPart) => void;
+  pending: Pending[];
+  lead: LeadCheck;
+}
+
+/** Loop variables over literal words none of which starts with `-`, by name, with the span of their loop. */
+interface Binding { name: string; start: number; end: number }
+
 function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]): void {
   const file = parseFile(src);
   const bytes = Buffer.from(src);
@@ -104,30 +149,44 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
     parts.push(p);
     if (parts.length > MAX_PARTS) throw new TooComplex(`the command has more than ${MAX_PARTS} parts`);
   };
+  const bindings: Binding[] = [];
+  const lead: LeadCheck = (part) => safeLeadingExpansion(part, bindings, text);
   walk(file, (node) => {
     if (node.type !== 'Stmt') return;
-    const redirs = ((node.Redirs ?? []) as Node[]).map((r) => redirection(r, bytes));
+    const redirs = ((node.Redirs ?? []) as Node[]).map((r) => redirection(r, bytes, lead));
     const writes = redirs.filter((r) => r.kind === 'write').map((r) => r.target);
+    const reads = redirs.filter((r) => r.kind === 'read' && r.op === '<').map((r) => r.target);
     const cmd = node.Cmd as Node | undefined;
     const type = cmd ? cmd.type : 'None';
+    const hazard = mayHaveHazard(text(node)) ? findHazard(node) : undefined;
+    const c: Ctx = { source: cmd ? text(cmd) : text(node), writes, reads, hazard, depth, nested, push, pending, lead };
     switch (type) {
       case 'CallExpr':
-        simpleCommand(cmd!, text(cmd!), writes, depth, nested, push, pending);
+        simpleCommand(cmd!, c);
         break;
       case 'DeclClause': {
-        const words = [evalWord0(cmd!.Variant), ...((cmd!.Args ?? []) as Node[]).map(assignWord)];
-        commandPart(words, [], text(cmd!), writes, depth, nested, push, pending);
+        const words = [evalWord0(cmd!.Variant), ...((cmd!.Args ?? []) as Node[]).map((a) => assignWord(a, lead))];
+        commandPart(words, [], c);
+        break;
+      }
+      case 'ForClause': {
+        const loop = cmd!.Loop as Node | undefined;
+        if (loop?.type === 'WordIter') {
+          const items = ((loop.Items ?? []) as Node[]).map((w) => evalWord(w, lead));
+          if (items.length && items.every((w) => !w.dynamic && !w.glob && !w.lead && !w.value.startsWith('-'))) {
+            bindings.push({ name: String(loop.Name?.Value ?? ''), start: cmd!.start, end: cmd!.end });
+          }
+        }
+        neutral(node, c, text);
         break;
       }
       case 'ArithmCmd': case 'TestClause': case 'LetClause':
-      case 'BinaryCmd': case 'Subshell': case 'Block': case 'IfClause': case 'WhileClause': case 'ForClause':
+      case 'BinaryCmd': case 'Subshell': case 'Block': case 'IfClause': case 'WhileClause':
       case 'CaseClause': case 'FuncDecl': case 'TimeClause': case 'CoprocClause': case 'None':
-        // These run no program themselves; what they contain is visited on its own. A redirection
-        // on the whole construct (`(a; b) > f`) still writes a file.
-        if (writes.length) push({ kind: 'neutral', source: text(node), deny: [], writes, nested });
+        neutral(node, c, text);
         break;
       default:
-        push({ kind: 'unknown', source: text(node), why: `unsupported shell construct ${type}`, deny: [text(node).trim()], writes, nested });
+        push({ kind: 'unknown', source: text(node), why: `unsupported shell construct ${type}`, deny: [text(node).trim()], writes, reads, nested });
     }
   });
   for (const p of pending) {
@@ -140,42 +199,76 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
   }
 }
 
+/**
+ * A construct that runs no program itself (`[[ … ]]`, `(( … ))`, loops, groups): what it contains
+ * is visited on its own. A redirection on the whole construct (`(a; b) > f`) still writes a file,
+ * and an expression in it that evaluates a value as code makes it a part no rule can allow.
+ */
+function neutral(node: Node, c: Ctx, text: (n: Node) => string): void {
+  if (c.hazard) {
+    c.push({ kind: 'command', source: text(node), why: c.hazard, opaque: c.hazard, deny: [], writes: c.writes, reads: c.reads, nested: c.nested });
+  } else if (c.writes.length || c.reads.length) {
+    c.push({ kind: 'neutral', source: text(node), deny: [], writes: c.writes, reads: c.reads, nested: c.nested });
+  }
+}
+
+/**
+ * True when an expansion that starts a word cannot begin with `-`: arithmetic on numbers, a
+ * command substitution of a command whose output is an object name or a number, or a loop
+ * variable over literal words that do not start with `-`.
+ */
+function safeLeadingExpansion(part: Node, bindings: readonly Binding[], text: (n: Node) => string): boolean {
+  if (part.type === 'CmdSubst') {
+    const stmts = (part.Stmts ?? []) as Node[];
+    return stmts.length === 1 && stmts[0]!.Cmd?.type === 'CallExpr' && DASHLESS_OUTPUT.test(text(stmts[0]!.Cmd).trim());
+  }
+  if (part.type === 'ParamExp' && !part.Exp && !part.Index && !part.Slice && !part.Repl && !part.Excl && !part.Length) {
+    const name = String(part.Param?.Value ?? '');
+    return bindings.some((b) => b.name === name && part.start >= b.start && part.start < b.end);
+  }
+  return false;
+}
+
 function evalWord0(lit: Node | undefined): ShellWord {
   return literalWord(lit ? String(lit.Value) : '');
 }
 
 /** An Assign node as one word (`NAME=value`, `NAME+=value`, or a bare `NAME` in `export NAME`). */
-function assignWord(a: Node): ShellWord {
+function assignWord(a: Node, lead?: LeadCheck): ShellWord {
   const name = a.Name ? String(a.Name.Value) : '';
-  if (a.Naked) return a.Value ? evalWord(a.Value) : literalWord(name);
-  const value = a.Value ? evalWord(a.Value) : literalWord('');
+  if (a.Naked) return a.Value ? evalWord(a.Value, lead) : literalWord(name);
+  const value = a.Value ? evalWord(a.Value, lead) : literalWord('');
   const dynamic = value.dynamic || !!a.Array || !!a.Index;
   return { value: `${name}${a.Append ? '+=' : '='}${value.value}`, dynamic, glob: false };
 }
 
+/** An assignment that may be left out of the text rules match: a harmless variable with a plain value. */
 function isSafeAssignment(w: ShellWord): boolean {
   if (w.dynamic) return false;
   const eq = w.value.indexOf('=');
-  return eq > 0 && w.value[eq - 1] !== '+' && SAFE_ENV_VARS.has(w.value.slice(0, eq));
+  return eq > 0 && w.value[eq - 1] !== '+' && SAFE_ENV_VARS.has(w.value.slice(0, eq)) && PLAIN_VALUE.test(w.value.slice(eq + 1));
 }
 
-function simpleCommand(call: Node, source: string, writes: ShellWord[], depth: number, nested: boolean, push: (p: ShellPart) => void, pending: Pending[]): void {
-  const assigns = ((call.Assigns ?? []) as Node[]).map(assignWord);
-  const words = ((call.Args ?? []) as Node[]).map(evalWord);
+function simpleCommand(call: Node, c: Ctx): void {
+  const assigns = ((call.Assigns ?? []) as Node[]).map((a) => assignWord(a, c.lead));
+  const words = ((call.Args ?? []) as Node[]).map((w) => evalWord(w, c.lead));
   if (words.length === 0) {
-    // Assignments alone: harmless for safe variables; `PATH=…` changes every later command.
-    if (assigns.every(isSafeAssignment)) {
-      if (writes.length) push({ kind: 'neutral', source, deny: [], writes, nested });
+    // Assignments alone: harmless for safe variables with plain values; `PATH=…` changes every later command.
+    if (!c.hazard && assigns.every(isSafeAssignment)) {
+      if (c.writes.length || c.reads.length) c.push({ kind: 'neutral', source: c.source, deny: [], writes: c.writes, reads: c.reads, nested: c.nested });
       return;
     }
     const text = canonical(assigns);
-    push({ kind: 'command', source, allow: assigns.some((a) => a.dynamic) ? undefined : text, why: 'an assignment known only at run time', deny: [text], writes, nested });
+    const why = c.hazard ?? 'an assignment known only at run time';
+    const allow = c.hazard || assigns.some((a) => a.dynamic) ? undefined : text;
+    c.push({ kind: 'command', source: c.source, allow, why, ...(c.hazard ? { opaque: c.hazard } : {}), deny: [text], writes: c.writes, reads: c.reads, nested: c.nested });
     return;
   }
-  commandPart(words, assigns, source, writes, depth, nested, push, pending);
+  commandPart(words, assigns, c);
 }
 
-function commandPart(words: ShellWord[], assigns: ShellWord[], source: string, writes: ShellWord[], depth: number, nested: boolean, push: (p: ShellPart) => void, pending: Pending[]): void {
+function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
+  const { source, writes, depth, nested, push, pending } = c;
   const deny = new Set<string>();
   const addDeny = (ws: readonly ShellWord[], as: readonly ShellWord[]) => {
     if (!ws.length) return;
@@ -190,6 +283,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], source: string, w
   let allowAssigns = assigns;
   let frozen: { words: ShellWord[]; assigns: ShellWord[] } | undefined;
   let why: string | undefined;
+  let opaque = c.hazard;
   for (let hop = 0; hop < MAX_WRAPPERS; hop++) {
     const name = commandName(cur[0]);
     if (!name) break;
@@ -198,8 +292,11 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], source: string, w
     if (!spec) break;
     const r = unwrap(cur, spec);
     if (r.ok === 'not-a-wrapper') break;
+    // xargs -I puts the text it reads into the command's words, even into an `sh -c` script.
+    if (name === 'xargs' && cur.some((w) => /^(-I|-i|--replace)/.test(w.value))) opaque ??= 'xargs puts the text it reads into the command it runs';
     if (r.ok === false) {
       if (!frozen) why = r.reason;
+      opaque ??= `${r.reason}, so what it runs is not known`;
       // The wrapped command cannot be located exactly: try deny rules from every later word.
       for (let i = 1; i < cur.length; i++) if (!cur[i]!.dynamic && !cur[i]!.value.startsWith('-')) addDeny(cur.slice(i), []);
       break;
@@ -210,38 +307,99 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], source: string, w
     addDeny(cur, r.assigns);
   }
 
-  // Scripts and commands the innermost command runs are parts of their own.
+  // Scripts and commands the innermost command runs are parts of their own. A script known only
+  // at run time (or nested deeper than rein looks) hides what it runs from every rule.
   const name = commandName(cur[0]);
-  if (name && SHELLS.has(name) && depth < MAX_SCRIPT_DEPTH) {
+  if (!cur[0] || cur[0].dynamic || cur[0].glob) opaque ??= 'the command name is known only at run time';
+  const nestedScript = (script: string, what: string) => {
+    if (depth < MAX_SCRIPT_DEPTH) pending.push({ script, depth: depth + 1 });
+    else opaque ??= `${what} is nested more than ${MAX_SCRIPT_DEPTH} scripts deep`;
+  };
+  if (name && SHELLS.has(name)) {
     const script = shellScript(cur);
-    if (script) pending.push({ script: script.value, depth: depth + 1 });
+    if (script === null) opaque ??= `${name} -c runs a script known only at run time`;
+    else if (script) nestedScript(script.value, `${name} -c`);
   }
-  if (name === 'eval' && depth < MAX_SCRIPT_DEPTH && cur.length > 1 && cur.slice(1).every((w) => !w.dynamic)) {
-    pending.push({ script: cur.slice(1).map((w) => w.value).join(' '), depth: depth + 1 });
+  if (name === 'eval' && cur.length > 1) {
+    if (cur.slice(1).some((w) => w.dynamic)) opaque ??= 'eval runs a script known only at run time';
+    else nestedScript(cur.slice(1).map((w) => w.value).join(' '), 'eval');
+  }
+  if (name === 'trap') {
+    const args = cur.slice(1).filter((w) => !(w.value.startsWith('-') && !w.dynamic));
+    if (args.length >= 2 && args[0]!.value !== '-') {
+      if (args[0]!.dynamic) opaque ??= 'trap runs a command known only at run time';
+      else nestedScript(args[0]!.value, 'trap');
+    }
   }
   if (name === 'find') {
-    for (const c of findExecCommands(cur)) commandPart(c, [], c.map((w) => w.value).join(' '), [], depth + 1, true, push, pending);
+    for (const e of findExecCommands(cur)) commandPart(e, [], { ...c, source: e.map((w) => w.value).join(' '), writes: [], reads: [], hazard: undefined, depth: depth + 1, nested: true });
   }
+  const hazard = c.hazard ?? (name ? builtinHazard(name, cur) : undefined);
+  opaque ??= hazard;
 
   const base = frozen ?? { words: cur, assigns: allowAssigns };
   let allow: string | undefined;
+  let risky: RiskyOption[] | undefined;
   if (!why) {
     const head = base.words[0];
-    if (!head || head.dynamic || head.glob) why = 'the command name is known only at run time';
+    if (hazard) why = hazard;
+    else if (!head || head.dynamic || head.glob) why = 'the command name is known only at run time';
     else if (base.assigns.some((a) => a.dynamic)) why = 'an assignment known only at run time';
-    else allow = canonical([...base.assigns.filter((a) => !isSafeAssignment(a)), ...base.words]);
+    else {
+      const kept = base.assigns.filter((a) => !isSafeAssignment(a));
+      allow = canonical([...kept, ...base.words]);
+      // Risky options are found in the innermost command; their index is in `allow`'s words.
+      const offset = kept.length + Math.max(0, base.words.indexOf(cur[0]!));
+      const found = [...riskyOptions(cur, name ?? ''), ...assignsRunChanging(name, cur), ...leadingWords(name, cur)];
+      if (found.length) risky = found.map((r) => ({ ...r, index: r.index + offset }));
+    }
   }
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, nested });
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}) });
+}
+
+/**
+ * `export PATH=…`, `declare -x LD_PRELOAD=…`, `read HOME`, `printf -v PATH …`: a builtin that
+ * assigns a variable which changes what later commands run (options.ts's RUN_CHANGING_ENV). Every
+ * builtin that takes variable names is judged by the names hazards.ts finds for it, so a way of
+ * assigning not listed here cannot slip past.
+ */
+function assignsRunChanging(name: string | undefined, words: readonly ShellWord[]): RiskyOption[] {
+  // `test -v NAME` only looks the name up.
+  if (!name || name === 'test' || name === '[') return [];
+  const out: RiskyOption[] = [];
+  for (const n of variableNames(name, words)) {
+    if (!runChanging(n.value)) continue;
+    // The word that holds the name: itself, `-vNAME`, or `NAME=value`.
+    const i = Math.max(1, words.findIndex((w, j) => j > 0 && (w === n || w.value.includes(n.value))));
+    out.push({ index: i, text: words[i]!.value, why: `assigns ${n.value.replace(/\[[\s\S]*$/, '')}, which changes which programs later commands run` });
+  }
+  return out;
+}
+
+/**
+ * For the tools options.ts knows: a word whose start is known only at run time (`$(cat f)`, `$X`,
+ * `*`) can turn into one of their risky options (a file named `--checkpoint-action=exec=…` in
+ * `tar cf x.tar *`), so a rule's tail does not cover it either.
+ */
+function leadingWords(name: string | undefined, words: readonly ShellWord[]): RiskyOption[] {
+  if (!name || !Object.hasOwn(RISKY_TOOLS, name)) return [];
+  const out: RiskyOption[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.value === '--' && !w.dynamic) break;
+    if (w.lead) out.push({ index: i, text: w.value.replaceAll(DYNAMIC, '…'), why: 'is known only at run time and may turn into one of its risky options' });
+  }
+  return out;
 }
 
 interface Redirection { op: string; kind: 'write' | 'read' | 'dup' | 'discard'; target: ShellWord }
 
 const REDIRECT_OP = /^(&>>|&>|<<<|<<-|<<|>>|>&|<&|<>|>\||<|>)/;
 
-function redirection(r: Node, bytes: Buffer): Redirection {
+function redirection(r: Node, bytes: Buffer, lead?: LeadCheck): Redirection {
   const at = r.OpPos as number;
   const op = REDIRECT_OP.exec(bytes.subarray(at, at + 3).toString())?.[1] ?? '>';
-  const target = r.Word ? evalWord(r.Word) : literalWord('');
+  const target = r.Word ? evalWord(r.Word, lead) : literalWord('');
   if (op.startsWith('<') && op !== '<>' && op !== '<&') return { op, kind: 'read', target };
   if (op === '>&' || op === '<&') {
     if (!target.dynamic && /^(\d+-?|-)$/.test(target.value)) return { op, kind: 'dup', target };

@@ -18,7 +18,16 @@ export interface ShellWord {
   dynamic: boolean;
   /** True when an unquoted `*`, `?` or `[` makes the word a filename pattern. */
   glob: boolean;
+  /**
+   * True when the word's first characters are known only at run time (it starts with an
+   * expansion, a substitution or a pattern), so it may turn out to be an option (`-…`) or several
+   * words. False when its start is literal, or comes from a source that cannot print a `-`.
+   */
+  lead?: boolean;
 }
+
+/** Answers whether an expansion at the start of a word is known never to begin with `-` (see evalWord). */
+export type LeadCheck = (part: Node) => boolean;
 
 /** Removes backslash escapes from an unquoted literal (`\r\m` → `rm`, line continuations vanish). */
 function unescapeBare(raw: string): string {
@@ -59,12 +68,28 @@ function hasBraceExpansion(raw: string): boolean {
   return /\{[^{}]*(,|\.\.)[^{}]*\}/.test(raw.replace(/\\./gs, ''));
 }
 
-/** Evaluates a parsed Word node. */
-export function evalWord(word: Node): ShellWord {
+/**
+ * Evaluates a parsed Word node. `safeLead` tells whether an expansion that starts the word can be
+ * trusted not to print a leading `-` (a loop variable over literal words, `$(git merge-base …)`).
+ */
+export function evalWord(word: Node, safeLead?: LeadCheck): ShellWord {
   let value = '';
   let dynamic = false;
   let glob = false;
-  for (const part of word.Parts as Node[]) {
+  let lead = false;
+  const parts = word.Parts as Node[];
+  const first = parts[0];
+  if (first) {
+    if (first.type === 'Lit') {
+      const v = first.Value as string;
+      lead = /^[*?[]/.test(v) || (v.startsWith('{') && hasBraceExpansion(v));
+    }
+    else if (first.type === 'DblQuoted') {
+      const inner = (first.Parts as Node[])[0];
+      lead = inner !== undefined && inner.type !== 'Lit' && !safeLead?.(inner);
+    } else if (first.type !== 'SglQuoted') lead = !safeLead?.(first);
+  }
+  for (const part of parts) {
     switch (part.type) {
       case 'Lit': {
         const raw = part.Value as string;
@@ -95,7 +120,7 @@ export function evalWord(word: Node): ShellWord {
         dynamic = true;
     }
   }
-  return { value, dynamic, glob };
+  return lead ? { value, dynamic, glob, lead } : { value, dynamic, glob };
 }
 
 /** A plain literal word (for words rein builds itself, such as xargs' appended arguments). */

@@ -88,8 +88,10 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
     process.stderr.write(`rein: internal error: ${e?.message ?? String(err)}${process.env.REIN_DEBUG ? `\n${e?.stack ?? ''}` : ' (REIN_DEBUG=1 prints the stack trace)'}\n`);
     return EXIT.INTERNAL;
   } finally {
-    stop.remove();
+    // Closed while the handlers are still there: a signal during close() is not Node's default
+    // (death by the signal, with no exit code of rein's).
     await agent?.close().catch(() => undefined);
+    stop.remove();
   }
 }
 
@@ -121,6 +123,12 @@ function interruptions(kernel: () => Kernel | undefined): { signal: AbortSignal;
   return {
     signal: controller.signal,
     get received() { return received; },
-    remove: () => { for (const [sig, fn] of handlers) process.off(sig, fn); },
+    // The run is over: a signal from now until the process exits only sets the exit code.
+    remove: () => {
+      for (const [sig, fn] of handlers) {
+        process.off(sig, fn);
+        process.once(sig, () => process.exit(SIGNAL_EXIT[sig]));
+      }
+    },
   };
 }

@@ -20,12 +20,15 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 //               other plugins' index.js (to compose them);
 //   simulator/  imports the kernel's public entry only, and nothing of plugins/ or agent/;
 //   examples/   import only the package's entry (../../index.js) and rein/testing;
-//   bench/      nothing outside bench/ imports it, except the `rein bench` commands.
+//   bench/      nothing outside bench/ imports it, except the `rein bench` commands and `rein worker`
+//               (which runs the replays of `rein bench --queue`);
+//   queue/      the job queue (BullMQ on Redis) knows no kind of job: nothing of bench/, batch/, cli/;
+//   batch/      `rein batch` runs `rein run` processes: nothing of bench/ or cli/.
 // A folder of plugins/ with an index.ts is a plugin; the rules are generated per folder depth, so
 // a relative specifier tells exactly where it leads.
 // ---------------------------------------------------------------------------------------------
 
-const BENCH = { regex: String.raw`^\.{1,2}/(.*/)?bench/`, message: 'bench/ is imported only by bench itself and the `rein bench` commands.' };
+const BENCH = { regex: String.raw`^\.{1,2}/(.*/)?bench/`, message: 'bench/ is imported only by bench itself, the `rein bench` commands and `rein worker`.' };
 const KERNEL_DEEP = { regex: String.raw`(^|/)kernel/(?!index\.js$)`, message: 'Import the kernel through its public entry, kernel/index.js (export what you need there).' };
 const up = (n) => String.raw`^(\.\./){${n}}`;
 
@@ -118,7 +121,7 @@ function pluginRules() {
 
 const layers = [
   // Everything but bench/ itself and the commands that run it.
-  restrict(['**/*.ts', '**/*.js', '**/*.mjs'], [BENCH], ['bench/**', 'cli/commands/bench.ts', 'cli/commands/bench-compare.ts', 'dist/**', 'node_modules/**']),
+  restrict(['**/*.ts', '**/*.js', '**/*.mjs'], [BENCH], ['bench/**', 'cli/commands/bench.ts', 'cli/commands/bench-compare.ts', 'cli/commands/worker.ts', 'dist/**', 'node_modules/**']),
   ...folderRules('kernel', {
     prod: (k) => [BENCH, { regex: up(k + 1), message: 'kernel/ imports nothing outside kernel/.' }],
     test: (k) => [BENCH, { regex: `${up(k + 1)}(?!testing/)`, message: 'kernel/ tests import nothing outside kernel/ but the harness in testing/.' }],
@@ -132,6 +135,8 @@ const layers = [
     prod: () => [BENCH, { regex: String.raw`(^|/)(testing|cli)/`, message: 'The assembly layer (agent/) does not import the test harness or the CLI.' }],
     test: () => [BENCH, { regex: String.raw`(^|/)cli/`, message: 'agent/ tests do not import the CLI.' }],
   }),
+  ...folderRules('queue', { prod: () => [BENCH, { regex: String.raw`(^|/)(batch|cli)/`, message: 'queue/ runs any kind of job: it imports nothing of bench/, batch/ or cli/.' }] }),
+  ...folderRules('batch', { prod: () => [BENCH, { regex: String.raw`(^|/)cli/`, message: 'batch/ does not import the CLI.' }] }),
   ...folderRules('testing', { prod: () => [BENCH, { regex: String.raw`(^|/)cli/`, message: 'testing/ does not import the CLI.' }] }),
   restrict(['examples/*/*.ts'], [BENCH, { regex: String.raw`^\.\./(?!\.\./(index|testing/index)\.js$)`, message: 'Examples import only the package entry (../../index.js, `rein` in your project) and ../../testing/index.js (`rein/testing`).' }]),
 ];

@@ -8,8 +8,20 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
+import { CALIBRATED_COUNTER } from '../kernel/tokens/counter.js';
+import { detectEvents, recordedBreakCauses, recordedPrefix } from './workloads/events.js';
+import { fidelityOf } from './report/fidelity.js';
+import type { MimicClient } from './replay/mimic.js';
+
+/** The client that recorded a workload, from its format. */
+function clientKindOf(w: Workload): MimicClient | undefined {
+  if (w.format === 'claude-code' || w.format === 'claude-code-stream-json' || w.format === 'harbor-atif') return 'claude-code';
+  if (w.format === 'pi') return 'pi';
+  return undefined;
+}
 import { recordedMetrics, summarize } from './metrics/summary.js';
-import { addSummaries, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
+import { rankRuns, RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './report/model.js';
+import { EFFICIENCY_DEFINITION } from './metrics/efficiency.js';
 import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult } from './replay/replay.js';
 import { loadWorkloads, type SkippedFile } from './workloads/load.js';
 import type { Workload } from './workloads/types.js';
@@ -34,11 +46,12 @@ export interface BenchOptions {
 /** Where the kernel prices come from (kernel/pricing.ts). */
 export const PRICE_SOURCE = "Anthropic's published Claude API prices (anthropic.com/pricing), November 2025";
 
-function toRun(r: ReplayResult, source: string): RunReport {
+/** The row of one replay (labelled with the preset's name; callers relabel it). */
+export function toRun(r: ReplayResult, source: string): RunReport {
   return {
     preset: r.preset, source, model: r.model, summary: r.summary, requests: r.requests, compactions: r.compactions,
-    skippedSteps: r.skippedSteps, syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
-    problems: r.problems, durationMs: r.durationMs,
+    skippedSteps: r.skippedSteps, ...(r.incomplete ? { incomplete: r.incomplete } : {}), syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
+    problems: r.problems, durationMs: r.durationMs, ...(r.mimic ? { mimic: r.mimic } : {}),
   };
 }
 
@@ -48,10 +61,37 @@ function labels(presets: readonly LoadedPreset[]): string[] {
   return presets.map((p, i) => (names.indexOf(p.name) !== i || names.lastIndexOf(p.name) !== i ? `${p.name} (${basename(p.source)})` : p.name));
 }
 
-function workerFile(): { filename: string; execArgv: string[] } {
+/** The bench's worker-thread module (bench/worker.ts, or its build beside the bundle). */
+export function workerFile(): { filename: string; execArgv: string[] } {
   const js = fileURLToPath(new URL('./worker.js', import.meta.url));
   if (existsSync(js)) return { filename: js, execArgv: [] };
   return { filename: fileURLToPath(new URL('./worker.ts', import.meta.url)), execArgv: ['--import', 'jiti/register'] };
+}
+
+/** What a benchmark replays: the presets (loaded, with their row labels), the workloads, and the files not replayed. */
+export interface BenchPlan {
+  presets: LoadedPreset[];
+  /** Row label of each preset, in the order given. */
+  names: string[];
+  workloads: Workload[];
+  skippedFiles: SkippedFile[];
+}
+
+/**
+ * Loads the presets and workloads of a benchmark. The replays are the pairs (workload w, preset p),
+ * numbered `w * presets.length + p`. Throws as runBench does.
+ */
+export async function planBench(opts: Pick<BenchOptions, 'workloads' | 'presets' | 'cwd'>): Promise<BenchPlan> {
+  if (!opts.presets.length) throw new Error('rein bench: give at least one --preset');
+  const presets = await Promise.all(opts.presets.map((p) => loadBenchPreset(p, opts.cwd)));
+  const workloads: Workload[] = [];
+  const skippedFiles: SkippedFile[] = [];
+  for (const spec of opts.workloads) {
+    const r = await loadWorkloads(spec);
+    workloads.push(...r.workloads);
+    skippedFiles.push(...r.skippedFiles);
+  }
+  return { presets, names: labels(presets), workloads, skippedFiles };
 }
 
 /**
@@ -60,16 +100,8 @@ function workerFile(): { filename: string; execArgv: string[] } {
  * in its row instead.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {
-  if (!opts.presets.length) throw new Error('rein bench: give at least one --preset');
-  const presets = await Promise.all(opts.presets.map((p) => loadBenchPreset(p, opts.cwd)));
-  const names = labels(presets);
-  const workloads: Workload[] = [];
-  const skippedFiles: SkippedFile[] = [];
-  for (const spec of opts.workloads) {
-    const r = await loadWorkloads(spec);
-    workloads.push(...r.workloads);
-    skippedFiles.push(...r.skippedFiles);
-  }
+  const plan = await planBench(opts);
+  const { presets, names, workloads } = plan;
   const tasks: { w: number; p: number }[] = [];
   for (let w = 0; w < workloads.length; w++) for (let p = 0; p < presets.length; p++) tasks.push({ w, p });
   const results: (RunReport | undefined)[] = new Array(tasks.length);
@@ -109,26 +141,37 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
       }
     }
   }
-
-  const reports: WorkloadReport[] = workloads.map((w, wi) => {
-    const runs: RunReport[] = [];
-    if (w.steps.some((s) => s.usage)) {
-      const m = recordedMetrics(w);
-      runs.push({ preset: RECORDED, model: w.model, summary: summarize(m.requests, m.compactions), requests: m.requests, compactions: m.compactions });
-    }
-    for (let p = 0; p < presets.length; p++) runs.push(results[wi * presets.length + p]!);
-    const est = estimateError(w);
-    return {
-      name: w.name, format: w.format, ...(w.path ? { path: w.path } : {}), ...(w.client ? { client: w.client } : {}), model: w.model,
-      sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}), runs,
-    };
-  });
-  const totals: BenchReport['totals'] = {};
-  const order = [...(reports.some((w) => w.runs.some((r) => r.preset === RECORDED)) ? [RECORDED] : []), ...names];
-  for (const label of order) totals[label] = addSummaries(reports.flatMap((w) => w.runs.filter((r) => r.preset === label)));
-  return { version: 1, presets: names, workloads: reports, skippedFiles, totals, prices: PRICE_SOURCE };
+  return assembleReport(plan, results);
 }
 
-function failed(preset: string, source: string, err: unknown): RunReport {
+/**
+ * The report from the run rows: `results[w * names.length + p]` is workload w replayed through
+ * preset p. Adds the recording client's own row and the estimate comparison for each workload, and
+ * the totals. The local run and the queue (`rein bench --queue`, `rein bench collect`) both end here.
+ */
+export function assembleReport(plan: Pick<BenchPlan, 'names' | 'workloads' | 'skippedFiles'>, results: readonly (RunReport | undefined)[]): BenchReport {
+  const { names, workloads, skippedFiles } = plan;
+  const reports: WorkloadReport[] = workloads.map((w, wi) => {
+    const runs: RunReport[] = [];
+    const prefix = recordedPrefix(w, CALIBRATED_COUNTER);
+    const events = detectEvents(w, prefix);
+    if (w.steps.some((s) => s.usage)) {
+      const m = recordedMetrics(w, recordedBreakCauses(w, events));
+      runs.push({ preset: RECORDED, model: w.model, summary: summarize(m.requests, m.compactions), requests: m.requests, compactions: m.compactions });
+    }
+    for (let p = 0; p < names.length; p++) runs.push(results[wi * names.length + p]!);
+    const est = estimateError(w, CALIBRATED_COUNTER);
+    return {
+      name: w.name, format: w.format, ...(w.path ? { path: w.path } : {}), ...(w.client ? { client: w.client } : {}), model: w.model,
+      sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}),
+      ...(clientKindOf(w) ? { clientKind: clientKindOf(w)! } : {}), ...(prefix ? { prefix } : {}), events, runs,
+    };
+  });
+  const fidelity = fidelityOf(reports);
+  return { version: 2, presets: names, workloads: reports, skippedFiles, ...rankRuns(reports, names), efficiency: EFFICIENCY_DEFINITION, ...(fidelity ? { fidelity } : {}), prices: PRICE_SOURCE };
+}
+
+/** The row of a replay that failed as a whole; `err` is an Error or the reason as text. */
+export function failed(preset: string, source: string, err: unknown): RunReport {
   return { preset, source, model: '', summary: summarize([]), requests: [], compactions: [], error: (err as Error)?.message ?? String(err) };
 }

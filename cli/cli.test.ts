@@ -211,7 +211,8 @@ describe('rein bench', () => {
   it('replays a generated workload through a preset and prints the table', async () => {
     const r = await runCli(['bench', '-w', 'gen:turns=5,seed=1', '--preset', 'default', '--no-progress', '-j', '1'], { cwd: tmp.dir, env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/│ 1 workload +│ default +│ 5 /);
+    expect(r.stdout).toMatch(/^Totals on 1 workload, cheapest preset first:$/m);
+    expect(r.stdout).toMatch(/│ default +│ 5 +│/);
   });
 
   it('a replay that fails is named on stderr and makes the exit code 1', async () => {

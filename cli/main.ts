@@ -98,18 +98,20 @@ function nonNegativeInt(v: string, flag: string): number {
 }
 
 /**
- * Registers the commands whose modules live beside this one (preset, cache, bench). Only the command
+ * Registers the commands whose modules live beside this one (preset, cache, bench, batch, worker). Only the command
  * being run (or all of them, for help) is imported, to keep start-up light. The imports are written
  * out literally so the bundler can see them.
  */
 async function registerExtras(program: Command, argv: string[]): Promise<void> {
   const first = argv.find((a) => !a.startsWith('-'));
   // All of them when no command, `help`, or a word that is no command (its error lists them all).
-  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench'];
+  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench', 'batch', 'worker'];
   const want = (name: string) => first === undefined || first === name || first === 'help' || !known.includes(first);
   if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
   if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
+  if (want('batch')) (await import('./commands/batch.js')).registerBatchCommand(program);
+  if (want('worker')) (await import('./commands/worker.js')).registerWorkerCommand(program);
 }
 
 /**

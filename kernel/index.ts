@@ -15,6 +15,7 @@ export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type P
 // The hook table, stages, and state and hooks of a plugin's own.
 export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
+export { Incremental, sharedPrefixLength, type IncrementalSpec } from './incremental.js';
 export type * from './hook-payloads.js';
 export type * from './types.js';
 export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
@@ -33,12 +34,19 @@ export {
   TEXT_BYTES_PER_TOKEN, JSON_BYTES_PER_TOKEN, MEDIA_BLOCK_TOKENS, type EstimatableRequest, type BlockPosition,
 } from './tokens/estimate.js';
 export { tokenCounter, defaultEstimator, usageInput, usageTotal, type TokenCounter, type ContextCount, type Estimator } from './tokens/accounting.js';
+// The content counters the simulator prices with: rein's byte estimate and the counter calibrated on
+// provider-reported usage (coefficients.ts).
+export {
+  BYTE_COUNTER, CALIBRATED_COUNTER, TOKEN_COUNTERS, calibratedCounter, countRequestTokens,
+  type TokenCounter as ContentTokenCounter, type CounterCoefficients,
+} from './tokens/counter.js';
 
 // The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
 export { timeoutSignal } from './abort.js';
+export { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from './model/long-context.js';
 
 // Sessions, cost, and loading packages outside rein's command bundle.
 export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';

@@ -128,8 +128,9 @@ export class Kernel {
   readonly parent: { sessionId: string; toolUseId: string } | undefined;
   /** State plugins share by key (see `createKernelState`). */
   readonly state = new Map<string, unknown>();
-  /** The conversation so far (survives across `run()` calls on the same kernel). */
-  messages: Message[] = [];
+  private history: Message[] = [];
+  /** Whether `history` is an array the kernel made itself (and so may grow in place). */
+  private ownsHistory = true;
   private transcriptRef: Transcript | undefined;
   private readonly resumeId: string | undefined;
   private readonly fixedSessionId: string | undefined;
@@ -172,6 +173,35 @@ export class Kernel {
     this.modelOverride = name;
   }
 
+  /**
+   * The conversation so far (survives across `run()` calls on the same kernel). The loop appends
+   * to it in place (`appendMessage`), so a turn costs the same at message 20,000 as at message 20;
+   * anything else replaces it: assign a new array (compaction and context strategies do, through
+   * the transcript). An array assigned here is never changed by the kernel: the first append after
+   * it copies it. Messages in the history are never changed in place.
+   */
+  get messages(): Message[] {
+    return this.history;
+  }
+
+  set messages(messages: Message[]) {
+    this.history = messages;
+    this.ownsHistory = false;
+  }
+
+  /**
+   * Appends one message to the history, recording it in the transcript first (so a crash right
+   * after leaves a transcript with it). Amortised constant time.
+   */
+  appendMessage(message: Message): void {
+    this.transcript.append({ type: 'message', message });
+    if (!this.ownsHistory) {
+      this.history = this.history.slice();
+      this.ownsHistory = true;
+    }
+    this.history.push(message);
+  }
+
   /** The session transcript, opened (resume) or created on first use. */
   get transcript(): Transcript {
     if (!this.transcriptRef) {
@@ -179,9 +209,11 @@ export class Kernel {
       if (this.resumeId) {
         const t = Transcript.open(this.resumeId, { cwd: this.cwd, root, lock: true });
         this.transcriptRef = t;
-        this.messages = t.replayMessages();
+        // A new array from the transcript: the kernel may grow it in place.
+        this.history = t.replayMessages();
+        this.ownsHistory = true;
         // What the damaged lines cost is recorded once, so later resumes replay the same history.
-        if (t.repairs.length) t.append({ type: 'history', messages: this.messages, reason: `repair: ${t.repairs.join('; ')}` });
+        if (t.repairs.length) t.append({ type: 'history', messages: this.history, reason: `repair: ${t.repairs.join('; ')}` });
       } else {
         this.transcriptRef = Transcript.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, presetRef: this.presetRef, root, sessionId: this.fixedSessionId });
       }

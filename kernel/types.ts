@@ -133,7 +133,11 @@ export type AgentEvent =
   | { type: 'model_fallback'; from: string; to: string; reason: string }
   /** A compaction replaced the history; `tokensBefore` / `tokensAfter`: the context's size (tools, system, messages) before and after, tokens. */
   | { type: 'compact'; trigger: 'auto' | 'manual' | 'reactive'; tokensBefore: number; tokensAfter: number; strategy: string }
-  | { type: 'notice'; level: 'info' | 'warn' | 'error'; source: string; message: string }
+  /**
+   * `debug`: routine status (a threshold, a setting kept) that text output never prints; `info`:
+   * something worth knowing that happened (printed with `-v`); `warn` / `error`: always printed.
+   */
+  | { type: 'notice'; level: 'debug' | 'info' | 'warn' | 'error'; source: string; message: string }
   /** A Claude Code style hook (shell command, host callback) started or answered; `name` is how messages name it. */
   | { type: 'hook'; phase: 'started' | 'response'; hookId: string; name: string; event: string; outcome?: 'success' | 'error' | 'cancelled'; output?: string }
   | { type: 'transition'; transition: Transition }

@@ -41,7 +41,7 @@ export class PromptCache {
     const old = this.get(hash, now);
     if (old) {
       if (ttl === '1h') old.ttl = '1h';
-      old.expiresAt = now + TTL_MS[old.ttl];
+      if (old.expiresAt !== Infinity) old.expiresAt = now + TTL_MS[old.ttl];
       return old;
     }
     const e: CacheEntry = { tokens, ttl, expiresAt: now + TTL_MS[ttl], createdAt: now };
@@ -52,7 +52,16 @@ export class PromptCache {
 
   /** Restarts an entry's TTL at `now` (a cache hit). */
   touch(entry: CacheEntry, now: number): void {
-    entry.expiresAt = now + TTL_MS[entry.ttl];
+    if (entry.expiresAt !== Infinity) entry.expiresAt = now + TTL_MS[entry.ttl];
+  }
+
+  /**
+   * Keeps a prefix cached whatever the clock, as traffic outside this simulator (other sessions of
+   * the same client) would: the entry never expires. For replays whose recording shows such a prefix.
+   */
+  pin(hash: number, tokens: number, now: number): void {
+    const e = this.put(hash, tokens, '5m', now);
+    e.expiresAt = Infinity;
   }
 
   /** Drops entries expired at `now`. */

@@ -16,7 +16,7 @@
  * The thinking edit must come first when both are present (the API rejects the other order).
  * Edits never mutate the caller's request: changed messages and blocks are copies.
  */
-import { estimateBlockTokens, estimateRequestTokens } from '../kernel/index.js';
+import { BYTE_COUNTER, countRequestTokens, type ContentTokenCounter as TokenCounter } from '../kernel/index.js';
 import { invalidRequest } from './errors.js';
 
 /** The beta that enables `context_management`. */
@@ -71,7 +71,9 @@ function typed(v: unknown, types: readonly string[], where: string): { type: str
  * `anthropic-beta` flags. Throws SimulatorApiError (400) when the field is used without the beta,
  * an edit is malformed or unknown, or the thinking edit is not first.
  */
-export function applyContextManagement<R extends EditableRequest>(request: R, betas: ReadonlySet<string>): ContextEditResult<R> {
+export function applyContextManagement<R extends EditableRequest>(request: R, betas: ReadonlySet<string>, counter: TokenCounter = BYTE_COUNTER): ContextEditResult<R> {
+  const estimateRequestTokens = (r: EditableRequest) => countRequestTokens(counter, r);
+  const estimateBlockTokens = (b: unknown) => counter.block(b, false);
   const cm = request.context_management;
   if (cm == null) return { request, appliedEdits: [] };
   if (!betas.has(CONTEXT_MANAGEMENT_BETA)) {
@@ -87,11 +89,11 @@ export function applyContextManagement<R extends EditableRequest>(request: R, be
     const type = edit && typeof edit === 'object' ? (edit as Block).type : undefined;
     if (type === 'clear_thinking_20251015') {
       if (i > 0) throw invalidRequest(`${where}: clear_thinking_20251015 must be the first edit in context_management.edits`);
-      const r = clearThinking(messages, edit as Block, where);
+      const r = clearThinking(messages, edit as Block, where, estimateBlockTokens);
       if (r) { messages = r.messages; applied.push(r.applied); }
     } else if (type === 'clear_tool_uses_20250919') {
       const current = { ...request, messages };
-      const r = clearToolUses(messages, edit as Block, estimateRequestTokens(current), where);
+      const r = clearToolUses(messages, edit as Block, estimateRequestTokens(current), where, estimateBlockTokens);
       if (r) { messages = r.messages; applied.push(r.applied); }
     } else {
       throw invalidRequest(`${where}.type: Input should be 'clear_tool_uses_20250919' or 'clear_thinking_20251015' (the simulator does not implement ${JSON.stringify(type)})`);
@@ -105,7 +107,7 @@ function contentArray(m: Msg): Block[] {
   return typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
 }
 
-function clearToolUses(messages: readonly Msg[], edit: Block, inputTokens: number, where: string) {
+function clearToolUses(messages: readonly Msg[], edit: Block, inputTokens: number, where: string, estimateBlockTokens: (b: unknown) => number) {
   const trigger = typed(edit.trigger, ['input_tokens', 'tool_uses'], `${where}.trigger`) ?? { type: 'input_tokens', value: DEFAULT_CLEAR_TOOL_USES_TRIGGER_TOKENS };
   const keep = typed(edit.keep, ['tool_uses'], `${where}.keep`)?.value ?? DEFAULT_CLEAR_TOOL_USES_KEEP;
   const atLeast = typed(edit.clear_at_least, ['input_tokens'], `${where}.clear_at_least`)?.value ?? 0;
@@ -178,7 +180,7 @@ function isCleared(block: Block): boolean {
 
 const THINKING_TYPES = new Set(['thinking', 'redacted_thinking']);
 
-function clearThinking(messages: readonly Msg[], edit: Block, where: string) {
+function clearThinking(messages: readonly Msg[], edit: Block, where: string, estimateBlockTokens: (b: unknown) => number) {
   let keep: number;
   const k = edit.keep;
   if (k == null) keep = DEFAULT_CLEAR_THINKING_KEEP;
@@ -208,4 +210,43 @@ function clearThinking(messages: readonly Msg[], edit: Block, where: string) {
     messages: out,
     applied: { type: 'clear_thinking_20251015', cleared_thinking_turns: clear.size, cleared_input_tokens: tokens } as AppliedEdit,
   };
+}
+
+/** True when `request.context_management` carries a `clear_thinking_20251015` edit (it then decides what thinking stays). */
+export function hasThinkingEdit(request: { context_management?: unknown }): boolean {
+  const edits = (request.context_management as Block | null | undefined)?.edits;
+  return Array.isArray(edits) && edits.some((e) => e && typeof e === 'object' && (e as Block).type === 'clear_thinking_20251015');
+}
+
+/**
+ * The API's default for earlier-turn thinking on models that do not keep it (models.ts
+ * `keepsEarlierThinking`): only the thinking of the assistant turn in progress is part of the
+ * prompt. The turn in progress is everything after the last user message that carries more than
+ * tool results; thinking in assistant messages before it is dropped before the prompt is cached
+ * and counted, so the cached prefix ends at the first dropped block
+ * (https://platform.claude.com/docs/en/build-with-claude/context-windows, the context window with
+ * extended thinking: previous turns' thinking is stripped; https://platform.claude.com/docs/en/build-with-claude/extended-thinking,
+ * thinking blocks must be passed back only for the last assistant turn, during tool use;
+ * https://platform.claude.com/docs/en/build-with-claude/context-editing, "Thinking block clearing":
+ * without a `clear_thinking_20251015` edit only the final assistant turn's thinking is kept).
+ * Returns the request itself when nothing is dropped; never mutates it.
+ */
+export function dropEarlierThinking<R extends { messages: ReadonlyArray<{ role: string; content: string | readonly unknown[] }> }>(request: R): R {
+  const messages = request.messages;
+  let turnStart = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string' || m.content.some((b) => !b || typeof b !== 'object' || (b as Block).type !== 'tool_result')) { turnStart = i; break; }
+  }
+  if (turnStart <= 0) return request;
+  let out: Array<{ role: string; content: string | readonly unknown[] }> | undefined;
+  for (let i = 0; i < turnStart; i++) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || typeof m.content === 'string') continue;
+    if (!m.content.some((b) => THINKING_TYPES.has(String((b as Block)?.type)))) continue;
+    out ??= messages.slice();
+    out[i] = { ...m, content: m.content.filter((b) => !THINKING_TYPES.has(String((b as Block)?.type))) };
+  }
+  return out ? { ...request, messages: out } : request;
 }

@@ -2,6 +2,7 @@
  * Per-model facts the simulator needs: the minimum cacheable prefix length and the context window.
  * Model ids match by prefix, longest first, so date-suffixed ids behave like their alias.
  */
+import { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from '../kernel/index.js';
 
 /**
  * Minimum cacheable prefix, tokens, by model-id prefix. A breakpoint whose prefix is shorter is
@@ -35,19 +36,46 @@ export function minCacheableTokens(model: string): number {
   return DEFAULT_MIN_CACHEABLE_TOKENS;
 }
 
+export { CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW };
+
 /** Standard context window, tokens (platform.claude.com/docs "Context windows"). */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-/** Context window with the `context-1m-2025-08-07` beta on a model that supports it, tokens. */
-export const LONG_CONTEXT_WINDOW = 1_000_000;
-/** The beta that turns on the 1M-token window. */
-export const CONTEXT_1M_BETA = 'context-1m-2025-08-07';
-/** Models that accept the 1M-token window beta (by id prefix). */
-export const LONG_CONTEXT_MODELS: readonly string[] = Object.freeze([
-  'claude-sonnet-4', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8',
-]);
+export const DEFAULT_CONTEXT_WINDOW = STANDARD_CONTEXT_WINDOW;
 
 /** The context window of `model` given the request's betas, tokens. */
 export function contextWindow(model: string, betas: ReadonlySet<string>): number {
-  if (betas.has(CONTEXT_1M_BETA) && LONG_CONTEXT_MODELS.some((p) => model.startsWith(p))) return LONG_CONTEXT_WINDOW;
+  if (betas.has(CONTEXT_1M_BETA) && acceptsLongContext(model)) return LONG_CONTEXT_WINDOW;
   return DEFAULT_CONTEXT_WINDOW;
+}
+
+/**
+ * Models that keep the thinking blocks of earlier assistant turns in their context by default:
+ * Claude Opus 4.5 and later Opus models, Sonnet 4.6 and later, and the generations after them
+ * (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, "Thinking block
+ * preservation in Claude Opus 4.5 and later"; per-model table at
+ * https://platform.claude.com/docs/en/build-with-claude/thinking#thinking-block-preservation-by-model).
+ * Earlier models (Sonnet 4.5, Sonnet 4, Opus 4/4.1, Sonnet 3.7) and the Haiku models drop them: only
+ * the thinking of the assistant turn in progress stays in context
+ * (https://platform.claude.com/docs/en/build-with-claude/context-windows, "the context window with
+ * extended thinking").
+ */
+export const KEEPS_EARLIER_THINKING: readonly string[] = Object.freeze([
+  'claude-opus-4-5', 'claude-opus-4-6', 'claude-opus-4-7', 'claude-opus-4-8', 'claude-opus-5',
+  'claude-sonnet-4-6', 'claude-sonnet-5', 'claude-fable', 'claude-mythos',
+]);
+
+/** Models known to drop earlier-turn thinking (the rest of the Claude 3.7 and 4 families, every Haiku). */
+export const DROPS_EARLIER_THINKING: readonly string[] = Object.freeze([
+  'claude-sonnet-4-5', 'claude-sonnet-4', 'claude-opus-4-1', 'claude-opus-4', 'claude-3-7-sonnet', 'claude-haiku', 'claude-3',
+]);
+
+/**
+ * True when `model` keeps earlier-turn thinking blocks by default. Matching is by id prefix,
+ * longest first; a model neither list knows is taken to be newer, and newer models keep them.
+ */
+export function keepsEarlierThinking(model: string): boolean {
+  let best = '';
+  let keep = true;
+  for (const p of KEEPS_EARLIER_THINKING) if (model.startsWith(p) && p.length > best.length) { best = p; keep = true; }
+  for (const p of DROPS_EARLIER_THINKING) if (model.startsWith(p) && p.length > best.length) { best = p; keep = false; }
+  return keep;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildPrefix, type PrefixRequest, type PromptPrefix } from './prefix.js';
+import { buildPrefix, sameJson, type PrefixRequest, type PromptPrefix } from './prefix.js';
 import { assistant, marked, text, tool, user } from './test-support.js';
 
 const model = 'claude-sonnet-4-5';
@@ -88,5 +88,55 @@ describe('buildPrefix with the previous prefix', () => {
     const withMarkers = buildPrefix(request(c, c.messages.length));
     expect(hashes(withMarkers)).toEqual(hashes(plain));
     expect(withMarkers.breakpoints.map((b) => b.ttl)).toEqual(['5m', '5m', '5m']);
+  });
+});
+
+describe('buildPrefix on bodies parsed from HTTP (new objects every request)', () => {
+  const parsed = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+  it('gives the same hashes, tokens and breakpoints as the same requests as objects, for any growth or edit', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), fc.option(fc.integer({ min: 1, max: 20 })), (a, grow, edit) => {
+      const c = conversation(24);
+      const first = request(c, 2 * a + 1);
+      const next = request(c, 2 * (a + grow) + 1);
+      if (edit !== null && edit < next.messages.length) next.messages[edit] = { ...next.messages[edit]!, content: [{ type: 'text', text: `rewritten ${edit}` }] };
+      const overHttp = buildPrefix(parsed(next), buildPrefix(parsed(first)));
+      const fresh = buildPrefix(next);
+      expect(hashes(overHttp)).toEqual(hashes(fresh));
+      expect(overHttp.blocks.map((b) => b.prefixTokens)).toEqual(fresh.blocks.map((b) => b.prefixTokens));
+      expect(overHttp.breakpoints).toEqual(fresh.breakpoints);
+    }), { numRuns: 60 });
+  });
+
+  it('takes the previous entry for a parsed copy of an unchanged block, and chains a changed one again', () => {
+    const c = conversation(8);
+    const first = buildPrefix(parsed(request(c, 13)));
+    const again = parsed(request(c, 17));
+    const second = buildPrefix(again, first);
+    const firstMessage = first.blocks.findIndex((b) => b.level === 'messages');
+    // The history's blocks (all but the old tail, a marked copy then) keep their entries' chain.
+    for (let i = firstMessage; i < first.blocks.length - 1; i++) {
+      expect(second.blocks[i]!.hash).toBe(first.blocks[i]!.hash);
+      expect(second.blocks[i]!.block).toBe(again.messages[second.blocks[i]!.index]!.content[second.blocks[i]!.blockIndex]);
+    }
+    const edited = parsed(request(c, 17));
+    (edited.messages[4]!.content[0] as { content: string }).content = 'changed over the wire';
+    const third = buildPrefix(edited, second);
+    const at = third.blocks.findIndex((b) => b.level === 'messages' && b.index === 4);
+    expect(third.blocks[at]!.hash).not.toBe(second.blocks[at]!.hash);
+    expect(hashes(third)).toEqual(hashes(buildPrefix(edited)));
+  });
+});
+
+describe('sameJson', () => {
+  it('is JSON equality with cache_control and undefined values dropped at any depth, keys in order', () => {
+    expect(sameJson({ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'a' })).toBe(true);
+    expect(sameJson({ type: 'tool_result', content: [{ type: 'text', text: 'x', cache_control: {} }] }, { type: 'tool_result', content: [{ type: 'text', text: 'x' }] })).toBe(true);
+    expect(sameJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+    expect(sameJson({ a: [1, 2] }, { a: [1, 2, 3] })).toBe(false);
+    expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
+    expect(sameJson([1], { 0: 1 })).toBe(false);
+    expect(sameJson({ a: null }, { a: {} })).toBe(false);
   });
 });

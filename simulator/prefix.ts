@@ -4,7 +4,7 @@
  * and including it; and the request's cache breakpoints, validated as the API validates them.
  */
 import * as crypto from 'node:crypto';
-import { estimateBlockTokens, estimateTextTokens, estimateToolTokens, type BlockPosition, type EstimatableRequest } from '../kernel/index.js';
+import { BYTE_COUNTER, type BlockPosition, type ContentTokenCounter as TokenCounter, type EstimatableRequest } from '../kernel/index.js';
 import { invalidRequest } from './errors.js';
 
 /** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */
@@ -128,7 +128,36 @@ interface Memo {
  * `input` is seen; editing a nested object of an already-sent block in place is not (blocks are
  * treated as immutable once sent, as the transcript does).
  */
-const memo = new WeakMap<object, Memo>();
+const memos = new WeakMap<TokenCounter, CounterMemos>();
+
+/**
+ * The block memos of one counter: the same block has other tokens under another counter, and as
+ * the first block of a message (the per-message constant) than further in. `content` finds a block
+ * by its canonical bytes (its JSON without markers), prefixed by its kind (`t` tool, `f` first block
+ * of a message, `l` any other block): a block that arrived in an earlier request as another object
+ * (a body parsed from HTTP is new objects every time) is found there and not hashed again.
+ */
+interface CounterMemos {
+  first: WeakMap<object, Memo>;
+  later: WeakMap<object, Memo>;
+  content: Map<string, BlockFacts>;
+  /** Characters of keys in `content`. */
+  contentChars: number;
+}
+
+function memosOf(counter: TokenCounter): CounterMemos {
+  let m = memos.get(counter);
+  if (!m) { m = { first: new WeakMap(), later: new WeakMap(), content: new Map(), contentChars: 0 }; memos.set(counter, m); }
+  return m;
+}
+
+/** Characters of JSON a content memo may hold (at most 8 MB), enough for the new blocks of thousands of requests. */
+const CONTENT_MEMO_MAX_CHARS = 4_000_000;
+/** Blocks a content memo may hold; past either bound the oldest entries go first. */
+const CONTENT_MEMO_MAX_ENTRIES = 50_000;
+
+/** A block's kind for the memos: `t` a tool definition, `f` the first block of a message, `l` the rest. */
+type BlockKind = 't' | 'f' | 'l';
 
 // One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per block; older Nodes use createHash.
 const sha1: (data: string) => Buffer = typeof (crypto as { hash?: unknown }).hash === 'function'
@@ -140,7 +169,7 @@ function factsOf(data: string, tokens: number): BlockFacts {
   return { d0: h.readUInt32LE(0), d1: h.readUInt32LE(4), d2: h.readUInt32LE(8), d3: h.readUInt32LE(12), tokens };
 }
 
-function memoHit(block: Obj): Memo | undefined {
+function memoHit(memo: WeakMap<object, Memo>, block: Obj): Memo | undefined {
   const m = memo.get(block);
   if (!m) return undefined;
   let n = 0;
@@ -152,14 +181,65 @@ function memoHit(block: Obj): Memo | undefined {
   return n === m.keys.length ? m : undefined;
 }
 
-function blockFacts(block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
-  if (!block || typeof block !== 'object') return factsOf(stableJson(block), typeof block === 'string' ? estimateTextTokens(block) : 0);
-  const hit = memoHit(block as Obj);
+function factsByContent(m: CounterMemos, key: string, json: string, tokens: () => number): BlockFacts {
+  const hit = m.content.get(key);
+  if (hit) return hit;
+  const facts = factsOf(json, tokens());
+  m.content.set(key, facts);
+  m.contentChars += key.length;
+  while (m.contentChars > CONTENT_MEMO_MAX_CHARS || m.content.size > CONTENT_MEMO_MAX_ENTRIES) {
+    const oldest = m.content.keys().next();
+    if (oldest.done) break;
+    m.contentChars -= oldest.value.length;
+    m.content.delete(oldest.value);
+  }
+  return facts;
+}
+
+function blockFacts(m: CounterMemos, kind: BlockKind, block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
+  if (!block || typeof block !== 'object') {
+    const json = stableJson(block);
+    return factsByContent(m, kind + json, json, () => (typeof block === 'string' ? tokensOf(block) : 0));
+  }
+  const memo = kind === 'f' ? m.first : m.later;
+  const hit = memoHit(memo, block as Obj);
   if (hit) return hit.facts;
-  const facts = factsOf(stableJson(block), tokensOf(block));
+  const json = stableJson(block);
+  const facts = factsByContent(m, kind + json, json, () => tokensOf(block));
   const keys = Object.keys(block).filter((k) => k !== 'cache_control');
   memo.set(block, { facts, keys, values: keys.map((k) => (block as Obj)[k]) });
   return facts;
+}
+
+/**
+ * Whether two blocks have the same JSON once markers are dropped (what stableJson gives), without
+ * building it: keys in the same order, `cache_control` and undefined values skipped at every
+ * depth. Lets a block parsed from HTTP be matched with the previous request's block at its place
+ * at the cost of a walk, with no string, hash or allocation.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Obj;
+  const y = b as Obj;
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < kx.length && (kx[i] === 'cache_control' || x[kx[i]!] === undefined)) i++;
+    while (j < ky.length && (ky[j] === 'cache_control' || y[ky[j]!] === undefined)) j++;
+    if (i === kx.length || j === ky.length) return i === kx.length && j === ky.length;
+    if (kx[i] !== ky[j] || !sameJson(x[kx[i]!], y[ky[j]!])) return false;
+    i++;
+    j++;
+  }
 }
 
 // The prefix chain mixes block digests with MurmurHash3's 32-bit steps in two lanes (64 bits of
@@ -193,10 +273,18 @@ const LEVEL_CODE = { tools: 1, system: 2, messages: 3 } as const;
  * messages level only, as the prompt-caching docs' invalidation table says). Each block adds its
  * level, its message's index and role, and the SHA-1 of its JSON without `cache_control` markers.
  *
+ * Tokens come from `counter` (rein's byte estimate by default); the first block of each message
+ * carries the counter's per-message constant.
+ *
  * Throws SimulatorApiError (400) for: more than 4 breakpoints, a malformed `cache_control`, a
  * 1-hour breakpoint after a 5-minute one.
  */
-export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): PromptPrefix {
+export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, counter: TokenCounter = BYTE_COUNTER): PromptPrefix {
+  const counterMemos = memosOf(counter);
+  const toolTokens = (t: unknown) => counter.tool(t);
+  const systemTokens = (b: unknown) => counter.block(b, false);
+  const firstTokens = (b: unknown) => counter.block(b, true);
+  const laterTokens = (b: unknown) => counter.block(b, false);
   const blocks: PrefixBlock[] = [];
   const byBlock = new Map<number, Breakpoint>();
   let explicitCount = 0;
@@ -215,9 +303,15 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
   const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
     const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
     const i = blocks.length;
-    const facts = blockFacts(block, tokensOf);
+    const kind: BlockKind = tokensOf === toolTokens ? 't' : tokensOf === firstTokens ? 'f' : 'l';
     const old = inStep ? prev![i] : undefined;
-    if (old && old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts.d0 && old.digest1 === facts.d1 && old.digest2 === facts.d2 && old.digest3 === facts.d3) {
+    // In step with the previous request, another object with the same JSON as the block at its
+    // place needs no digest, only a walk of both: a body parsed from HTTP has new objects every
+    // time. (The same object goes through the memo, which sees a field replaced in place.)
+    const same = old !== undefined && old.tag === tag && old.blockIndex === blockIndex && old.block !== block
+      && typeof block === 'object' && block !== null && !(kind === 'f' ? counterMemos.first : counterMemos.later).has(block) && sameJson(old.block, block);
+    const facts = same ? undefined : blockFacts(counterMemos, kind, block, tokensOf);
+    if (old && (same || (old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts!.d0 && old.digest1 === facts!.d1 && old.digest2 === facts!.d2 && old.digest3 === facts!.d3))) {
       // Same chain before, same block: the chain after it is the old one by construction. A copy
       // for another object is built field by field: one object shape for every entry.
       blocks.push(old.block === block ? old : {
@@ -229,13 +323,14 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
       sum = old.prefixTokens;
     } else {
       inStep = false;
-      h1 = fmix(mix(mix(mix(h1, facts.d0), facts.d1), tag));
-      h2 = fmix(mix(mix(mix(h2, facts.d2), facts.d3), tag ^ 0x5bd1e995));
-      sum += facts.tokens;
+      const f = facts ?? blockFacts(counterMemos, kind, block, tokensOf);
+      h1 = fmix(mix(mix(mix(h1, f.d0), f.d1), tag));
+      h2 = fmix(mix(mix(mix(h2, f.d2), f.d3), tag ^ 0x5bd1e995));
+      sum += f.tokens;
       // 32 bits of one lane and 21 of the other: an exact integer, a cheap Map key.
       blocks.push({
-        level, index, blockIndex, block, tokens: facts.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
-        lane1: h1, lane2: h2, digest0: facts.d0, digest1: facts.d1, digest2: facts.d2, digest3: facts.d3, tag,
+        level, index, blockIndex, block, tokens: f.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
+        lane1: h1, lane2: h2, digest0: f.d0, digest1: f.d1, digest2: f.d2, digest3: f.d3, tag,
       });
     }
     const ttl = blockTtl(block, blocks[i]!);
@@ -244,12 +339,12 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
       byBlock.set(i, { block: i, ttl, automatic: false });
     }
   };
-  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, estimateToolTokens, 0));
+  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, toolTokens, 0));
   const system = request.system;
   if (typeof system === 'string') {
-    if (system.length > 0) push('system', 0, 0, system, estimateBlockTokens, 0);
+    if (system.length > 0) push('system', 0, 0, system, systemTokens, 0);
   } else if (system) {
-    system.forEach((b, i) => push('system', i, 0, b, estimateBlockTokens, 0));
+    system.forEach((b, i) => push('system', i, 0, b, systemTokens, 0));
   }
   if (request.messages.length) {
     if (inStep && previous!.params !== params) inStep = false;
@@ -260,8 +355,8 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix): Pr
   }
   request.messages.forEach((m, i) => {
     const roleBit = m.role === 'assistant' ? 1 : 0;
-    if (typeof m.content === 'string') push('messages', i, 0, m.content, estimateBlockTokens, roleBit);
-    else m.content.forEach((b, j) => push('messages', i, j, b, estimateBlockTokens, roleBit));
+    if (typeof m.content === 'string') push('messages', i, 0, m.content, firstTokens, roleBit);
+    else m.content.forEach((b, j) => push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit));
   });
   let count = explicitCount;
   const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');

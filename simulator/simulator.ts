@@ -6,12 +6,12 @@
  * Everything is synchronous and deterministic: ids are `msg_sim_0001`, `toolu_sim_0001_1`,
  * `req_sim_0001`, ...
  */
-import { estimateBlockTokens, estimateRequestTokens, estimateTextTokens, type QuerySource, type StopReason } from '../kernel/index.js';
+import { BYTE_COUNTER, countRequestTokens, TOKEN_COUNTERS, type ContentTokenCounter as TokenCounter, type QuerySource, type StopReason } from '../kernel/index.js';
 import { accountPrefix, type CacheAccounting, type CacheUsage } from './accounting.js';
 import { PromptCache } from './cache.js';
-import { applyContextManagement, type AppliedEdit } from './context-edits.js';
+import { applyContextManagement, dropEarlierThinking, hasThinkingEdit, type AppliedEdit } from './context-edits.js';
 import { errorTypeFor, DEFAULT_ERROR_MESSAGE, SimulatorApiError, type ApiErrorBody } from './errors.js';
-import { contextWindow, minCacheableTokens as tableMinimum } from './models.js';
+import { contextWindow, keepsEarlierThinking, minCacheableTokens as tableMinimum } from './models.js';
 import { buildPrefix, type PromptPrefix } from './prefix.js';
 import { createEchoResponder } from './responders/echo.js';
 import { createScriptResponder } from './responders/script.js';
@@ -32,6 +32,12 @@ export interface SimulatorOptions {
   defaultModel?: string;
   /** Minimum cacheable prefix, tokens: a number for every model, or a function of the model id. Default: the per-model table (models.ts). */
   minCacheableTokens?: number | ((model: string) => number);
+  /**
+   * How input tokens are counted: `bytes` (rein's documented estimate, kernel/tokens/estimate.ts; the
+   * default, easy to work out by hand) or `calibrated` (fitted on provider usage,
+   * kernel/tokens/counter.ts), or any TokenCounter.
+   */
+  tokenCounter?: 'bytes' | 'calibrated' | TokenCounter;
   /**
    * Counters to start from, for a resumed session: `mainTurns` already played (the scenario goes
    * on with the next turn), `messages` and `requests` already answered (ids stay unique).
@@ -141,6 +147,10 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const responder = options.responder ?? (options.scenario ? createScriptResponder(options.scenario) : createEchoResponder());
   const clock = options.clock ?? Date.now;
   const cache = new PromptCache();
+  const counter: TokenCounter = typeof options.tokenCounter === 'string' ? TOKEN_COUNTERS[options.tokenCounter] : options.tokenCounter ?? BYTE_COUNTER;
+  // What the model reads: context edits first, then (models that do not keep it) earlier-turn thinking drops out.
+  const visible = <R extends Record<string, any>>(request: R): R =>
+    (keepsEarlierThinking(String(request.model)) || hasThinkingEdit(request) ? request : dropEarlierThinking(request as any) as R);
   // The last prefix per source: the next request of the same conversation reuses its unchanged blocks.
   const lastPrefix = new Map<QuerySource, PromptPrefix>();
   const start = options.startAt ?? {};
@@ -190,9 +200,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       body = fillModel(raw, options.defaultModel);
       const betas = betasOf(headers);
       validateRequest(body, { betas });
-      const edited = applyContextManagement(body as any, betas);
+      const edited = applyContextManagement(body as any, betas, counter);
       if (body.context_management != null) appliedEdits = edited.appliedEdits;
-      accountingPrefix = buildPrefix(edited.request as any, lastPrefix.get(classified.source));
+      accountingPrefix = buildPrefix(visible(edited.request as any), lastPrefix.get(classified.source), counter);
       lastPrefix.set(classified.source, accountingPrefix);
       const window = contextWindow(body.model, betas);
       if (accountingPrefix.totalTokens > window) {
@@ -219,7 +229,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     if ('fault' in result) return faultResponse(result.fault, requestId, extra);
 
     const accounting = accountPrefix(cache, accountingPrefix, { now, minCacheableTokens: minimum(body.model) });
-    const message = buildMessage(result.reply, body, accounting.usage, ++stats.messages, appliedEdits);
+    const message = buildMessage(result.reply, body, accounting.usage, ++stats.messages, appliedEdits, counter);
     return {
       status: 200,
       requestId,
@@ -240,8 +250,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       const body = fillModel(raw, options.defaultModel);
       const betas = betasOf(normalizeHeaders(opts.headers));
       validateRequest(body, { countTokens: true, betas });
-      const edited = applyContextManagement(body as any, betas);
-      const input_tokens = estimateRequestTokens(edited.request as any);
+      const edited = applyContextManagement(body as any, betas, counter);
+      const input_tokens = countRequestTokens(counter, visible(edited.request as any));
       return {
         status: 200,
         requestId,
@@ -264,7 +274,9 @@ function fillModel(raw: unknown, defaultModel: string | undefined): Record<strin
 }
 
 /** Turns a draft reply into the API message: ids, stop sequences, max_tokens, usage. */
-function buildMessage(reply: Reply, body: Record<string, any>, cacheUsage: CacheUsage, seq: number, appliedEdits: AppliedEdit[] | undefined): SimMessage {
+function buildMessage(reply: Reply, body: Record<string, any>, cacheUsage: CacheUsage, seq: number, appliedEdits: AppliedEdit[] | undefined, counter: TokenCounter): SimMessage {
+  const estimateBlockTokens = (b: unknown) => counter.block(b, false);
+  const estimateTextTokens = (t: string) => (t ? counter.block(t, false) : 0);
   const id = `msg_sim_${pad(seq)}`;
   let toolN = 0;
   let content: Array<Record<string, any>> = reply.content.map((b: DraftBlock) =>
@@ -306,7 +318,7 @@ function buildMessage(reply: Reply, body: Record<string, any>, cacheUsage: Cache
     const kept = content.slice(0, i);
     const field = b.type === 'text' ? 'text' : b.type === 'thinking' ? 'thinking' : undefined;
     if (field && room > 0) {
-      const cut = truncateToTokens(String(b[field]), room);
+      const cut = truncateToTokens(String(b[field]), room, estimateTextTokens);
       kept.push({ ...b, [field]: cut });
       output += estimateTextTokens(cut);
     }
@@ -343,7 +355,7 @@ function buildMessage(reply: Reply, body: Record<string, any>, cacheUsage: Cache
 }
 
 /** The longest prefix of `text` (whole code points) whose estimate is at most `tokens`. */
-function truncateToTokens(text: string, tokens: number): string {
+function truncateToTokens(text: string, tokens: number, estimateTextTokens: (t: string) => number): string {
   const cps = Array.from(text);
   let lo = 0;
   let hi = cps.length;

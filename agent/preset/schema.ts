@@ -16,6 +16,9 @@ export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'b
 /** Effort levels the Messages API accepts (`output_config.effort`; Claude Code `CLAUDE_CODE_EFFORT_LEVEL`). */
 export const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
 
+/** Agent clients a bench preset can model (`bench.mimic`). */
+export const BENCH_MIMICS = ['claude-code', 'pi', 'opencode'] as const;
+
 /** Model providers rein has a client for. `anthropic` falls back to the embedded simulator without ANTHROPIC_API_KEY. */
 export const MODEL_PROVIDERS = ['anthropic'] as const;
 
@@ -39,7 +42,7 @@ const modelSchema = z.object({
   provider: z.enum(MODEL_PROVIDERS).describe('Model client. `anthropic` uses ANTHROPIC_API_KEY, or the embedded simulator when it is unset.'),
   name: nonEmpty.describe('Model id sent as `model`, e.g. claude-sonnet-4-6.'),
   maxTokens: z.number().int().positive().describe('`max_tokens` per request, tokens.'),
-  contextWindow: z.number().int().positive().describe('Context window of the model, tokens (compaction thresholds derive from it).'),
+  contextWindow: z.number().int().positive().describe('Context window of the model, tokens (compaction thresholds derive from it). Above 200,000 the request asks for the 1M-token window (beta context-1m-2025-08-07) on models that accept it.'),
   fallbackModel: nonEmpty.describe('Model to switch to when the main model is overloaded.'),
   thinking: z.discriminatedUnion('type', [
     z.object({
@@ -154,6 +157,9 @@ export const presetSchema = z.object({
   session: z.object({
     dir: nonEmpty.describe('Where transcripts go, relative to this preset.'),
   }).partial().strict(),
+  bench: z.object({
+    mimic: z.enum(BENCH_MIMICS).describe('The agent client this preset models in `rein bench` replays: the replay sends that client\'s fixed prefix (tools and system of the size the recording shows, in the client\'s shape) and replays its restarts. `rein run` ignores it.'),
+  }).partial().strict().describe('Settings only `rein bench` reads.'),
 }).partial().strict();
 
 /** A preset as written in a file (every key optional). */

@@ -8,7 +8,7 @@ import { applyContextManagement } from '../../simulator/context-edits.js';
 import { buildPrefix, type PromptPrefix } from '../../simulator/prefix.js';
 import { betasOf } from '../../simulator/simulator.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
-import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
+import { actualInputCost, applyIdealCosts, requestCost } from '../metrics/efficiency.js';
 import type { RequestMetrics } from '../metrics/types.js';
 
 /** One `POST /v1/messages` the simulator answered, as its log line has it. */
@@ -56,23 +56,21 @@ export async function readCapture(logFile: string): Promise<{ answered: Captured
   return { answered, failed };
 }
 
-/** Request metrics of captured requests, in order (seen tokens from content, breaks by cause). */
+/** Request metrics of captured requests, in order (ideal cost from usage as for replays, breaks by cause). */
 export function scoreCapture(captured: readonly CapturedRequest[]): RequestMetrics[] {
-  const seen = new SeenPrefixes();
   const lastPrefix = new Map<string, PromptPrefix>();
   let prevMain: { shape: PromptShape; read: number } | undefined;
-  return captured.map((c, i) => {
+  const out = captured.map((c, i) => {
     const u = c.usage;
     const w1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
     const usage = { input: u.input_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite5m: u.cache_creation?.ephemeral_5m_input_tokens ?? Math.max(0, u.cache_creation_input_tokens - w1h), cacheWrite1h: w1h, output: u.output_tokens };
     const prefix = buildPrefix(applyContextManagement(c.body as never, betasOf(c.headers)).request as never, lastPrefix.get(c.source));
     lastPrefix.set(c.source, prefix);
-    const seenTokens = seen.observe(prefix.blocks);
     const model = String(c.body.model);
     const r: RequestMetrics = {
       n: i + 1, source: c.source, at: c.at, model, ...usage,
-      promptTokens: prefix.totalTokens, seenTokens,
-      costUsd: requestCost(model, usage), inputCostUsd: actualInputCost(model, usage), idealInputCostUsd: idealInputCost(model, prefix.totalTokens, seenTokens),
+      promptTokens: prefix.totalTokens, seenTokens: 0,
+      costUsd: requestCost(model, usage), inputCostUsd: actualInputCost(model, usage), idealInputCostUsd: 0,
     };
     if (c.source === 'main_loop' || c.source === 'subagent') {
       const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
@@ -85,4 +83,6 @@ export function scoreCapture(captured: readonly CapturedRequest[]): RequestMetri
     }
     return r;
   });
+  applyIdealCosts(out);
+  return out;
 }

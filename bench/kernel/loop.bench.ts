@@ -1,15 +1,16 @@
 /**
  * Kernel micro-benchmarks: hook dispatch (a waterfall hook with 0, 10 and 100 taps), request build
  * for 10, 100 and 1,000-message histories, transcript append, preset load, and the kernel's own
- * overhead per turn on a 200-message history with the model and tools taken out (an instant model
- * client; target < 1 ms median).
+ * overhead per turn on a 200-message history with the model taken out (an instant model client;
+ * target < 1 ms median), bare and with the `default` preset's plugins loaded (what `rein run` users
+ * pay: system prompt, memory files, compaction, cache breakpoints, the break detector, tools).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Bench } from 'tinybench';
 import { createHooks } from '../../kernel/hooks.js';
-import { createKernel, type Kernel } from '../../kernel/kernel.js';
+import { createKernel, type Kernel, type KernelPreset } from '../../kernel/kernel.js';
 import { buildRequest } from '../../kernel/loop/request.js';
 import type { ModelClient } from '../../kernel/model/client.js';
 import { loadPreset } from '../../agent/preset/index.js';
@@ -75,8 +76,21 @@ export async function run(bench: Bench): Promise<void> {
 
   const base = history(200);
   const kernel = await kernelWith(base);
-  bench.add('kernel overhead per turn, 200 messages (model and tools excluded)', async () => {
+  bench.add('kernel overhead per turn, 200 messages (bare kernel, no plugins)', async () => {
     kernel.messages = base;
     await kernel.run({ prompt: 'continue' }).result;
+  });
+
+  // The same turn with every plugin of the `default` preset loaded, as `rein run` has them.
+  const ddir = mkdtempSync(join(tmpdir(), 'rein-bench-default-'));
+  const loaded = await loadPreset({ preset: 'default', cwd: ddir, layers: false });
+  const withDefault = await createKernel({
+    preset: { ...(loaded.preset as KernelPreset), session: { dir: join(ddir, 'sessions') } },
+    presetDir: loaded.baseDir, cwd: ddir, client: instantClient,
+    plugins: loaded.plugins.map((p) => ({ plugin: p.plugin, options: p.options, origin: p.origin })),
+  });
+  bench.add('kernel overhead per turn, 200 messages, default preset plugins', async () => {
+    withDefault.messages = base;
+    await withDefault.run({ prompt: 'continue' }).result;
   });
 }

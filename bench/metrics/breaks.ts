@@ -32,6 +32,9 @@ export const BREAK_CAUSES = {
   ttl1h: 'idle > 1 h (TTL)',
   lookback: 'breakpoints (lookback missed a live entry)',
   recordedPrefix: 'prefix change or server-side',
+  thinkingDropped: 'earlier thinking dropped (API)',
+  thinkingChanged: 'thinking changed',
+  cleared: 'context cleared',
 } as const;
 
 /** True when `cur` cache read is a break against `prev`. */
@@ -44,8 +47,10 @@ export function isBreak(prevRead: number, curRead: number): boolean {
 export interface PromptShape {
   model: string;
   at: number;
-  /** Prefix hashes in order, with the part each block belongs to. */
-  blocks: ReadonlyArray<{ hash: string | number; level: 'tools' | 'system' | 'messages' }>;
+  /** Prefix hashes in order, with the part each block belongs to (and the block, to name a dropped thinking block). */
+  blocks: ReadonlyArray<{ hash: string | number; level: 'tools' | 'system' | 'messages'; block?: unknown }>;
+  /** `tool_choice` and `thinking` as hashed before the messages (prefix.ts). */
+  params?: string;
   /** TTL of the request's last cache breakpoint (the longest prefix it cached), when it had one. */
   ttl?: CacheTtl;
 }
@@ -54,7 +59,7 @@ export interface PromptShape {
  * The cause of a break between two replayed prompts. `events` says what the agent did between them
  * (a compaction, a context-stage rewrite).
  */
-export function replayBreakCause(prev: PromptShape, cur: PromptShape, events: { compaction: boolean; contextEdit: boolean }): string {
+export function replayBreakCause(prev: PromptShape, cur: PromptShape, events: { compaction: boolean; contextEdit: boolean; cleared?: boolean }): string {
   if (prev.model !== cur.model) return BREAK_CAUSES.model;
   const n = Math.min(prev.blocks.length, cur.blocks.length);
   let d = 0;
@@ -64,6 +69,10 @@ export function replayBreakCause(prev: PromptShape, cur: PromptShape, events: { 
     if (level === 'tools') return BREAK_CAUSES.tools;
     if (level === 'system') return BREAK_CAUSES.system;
     if (events.compaction) return BREAK_CAUSES.compaction;
+    if (events.cleared) return BREAK_CAUSES.cleared;
+    if (prev.params !== undefined && cur.params !== undefined && prev.params !== cur.params) return BREAK_CAUSES.thinkingChanged;
+    const b = prev.blocks[d]!.block as { type?: string } | undefined;
+    if (b && (b.type === 'thinking' || b.type === 'redacted_thinking')) return BREAK_CAUSES.thinkingDropped;
     if (events.contextEdit) return BREAK_CAUSES.contextEdit;
     return BREAK_CAUSES.history;
   }

@@ -4,7 +4,7 @@
  */
 import { promptTokens, type Workload } from '../workloads/types.js';
 import { isBreak, recordedBreakCause } from './breaks.js';
-import { actualInputCost, efficiencyOf, idealInputCost, requestCost, seenFromUsage } from './efficiency.js';
+import { actualInputCost, applyIdealCosts, efficiencyOf, requestCost } from './efficiency.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from './types.js';
 
 /** Summarises a run's requests and compactions. */
@@ -62,10 +62,11 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
 
 /**
  * Request metrics of a recording from the provider usage it carries (steps without usage are left
- * out). Breaks are found on the recorded cache reads; seen tokens are estimated from usage (see
- * efficiency.ts). Recorded compactions count, with the sizes the client reported.
+ * out). Breaks are found on the recorded cache reads, their causes given by `causes` (step index →
+ * cause, workloads/events.ts) or else from the gap alone; the ideal cost follows efficiency.ts (the
+ * same formula as for replays). Recorded compactions count, with the sizes the client reported.
  */
-export function recordedMetrics(w: Workload): { requests: RequestMetrics[]; compactions: CompactionMetrics[] } {
+export function recordedMetrics(w: Workload, causes?: ReadonlyMap<number, string>): { requests: RequestMetrics[]; compactions: CompactionMetrics[] } {
   const requests: RequestMetrics[] = [];
   const compactions: CompactionMetrics[] = [];
   let prev: { prompt: number; read: number; at: number } | undefined;
@@ -87,14 +88,13 @@ export function recordedMetrics(w: Workload): { requests: RequestMetrics[]; comp
       model: step.model,
       input: u.input, cacheRead: u.cacheRead, cacheWrite5m: u.cacheWrite5m, cacheWrite1h: u.cacheWrite1h, output: u.output,
       promptTokens: prompt,
-      seenTokens: seenFromUsage(prompt, prev?.prompt ?? 0, u.cacheRead),
+      seenTokens: 0,
       costUsd: requestCost(step.model, u),
       inputCostUsd: actualInputCost(step.model, u),
       idealInputCostUsd: 0,
     };
-    r.idealInputCostUsd = idealInputCost(step.model, prompt, r.seenTokens);
     if (prev && isBreak(prev.read, u.cacheRead)) {
-      r.breakCause = recordedBreakCause(step.at - prev.at, compactedSincePrev, w.timed);
+      r.breakCause = causes?.get(step.index) ?? recordedBreakCause(step.at - prev.at, compactedSincePrev, w.timed);
       r.breakTokens = prev.read - u.cacheRead;
     }
     // The compacted size is the first prompt after the compaction (the client reported only "before").
@@ -106,6 +106,7 @@ export function recordedMetrics(w: Workload): { requests: RequestMetrics[]; comp
     prev = { prompt, read: u.cacheRead, at: step.at };
     compactedSincePrev = false;
   }
+  applyIdealCosts(requests);
   // A compaction with no request after it has no measured size after: leave it out of the ratio.
   return { requests, compactions: compactions.filter((c) => c.tokensAfter > 0 || c.tokensBefore === 0) };
 }

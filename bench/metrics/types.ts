@@ -25,15 +25,14 @@ export interface RequestMetrics {
   /** Whole prompt: input + cacheRead + cacheWrite5m + cacheWrite1h. */
   promptTokens: number;
   /**
-   * Prompt tokens an ideal cache could have read: the longest prefix of this request that an earlier
-   * request of the run had already sent (TTL ignored). From request content for replays; estimated
-   * from usage for recordings (see efficiency.ts).
+   * Prompt tokens the ideal cache reads: min(prompt, max(previous prompt of the thread, cache read)),
+   * from usage alone, the same for recordings and replays (see efficiency.ts).
    */
   seenTokens: number;
   costUsd: number;
   /** Input-side cost as billed, USD (everything but output). */
   inputCostUsd: number;
-  /** Input-side cost with ideal caching of the same prompt, USD (see efficiency.ts). */
+  /** Input-side cost with ideal caching of the same request sequence, USD, never above `inputCostUsd` (see efficiency.ts). */
   idealInputCostUsd: number;
   /** Set when the request broke the cache (see breaks.ts): the cause. */
   breakCause?: string;
@@ -65,11 +64,13 @@ export interface RetentionCounts {
   instructions: { seen: number; kept: number };
 }
 
-/** Difference between rein's token estimate and the provider's count on the same content. */
+/** Difference between the replay's token counter and the provider's count on the same content. */
 export interface EstimateError {
+  /** The counter compared (`calibrated`, `bytes`). */
+  counter: string;
   /** Consecutive request pairs compared (prompt growth between them). */
   pairs: number;
-  /** Σ estimated growth / Σ recorded growth (1 = exact; < 1 underestimates). */
+  /** Σ counted growth / Σ recorded growth (1 = exact; < 1 underestimates). */
   inputRatio: number;
   /** Median |estimated − recorded| / recorded over pairs whose recorded growth is ≥ 200 tokens. */
   inputMedianAbsError: number;
@@ -91,7 +92,7 @@ export interface RunSummary {
   costUsd: number;
   /** cacheRead / all prompt tokens. */
   cacheReadShare: number;
-  /** Ideal input-side cost / actual input-side cost (1 = no caching loss). */
+  /** Ideal input-side cost / actual input-side cost (1 = no caching loss, never above 1; efficiency.ts). */
   cacheEfficiency: number;
   /** Cache breaks by cause. */
   breaks: Record<string, number>;

@@ -52,6 +52,12 @@ export class StepCursor {
     return next && (this.startingTurn || !this.turnEndsHere()) && next.at > this.now ? next.at : this.now;
   }
 
+  /** The step `take()` would return now, without taking it. */
+  upcoming(): WorkloadStep | undefined {
+    const next = this.peek();
+    return next && (this.startingTurn || !this.turnEndsHere()) ? next : undefined;
+  }
+
   /** The step for the next main-loop request, or undefined when the recording has none for it. */
   take(): WorkloadStep | undefined {
     const next = this.peek();
@@ -109,15 +115,31 @@ export function replyFor(step: WorkloadStep | undefined): Reply {
   return reply;
 }
 
-/** A responder that answers with whatever reply the client set just before calling `handle()`. */
-export function pendingResponder(get: () => Reply): Responder {
-  return { respond: () => ({ reply: get() }) };
+/**
+ * A responder that answers main requests with whatever reply the client set just before calling
+ * `handle()`, and compaction requests with `summary()` when it gives one (else the simulator's
+ * default summary).
+ */
+export function pendingResponder(get: () => Reply, summary: () => Reply | undefined = () => undefined): Responder {
+  return {
+    respond: () => ({ reply: get() }),
+    respondSide: (req) => {
+      if (req.source !== 'compact') return undefined;
+      const s = summary();
+      return s ? { reply: s } : undefined;
+    },
+  };
 }
 
 export class ReplayClient implements ModelClient {
   readonly kind = 'simulator' as const;
   readonly baseURL = 'rein-simulator:in-process';
   private pending: Reply = replyFor(undefined);
+
+  /** Called with each main request's body just before the simulator sees it (a mimic pins its shared prefix). */
+  beforeMain?: (body: Record<string, unknown>, now: number) => void;
+  /** Summaries to answer compaction requests with, in order (the recording's own), while any are left. */
+  summaries: string[] = [];
 
   constructor(
     private readonly sim: Simulator,
@@ -130,12 +152,20 @@ export class ReplayClient implements ModelClient {
     return this.pending;
   }
 
+  /** The recording's next summary as a compaction reply, or undefined when none is left. */
+  nextSummary(): Reply | undefined {
+    const s = this.summaries[0];
+    return s === undefined ? undefined : { content: [{ type: 'text', text: `<summary>\n${s}\n</summary>` }], stop_reason: 'end_turn' };
+  }
+
   async send(params: ModelRequest, options: SendOptions): Promise<SendResult> {
     const main = options.source === 'main_loop' || options.source === 'subagent';
     const step = main ? this.cursor.take() : undefined;
     this.pending = main ? replyFor(step) : replyFor(undefined);
     const now = this.cursor.now;
     const { betas, ...body } = params;
+    if (main) this.beforeMain?.(body as Record<string, unknown>, now);
+
     const headers: Record<string, string> = { 'x-rein-source': options.source };
     if (betas?.length) headers['anthropic-beta'] = betas.join(',');
     const response = this.sim.handle(body, { headers, now });
@@ -144,6 +174,7 @@ export class ReplayClient implements ModelClient {
       const message = response.error?.error.message ?? `simulator answered HTTP ${response.status}`;
       throw new ModelRequestError({ kind: 'http', status: response.status, type: response.error?.error.type, message, promptTooLong: isPromptTooLong(response.status, message) });
     }
+    if (options.source === 'compact' && this.summaries.length) this.summaries.shift();
     this.onExchange({ params, source: options.source, response, ...(step ? { step } : {}), synthetic: main && !step, now });
     return { message: response.message as unknown as ApiMessage, requestId: response.requestId };
   }

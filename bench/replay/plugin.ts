@@ -4,6 +4,8 @@
  * - allows every call ahead of all permission rules (the recorded session already made those
  *   decisions; a denial here would put a different result into the context);
  * - ends the kernel's turn after the tool results where the recording continued with a new prompt;
+ * - sends each request with the model and the thinking parameter the recording had at that step
+ *   (model switches and thinking-level changes happen where they happened);
  * - observes compactions and context-stage rewrites: sizes, latency and retained facts.
  */
 import type { Kernel } from '../../kernel/kernel.js';
@@ -14,6 +16,7 @@ import { extractFacts, retained, type Facts } from '../metrics/retention.js';
 import type { CompactionMetrics } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
 import type { StepCursor } from './client.js';
+import type { ModelRequest } from '../../kernel/model/client.js';
 import { installRecordedTools } from './tools.js';
 
 /** Name of the replay plugin. */
@@ -37,13 +40,42 @@ function tokensOf(messages: readonly Message[]): number {
   return n;
 }
 
+/** Stage of the per-step request settings: after the preset's own params, before the mimic and the markers. */
+const SETTINGS_STAGE = 800;
+
+/** What the replay plugin sets on each request. */
+export interface StepSettings {
+  /** Send each step's recorded model (false when `--model` pins one). */
+  model: boolean;
+  /** Tool results exactly as recorded, never cut to the preset's size limits (mimics). */
+  resultsAsRecorded?: boolean;
+}
+
 /** Builds the replay plugin for one workload replay. */
-export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: ReadonlySet<string>, observer: ReplayObserver, added: string[]): Plugin {
+export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: ReadonlySet<string>, observer: ReplayObserver, added: string[], settings: StepSettings = { model: true }): Plugin {
   return definePlugin({
     name: REPLAY_PLUGIN_NAME,
     description: 'Replays a recorded session: recorded tool results, recorded permission decisions, recorded clock.',
     apply(kernel: Kernel) {
-      added.push(...installRecordedTools(kernel, w));
+      added.push(...installRecordedTools(kernel, w, { asRecorded: settings.resultsAsRecorded === true }));
+
+      kernel.hooks.request.tap({ name: REPLAY_PLUGIN_NAME, stage: SETTINGS_STAGE }, (params) => {
+        const step = cursor.upcoming();
+        if (!step) return params;
+        let out = params as ModelRequest;
+        if (settings.model && step.model && step.model !== out.model && !step.model.startsWith('<')) out = { ...out, model: step.model };
+        const t = step.thinking;
+        if (t) {
+          if (t.type === 'disabled') {
+            if (out.thinking) { out = { ...out }; delete out.thinking; }
+          } else {
+            // budget_tokens must stay below max_tokens (max_tokens is not part of the cache key).
+            const maxTokens = t.type === 'enabled' ? Math.max(out.max_tokens, t.budget_tokens + 4096) : out.max_tokens;
+            out = { ...out, thinking: t as ModelRequest['thinking'], max_tokens: maxTokens };
+          }
+        }
+        return out;
+      });
 
       kernel.hooks.permission.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, () => ({ behavior: 'allow' as const, reason: 'replay: the recorded session ran this call', source: REPLAY_PLUGIN_NAME }));
       kernel.hooks.permissionRequest.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, () => ({ behavior: 'allow' as const, reason: 'replay', source: REPLAY_PLUGIN_NAME }));

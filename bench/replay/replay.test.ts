@@ -73,11 +73,13 @@ describe('replay', () => {
     expect(a.summary.breaks['idle > 5 min (TTL)']).toBeGreaterThan(0);
   });
 
-  it('a strategy that never changes its prefix has cache efficiency 1.0 when no gap exceeds the TTL', async () => {
+  it('a strategy that never changes its prefix has cache efficiency ~1 when no gap exceeds the TTL', async () => {
     const w = generateWorkload('gen:turns=80,prompts=8,parallel=2,results=1500,gap=60,step=3,seed=5');
     const r = await replayWorkload(w, stable);
     expect(r.requests).toHaveLength(80);
-    expect(r.summary.cacheEfficiency).toBeCloseTo(1, 10);
+    // All it loses is the last request's new tail, written (1.25×) though nothing reads it again (1×).
+    expect(r.summary.cacheEfficiency).toBeGreaterThan(0.999);
+    expect(r.summary.cacheEfficiency).toBeLessThanOrEqual(1);
     expect(r.summary.breaks).toEqual({});
     expect(r.summary.cacheReadShare).toBeGreaterThan(0.8);
   });

@@ -4,23 +4,28 @@
  * simulator accounts it on the recording's clock; the recorded reply and tool results go back in.
  * Every turn of the recording is one `kernel.run()` with the recorded prompt.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
 import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
+import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
 import type { Plugin } from '../../kernel/plugin.js';
 import { loadPreset } from '../../agent/preset/index.js';
 import { createSimulator } from '../../simulator/simulator.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
-import { actualInputCost, idealInputCost, requestCost, SeenPrefixes } from '../metrics/efficiency.js';
+import { actualInputCost, applyIdealCosts, requestCost } from '../metrics/efficiency.js';
 import { instructionKey } from '../metrics/retention.js';
 import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
+import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
+import { buildPrefix } from '../../simulator/prefix.js';
+import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 
 /** The prompt used when a recorded step must start a turn but the recording has no prompt for it. */
 export const CONTINUE_PROMPT = 'Continue.';
@@ -52,6 +57,13 @@ export interface ReplayOptions {
   model?: string;
   /** Called after each request with (requests so far, steps in the workload). */
   onProgress?: (done: number, total: number) => void;
+  /** How the simulator counts tokens: `calibrated` (fitted on provider usage, the default) or `bytes`. */
+  tokenCounter?: 'calibrated' | 'bytes';
+  /**
+   * Send the client's fixed prefix in its shape (mimic.ts). Default: the preset's `bench.mimic`;
+   * `false` sends the preset's own tools and system prompt whatever the preset says.
+   */
+  mimic?: MimicClient | false;
 }
 
 export interface ReplayResult {
@@ -63,19 +75,39 @@ export interface ReplayResult {
   summary: RunSummary;
   /** Recorded steps never sent, because the kernel ended a turn early (with why). */
   skippedSteps: number;
+  /**
+   * Set when the run lost recorded steps: how many, why (the terminal reason of the turn that lost
+   * them: prompt_too_long, blocking_limit, model_error, ...) and the first few step indexes. Such a
+   * run is incomplete: its cost covers less work than the recording, so reports never rank it.
+   */
+  incomplete?: Incomplete;
   /** Turns started with CONTINUE_PROMPT because their first step had no prompt. */
   syntheticPrompts: number;
   /** How the kernel's runs ended. */
   terminals: Record<string, number>;
   /** Tools the recording called that the preset lacks (added with a minimal schema). */
   addedTools: string[];
-  /** Problems worth showing (a turn ended by a model error, ...), at most 20. */
+  /** Problems worth showing (a turn ended by a model error, a warning or error notice; not routine information), at most 20. */
   problems: string[];
   /** Wall time of the replay, ms. */
   durationMs: number;
+  /** The client events of the recording the replay acted on (context cleared, model and thinking changes; restarts for a mimic). */
+  events: ClientEvent[];
+  /** The mimic's fixed prefix and where its sizes came from, when the preset models a client. */
+  mimic?: { client: MimicClient; sizes: MimicPlan['sizes']; source: string };
 }
 
 const MAX_PROBLEMS = 20;
+
+/** What an incomplete run lost. */
+export interface Incomplete {
+  /** Recorded steps not sent. */
+  steps: number;
+  /** Steps lost by the reason their turn ended. */
+  reasons: Record<string, number>;
+  /** The first lost step indexes (at most 20). */
+  firstSteps: number[];
+}
 /** Terminal reasons after which the replay goes on with the next recorded step. */
 const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 'max_turns']);
 
@@ -86,7 +118,7 @@ const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 
  */
 export async function replayWorkload(w: Workload, preset: LoadedPreset, options: ReplayOptions = {}): Promise<ReplayResult> {
   const started = performance.now();
-  const dir = await mkdtemp(join(tmpdir(), 'rein-bench-'));
+  const dir = await replayDir();
   const model = options.model ?? w.model;
   const cursor = new StepCursor(w.steps);
   const requests: RequestMetrics[] = [];
@@ -94,7 +126,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const typedPrompts = new Set<string>();
   for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
 
-  const seen = new SeenPrefixes();
+  const counterName = options.tokenCounter ?? 'calibrated';
+  const counter = TOKEN_COUNTERS[counterName];
+  const prefixOfRecording = recordedPrefix(w, counter);
+  const events = detectEvents(w, prefixOfRecording);
+  const cleared = new Set(events.filter((e) => e.kind === 'context cleared').map((e) => e.step));
+  const mimicClient = options.mimic === false ? undefined : options.mimic ?? (preset.preset as { bench?: { mimic?: MimicClient } }).bench?.mimic;
+  const plan = mimicClient ? mimicPlan(mimicClient, w, prefixOfRecording, events) : undefined;
+
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
@@ -113,7 +152,6 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     // The prompt as the simulator accounted it (after its context edits): hashing it again here
     // would double the replay's hashing work for the same blocks.
     const prefix = x.response.prefix!;
-    const seenTokens = seen.observe(prefix.blocks);
     const r: RequestMetrics = {
       n: requests.length + 1,
       source: x.source,
@@ -123,16 +161,16 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       model: body.model,
       ...usage,
       promptTokens: prefix.totalTokens,
-      seenTokens,
+      seenTokens: 0,
       costUsd: requestCost(body.model, usage),
       inputCostUsd: actualInputCost(body.model, usage),
-      idealInputCostUsd: idealInputCost(body.model, prefix.totalTokens, seenTokens),
+      idealInputCostUsd: 0,
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
       const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
-      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, ...(ttl ? { ttl } : {}) };
+      const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, params: prefix.params, ...(ttl ? { ttl } : {}) };
       if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
-        r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: compactedSince, contextEdit: editedSince });
+        r.breakCause = replayBreakCause(prevMain.shape, shape, { compaction: compactedSince, contextEdit: editedSince, cleared: !!x.step && cleared.has(x.step.index) });
         r.breakTokens = prevMain.read - usage.cacheRead;
       }
       prevMain = { shape, read: usage.cacheRead };
@@ -143,7 +181,23 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     options.onProgress?.(requests.length, w.steps.length);
   };
 
-  const client: ReplayClient = new ReplayClient(createSimulator({ responder: pendingResponder(() => client.current()), clock: () => cursor.now }), cursor, onExchange);
+  const sim = createSimulator({ responder: pendingResponder(() => client.current(), () => client.nextSummary()), clock: () => cursor.now, tokenCounter: counter });
+  const client: ReplayClient = new ReplayClient(sim, cursor, onExchange);
+  // A compaction is answered with the recording's own summaries, in order, while there are any.
+  client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
+  if (plan) {
+    // Other sessions of the client keep its shared prefix cached: so does the replay.
+    let pinned = false;
+    client.beforeMain = (body, now) => {
+      if (pinned) return;
+      pinned = true;
+      const i = sharedBlockIndex(body as never, plan);
+      if (i === undefined) return;
+      const p = buildPrefix(body as never, undefined, counter);
+      const b = p.blocks[i];
+      if (b) sim.cache.pin(b.hash, b.prefixTokens, now);
+    };
+  }
   const addedTools: string[] = [];
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => requests.length,
@@ -152,13 +206,17 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       if (c.kind === 'compaction') compactedSince = true;
       else editedSince = true;
     },
-  }, addedTools);
+  }, addedTools, { model: !options.model, resultsAsRecorded: plan !== undefined });
 
   // Every recorded reply must fit the request's max_tokens, or the simulator would cut it short
   // (stop_reason max_tokens) and the kernel would ask again for a reply the recording does not have.
   // max_tokens is not part of the cached prefix, so raising it changes no accounting.
   let longestReply = 0;
-  for (const s of w.steps) longestReply = Math.max(longestReply, estimateContentTokens(s.reply));
+  for (const s of w.steps) {
+    let n = 0;
+    for (const b of s.reply) n += counter.block(b, false);
+    longestReply = Math.max(longestReply, n, estimateContentTokens(s.reply));
+  }
   const maxTokens = Math.max(preset.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS, longestReply + 1);
   const kernelPreset: KernelPreset = {
     ...preset.preset,
@@ -176,6 +234,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const terminals: Record<string, number> = {};
   const problems: string[] = [];
   let skippedSteps = 0;
+  const lost: Incomplete = { steps: 0, reasons: {}, firstSteps: [] };
   let syntheticPrompts = 0;
   try {
     const kernel = await createKernel({
@@ -183,12 +242,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       presetDir: preset.baseDir,
       cwd: dir,
       client,
-      plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }],
+      plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
     });
     try {
       while (cursor.peek()) {
         const step = cursor.peek()!;
+        // The user cleared the conversation here (or the client started a new one): so does the replay.
+        if (cleared.has(step.index)) kernel.messages = [];
         if (step.compactionBefore?.trigger === 'manual') await kernel.compact();
         let prompt: ContentBlock[];
         if (step.prompt?.length) prompt = step.prompt.map((p) => p.block);
@@ -202,16 +263,24 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
             reason = ev.result.terminalReason;
             terminals[reason] = (terminals[reason] ?? 0) + 1;
             if (ev.result.isError && reason !== 'hook_stopped' && problems.length < MAX_PROBLEMS) problems.push(`step ${step.index}: turn ended with ${reason}${ev.result.text ? '' : ''}`);
-          } else if (ev.type === 'notice' && ev.level !== 'info' && problems.length < MAX_PROBLEMS) {
+          } else if (ev.type === 'notice' && (ev.level === 'warn' || ev.level === 'error') && problems.length < MAX_PROBLEMS) {
             problems.push(`step ${step.index}: ${ev.source}: ${ev.message}`);
           }
         }
         cursor.startingTurn = false;
-        if (cursor.pos === posBefore) { cursor.pos++; skippedSteps++; }
+        const lose = () => {
+          const r = reason || 'no request sent';
+          lost.reasons[r] = (lost.reasons[r] ?? 0) + 1;
+          if (lost.firstSteps.length < 20) lost.firstSteps.push(cursor.peek()!.index);
+          lost.steps++;
+          cursor.pos++;
+          skippedSteps++;
+        };
+        if (cursor.pos === posBefore) lose();
         // A turn the kernel ended on an error leaves the steps that continue it unreachable: skip
         // them. After a normal end, a recorded request with no prompt of its own (a client retry)
         // starts the next turn with CONTINUE_PROMPT.
-        if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) { cursor.pos++; skippedSteps++; }
+        if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) lose();
       }
     } finally {
       await kernel.close();
@@ -220,6 +289,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     Date.now = realNow;
     await rm(dir, { recursive: true, force: true });
   }
+  applyIdealCosts(requests);
   return {
     workload: w.name,
     preset: preset.name,
@@ -228,10 +298,33 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     compactions,
     summary: summarize(requests, compactions),
     skippedSteps,
+    ...(lost.steps ? { incomplete: lost } : {}),
     syntheticPrompts,
     terminals,
     addedTools,
     problems,
     durationMs: performance.now() - started,
+    events: events.filter((e) => e.kind !== 'restart' || plan),
+    ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
   };
+}
+
+/**
+ * A fresh folder for one replay, under the OS temp folder, whose name differs between replays only in
+ * lowercase letters. The folder is the agent's cwd, which the system prompt shows; the calibrated
+ * token counter counts character classes (letters, digits, case changes), so with a name of one
+ * class every replay of a workload counts the same prompt, whichever process or worker runs it.
+ * Throws what mkdir throws other than EEXIST.
+ */
+async function replayDir(): Promise<string> {
+  for (;;) {
+    const name = `rein-bench-${Array.from(randomBytes(12), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
+    const dir = join(tmpdir(), name);
+    try {
+      await mkdir(dir);
+      return dir;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }

@@ -55,19 +55,22 @@ function replayTool(base: { name: string; description: string; schema: JsonSchem
 
 /**
  * Replaces every registered tool of `kernel` by its recorded-result twin and registers the
- * recording's other tools. Returns the names added that the preset did not have.
+ * recording's other tools. Returns the names added that the preset did not have. `asRecorded`:
+ * results are not cut to the tools' size limits (a mimic sends what its client sent).
  */
-export function installRecordedTools(kernel: Kernel, w: Workload): string[] {
+export function installRecordedTools(kernel: Kernel, w: Workload, options: { asRecorded?: boolean } = {}): string[] {
   const results = recordedResults(w);
+  // A mimic sends each result as the recording's client did: what the model saw, never cut again.
+  const cap = (c: number) => (options.asRecorded ? Infinity : c);
   for (const tool of kernel.tools.list()) {
     const schema = inputSchemaOf(tool) as JsonSchema;
     kernel.tools.unregister(tool.name);
-    kernel.tools.register(replayTool({ name: tool.name, description: tool.description, schema, maxResultSizeChars: tool.maxResultSizeChars }, results), tool.plugin);
+    kernel.tools.register(replayTool({ name: tool.name, description: tool.description, schema, maxResultSizeChars: cap(tool.maxResultSizeChars) }, results), tool.plugin);
   }
   const added: string[] = [];
   for (const name of recordedToolNames(w)) {
     if (kernel.tools.has(name)) continue;
-    kernel.tools.register(replayTool({ name, description: RECORDED_TOOL_DESCRIPTION, schema: OPEN_SCHEMA, maxResultSizeChars: 50_000 }, results), 'bench/replay');
+    kernel.tools.register(replayTool({ name, description: RECORDED_TOOL_DESCRIPTION, schema: OPEN_SCHEMA, maxResultSizeChars: cap(50_000) }, results), 'bench/replay');
     added.push(name);
   }
   return added;

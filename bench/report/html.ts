@@ -3,14 +3,16 @@
  * to Vega and rendered to SVG in Node with `view.toSVG()`), inlined in one file. The page loads
  * nothing from the network and runs no script.
  *
- * Charts: an overview (cost and cache efficiency per preset over all workloads), and per workload
- * the tokens of each request by class (stacked areas, one row per preset) and the cumulative cost
- * of each preset against the request number.
+ * Layout: a table of contents, the summary (totals on the workloads every preset completed,
+ * cheapest first, and an overview chart of cost and cache efficiency), the fidelity table, the runs
+ * left out of the totals (incomplete or failed, with why), then per workload its client events, its
+ * table and two charts (the tokens of each request by class, one row per preset; the cumulative
+ * cost per preset). Tiny workloads (warm-up stubs) share one table at the end, without charts.
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { fmtTokens } from './table.js';
-import { RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
+import { fmtTokens, TINY_WORKLOAD_REQUESTS } from './table.js';
+import { RECORDED, unrankedDetail, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 
 /** Token classes drawn, in stack order (bottom first), with their colours. */
 export const TOKEN_CLASSES = [
@@ -22,7 +24,7 @@ export const TOKEN_CLASSES = [
 ] as const;
 
 /** Most request points drawn per run in the per-request charts (longer runs are binned by averaging). */
-export const MAX_POINTS_PER_RUN = 600;
+export const MAX_POINTS_PER_RUN = 150;
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -124,11 +126,11 @@ export function costSpec(w: WorkloadReport): TopLevelSpec {
 
 /** The Vega-Lite spec of the overview: total cost and cache efficiency per preset. */
 export function overviewSpec(report: BenchReport): TopLevelSpec {
-  const values = Object.entries(report.totals).map(([preset, s]) => ({ preset, cost: s.costUsd, efficiency: s.cacheEfficiency }));
-  const order = Object.keys(report.totals);
+  const order = [...(report.totals[RECORDED] ? [RECORDED] : []), ...report.ranking];
+  const values = order.map((preset) => ({ preset, cost: report.totals[preset]!.costUsd, efficiency: report.totals[preset]!.cacheEfficiency }));
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title: 'All workloads',
+    title: `The ${report.comparable.workloads.length} workloads every preset completed`,
     data: { values },
     hconcat: [
       { mark: 'bar', encoding: { y: { field: 'preset', type: 'nominal', sort: order, title: null }, x: { field: 'cost', type: 'quantitative', title: 'total cost (USD)' }, color: { field: 'preset', type: 'nominal', sort: order, legend: null } }, width: 300 },
@@ -137,39 +139,93 @@ export function overviewSpec(report: BenchReport): TopLevelSpec {
   } as TopLevelSpec;
 }
 
-function summaryTable(runs: readonly { label: string; r: Pick<RunReport, 'preset' | 'summary' | 'error'> }[]): string {
+function summaryTable(runs: readonly { label: string; r: Pick<RunReport, 'preset' | 'summary' | 'error' | 'incomplete'> }[]): string {
   const head = ['', 'preset', 'requests', 'cost $', 'read %', 'cache eff.', 'breaks', 'compactions', 'freed', 'peak ctx'];
   const rows = runs.map(({ label, r }) => {
     if (r.error) return `<tr><td>${esc(label)}</td><td>${esc(r.preset)}</td><td colspan="8">failed: ${esc(r.error)}</td></tr>`;
     const s = r.summary;
     const breaks = Object.entries(s.breaks).map(([k, v]) => `${v} ${esc(k)}`).join('<br>') || '0';
-    return `<tr><td>${esc(label)}</td><td>${esc(r.preset)}</td><td>${s.requests}</td><td>${s.costUsd.toFixed(2)}</td><td>${(s.cacheReadShare * 100).toFixed(0)}%</td><td>${s.cacheEfficiency.toFixed(3)}</td><td>${breaks}</td><td>${s.compactions.count}${s.compactions.contextEdits ? ` + ${s.compactions.contextEdits} edits` : ''}</td><td>${fmtTokens(s.compactions.tokensFreed)}</td><td>${fmtTokens(s.peakContext)}</td></tr>`;
+    const flag = r.incomplete ? ` <span class="flag">incomplete: ${esc(unrankedDetail(r as RunReport))}</span>` : '';
+    return `<tr><td>${esc(label)}</td><td>${esc(r.preset)}${flag}</td><td>${s.requests}</td><td>${s.costUsd.toFixed(2)}</td><td>${(s.cacheReadShare * 100).toFixed(0)}%</td><td>${s.cacheEfficiency.toFixed(3)}</td><td>${breaks}</td><td>${s.compactions.count}${s.compactions.contextEdits ? ` + ${s.compactions.contextEdits} edits` : ''}</td><td>${fmtTokens(s.compactions.tokensFreed)}</td><td>${fmtTokens(s.peakContext)}</td></tr>`;
   });
   return `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function fidelityTable(f: NonNullable<BenchReport['fidelity']>): string {
+  const head = ['session', 'client', 'mimic', 'requests', 'recorded $', 'mimic $', 'ratio', 'recorded breaks', 'replayed breaks', 'events'];
+  const cause = (b: Record<string, number>) => Object.entries(b).map(([k, v]) => `${v} ${esc(k)}`).join('<br>') || '0';
+  const rows = f.rows.map((r) => `<tr><td><a href="#${anchor(r.workload)}">${esc(r.workload)}</a></td><td>${esc(r.client)}</td><td>${esc(r.preset)}</td><td>${r.requests}</td><td>${r.recordedUsd.toFixed(2)}</td><td>${r.unranked ? esc(r.unranked) : r.mimicUsd.toFixed(2)}</td><td>${Number.isFinite(r.ratio) ? r.ratio.toFixed(3) : '–'}</td><td>${cause(r.recordedBreaks)}</td><td>${cause(r.replayBreaks)}</td><td>${Object.entries(r.events).map(([k, v]) => `${v} ${esc(k)}`).join('<br>') || '–'}</td></tr>`);
+  const a = f.aggregate;
+  return `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`
+    + `<p>Aggregate: $${a.mimicUsd.toFixed(2)} mimic / $${a.recordedUsd.toFixed(2)} recorded = <b>${a.ratio.toFixed(3)}</b> over ${a.workloads} recordings (targets: aggregate ±${Math.round(f.targets.aggregate * 100)}%, sessions of ≥${f.targets.minRequests} requests ±${Math.round(f.targets.session * 100)}%): ${f.withinTargets ? 'within the targets' : 'outside the targets'}.</p>`
+    + (f.outliers.length ? `<ul>${f.outliers.map((o) => `<li>${esc(o.workload)}: ${o.ratio.toFixed(3)}: ${esc(o.why)}</li>`).join('')}</ul>` : '');
+}
+
+function eventsList(w: WorkloadReport): string {
+  if (!w.events.length) return '';
+  const shown = w.events.slice(0, 40).map((e) => `<li>step ${e.step}: ${esc(e.kind)}: ${esc(e.detail)}</li>`).join('');
+  return `<details><summary>${w.events.length} client event${w.events.length === 1 ? '' : 's'} in the recording</summary><ul>${shown}${w.events.length > 40 ? `<li>… ${w.events.length - 40} more in the JSON</li>` : ''}</ul></details>`;
+}
+
+function anchor(name: string): string {
+  return `w-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:8px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:right;vertical-align:top}
 th:first-child,td:first-child,td:nth-child(2){text-align:left}figure{margin:12px 0}h2{margin-top:32px;border-top:1px solid #ddd;padding-top:16px}
-.note{color:#555;font-size:13px}`;
+.note{color:#555;font-size:13px}.flag{color:#a33;font-size:12px}nav ul{columns:2;font-size:13px}`;
 
 /** Renders the whole report as one HTML document (charts as inline SVG). */
 export async function renderHtml(report: BenchReport): Promise<string> {
   const parts: string[] = [];
-  parts.push(`<h1>rein bench</h1><p class="note">Presets: ${report.presets.map(esc).join(', ')}. ${esc(report.prices)}. Cache efficiency = ideal input cost (every prompt token written once at 1.25×, read at 0.1× after, TTL ignored) / actual.</p>`);
-  parts.push(summaryTable(Object.entries(report.totals).map(([preset, s]) => ({ label: `${s.workloads} workload${s.workloads === 1 ? '' : 's'}`, r: { preset, summary: s } }))));
+  const tiny = report.workloads.filter(isTiny);
+  const full = report.workloads.filter((w) => !isTiny(w));
+  const toc = [
+    '<li><a href="#summary">Summary</a></li>',
+    ...(report.fidelity ? ['<li><a href="#fidelity">Fidelity</a></li>'] : []),
+    ...(report.workloads.some((w) => w.estimate && w.estimate.pairs > 0) ? ['<li><a href="#counter">Token counter</a></li>'] : []),
+    ...(report.unranked.length ? ['<li><a href="#unranked">Not ranked</a></li>'] : []),
+    ...full.map((w) => `<li><a href="#${anchor(w.name)}">${esc(w.name)}</a>${w.sidechain ? ' (subagent)' : ''}</li>`),
+    ...(tiny.length ? [`<li><a href="#tiny">${tiny.length} tiny workloads</a></li>`] : []),
+    ...(report.skippedFiles.length ? ['<li><a href="#skipped">Files not replayed</a></li>'] : []),
+  ];
+  parts.push(`<h1>rein bench</h1><p class="note">${report.workloads.length} workloads × ${report.presets.length} presets: ${report.presets.map(esc).join(', ')}. Costs are simulated by rein's prompt-cache simulator. ${esc(report.prices)}. ${esc(report.efficiency)}.</p>`);
+  parts.push(`<nav><h2>Contents</h2><ul>${toc.join('')}</ul></nav>`);
+  const rec = report.totals[RECORDED] ? [RECORDED] : [];
+  parts.push(`<h2 id="summary">Summary</h2><p class="note">Totals on the ${report.comparable.workloads.length} workloads every preset completed${report.comparable.leftOut.length ? ` (${report.comparable.leftOut.length} left out: ${report.comparable.leftOut.map(esc).join(', ')})` : ''}, cheapest preset first.</p>`);
+  parts.push(summaryTable([...rec, ...report.ranking].map((preset) => ({ label: `${report.totals[preset]!.workloads} workloads`, r: { preset, summary: report.totals[preset]! } }))));
   parts.push(`<figure class="chart" data-chart="overview">${await renderSvg(overviewSpec(report))}</figure>`);
-  for (const w of report.workloads) {
-    parts.push(`<h2>${esc(w.name)}${w.sidechain ? ' (subagent)' : ''}</h2>`);
-    parts.push(`<p class="note">${esc(w.format)}${w.client ? `, ${esc(w.client)}` : ''}, model ${esc(w.model)}, ${w.steps} requests${w.notes.length ? `. ${w.notes.map(esc).join('. ')}` : ''}</p>`);
+  if (report.fidelity) parts.push(`<h2 id="fidelity">Fidelity</h2><p class="note">Each recording beside the replay of its own client's mimic preset.</p>${fidelityTable(report.fidelity)}`);
+  const est = report.workloads.filter((w) => w.estimate && w.estimate.pairs > 0);
+  if (est.length) {
+    const rows = est.map((w) => `<tr><td>${esc(w.name)}</td><td>${w.estimate!.pairs}</td><td>${w.estimate!.inputRatio.toFixed(3)}</td><td>${Number.isFinite(w.estimate!.inputMedianAbsError) ? `${(100 * w.estimate!.inputMedianAbsError).toFixed(1)}%` : '–'}</td><td>${w.estimate!.outputRatio.toFixed(2)}</td></tr>`).join('');
+    parts.push(`<h2 id="counter">Token counter</h2><p class="note">The replay's ${esc(est[0]!.estimate!.counter)} token counter against the provider's counts: growth of the prompt between consecutive requests (counted / recorded, and the median relative error over pairs of at least 200 tokens), and reply content against the recorded output tokens.</p><table><thead><tr><th>workload</th><th>pairs</th><th>growth ratio</th><th>median |error|</th><th>output ratio</th></tr></thead><tbody>${rows}</tbody></table>`);
+  }
+  if (report.unranked.length) {
+    parts.push(`<h2 id="unranked">Not ranked</h2><p class="note">Incomplete or failed runs: their cost covers less work than the recording, so they are left out of the totals.</p><ul>${report.unranked.map((u) => `<li>${esc(u.preset)} × ${esc(u.workload)}: ${u.status}: ${esc(u.detail)}</li>`).join('')}</ul>`);
+  }
+  for (const w of full) {
+    parts.push(`<h2 id="${anchor(w.name)}">${esc(w.name)}${w.sidechain ? ' (subagent)' : ''}</h2>`);
+    parts.push(`<p class="note">${esc(w.format)}${w.client ? `, ${esc(w.client)}` : ''}, model ${esc(w.model)}, ${w.steps} requests${w.prefix ? `, fixed prefix ${w.prefix.tokens} tokens (${w.prefix.sharedTokens} cached by other sessions)` : ''}${w.notes.length ? `. ${w.notes.map(esc).join('. ')}` : ''}</p>`);
+    parts.push(eventsList(w));
     parts.push(summaryTable(w.runs.map((r) => ({ label: w.name, r }))));
     if (w.runs.some((r) => !r.error && r.requests.length)) {
       parts.push(`<figure class="chart" data-chart="tokens">${await renderSvg(tokensSpec(w))}</figure>`);
       parts.push(`<figure class="chart" data-chart="cost">${await renderSvg(costSpec(w))}</figure>`);
     }
   }
+  if (tiny.length) {
+    parts.push(`<h2 id="tiny">${tiny.length} tiny workloads</h2><p class="note">Workloads of at most ${TINY_WORKLOAD_REQUESTS} requests (warm-up stubs and the like), without charts.</p>`);
+    parts.push(summaryTable(tiny.flatMap((w) => w.runs.map((r) => ({ label: w.name, r })))));
+  }
   if (report.skippedFiles.length) {
-    parts.push(`<h2>Files not replayed</h2><ul>${report.skippedFiles.map((f) => `<li>${esc(f.path)}: ${esc(f.reason)}</li>`).join('')}</ul>`);
+    parts.push(`<h2 id="skipped">Files not replayed</h2><ul>${report.skippedFiles.map((f) => `<li>${esc(f.path)}: ${esc(f.reason)}</li>`).join('')}</ul>`);
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rein bench</title><style>${CSS}</style></head><body>${parts.join('\n')}</body></html>\n`;
+}
+
+function isTiny(w: WorkloadReport): boolean {
+  const rec = w.runs.find((r) => r.preset === RECORDED);
+  return (rec ? rec.summary.requests : w.steps) <= TINY_WORKLOAD_REQUESTS;
 }

@@ -1,10 +1,26 @@
 /**
- * The stdout table of `rein bench`: one row per workload and preset (the recording client's own
- * numbers first), then the totals per preset, then what the importers skipped and why.
+ * The stdout report of `rein bench`, summary first and at most `MAX_WIDTH` columns wide:
+ * 1. the totals per preset on the workloads every preset completed, cheapest first;
+ * 2. the fidelity table (client mimics beside the recordings), when a mimic preset ran;
+ * 3. runs left out of the totals (incomplete or failed), with why;
+ * 4. cost per workload and preset (tiny workloads folded into one line);
+ * 5. a short list of notes (the token counter's error, what the importers skipped, problems).
+ * Everything else (per-request metrics, breaks by cause, compactions, retention, every skip
+ * reason) is in the JSON and the HTML report.
  */
 import Table from 'cli-table3';
-import { RECORDED, type BenchReport, type RunReport } from './model.js';
+import { RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 import type { RunSummary } from '../metrics/types.js';
+import { fidelityLines } from './fidelity.js';
+
+/** Widest line the table prints, columns. */
+export const MAX_WIDTH = 100;
+/** Workloads with at most this many recorded requests are folded into one row. */
+export const TINY_WORKLOAD_REQUESTS = 5;
+/** Presets per cost table (more are split over several tables to stay within MAX_WIDTH). */
+const PRESETS_PER_TABLE = 4;
+/** Width of a cost cell (`27.47 ×0.64` and padding), columns. */
+const CELL = 13;
 
 /** Compact token count: 1234 → 1.2k, 3_450_000 → 3.45M. */
 export function fmtTokens(n: number): string {
@@ -13,77 +29,148 @@ export function fmtTokens(n: number): string {
   return String(Math.round(n));
 }
 
-function pct(x: number | null | undefined): string {
+export function pct(x: number | null | undefined): string {
   return x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(0)}%`;
 }
 
-function breaksText(b: Record<string, number>): string {
-  const parts = Object.entries(b).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${v} ${k}`);
-  return parts.length ? parts.join(', ') : '0';
+function cut(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+function breakCount(b: Record<string, number>): number {
+  return Object.values(b).reduce((a, x) => a + x, 0);
 }
 
 function compactText(s: RunSummary): string {
   const c = s.compactions;
   if (!c.count && !c.contextEdits) return '0';
-  const parts = [];
-  if (c.count) parts.push(`${c.count}`);
-  if (c.contextEdits) parts.push(`${c.contextEdits} edits`);
-  return `${parts.join(' + ')} (−${fmtTokens(c.tokensFreed)}${c.ratio !== null ? `, ×${c.ratio.toFixed(2)}` : ''})`;
+  return [c.count ? `${c.count}` : '', c.contextEdits ? `${c.contextEdits} edits` : ''].filter(Boolean).join(' + ');
 }
 
-function retentionText(s: RunSummary): string {
-  const r = s.retention;
-  if (r.files === null && r.identifiers === null && r.instructions === null) return '–';
-  return `${pct(r.files)}/${pct(r.identifiers)}/${pct(r.instructions)}`;
+function tableStyle(color: boolean) {
+  return color ? {} : { head: [], border: [] };
 }
 
-const HEAD = ['workload', 'preset', 'req', 'cost $', 'read %', 'cache eff.', 'breaks (cause)', 'compactions (freed, ratio)', 'peak ctx', 'kept f/id/instr'];
-
-function row(name: string, r: RunReport | { preset: string; summary: RunSummary; error?: string }): string[] {
-  if (r.error) return [name, r.preset, '–', '–', '–', '–', `failed: ${r.error}`, '', '', ''];
-  const s = r.summary;
-  const synth = s.syntheticRequests ? `+${s.syntheticRequests}` : '';
-  return [name, r.preset, `${s.requests - s.syntheticRequests}${synth}`, s.costUsd.toFixed(2), pct(s.cacheReadShare), s.cacheEfficiency.toFixed(3), breaksText(s.breaks), compactText(s), fmtTokens(s.peakContext), retentionText(s)];
+function ratio(a: number, b: number | undefined): string {
+  return b && b > 0 ? `×${(a / b).toFixed(2)}` : '–';
 }
 
-/** Renders the report as text tables. `color: false` for files and tests. */
-export function renderTable(report: BenchReport, options: { color?: boolean; width?: number } = {}): string {
-  const style = options.color ? {} : { head: [], border: [] };
-  const t = new Table({ head: HEAD, style, wordWrap: true, colWidths: [28, 14, 7, 9, 7, 7, 30, 24, 9, 14] });
-  for (const w of report.workloads) {
-    const label = `${w.name}${w.sidechain ? ' (sub)' : ''}`;
-    for (const r of w.runs) t.push(row(label, r));
+/** The totals table: one row per preset (recorded first), cheapest preset first. */
+function totalsTable(report: BenchReport, color: boolean): string {
+  const rec = report.totals[RECORDED];
+  const t = new Table({
+    head: ['preset', 'req', 'cost $', 'vs rec.', 'read %', 'eff.', 'breaks', 'compactions', 'peak ctx'],
+    colWidths: [20, 7, 9, 9, 8, 7, 8, 13, 9], style: tableStyle(color),
+  });
+  const rows = [...(rec ? [RECORDED] : []), ...report.ranking];
+  for (const label of rows) {
+    const s = report.totals[label]!;
+    const synth = s.syntheticRequests ? `+${s.syntheticRequests}` : '';
+    t.push([cut(label, 18), `${s.requests - s.syntheticRequests}${synth}`, s.costUsd.toFixed(2), label === RECORDED ? '' : ratio(s.costUsd, rec?.costUsd), pct(s.cacheReadShare), s.cacheEfficiency.toFixed(3), String(breakCount(s.breaks)), compactText(s), fmtTokens(s.peakContext)]);
   }
-  const out = [t.toString()];
-  const tt = new Table({ head: ['all workloads', 'preset', 'req', 'cost $', 'read %', 'cache eff.', 'breaks (cause)', 'compactions (freed, ratio)', 'peak ctx', 'kept f/id/instr'], style, wordWrap: true, colWidths: [28, 14, 7, 9, 7, 7, 30, 24, 9, 14] });
-  for (const [preset, s] of Object.entries(report.totals)) tt.push(row(`${s.workloads} workload${s.workloads === 1 ? '' : 's'}`, { preset, summary: s }));
-  out.push(tt.toString());
+  const n = report.comparable.workloads.length;
+  const left = report.comparable.leftOut.length;
+  const head = `Totals on ${n} workload${n === 1 ? '' : 's'}${left ? ` (${left} left out: a run on them was incomplete or failed)` : ''}, cheapest preset first:`;
+  return `${head}\n${t.toString()}`;
+}
+
+function isTiny(w: WorkloadReport): boolean {
+  const rec = w.runs.find((r) => r.preset === RECORDED);
+  return (rec ? rec.summary.requests : w.steps) <= TINY_WORKLOAD_REQUESTS;
+}
+
+function costCell(r: RunReport | undefined, rec: RunReport | undefined): string {
+  if (!r) return '';
+  if (r.error) return 'failed';
+  const mark = r.incomplete ? '*' : '';
+  return `${r.summary.costUsd.toFixed(2)}${mark}${rec && r.preset !== RECORDED ? ` ${ratio(r.summary.costUsd, rec.summary.costUsd)}` : ''}`;
+}
+
+/** Cost per workload and preset, tiny workloads folded into one row; split when there are many presets. */
+function costTables(report: BenchReport, color: boolean): string {
+  const hasRec = report.workloads.some((w) => w.runs.some((r) => r.preset === RECORDED));
+  const out: string[] = [];
+  for (let k = 0; k < report.presets.length; k += PRESETS_PER_TABLE) {
+    const presets = report.presets.slice(k, k + PRESETS_PER_TABLE);
+    const cols = [...(hasRec ? [RECORDED] : []), ...presets];
+    // Borders: one more than the columns.
+    const nameWidth = Math.min(28, MAX_WIDTH - cols.length * CELL - (cols.length + 2));
+    const t = new Table({ head: ['workload', ...cols.map((c) => cut(c, CELL - 2))], colWidths: [nameWidth, ...cols.map(() => CELL)], style: tableStyle(color) });
+    const tiny = report.workloads.filter(isTiny);
+    for (const w of report.workloads) {
+      if (isTiny(w)) continue;
+      const rec = w.runs.find((r) => r.preset === RECORDED);
+      t.push([cut(`${w.name}${w.sidechain ? ' (sub)' : ''}`, nameWidth - 2), ...cols.map((c) => costCell(w.runs.find((r) => r.preset === c), rec))]);
+    }
+    if (tiny.length) {
+      const sum = (label: string) => tiny.reduce((a, w) => a + (w.runs.find((r) => r.preset === label)?.summary.costUsd ?? 0), 0);
+      t.push([cut(`${tiny.length} tiny (≤${TINY_WORKLOAD_REQUESTS} req.)`, nameWidth - 2), ...cols.map((c) => sum(c).toFixed(2))]);
+    }
+    out.push(t.toString());
+  }
+  return `Cost per workload, $ (× the recorded cost; * = incomplete run, not in the totals):\n${out.join('\n')}`;
+}
+
+/** Renders the report as text (≤ MAX_WIDTH columns). `color: false` for files and tests. */
+export function renderTable(report: BenchReport, options: { color?: boolean } = {}): string {
+  const color = options.color === true;
+  const requests = report.workloads.reduce((a, w) => a + w.steps, 0);
+  const out: string[] = [];
+  out.push(`rein bench: ${report.workloads.length} workload${report.workloads.length === 1 ? '' : 's'} (${requests} recorded requests) × ${report.presets.length} preset${report.presets.length === 1 ? '' : 's'}. Costs are simulated by rein's prompt-cache simulator.`);
+  out.push(totalsTable(report, color));
+  const fidelity = fidelityLines(report, color);
+  if (fidelity) out.push(fidelity);
+  if (report.unranked.length) {
+    out.push(['Not ranked (their cost covers less work than the recording):', ...report.unranked.map((u) => `- ${u.preset} × ${u.workload}: ${u.status}: ${u.detail}${u.status === 'incomplete' ? `; $${u.costUsd.toFixed(2)} for what it sent` : ''}`)].join('\n'));
+  }
+  out.push(costTables(report, color));
+  out.push(notes(report).map((n) => `- ${n}`).join('\n'));
+  out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);
+  return out.filter(Boolean).map(wrap).join('\n\n');
+}
+
+/** Short notes: the counter's error, importer skips in one line each, files not replayed, problems. */
+function notes(report: BenchReport): string[] {
+  const out: string[] = [];
   const est = report.workloads.filter((w) => w.estimate && w.estimate.pairs > 0);
   if (est.length) {
-    const e = new Table({ head: ['workload', 'pairs', 'est/recorded growth', 'median |err|', 'est/recorded output'], style });
-    for (const w of est) e.push([w.name, String(w.estimate!.pairs), w.estimate!.inputRatio.toFixed(2), pct(w.estimate!.inputMedianAbsError), w.estimate!.outputRatio.toFixed(2)]);
-    out.push('rein token estimate vs the provider\'s counts on the same content:\n' + e.toString());
+    let pairs = 0;
+    let worst = 0;
+    for (const w of est) { pairs += w.estimate!.pairs; worst = Math.max(worst, w.estimate!.inputMedianAbsError || 0); }
+    const ratios = est.map((w) => w.estimate!.inputRatio).filter(Number.isFinite);
+    out.push(`token counter (${est[0]!.estimate!.counter}) vs the provider's counts: prompt growth ratio ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} per workload, median |error| up to ${pct(worst)} (${pairs} request pairs)`);
   }
-  const notes: string[] = [];
+  // One line per workload whatever the number of presets: the detail (each problem, each skip
+  // reason) is in the JSON and the HTML.
   for (const w of report.workloads) {
-    const skipped = Object.entries(w.stats.skipped);
-    if (skipped.length || w.notes.length || w.stats.malformed) {
-      notes.push(`${w.name}: ${w.stats.lines} lines, ${w.steps} requests` +
-        (skipped.length ? `; skipped ${skipped.map(([k, v]) => `${v} × ${k}`).join('; ')}` : '') +
-        (w.notes.length ? `; ${w.notes.join('; ')}` : ''));
-    }
-    for (const r of w.runs) {
-      if (r.preset === RECORDED) continue;
-      const extra: string[] = [];
-      if (r.skippedSteps) extra.push(`${r.skippedSteps} recorded steps not sent (the preset ended their turn early)`);
-      if (r.syntheticPrompts) extra.push(`${r.syntheticPrompts} turns started with "Continue."`);
-      if (r.addedTools?.length) extra.push(`tools added from the recording: ${r.addedTools.join(', ')}`);
-      if (r.problems?.length) extra.push(`problems: ${r.problems.slice(0, 3).join('; ')}${r.problems.length > 3 ? ' …' : ''}`);
-      if (extra.length) notes.push(`${w.name} × ${r.preset}: ${extra.join('; ')}`);
-    }
+    const parts: string[] = [];
+    const skipped = Object.values(w.stats.skipped).reduce((a, b) => a + b, 0);
+    if (skipped || w.stats.malformed) parts.push(`${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed`);
+    const runs = w.runs.filter((r) => r.preset !== RECORDED);
+    const added = [...new Set(runs.flatMap((r) => r.addedTools ?? []))];
+    if (added.length) parts.push(`tools added from the recording: ${added.join(', ')}`);
+    const synthetic = runs.filter((r) => r.syntheticPrompts).map((r) => `${r.preset} ${r.syntheticPrompts}`);
+    if (synthetic.length) parts.push(`turns started with "Continue.": ${synthetic.join(', ')}`);
+    const problems = runs.filter((r) => r.problems?.length).map((r) => `${r.preset} ${r.problems!.length}`);
+    if (problems.length) parts.push(`problems: ${problems.join(', ')}`);
+    if (parts.length) out.push(`${w.name}: ${parts.join('; ')}`);
   }
-  for (const f of report.skippedFiles) notes.push(`file not replayed: ${f.path}: ${f.reason}`);
-  if (notes.length) out.push(notes.map((n) => `- ${n}`).join('\n'));
-  out.push(`Prices: ${report.prices}. Cache efficiency: ideal input cost (every prompt token written once at 1.25×, read at 0.1× after, TTL ignored) / actual.`);
-  return out.join('\n\n');
+  if (report.skippedFiles.length) out.push(`${report.skippedFiles.length} file${report.skippedFiles.length === 1 ? '' : 's'} not replayed (documentation, run results, the same session in another format): listed in the JSON`);
+  return out;
+}
+
+/** Wraps prose lines longer than MAX_WIDTH at spaces (table lines are already narrow). */
+function wrap(block: string): string {
+  return block.split('\n').map((line) => {
+    if (line.length <= MAX_WIDTH || /^[\u2502\u250c\u251c\u2514]/.test(line)) return line;
+    const indent = line.startsWith('- ') ? '  ' : '';
+    const words = line.split(' ');
+    const lines: string[] = [];
+    let cur = '';
+    for (const word of words) {
+      if (cur && cur.length + 1 + word.length > MAX_WIDTH) { lines.push(cur); cur = indent + word; } else cur = cur ? `${cur} ${word}` : word;
+    }
+    if (cur) lines.push(cur);
+    return lines.map((l) => (l.length > MAX_WIDTH ? l.slice(0, MAX_WIDTH - 1) + '…' : l)).join('\n');
+  }).join('\n');
 }

@@ -6,7 +6,7 @@
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import {
-  newStats, skip, type ImportStats, type PromptPart, type RecordedCompaction, type RecordedUsage, type Workload,
+  newStats, skip, type ImportStats, type PromptPart, type RecordedCompaction, type RecordedThinking, type RecordedUsage, type Workload,
   type WorkloadFormat, type WorkloadStep,
 } from './types.js';
 
@@ -32,6 +32,8 @@ export class StepBuilder {
   private readonly byToolUse = new Map<string, WorkloadStep>();
   private lastInputAt: number | undefined;
   private clock = -Infinity;
+  private thinking: RecordedThinking | undefined;
+  private aborted = 0;
 
   constructor(stats?: ImportStats) {
     this.stats = stats ?? newStats();
@@ -59,6 +61,8 @@ export class StepBuilder {
       };
       if (this.pendingPrompt.length) step.prompt = this.pendingPrompt;
       if (this.pendingCompaction) step.compactionBefore = this.pendingCompaction;
+      if (this.thinking) step.thinking = this.thinking;
+      if (this.aborted) { step.abortedBefore = this.aborted; this.aborted = 0; }
       this.pendingPrompt = [];
       this.pendingCompaction = undefined;
       this.lastInputAt = undefined;
@@ -88,6 +92,21 @@ export class StepBuilder {
     }
     step.toolResults.push({ toolUseId, toolName: use?.name ?? 'unknown', content, isError });
     return true;
+  }
+
+  /** The thinking parameter from the next request on (until changed). */
+  setThinking(t: RecordedThinking | undefined): void {
+    this.thinking = t;
+  }
+
+  /** The thinking parameter in effect, if the recording told. */
+  currentThinking(): RecordedThinking | undefined {
+    return this.thinking;
+  }
+
+  /** A request the user aborted (or that failed) before the next one. */
+  abortedRequest(): void {
+    this.aborted++;
   }
 
   /** User content for the next request. */

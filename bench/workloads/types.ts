@@ -59,6 +59,12 @@ export interface RecordedCompaction {
   summary?: string;
 }
 
+/**
+ * The `thinking` parameter a recorded request was sent with, as far as the recording tells (Claude
+ * Code's `thinkingMetadata` level, pi's thinking level). Budgets follow each client's mapping.
+ */
+export type RecordedThinking = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+
 export interface WorkloadStep {
   /** 0-based position in the workload. */
   index: number;
@@ -83,6 +89,10 @@ export interface WorkloadStep {
   compactionBefore?: RecordedCompaction;
   /** Recorded response id (`msg_…`), when known. */
   responseId?: string;
+  /** The thinking parameter in effect for this request, when the recording tells. */
+  thinking?: RecordedThinking;
+  /** Requests the user aborted (or that failed) just before this one, billed nothing and kept out of the context. */
+  abortedBefore?: number;
 }
 
 /** A line or entry an importer did not turn into a step, with why. */

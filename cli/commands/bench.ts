@@ -7,10 +7,11 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { InputError } from '../../kernel/errors.js';
 import { reinRoot } from '../../agent/preset/paths.js';
 import { isInputError, printInputError } from './errors.js';
+import { positiveInt } from './options.js';
 
 /** Exit codes (cli/main.ts EXIT). */
 const OK = 0;
@@ -20,12 +21,6 @@ const BAD_INPUT = 2;
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
-}
-
-function positiveInt(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be a positive integer.`);
-  return n;
 }
 
 async function writeOut(path: string, text: string): Promise<string> {
@@ -75,7 +70,13 @@ interface BenchFlags {
   model?: string;
   jobs?: number;
   progress?: boolean;
+  /** `redis://HOST:PORT`: replay on the workers serving this queue. */
+  queue?: string;
+  /** false (`--no-wait`): only submit, print the benchmark's id. */
+  wait?: boolean;
 }
+
+type BenchReport = import('../../bench/report/model.js').BenchReport;
 
 /** `rein bench`. Returns the exit code. */
 export async function benchCommand(flags: BenchFlags): Promise<number> {
@@ -88,8 +89,14 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
       const missing = missingChartPackages();
       if (missing.length) throw chartPackagesError(missing);
     }
+    if (flags.queue) {
+      if (flags.wait === false && (flags.json || flags.html)) throw new InputError('--no-wait: nothing is written now; `rein bench collect ID --json FILE --html FILE` writes the report');
+      if (flags.jobs) throw new InputError('--jobs sets local worker threads; with --queue each worker sets its own (rein worker --concurrency N)');
+      const report = await queueBench(flags, cwd);
+      return report ? await writeReport(report, flags) : OK;
+    }
+    if (flags.wait === false) throw new InputError('--no-wait needs --queue (a local run has nothing to wait for)');
     const { runBench } = await import('../../bench/run.js');
-    const { renderTable } = await import('../../bench/report/table.js');
     const progress = flags.progress !== false && process.stderr.isTTY ? await progressBar() : undefined;
     let report;
     try {
@@ -100,21 +107,106 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
         ...(progress ? { onProgress: progress.update } : {}),
       });
     } catch (err) {
-      const e = err as Error;
-      if (/^workload not found|^generator spec|^not a generator spec/.test(e.message)) throw new InputError(e.message);
-      throw err;
+      throw workloadInputError(err);
     } finally {
       progress?.stop();
     }
-    process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
-    if (flags.json) process.stderr.write(`rein: JSON report written to ${await writeOut(flags.json, JSON.stringify(report, null, 2) + '\n')}\n`);
-    if (flags.html) {
-      const { renderHtml } = await import('../../bench/report/html.js');
-      process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, await renderHtml(report))}\n`);
-    }
-    const failures = report.workloads.flatMap((w) => w.runs.filter((r) => r.error).map((r) => `rein: ${w.name} × ${r.preset} failed: ${r.error}`));
-    if (failures.length) process.stderr.write(failures.join('\n') + '\n');
-    return failures.length ? RUN_FAILED : OK;
+    return await writeReport(report, flags);
+  } catch (err) {
+    if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
+    throw err;
+  }
+}
+
+/** A workload that cannot be read is bad input (exit 2), as for a local run. */
+function workloadInputError(err: unknown): unknown {
+  const e = err as Error;
+  return /^workload not found|^generator spec|^not a generator spec/.test(e?.message ?? '') ? new InputError(e.message) : err;
+}
+
+/** Prints the table and writes the JSON and HTML reports; returns the exit code. */
+async function writeReport(report: BenchReport, flags: { json?: string; html?: string }): Promise<number> {
+  const { renderTable } = await import('../../bench/report/table.js');
+  process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
+  if (flags.json) process.stderr.write(`rein: JSON report written to ${await writeOut(flags.json, JSON.stringify(report, null, 2) + '\n')}\n`);
+  if (flags.html) {
+    const { renderHtml } = await import('../../bench/report/html.js');
+    process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, await renderHtml(report))}\n`);
+  }
+  const failures = report.workloads.flatMap((w) => w.runs.filter((r) => r.error).map((r) => `rein: ${w.name} × ${r.preset} failed: ${r.error}`));
+  if (failures.length) process.stderr.write(failures.join('\n') + '\n');
+  return failures.length ? RUN_FAILED : OK;
+}
+
+/** Opens the queue named by `--queue`, runs `fn`, closes it. */
+async function withQueue<T>(url: string, fn: (q: import('../../queue/jobs.js').OpenQueue) => Promise<T>): Promise<T> {
+  const { parseQueueUrl, openRedis } = await import('../../queue/connection.js');
+  const { openQueue } = await import('../../queue/jobs.js');
+  const target = parseQueueUrl(url);
+  const q = await openQueue(target, await openRedis(target));
+  try {
+    return await fn(q);
+  } finally {
+    await q.close();
+  }
+}
+
+/** Waits for a submitted benchmark's jobs, with progress on stderr, and assembles the report. */
+async function awaitReport(q: import('../../queue/jobs.js').OpenQueue, manifest: import('../../bench/queue/jobs.js').BenchManifest, workloads: readonly import('../../bench/workloads/types.js').Workload[], progressOn: boolean): Promise<BenchReport> {
+  const { awaitBench } = await import('../../bench/queue/submit.js');
+  const { queueProgress } = await import('./queue-progress.js');
+  const progress = await queueProgress('replays', progressOn);
+  const seen = new Set<string>();
+  try {
+    return await awaitBench(q, manifest, workloads, {
+      onProgress: progress.update,
+      onError: (err) => {
+        if (!seen.has(err.message)) process.stderr.write(`rein: queue: ${err.message} (still waiting)\n`);
+        seen.add(err.message);
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+/** `rein bench --queue URL`: submits the replays and, unless --no-wait, waits and returns the report. */
+async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport | undefined> {
+  const { planBench } = await import('../../bench/run.js');
+  const { submitBench } = await import('../../bench/queue/submit.js');
+  let plan;
+  try {
+    plan = await planBench({ workloads: flags.workload!, presets: flags.preset!, cwd });
+  } catch (err) {
+    throw workloadInputError(err);
+  }
+  return withQueue(flags.queue!, async (q) => {
+    const s = await submitBench(plan, q, flags.model ? { model: flags.model } : {});
+    const jobs = new Set(s.manifest.jobs).size;
+    const already = [s.reused ? `${s.reused} already done` : '', s.retried ? `${s.retried} failed before, tried again` : ''].filter(Boolean).join(', ');
+    process.stderr.write(`rein: benchmark ${s.runId}: ${jobs} replay job${jobs === 1 ? '' : 's'} on queue ${q.queue.name} at ${q.target.shown}${already ? ` (${already})` : ''}\n`);
+    process.stderr.write(`rein: \`rein bench collect ${s.runId} --queue ${q.target.shown}\` writes its report${flags.wait === false ? ' once the workers are done' : ' later too'}\n`);
+    if (flags.wait === false) return undefined;
+    return awaitReport(q, s.manifest, plan.workloads, flags.progress !== false);
+  });
+}
+
+interface CollectFlags {
+  queue: string;
+  json?: string;
+  html?: string;
+  progress?: boolean;
+}
+
+/** `rein bench collect RUN --queue URL`: waits for a submitted benchmark's jobs and writes its report. Returns the exit code. */
+export async function collectCommand(runId: string, flags: CollectFlags): Promise<number> {
+  try {
+    const { readManifest, fetchWorkloads } = await import('../../bench/queue/submit.js');
+    const report = await withQueue(flags.queue, async (q) => {
+      const manifest = await readManifest(q, runId);
+      return awaitReport(q, manifest, await fetchWorkloads(q, manifest), flags.progress !== false);
+    });
+    return await writeReport(report, flags);
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
     throw err;
@@ -138,8 +230,8 @@ async function progressBar(): Promise<{ update: (done: number, total: number, la
 export function registerBenchCommands(program: Command): void {
   const bench = program
     .command('bench')
-    // With the program's (cli/main.ts): options after `compare` are compare's, not `rein bench`'s
-    // options of the same names (--preset, --model, --json).
+    // Options after a subcommand are the subcommand's (`rein bench collect --json F`, `rein bench
+    // compare --preset x --json F`), though `rein bench` has options of the same names.
     .enablePositionalOptions()
     .description('Replay sessions (Claude Code, pi, SWE-agent, OpenHands, scenarios, gen:SPEC) through presets and report cost, caching and compaction.')
     .option('-w, --workload <file|dir|gen:spec>', 'a session file, a directory of them, or a generator spec such as gen:turns=200,results=2000 (repeatable)', collect)
@@ -149,8 +241,22 @@ export function registerBenchCommands(program: Command): void {
     .option('--model <name>', 'send this model instead of each recording\'s own')
     .option('-j, --jobs <n>', 'worker threads (default: one per core, at most one per workload)', (v) => positiveInt(v, '--jobs'))
     .option('--no-progress', 'no progress bar on stderr')
+    .option('--queue <redis-url>', 'replay on the workers serving this Redis queue (redis://HOST:PORT; start them with `rein worker --queue URL`)')
+    .option('--no-wait', 'with --queue: submit the jobs, print the benchmark id and exit (`rein bench collect ID` writes the report)')
     .action(async (opts: BenchFlags) => {
       process.exitCode = await benchCommand(opts);
+    });
+
+  bench
+    .command('collect')
+    .description('Wait for a benchmark submitted with `rein bench --queue` and write its report, as the submitting run would have.')
+    .argument('<id>', 'the benchmark id `rein bench --queue` printed')
+    .requiredOption('--queue <redis-url>', 'the Redis queue it was submitted to (redis://HOST:PORT)')
+    .option('--json <file>', 'write the full report as JSON')
+    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--no-progress', 'no progress on stderr')
+    .action(async (id: string, opts: CollectFlags) => {
+      process.exitCode = await collectCommand(id, opts);
     });
 
   bench

@@ -114,8 +114,10 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
     process.stderr.write(`rein: internal error: ${e?.message ?? String(err)}${process.env.REIN_DEBUG ? `\n${e?.stack ?? ''}` : ' (REIN_DEBUG=1 prints the stack trace)'}\n`);
     return EXIT.INTERNAL;
   } finally {
-    stop.remove();
+    // Closed while the handlers are still there: a signal during close() is not Node's default
+    // (death by the signal, with no exit code of rein's).
     await agent?.close().catch(() => undefined);
+    stop.finish();
   }
 }
 
@@ -128,9 +130,10 @@ type StopSignal = keyof typeof SIGNAL_EXIT;
  * process group is killed, SessionEnd hooks run). A second one exits at once, recording `aborted`
  * first if the loop had not got there.
  */
-function interruptions(kernel: () => Kernel | undefined): { signal: AbortSignal; readonly received: StopSignal | undefined; remove(): void } {
+function interruptions(kernel: () => Kernel | undefined): { signal: AbortSignal; readonly received: StopSignal | undefined; remove(): void; finish(): void } {
   const controller = new AbortController();
   let received: StopSignal | undefined;
+  let removed = false;
   const on = (sig: StopSignal) => {
     if (!received) {
       received = sig;
@@ -147,6 +150,20 @@ function interruptions(kernel: () => Kernel | undefined): { signal: AbortSignal;
   return {
     signal: controller.signal,
     get received() { return received; },
-    remove: () => { for (const [sig, fn] of handlers) process.off(sig, fn); },
+    // Handed over (the stream-json host handles signals itself): only this function's handlers go.
+    remove: () => {
+      if (removed) return;
+      removed = true;
+      for (const [sig, fn] of handlers) process.off(sig, fn);
+    },
+    // The run is over: a signal from now until the process exits only sets the exit code.
+    finish: () => {
+      if (removed) return;
+      removed = true;
+      for (const [sig, fn] of handlers) {
+        process.off(sig, fn);
+        process.once(sig, () => process.exit(SIGNAL_EXIT[sig]));
+      }
+    },
   };
 }

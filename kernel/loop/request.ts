@@ -6,6 +6,8 @@ import type { RunContext, SystemSection } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import type { ModelRequest } from '../model/client.js';
 import type { Message, TextBlock } from '../types.js';
+import { Incremental } from '../incremental.js';
+import { acceptsLongContext, CONTEXT_1M_BETA, STANDARD_CONTEXT_WINDOW } from '../model/long-context.js';
 
 /** The preset's own `system` key as sections: its sections first, then `append` as a last static section. */
 export function presetSections(system: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string } | undefined): SystemSection[] {
@@ -33,6 +35,29 @@ export function apiMessages(messages: readonly Message[]): ModelRequest['message
   return messages.map((m) => ({ role: m.role, content: m.content }));
 }
 
+type ApiForm = ModelRequest['messages'][number];
+
+/**
+ * The API form of each kernel's history, kept up to date as it grows: one `{role, content}` object
+ * per message, made once, so building a request costs a copy of the list, not an object per
+ * message, and every request shares the same objects for the same messages (what memos downstream
+ * key on: marker placement, the break detector, the simulator).
+ */
+const apiForms = new WeakMap<Kernel, Incremental<Message, ApiForm[]>>();
+
+function apiFormOf(kernel: Kernel, messages: readonly Message[]): ApiForm[] {
+  let forms = apiForms.get(kernel);
+  if (!forms) {
+    forms = new Incremental<Message, ApiForm[]>({
+      init: () => [],
+      add: (out, m) => { out.push({ role: m.role, content: m.content }); },
+      truncate: (out, length) => { out.length = length; },
+    });
+    apiForms.set(kernel, forms);
+  }
+  return forms.update(messages);
+}
+
 export interface BuildInput {
   messages: readonly Message[];
   model: string;
@@ -51,7 +76,7 @@ export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunCo
   const params: ModelRequest = {
     model: input.model,
     max_tokens: input.maxTokens,
-    messages: apiMessages(input.messages),
+    messages: apiFormOf(kernel, input.messages).slice(),
   };
   const system = systemBlocks(sections);
   if (system.length) params.system = system;
@@ -59,5 +84,7 @@ export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunCo
   const thinking = preset.model?.thinking;
   if (thinking && thinking.type !== 'disabled') params.thinking = thinking as ModelRequest['thinking'];
   if (preset.model?.effort) params.output_config = { effort: preset.model.effort } as ModelRequest['output_config'];
+  // A window past the standard 200k asks for the 1M-token window, on the models that accept it.
+  if ((preset.model?.contextWindow ?? 0) > STANDARD_CONTEXT_WINDOW && acceptsLongContext(input.model)) params.betas = [CONTEXT_1M_BETA];
   return (await kernel.hooks.request.promise(params, ctx)) as ModelRequest;
 }

@@ -25,6 +25,7 @@ import { replaceHistory, runCompaction } from './compact.js';
 import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
 import { HookTapError } from '../hooks.js';
+import { Incremental } from '../incremental.js';
 
 /**
  * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
@@ -114,12 +115,6 @@ function newMessage(role: 'user' | 'assistant', content: ContentBlock[], meta?: 
   return meta ? { role, content, meta: { ...meta, at: Date.now() } } : { role, content, meta: { at: Date.now() } };
 }
 
-/** Appends to the history, transcript first. */
-function append(kernel: Kernel, message: Message): void {
-  kernel.transcript.append({ type: 'message', message });
-  kernel.messages = [...kernel.messages, message];
-}
-
 /**
  * Gives every tool_use of the last assistant message a tool_result (a crash or an abort between the
  * reply and its results), so the history is valid for the API.
@@ -129,7 +124,7 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
   if (!last || last.role !== 'assistant') return;
   const uses = last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
   if (!uses.length) return;
-  append(kernel, newMessage('user', uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: [{ type: 'text', text }], is_error: true })), { meta: true, source: 'kernel' }));
+  kernel.appendMessage(newMessage('user', uses.map((u) => ({ type: 'tool_result', tool_use_id: u.id, content: [{ type: 'text', text }], is_error: true })), { meta: true, source: 'kernel' }));
 }
 
 /**
@@ -231,7 +226,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
   if (prompt.blocked) return finish('prompt_blocked', prompt.blocked);
   const userContent: ContentBlock[] = [...prompt.content, ...(prompt.additionalContext ?? []).map((t) => ({ type: 'text' as const, text: t }))];
   const userMessage = newMessage('user', userContent);
-  append(kernel, userMessage);
+  kernel.appendMessage(userMessage);
   kernel.emit({ type: 'user_message', message: userMessage });
 
   for (;;) {
@@ -294,7 +289,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
     const content = message.content as unknown as ContentBlock[];
     const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     // A tool_use id the history already has cannot be answered: the next request would be refused.
-    const reused = reusedToolUseId(kernel.messages, toolUses);
+    const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
     if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
 
     // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
@@ -309,19 +304,19 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
       const kept = content.filter((b) => b.type !== 'tool_use');
       const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
-      append(kernel, assistant);
+      kernel.appendMessage(assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
       if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${call.params.max_tokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
       v.resumes++;
-      append(kernel, newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
+      kernel.appendMessage(newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
       await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
       continue;
     }
 
     // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
     const assistant = newMessage('assistant', content);
-    append(kernel, assistant);
+    kernel.appendMessage(assistant);
     v.lastText = textOf(content) || v.lastText;
     kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
 
@@ -350,7 +345,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
         }
         v.stopBlocks++;
         v.stopHookActive = true;
-        append(kernel, newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
+        kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
         if (state.turn >= maxTurns) return finish('max_turns');
         await next('stop_hook_blocked', decision.reason);
         continue;
@@ -370,7 +365,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
     state.denials.push(...outcome.denials);
     const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
     const results = newMessage('user', resultContent);
-    append(kernel, results);
+    kernel.appendMessage(results);
     kernel.emit({ type: 'tool_results', message: results });
     if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
     if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
@@ -386,15 +381,41 @@ function abortDetail(signal: AbortSignal): string | undefined {
   return r instanceof Error && r.name !== 'AbortError' && r.message ? r.message : undefined;
 }
 
-/** The first id of `uses` that a tool_use of an earlier message already has. */
-function reusedToolUseId(history: readonly Message[], uses: readonly ToolUseBlock[]): string | undefined {
-  if (!uses.length) return undefined;
-  const ids = new Set(uses.map((u) => u.id));
-  for (const m of history) {
-    if (m.role !== 'assistant') continue;
-    for (const b of m.content) if (b.type === 'tool_use' && ids.has((b as ToolUseBlock).id)) return (b as ToolUseBlock).id;
-  }
-  return undefined;
+/**
+ * A lookup of reused tool_use ids over a history that grows: `(history, uses)` returns the first id
+ * of `uses`, in history order, that a tool_use block of `history` already has. The ids are a
+ * running state (kernel/incremental.ts): a call reads only the messages added since the previous
+ * one, and a replaced history (compaction, a rewrite, a resume) is read again from the start.
+ */
+export function reusedToolUseIds(): (history: readonly Message[], uses: readonly ToolUseBlock[]) => string | undefined {
+  let blocks = 0;
+  // Each id with the place of the first tool_use block that has it.
+  const known = new Incremental<Message, Map<string, number>>({
+    init: () => { blocks = 0; return new Map(); },
+    add: (ids, m) => {
+      if (m.role !== 'assistant') return;
+      for (const b of m.content) if (b.type === 'tool_use' && !ids.has((b as ToolUseBlock).id)) ids.set((b as ToolUseBlock).id, blocks++);
+    },
+  });
+  return (history, uses) => {
+    if (!uses.length) return undefined;
+    const ids = known.update(history);
+    let first: { id: string; at: number } | undefined;
+    for (const u of uses) {
+      const at = ids.get(u.id);
+      if (at !== undefined && (!first || at < first.at)) first = { id: u.id, at };
+    }
+    return first?.id;
+  };
+}
+
+const reusedIdLookups = new WeakMap<Kernel, ReturnType<typeof reusedToolUseIds>>();
+
+/** The first id of `uses` that a tool_use of an earlier message of the kernel's history already has. */
+function reusedToolUseId(kernel: Kernel, history: readonly Message[], uses: readonly ToolUseBlock[]): string | undefined {
+  let lookup = reusedIdLookups.get(kernel);
+  if (!lookup) reusedIdLookups.set(kernel, (lookup = reusedToolUseIds()));
+  return lookup(history, uses);
 }
 
 /**
@@ -405,7 +426,7 @@ function recordContext(kernel: Kernel, messages: Message[]): void {
   const old = kernel.messages;
   const appended = messages.length > old.length && old.every((m, i) => messages[i] === m);
   if (!appended) return replaceHistory(kernel, messages, 'context');
-  for (const m of messages.slice(old.length)) append(kernel, m);
+  for (const m of messages.slice(old.length)) kernel.appendMessage(m);
 }
 
 /**

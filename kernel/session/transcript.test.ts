@@ -119,6 +119,43 @@ describe('Transcript', () => {
     expect(() => Transcript.open(t.sessionId, { cwd: '/p', root })).toThrow(`head -n 2 ${t.file} >`);
   });
 
+  it('keeps an index of what it appends, not the entries: plugin data, turns and the header follow appends, as a reopen reads them', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    const response = (turn: number, source: string) => ({ type: 'response' as const, turn, model: 'm', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, stopReason: 'end_turn', at: 0, source });
+    t.append({ type: 'message', message: user('one') });
+    t.append({ type: 'plugin', plugin: 'a', data: { n: 1 } });
+    t.append(response(1, 'main_loop'));
+    t.append(response(1, 'compact'));
+    t.append({ type: 'plugin', plugin: 'b', data: 'x' });
+    t.append({ type: 'plugin', plugin: 'a', data: { n: 2 } });
+    t.append(response(2, 'main_loop'));
+    expect(t.entries).toEqual([]); // nothing appended is held
+    expect(t.pluginData('a')).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(t.pluginData('b')).toEqual(['x']);
+    expect(t.pluginData('none')).toEqual([]);
+    expect(t.turns).toBe(2);
+    expect(t.header.sessionId).toBe(t.sessionId);
+    t.close();
+    const o = Transcript.open(t.sessionId, { cwd: '/p', root });
+    expect(o.entries).toHaveLength(8);
+    expect(o.pluginData('a')).toEqual(t.pluginData('a'));
+    expect(o.turns).toBe(2);
+    expect(o.header).toEqual(t.header);
+  });
+
+  it('an entry the file system refused is not indexed: turns and plugin data stay what the file holds', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.append({ type: 'plugin', plugin: 'a', data: 1 });
+    unlinkSync(t.file);
+    mkdirSync(t.file); // appending to a directory fails (EISDIR)
+    expect(() => t.append({ type: 'plugin', plugin: 'a', data: 2 })).toThrow(TranscriptWriteError);
+    expect(() => t.append({ type: 'response', turn: 1, model: 'm', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, stopReason: 'end_turn', at: 0, source: 'main_loop' })).toThrow(TranscriptWriteError);
+    expect(t.pluginData('a')).toEqual([1]);
+    expect(t.turns).toBe(0);
+    rmSync(t.file, { recursive: true });
+    t.close();
+  });
+
   it('a write the file system refuses throws TranscriptWriteError, and so does every later one', () => {
     const t = Transcript.create({ cwd: '/p', model: 'm', root });
     unlinkSync(t.file);

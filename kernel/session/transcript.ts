@@ -166,11 +166,21 @@ export class Transcript {
   private size: number;
   private locked = false;
 
+  /** `data` of the `plugin` entries, by plugin, in order: read at open, then appended. */
+  private readonly byPlugin = new Map<string, unknown[]>();
+  private headerEntry: Extract<TranscriptEntry, { type: 'session' }> | undefined;
+  private mainTurns = 0;
+
+  /**
+   * @param entries The entries read from the file when it was opened (none for a created
+   *   transcript). Entries appended later go to the file and to the per-plugin index only, not to
+   *   this list: a long session's memory does not grow with everything it has written.
+   */
   private constructor(
     readonly sessionId: string,
     /** Absolute path of the JSONL file: the one that was opened, whatever its name. */
     readonly file: string,
-    readonly entries: TranscriptEntry[],
+    readonly entries: readonly TranscriptEntry[],
     damaged: DamagedLine[] = [],
     tornTail = false,
     size = 0,
@@ -179,6 +189,16 @@ export class Transcript {
     this.damaged = damaged;
     this.tornTail = tornTail;
     this.size = size;
+    for (const e of entries) this.index(e);
+  }
+
+  private index(entry: TranscriptEntry): void {
+    if (entry.type === 'plugin') {
+      let list = this.byPlugin.get(entry.plugin);
+      if (!list) this.byPlugin.set(entry.plugin, (list = []));
+      list.push(entry.data);
+    } else if (entry.type === 'response' && entry.source === 'main_loop') this.mainTurns++;
+    else if (entry.type === 'session' && !this.headerEntry) this.headerEntry = entry;
   }
 
   /** The folder of the transcript (the project folder for transcripts rein named). */
@@ -309,7 +329,7 @@ export class Transcript {
     }
     this.size += line.length;
     this.tornTail = false;
-    this.entries.push(entry);
+    this.index(entry);
   }
 
   /** Releases the session's lock (the transcript can still be read). */
@@ -331,19 +351,20 @@ export class Transcript {
 
   /** The `session` header. */
   get header(): Extract<TranscriptEntry, { type: 'session' }> {
-    return this.entries[0] as Extract<TranscriptEntry, { type: 'session' }>;
+    return this.headerEntry!;
   }
 
-  /** Entries a plugin wrote with `type: 'plugin'`, in order. */
+  /** Entries a plugin wrote with `type: 'plugin'`, in order (read at open and appended since): a new array. */
   pluginData<T = unknown>(plugin: string): T[] {
-    return this.entries.filter((e): e is Extract<TranscriptEntry, { type: 'plugin' }> => e.type === 'plugin' && e.plugin === plugin).map((e) => e.data as T);
+    return (this.byPlugin.get(plugin)?.slice() ?? []) as T[];
   }
 
   /**
-   * The history as of the last entry. Messages are returned exactly as written (same bytes when
-   * re-serialised), so a resumed session rebuilds the same request prefix. When lines were damaged,
-   * tool calls and results that lost their other half are dropped together (see `repairs`), so the
-   * history is one the API accepts.
+   * The history as of the last entry read when the transcript was opened (what a resume starts
+   * from). Messages are returned exactly as written (same bytes when re-serialised), so a resumed
+   * session rebuilds the same request prefix. When lines were damaged, tool calls and results that
+   * lost their other half are dropped together (see `repairs`), so the history is one the API
+   * accepts.
    */
   replayMessages(): Message[] {
     let messages: Message[] = [];
@@ -359,7 +380,7 @@ export class Transcript {
 
   /** Number of main-loop model responses recorded. */
   get turns(): number {
-    return this.entries.filter((e) => e.type === 'response' && e.source === 'main_loop').length;
+    return this.mainTurns;
   }
 }
 

@@ -23,6 +23,7 @@ import type { Kernel } from '../kernel.js';
 import { presetSections, systemBlocks } from '../loop/request.js';
 import type { ModelRequest } from '../model/client.js';
 import type { Message, Usage } from '../types.js';
+import { Incremental } from '../incremental.js';
 import {
   estimateMessageTokens, estimateRequestTokens, estimateSystemTokens, estimateToolTokens, type EstimatableRequest,
 } from './estimate.js';
@@ -77,7 +78,10 @@ export interface TokenCounter {
   setEstimator(estimator: Estimator): void;
   /** Estimated tokens of one message (memoised per message object; messages are never mutated). */
   messageTokens(message: Message): number;
-  /** Estimated tokens of a list of messages. */
+  /**
+   * Estimated tokens of a list of messages. Kept as a running total: a call on the history after
+   * it grew adds only the new messages (kernel/incremental.ts).
+   */
   messagesTokens(messages: readonly Message[]): number;
   /** Size of the context if `messages` were sent now. */
   count(messages: readonly Message[]): ContextCount;
@@ -125,7 +129,7 @@ function createCounter(kernel: Kernel): TokenCounter {
   let overhead: number | undefined;
   let primedOverhead: number | undefined;
   let lastRequest: ModelRequest | undefined;
-  let lastRequestHistory: readonly Message[] | undefined;
+  let lastRequestHistory: { messages: readonly Message[]; length: number } | undefined;
   let lastUsage: Usage | undefined;
   let lastResponseAt: number | undefined;
 
@@ -137,10 +141,16 @@ function createCounter(kernel: Kernel): TokenCounter {
     }
     return n;
   };
+  // Running totals (totals[i] = tokens of the first i messages), kept as the history grows: a
+  // long session's turn adds the new messages instead of summing the whole history again.
+  const totals = new Incremental<{ content: string | readonly unknown[] }, number[]>({
+    init: () => [0],
+    add: (t, m) => { t.push(t[t.length - 1]! + messageTokens(m)); },
+    truncate: (t, length) => { t.length = length + 1; },
+  });
   const messagesTokens = (ms: readonly { content: string | readonly unknown[] }[]) => {
-    let n = 0;
-    for (const m of ms) n += messageTokens(m);
-    return n;
+    const t = totals.update(ms);
+    return t[t.length - 1]!;
   };
   const requestOverhead = (r: Pick<ModelRequest, 'system' | 'tools'>) => {
     let n = estimateSystemTokens(r.system as never);
@@ -150,7 +160,8 @@ function createCounter(kernel: Kernel): TokenCounter {
 
   kernel.hooks.request.tap({ name: 'tokens', stage: TOKEN_COUNTER_REQUEST_STAGE }, (params) => {
     lastRequest = params as ModelRequest;
-    lastRequestHistory = kernel.messages;
+    // The history grows in place after this request: remember how long it was.
+    lastRequestHistory = { messages: kernel.messages, length: kernel.messages.length };
     return params;
   });
   kernel.hooks.response.tap('tokens', (info) => {
@@ -170,6 +181,7 @@ function createCounter(kernel: Kernel): TokenCounter {
     setEstimator(e) {
       estimator = e;
       memo = new WeakMap();
+      totals.reset();
     },
     messageTokens,
     messagesTokens,
@@ -199,7 +211,11 @@ function createCounter(kernel: Kernel): TokenCounter {
       return kernel.client.countTokens(params);
     },
     get lastRequest() { return lastRequest; },
-    get lastRequestHistory() { return lastRequestHistory; },
+    get lastRequestHistory() {
+      if (!lastRequestHistory) return undefined;
+      const { messages, length } = lastRequestHistory;
+      return messages.length === length ? messages : messages.slice(0, length);
+    },
     get lastUsage() { return lastUsage; },
     get lastResponseAt() { return lastResponseAt; },
   };

@@ -62,7 +62,13 @@ export default definePlugin({
   description: 'AGENTS.md / CLAUDE.md (user, project root → cwd, local) with @includes, as one pinned message compaction keeps verbatim',
   options: memoryFilesOptions,
   apply(kernel, options) {
+    // A history this plugin has seen is not looked at again on later runs of the same kernel: it
+    // keeps the pinned message through compaction, and looking for it would scan the whole history
+    // at every prompt. An empty history (a new or cleared conversation) gets the files.
+    let seen = false;
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
+      if (seen && kernel.messages.length > 0) return;
+      seen = true;
       if (kernel.messages.some(isMemoryMessage)) return;
       if (kernel.messages.length > 0) {
         // Inserting before an existing history would change every request's prefix.

@@ -21,7 +21,7 @@ export const printerOptions = z.object({
   replayUserMessages: z.boolean().default(false),
   /** stream-json only: print hook_started / hook_response lines (`--include-hook-events`). */
   includeHookEvents: z.boolean().default(false),
-  /** text only: print tool calls and notices to stderr as they happen. */
+  /** text only: print tool calls and `info` notices to stderr as they happen (warnings and errors always; routine `debug` notices never). */
   verbose: z.boolean().default(false),
   /** text only: print the usage and cache report to stderr at the end. */
   usageReport: z.boolean().default(true),
@@ -88,7 +88,7 @@ export default definePlugin({
           out(text.endsWith('\n') ? text : text + '\n');
         }
         if (o.usageReport) status(...usageReport(e.result, { simulated }).split('\n'));
-      } else if (e.type === 'notice' && (o.verbose || e.level !== 'info')) {
+      } else if (e.type === 'notice' && (e.level === 'warn' || e.level === 'error' || (o.verbose && e.level === 'info'))) {
         status(`rein: ${e.level}: ${e.message}`);
       } else if (e.type === 'permission_denied') {
         status(`rein: denied ${e.denial.tool_name}: ${e.denial.reason}`);

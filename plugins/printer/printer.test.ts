@@ -54,3 +54,23 @@ describe('printer', () => {
     expect(terminalSafeJson('"\u009b"')).toBe('"\\u009b"');
   });
 });
+
+describe('printer notices (text)', () => {
+  /** The notices a text printer with these options writes to stderr. */
+  async function noticesPrinted(options: Record<string, unknown>, levels: ('debug' | 'info' | 'warn' | 'error')[]): Promise<string> {
+    const kernel = await testKernel({ cwd: mkdtempSync(join(tmpdir(), 'rein-printer-')), plugins: [{ plugin: printer, options: { usageReport: false, ...options } }] });
+    let err = '';
+    const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => { err += String(s); return true; });
+    for (const level of levels) kernel.emit({ type: 'notice', level, source: 'compaction/auto', message: `a ${level} notice` });
+    e.mockRestore();
+    return err;
+  }
+
+  it('-v prints info but never a routine debug notice (the thresholds of every run); warnings always', async () => {
+    expect(await noticesPrinted({ verbose: true }, ['debug', 'info', 'warn'])).toBe('rein: info: a info notice\nrein: warn: a warn notice\n');
+  });
+
+  it('without -v prints only warnings and errors', async () => {
+    expect(await noticesPrinted({}, ['debug', 'info', 'error'])).toBe('rein: error: a error notice\n');
+  });
+});

@@ -76,10 +76,25 @@ export function mergeSections(...lists: readonly (readonly SystemSection[])[]): 
 export function prependToFirstMessage(params: ModelRequest, text: string): ModelRequest {
   if (!text || !params.messages.length) return params;
   const first = params.messages[0]!;
-  const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : first.content;
   const messages = params.messages.slice();
-  messages[0] = { ...first, content: [{ type: 'text', text }, ...content] } as typeof first;
+  messages[0] = { ...first, content: withReminder(first.content, text) } as typeof first;
   return { ...params, messages };
+}
+
+/**
+ * The first message's content with the reminder in front, made once per content array and text:
+ * every request of a session then carries the same array, which memos downstream (marker counts,
+ * the break detector, the simulator) recognise without looking inside.
+ */
+const withReminderMemo = new WeakMap<object, { text: string; content: unknown[] }>();
+
+function withReminder(content: ModelRequest['messages'][number]['content'], text: string): ModelRequest['messages'][number]['content'] {
+  if (typeof content === 'string') return [{ type: 'text', text }, { type: 'text', text: content }];
+  const hit = withReminderMemo.get(content);
+  if (hit && hit.text === text) return hit.content as typeof content;
+  const out = [{ type: 'text' as const, text }, ...content];
+  withReminderMemo.set(content, { text, content: out });
+  return out;
 }
 
 export default definePlugin({

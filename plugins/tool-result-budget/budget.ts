@@ -26,6 +26,11 @@ export interface ResultBudgetOptions {
   exempt?(toolUseId: string): boolean;
   /** Called once for each new replacement, so the caller can record it. */
   onReplace?(toolUseId: string, text: string): void;
+  /**
+   * Index of the first message to check (default 0): the messages before it already passed an
+   * earlier pass of the same budget (they are that pass's output), so they are kept as they are.
+   */
+  from?: number;
 }
 
 export interface ResultBudgetOutcome {
@@ -67,8 +72,9 @@ function isReplacedText(block: ToolResultBlock, text: string): boolean {
 export function applyResultBudget(messages: Message[], o: ResultBudgetOptions): ResultBudgetOutcome {
   let out: Message[] | undefined;
   let charsFreed = 0;
-  messages.forEach((m, mi) => {
-    if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) return;
+  for (let mi = o.from ?? 0; mi < messages.length; mi++) {
+    const m = messages[mi]!;
+    if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) continue;
     const blocks = [...m.content];
     let changed = false;
     const replace = (i: number, text: string) => {
@@ -107,6 +113,6 @@ export function applyResultBudget(messages: Message[], o: ResultBudgetOptions): 
       out ??= [...messages];
       out[mi] = { ...m, content: blocks };
     }
-  });
+  }
   return { messages: out ?? messages, charsFreed };
 }

@@ -14,7 +14,7 @@
  * pipeline (replays, imported sessions); and it runs in a fixed order with the other strategies.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE, type Kernel, definePlugin, estimateMessageTokens, type Message, type ToolUseBlock } from '../../kernel/index.js';
+import { CONTEXT_STAGE, type Kernel, definePlugin, estimateMessageTokens, Incremental, type Message, type ToolUseBlock } from '../../kernel/index.js';
 import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from './budget.js';
 
 const NAME = 'tool-result-budget';
@@ -38,35 +38,61 @@ export function replacements(kernel: Kernel): ReplacementMap {
   return map;
 }
 
+/**
+ * What a pass keeps for the next one: the tool name of every tool_use seen so far, and how many
+ * messages have passed the budget. Each pass checks only the messages added since (the earlier
+ * ones are the previous pass's output, and replacements are sticky per tool_use id); a history
+ * that was replaced is checked from its first message.
+ */
+interface PassState {
+  toolOf: Map<string, string>;
+  checked: number;
+}
+
+function passTracker(): Incremental<Message, PassState> {
+  return new Incremental<Message, PassState>({
+    init: () => ({ toolOf: new Map(), checked: 0 }),
+    add: (s, m) => {
+      if (m.role !== 'assistant') return;
+      for (const b of m.content) if (b.type === 'tool_use') s.toolOf.set((b as ToolUseBlock).id, (b as ToolUseBlock).name);
+    },
+  });
+}
+
 export default definePlugin({
   name: NAME,
   description: 'Keeps the tool results of one message within 200,000 characters, replacing the largest first; replacements are sticky for cache stability.',
   options: budgetOptions,
   apply(kernel, options) {
+    const tracker = passTracker();
     kernel.hooks.context.tapPromise({ name: NAME, stage: CONTEXT_STAGE.RESULT_BUDGET }, async (state) => {
       const replaced = replacements(kernel);
+      const pass = tracker.update(state.messages);
       // Tools that bound their own output (maxResultSizeChars Infinity: Read) are never replaced:
       // the model would read the saved file back with the same tool.
-      const toolOf = new Map<string, string>();
-      for (const m of state.messages) {
-        if (m.role !== 'assistant') continue;
-        for (const b of m.content) if (b.type === 'tool_use') toolOf.set((b as ToolUseBlock).id, (b as ToolUseBlock).name);
-      }
       const exempt = (id: string) => {
-        const name = toolOf.get(id);
+        const name = pass.toolOf.get(id);
         const tool = name ? kernel.tools.get(name) : undefined;
         return tool !== undefined && !Number.isFinite(tool.maxResultSizeChars);
       };
+      const from = pass.checked;
       const r = applyResultBudget(state.messages, {
         maxChars: options.maxCharsPerMessage,
         sessionDir: kernel.sessionDir(),
         replaced,
         exempt,
+        from,
         onReplace: (toolUseId, text) => kernel.transcript.append({ type: 'plugin', plugin: NAME, data: { toolUseId, text } satisfies Replacement }),
       });
+      pass.checked = r.messages.length;
       if (r.messages === state.messages) return state;
-      const tokens = (ms: Message[]) => ms.reduce((n, m) => n + estimateMessageTokens(m), 0);
-      return { messages: r.messages, tokensFreed: state.tokensFreed + Math.max(0, tokens(state.messages) - tokens(r.messages)) };
+      // The output differs only in tool results of the messages checked now: the names stay valid.
+      tracker.adopt(r.messages);
+      let freed = 0;
+      for (let i = from; i < r.messages.length; i++) {
+        if (r.messages[i] !== state.messages[i]) freed += estimateMessageTokens(state.messages[i]!) - estimateMessageTokens(r.messages[i]!);
+      }
+      return { messages: r.messages, tokensFreed: state.tokensFreed + Math.max(0, freed) };
     });
   },
 });

@@ -18,7 +18,7 @@ import { basename } from 'node:path';
 import type { ContentBlock } from '../../../kernel/types.js';
 import { parseTime, StepBuilder, timestampsUsable } from '../builder.js';
 import { readJsonl } from '../jsonl.js';
-import { newStats, skip, type ImportStats, type PromptPart, type RecordedUsage, type Workload } from '../types.js';
+import { newStats, skip, type ImportStats, type PromptPart, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
 
 type Obj = Record<string, any>;
 
@@ -69,10 +69,25 @@ function replyBlock(b: Obj): ContentBlock | undefined {
   }
 }
 
+/**
+ * Claude Code's thinking budgets by `thinkingMetadata.level` (2.0.x: "think" 4,000, "think hard"
+ * 10,000, "ultrathink" and the thinking toggle 31,999 tokens).
+ */
+export const CLAUDE_CODE_THINKING_BUDGETS: Readonly<Record<string, number>> = Object.freeze({ low: 4_000, medium: 10_000, high: 31_999 });
+
+/** The thinking parameter a user line's `thinkingMetadata` asks for; undefined when it has none. */
+export function ccThinking(meta: Obj | undefined): RecordedThinking | undefined {
+  if (!meta || typeof meta !== 'object') return undefined;
+  if (meta.disabled === true || meta.level === 'none') return { type: 'disabled' };
+  const budget = CLAUDE_CODE_THINKING_BUDGETS[String(meta.level)];
+  return budget ? { type: 'enabled', budget_tokens: budget } : undefined;
+}
+
 /** Feeds one `user` message's content into the builder. */
 function feedUser(builder: StepBuilder, content: unknown, opts: { meta: boolean; line: number; at: number }): void {
   builder.inputAt(opts.at);
   if (typeof content === 'string') {
+    if (content.startsWith('[Request interrupted by user')) builder.abortedRequest();
     builder.prompt({ block: { type: 'text', text: content }, typed: !opts.meta && !isInjectedText(content) });
     return;
   }
@@ -84,6 +99,7 @@ function feedUser(builder: StepBuilder, content: unknown, opts: { meta: boolean;
     if (b?.type === 'tool_result') {
       builder.toolResult(String(b.tool_use_id), resultBlocks(b.content), b.is_error === true, opts.line);
     } else if (b?.type === 'text') {
+      if (String(b.text ?? '').startsWith('[Request interrupted by user')) builder.abortedRequest();
       builder.prompt({ block: { type: 'text', text: String(b.text ?? '') }, typed: !opts.meta && !isInjectedText(String(b.text ?? '')) });
     } else if (b?.type === 'image') {
       builder.prompt({ block: b as ContentBlock, typed: !opts.meta });
@@ -195,8 +211,17 @@ export async function importClaudeCodeSession(path: string): Promise<Workload> {
       skip(stats, 'compaction summary (kept with the recorded compaction, not fed as a prompt)', line);
       continue;
     }
+    const thinking = ccThinking(v.thinkingMetadata);
+    if (thinking) builder.setThinking(thinking);
     feedUser(builder, message.content, { meta: v.isMeta === true, line, at });
   }
+  // Requests before the first thinkingMetadata (or in versions that log none): replies that think
+  // were sent with the thinking toggle's budget; otherwise the first setting the file shows.
+  const firstSet = builder.steps.findIndex((s) => s.thinking);
+  const before = firstSet < 0 ? builder.steps : builder.steps.slice(0, firstSet);
+  const thought = before.some((s) => s.reply.some((b) => b.type === 'thinking'));
+  const fill: RecordedThinking | undefined = thought ? { type: 'enabled', budget_tokens: CLAUDE_CODE_THINKING_BUDGETS.high! } : firstSet >= 0 ? builder.steps[firstSet]!.thinking : undefined;
+  if (fill) for (const s of before) s.thinking = fill;
   const notes: string[] = [];
   if (builder.steps.length === 1 && !builder.steps[0]!.prompt && agentId) {
     notes.push('warm-up stub: Claude Code logs the subagent warm-up reply without its prompt; replayed with the prompt "Warmup"');

@@ -38,10 +38,10 @@ describe('pi session importer (real sessions)', () => {
     expect(tokens).toBe(1568 + 25_283_499 + 982_512);
   });
 
-  it('counts thinking-level changes as skipped settings entries', async () => {
+  it('counts thinking-level and model changes as settings entries, applied to the requests after them', async () => {
     const w = await importPiSession(join(pi, 'large-session.jsonl'));
     expect(w.steps).toHaveLength(439);
-    expect(w.stats.skipped['settings change (thinking_level_change)']).toBe(103);
-    expect(w.stats.skipped['settings change (model_change)']).toBe(1);
+    expect(w.stats.skipped['settings change (thinking_level_change: applied to the requests after it)']).toBe(103);
+    expect(w.stats.skipped['settings change (model_change: each request keeps the model that answered it)']).toBe(1);
   });
 });

@@ -12,12 +12,25 @@ import { basename } from 'node:path';
 import type { ContentBlock } from '../../../kernel/types.js';
 import { parseTime, StepBuilder, timestampsUsable } from '../builder.js';
 import { readJsonl } from '../jsonl.js';
-import { newStats, skip, type RecordedUsage, type Workload } from '../types.js';
+import { newStats, skip, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
 
 type Obj = Record<string, any>;
 
 /** pi's stop reasons → the Messages API's. */
 const STOP_REASONS: Record<string, string> = { toolUse: 'tool_use', stop: 'end_turn', length: 'max_tokens', aborted: 'aborted', error: 'error' };
+
+/**
+ * pi's thinking budgets by level (pi-ai's Anthropic defaults: minimal 1,024, low 2,048, medium
+ * 8,192, high 16,384 tokens; `off` sends no thinking).
+ */
+export const PI_THINKING_BUDGETS: Readonly<Record<string, number>> = Object.freeze({ minimal: 1_024, low: 2_048, medium: 8_192, high: 16_384 });
+
+/** The thinking parameter of a pi thinking level; undefined for an unknown level. */
+export function piThinking(level: unknown): RecordedThinking | undefined {
+  if (level === 'off') return { type: 'disabled' };
+  const budget = PI_THINKING_BUDGETS[String(level)];
+  return budget ? { type: 'enabled', budget_tokens: budget } : undefined;
+}
 
 function piUsage(u: Obj | undefined): RecordedUsage | undefined {
   if (!u || typeof u.input !== 'number') return undefined;
@@ -54,13 +67,18 @@ export async function importPiSession(path: string): Promise<Workload> {
     switch (v.type) {
       case 'session':
         header = v;
+        if (piThinking(v.thinkingLevel)) builder.setThinking(piThinking(v.thinkingLevel));
         continue;
       case 'compaction':
         builder.compaction({ trigger: 'auto', ...(typeof v.tokensBefore === 'number' ? { tokensBefore: v.tokensBefore } : {}), ...(typeof v.summary === 'string' ? { summary: v.summary } : {}) });
         continue;
-      case 'model_change':
       case 'thinking_level_change':
-        skip(stats, `settings change (${String(v.type)})`, e.line);
+        // Applies to the requests that follow (what was sent is what counts, not each step of a cycle).
+        if (piThinking(v.thinkingLevel)) builder.setThinking(piThinking(v.thinkingLevel));
+        skip(stats, 'settings change (thinking_level_change: applied to the requests after it)', e.line);
+        continue;
+      case 'model_change':
+        skip(stats, 'settings change (model_change: each request keeps the model that answered it)', e.line);
         continue;
       case 'message':
         break;
@@ -94,6 +112,7 @@ export async function importPiSession(path: string): Promise<Workload> {
         const zero = !usage || usage.input + usage.output + usage.cacheRead + usage.cacheWrite5m === 0;
         if ((m.stopReason === 'aborted' || m.stopReason === 'error') && zero && blocks.length === 0) {
           skip(stats, `${String(m.stopReason)} request with zero usage and no content (not replayed)`, e.line);
+          builder.abortedRequest();
           break;
         }
         const base = {

@@ -7,7 +7,7 @@
  * misses a break that repeats every request: a prompt that changes early (a timestamp in a static
  * system section) re-writes the whole conversation each time while the reads stay flat.
  */
-import { compareFingerprints, type Fingerprint, type PrefixChange } from './fingerprint.js';
+import { compareFingerprints, type Fingerprint, type PrefixChange, type RecordedFingerprint } from './fingerprint.js';
 import type { ExpectedDrop } from './signals.js';
 
 /** A drop is a break only when reads fell more than this share below the previous cached prefix (Claude Code: 5%). */
@@ -38,8 +38,8 @@ export type Verdict =
 
 /** The detector's memory between responses. */
 export interface DetectorState {
-  /** The previous request's fingerprint. */
-  prev?: Fingerprint;
+  /** The previous request's fingerprint (as recorded, for the last request before a resume). */
+  prev?: Fingerprint | RecordedFingerprint;
   /** What the previous response left in the cache (read + written), tokens, or null to make the next one a first observation. */
   prevCached: number | null;
   /** ms since the epoch when the previous response completed. */
@@ -88,12 +88,13 @@ function minutes(ms: number): string {
  * state with `advance`. Pure.
  */
 export function judge(state: DetectorState, obs: Observation, o: DetectOptions): Verdict {
-  const changes = state.prev ? compareFingerprints(state.prev, obs.fp) : [];
   if (state.pending?.kind === 'compaction') return { kind: 'expected', reason: `history rebuilt by ${state.pending.source}${state.pending.detail ? ` (${state.pending.detail})` : ''}` };
   if (state.prevCached === null || state.prev === undefined) return { kind: 'first' };
   if (!isBreak(state.prevCached, obs.read, o)) return { kind: 'ok' };
   if (state.pending?.kind === 'deletion') return { kind: 'expected', reason: `content cleared by ${state.pending.source}${state.pending.detail ? ` (${state.pending.detail})` : ''}` };
   if (obs.serverCleared > 0) return { kind: 'expected', reason: `the server's context edits cleared ${obs.serverCleared} tokens` };
+  // The comparison (a pass over every message) is made only for a drop that may be a break.
+  const changes = compareFingerprints(state.prev, obs.fp);
   const base = { prevCached: state.prevCached, read: obs.read, drop: state.prevCached - obs.read, changes };
   if (changes.length) return { kind: 'break', cause: 'client', reason: changes.map((c) => c.text).join('; '), ...base };
   const gap = state.prevAt !== undefined ? obs.sentAt - state.prevAt : undefined;

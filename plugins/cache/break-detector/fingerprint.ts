@@ -67,8 +67,8 @@ function strippedArray(items: readonly unknown[]): string {
   return `${out}]`;
 }
 
-/** The recorded fingerprint of one request. Compact: it goes into the transcript for every request. */
-export interface Fingerprint {
+/** A request's parts besides its messages: what the cache key depends on, hashed where large. */
+export interface FingerprintParts {
   model: string;
   system: string;
   /** Characters of system text. */
@@ -85,10 +85,25 @@ export interface Fingerprint {
   contextManagement: string;
   /** The request's top-level `cache_control`, as JSON (`null` when absent). */
   autoMarker: string;
-  /** Per message: hash of role + content, markers stripped. */
-  messages: string[];
   /** Longest TTL among the request's markers, or null when it has none. */
   ttl: '5m' | '1h' | null;
+}
+
+/** The fingerprint of one request. */
+export interface Fingerprint extends FingerprintParts {
+  /** Per message: hash of role + content, markers stripped. */
+  messages: string[];
+}
+
+/**
+ * A fingerprint as the transcript keeps it: the parts, and the messages as their number and the
+ * digest of their hashes in order (`messagesDigest`), so a record's size does not grow with the
+ * session. Enough to tell whether a later request's messages start with the same ones.
+ */
+export interface RecordedFingerprint extends FingerprintParts {
+  messages?: undefined;
+  messageCount: number;
+  messagesDigest: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -158,8 +173,110 @@ function maxTtl(a: '5m' | '1h' | null, b: '5m' | '1h' | null): '5m' | '1h' | nul
   return a ?? b;
 }
 
+/**
+ * The digest of a list of message hashes: each step hashes the previous digest with the next
+ * message's hash, so the digest of a list's first k hashes is a step of the digest of the whole
+ * list ('' for none).
+ */
+export function messagesDigest(hashes: readonly string[]): string {
+  let d = '';
+  for (const h of hashes) d = chainStep(d, h);
+  return d;
+}
+
+function chainStep(digest: string, hash: string): string {
+  return shortHash(digest + hash);
+}
+
 /** Fingerprints a request as sent. */
 export function fingerprint(params: ModelRequest): Fingerprint {
+  const parts = fingerprintParts(params);
+  const messages: string[] = [];
+  let ttl = parts.ttl;
+  for (const m of params.messages) {
+    const f = messageFacts(m as { role: string; content: unknown });
+    messages.push(f.hash);
+    if (f.ttl) ttl = maxTtl(ttl, f.ttl);
+  }
+  return { ...parts, ttl, messages };
+}
+
+/** A function that fingerprints one request after another, and the digest of the last one's messages. */
+export interface Fingerprinter {
+  (params: ModelRequest): Fingerprint;
+  /** `messagesDigest` of the last request's message hashes. */
+  readonly digest: string;
+}
+
+/**
+ * Fingerprints the requests of one session in order, with the same result as `fingerprint`: a
+ * message whose content is the same array (or string) as at the same place in the previous
+ * request keeps its hash, so a request costs a pass of identity checks plus hashing what is new
+ * (the messages added since, a tail whose marker moved), not the whole history. The digest is
+ * kept the same way: extended with the new messages, recomputed from the first message whose
+ * hash changed.
+ */
+export function createFingerprinter(): Fingerprinter {
+  const contents: unknown[] = [];
+  const roles: string[] = [];
+  // The `messages` of the fingerprint returned last. A request that only adds messages appends to
+  // it (so the previous fingerprint's list grows too: growth is not a change, and no copy of the
+  // whole list is made per request); any other change makes a new list first, so a fingerprint's
+  // hashes for the messages it had never change.
+  let hashes: string[] = [];
+  let prevMsgs: ModelRequest['messages'] = [];
+  const ttls: ('5m' | '1h' | null)[] = [];
+  const chain: string[] = [];
+  let hours = 0;
+  let minutes = 0;
+  const count = (t: '5m' | '1h' | null, d: number) => {
+    if (t === '1h') hours += d;
+    else if (t === '5m') minutes += d;
+  };
+  const next = (params: ModelRequest): Fingerprint => {
+    const parts = fingerprintParts(params);
+    const msgs = params.messages;
+    let changedFrom = msgs.length;
+    let copied = false;
+    // The previous request's list: a message that is the same object at the same place is skipped
+    // without reading it (a pass over two arrays, not over every message object in memory).
+    // (The same array again may have been changed in place: then nothing is skipped this way.)
+    const before = msgs === prevMsgs ? [] : prevMsgs;
+    const beforeLength = Math.min(before.length, contents.length);
+    prevMsgs = msgs;
+    const own = () => {
+      if (!copied) { hashes = hashes.slice(); copied = true; }
+    };
+    for (let i = 0; i < msgs.length; i++) {
+      const m = msgs[i]!;
+      if (i < beforeLength && m === before[i]) continue;
+      if (i < contents.length && contents[i] === m.content && roles[i] === m.role) continue;
+      const f = messageFacts(m as { role: string; content: unknown });
+      if (i >= hashes.length || hashes[i] !== f.hash) {
+        changedFrom = Math.min(changedFrom, i);
+        if (i < hashes.length) own();
+        hashes[i] = f.hash;
+      }
+      if (i < ttls.length) count(ttls[i]!, -1);
+      count(f.ttl, 1);
+      contents[i] = m.content;
+      roles[i] = m.role;
+      ttls[i] = f.ttl;
+    }
+    for (let i = msgs.length; i < ttls.length; i++) count(ttls[i]!, -1);
+    if (hashes.length > msgs.length) own();
+    contents.length = roles.length = hashes.length = ttls.length = msgs.length;
+    if (chain.length > changedFrom) chain.length = changedFrom;
+    for (let i = chain.length; i < hashes.length; i++) chain.push(chainStep(i ? chain[i - 1]! : '', hashes[i]!));
+    const ttl = maxTtl(parts.ttl, hours ? '1h' : minutes ? '5m' : null);
+    return { ...parts, ttl, messages: hashes };
+  };
+  Object.defineProperty(next, 'digest', { get: () => (chain.length ? chain[chain.length - 1]! : '') });
+  return next as Fingerprinter;
+}
+
+/** Fingerprints a request's parts besides its messages (the TTL counts the parts' markers only). */
+export function fingerprintParts(params: ModelRequest): FingerprintParts {
   const p = params as ModelRequest & Obj;
   const system = typeof p.system === 'string' ? [{ type: 'text', text: p.system }] : (p.system ?? []);
   const toolHashes: Record<string, string> = {};
@@ -178,12 +295,6 @@ export function fingerprint(params: ModelRequest): Fingerprint {
     markerParts.push(b.cache_control ?? null);
     ttl = maxTtl(ttl, ttlOf(b.cache_control));
   }
-  const messages: string[] = [];
-  for (const m of p.messages) {
-    const f = messageFacts(m as { role: string; content: unknown });
-    messages.push(f.hash);
-    if (f.ttl) ttl = maxTtl(ttl, f.ttl);
-  }
   return {
     model: p.model,
     system: shortHash(strippedArray(system as unknown[])),
@@ -197,7 +308,6 @@ export function fingerprint(params: ModelRequest): Fingerprint {
     effort: JSON.stringify((p.output_config as Obj | undefined)?.effort ?? null),
     contextManagement: JSON.stringify(p.context_management ?? null),
     autoMarker: JSON.stringify(p.cache_control ?? null),
-    messages,
     ttl,
   };
 }
@@ -215,9 +325,10 @@ export interface PrefixChange {
 /**
  * The client-side changes from `prev` to `cur` that can invalidate a cached prefix. Growth of the
  * conversation (new messages after the previous ones) is not a change; a previous message that now
- * differs, or fewer messages than before, is.
+ * differs, or fewer messages than before, is. A recorded `prev` (the last request before a resume)
+ * has only the digest of its messages: a change is then found but not placed.
  */
-export function compareFingerprints(prev: Fingerprint, cur: Fingerprint): PrefixChange[] {
+export function compareFingerprints(prev: Fingerprint | RecordedFingerprint, cur: Fingerprint): PrefixChange[] {
   const out: PrefixChange[] = [];
   if (prev.model !== cur.model) out.push({ part: 'model', text: `model changed (${prev.model} → ${cur.model})` });
   const systemChanged = prev.system !== cur.system;
@@ -259,6 +370,16 @@ export function compareFingerprints(prev: Fingerprint, cur: Fingerprint): Prefix
     const ttl = prev.ttl !== cur.ttl ? ` (TTL ${prev.ttl ?? 'none'} → ${cur.ttl ?? 'none'})` : '';
     out.push({ part: 'markers', text: `cache_control changed${ttl}` });
   }
+  if (!prev.messages) {
+    if (cur.messages.length < prev.messageCount) {
+      out.push({ part: 'messages', index: cur.messages.length, text: `messages removed (${prev.messageCount} → ${cur.messages.length})` });
+    } else if (messagesDigest(cur.messages.slice(0, prev.messageCount)) !== prev.messagesDigest) {
+      out.push({ part: 'messages', text: 'messages changed since the last recorded request: the history was rewritten' });
+    }
+    return out;
+  }
+  // The same list: the fingerprinter's, grown by this request (see createFingerprinter).
+  if (prev.messages === cur.messages) return out;
   const n = Math.min(prev.messages.length, cur.messages.length);
   let first = -1;
   for (let i = 0; i < n; i++) {

@@ -10,13 +10,15 @@
  *
  * Every observation is recorded in the transcript, so `rein cache explain` can show afterwards what
  * each request cost and why, and a resumed session compares its first request with the last one
- * before the resume. Observability only: the detector changes no request.
+ * before the resume. Records stay small (see DetectorRecord), and the fingerprint of each request
+ * reuses the previous one's for the messages it shares (createFingerprinter): a long session's
+ * request costs what it adds. Observability only: the detector changes no request.
  */
 import { SyncHook } from 'tapable';
 import { z } from 'zod';
 import { createHooksGetter, type Kernel, type ModelRequest, definePlugin, type Usage } from '../../../kernel/index.js';
 import { advance, judge, MIN_ABSOLUTE_DROP_TOKENS, MIN_RELATIVE_DROP, type DetectorState, type Verdict } from './detect.js';
-import { fingerprint, type Fingerprint } from './fingerprint.js';
+import { createFingerprinter, messagesDigest, type Fingerprint, type FingerprintParts, type RecordedFingerprint } from './fingerprint.js';
 import { getCacheSignals } from './signals.js';
 
 export const PLUGIN_NAME = 'cache/break-detector';
@@ -30,21 +32,64 @@ export const breakDetectorOptions = z.object({
   record: z.boolean().default(true),
 }).strict();
 
-/** One observation, as recorded in the transcript. */
+/**
+ * One observation, as recorded in the transcript. Its size does not grow with the session: the
+ * request's parts are written only when they differ from the previous record's (always in the
+ * first one), and its messages as their number and digest.
+ */
 export interface DetectorRecord {
   /** 1-based number of the main-loop request in the session. */
   n: number;
   turn: number;
-  model: string;
   /** ms since the epoch when the request was sent. */
   at: number;
   /** ms since the epoch when the response completed. */
   completedAt: number;
   /** ms since the previous response completed (undefined for the first). */
   gapMs?: number;
+  /** `cache_read_input_tokens` of the response. */
+  read: number;
+  /** `cache_creation_input_tokens` of the response. */
+  written: number;
+  /** The request's parts (model, system, tools, betas, ...), when they changed since the previous record. */
+  parts?: FingerprintParts;
+  /** The request's messages: how many, and `messagesDigest` of their hashes. */
+  messages: { count: number; digest: string };
+  verdict: Verdict;
+}
+
+/** A record as rein wrote it before records were compact: the whole fingerprint and the usage. */
+interface LegacyRecord {
+  n: number;
+  completedAt: number;
   fp: Fingerprint;
   usage: Usage;
-  verdict: Verdict;
+}
+
+/**
+ * The detector's memory as the last records of a transcript give it: the latest parts and the
+ * last request's messages, its cache reads and when it completed. Reads records from the end back
+ * to the latest that carries parts; older transcripts (whole fingerprints) are read too.
+ */
+export function stateFromRecords(records: readonly unknown[]): { n: number; prev?: RecordedFingerprint; prevCached: number | null; prevAt?: number } {
+  const last = records[records.length - 1] as DetectorRecord | LegacyRecord | undefined;
+  if (!last) return { n: 0, prevCached: null };
+  if ('fp' in last && last.fp) {
+    const { messages, ...parts } = last.fp;
+    return { n: last.n, prev: { ...parts, messageCount: messages.length, messagesDigest: messagesDigest(messages) }, prevCached: (last.usage?.cache_read_input_tokens ?? 0) + (last.usage?.cache_creation_input_tokens ?? 0), prevAt: last.completedAt };
+  }
+  const rec = last as DetectorRecord;
+  let parts: FingerprintParts | undefined;
+  for (let i = records.length - 1; i >= 0 && !parts; i--) {
+    const r = records[i] as DetectorRecord | LegacyRecord;
+    if ('fp' in r && r.fp) {
+      const { messages: _m, ...p } = r.fp;
+      parts = p;
+    } else parts = (r as DetectorRecord).parts;
+  }
+  const prevCached = rec.read + (rec.written ?? 0);
+  if (!parts) return { n: rec.n, prevCached, prevAt: rec.completedAt };
+  return { n: rec.n, prev: { ...parts, messageCount: rec.messages.count, messagesDigest: rec.messages.digest }, prevCached, prevAt: rec.completedAt };
 }
 
 /** A break as the plugin's `cacheBreak` hook reports it. */
@@ -80,14 +125,18 @@ export default definePlugin({
     let state: DetectorState = { prevCached: null };
     let n = 0;
     let loaded = false;
+    // The parts as last recorded, as JSON: a record carries them only when they changed.
+    let recordedParts: string | undefined;
+    const fingerprinter = createFingerprinter();
     const load = () => {
       if (loaded) return;
       loaded = true;
-      const past = kernel.transcript.pluginData<DetectorRecord>(PLUGIN_NAME);
-      const last = past[past.length - 1];
-      if (last) {
-        n = last.n;
-        state = { prev: last.fp, prevCached: (last.usage.cache_read_input_tokens ?? 0) + (last.usage.cache_creation_input_tokens ?? 0), prevAt: last.completedAt };
+      const past = stateFromRecords(kernel.transcript.pluginData(PLUGIN_NAME));
+      n = past.n;
+      if (past.prev) {
+        state = { prev: past.prev, prevCached: past.prevCached, ...(past.prevAt !== undefined ? { prevAt: past.prevAt } : {}) };
+        const { messageCount: _c, messagesDigest: _d, ...parts } = past.prev;
+        recordedParts = JSON.stringify(parts);
         // The embedded simulator lives in this process: a resumed session finds its cache empty,
         // where the API would still hold the prefix for its TTL. That is no break of the prompt.
         if (kernel.client.kind === 'simulator') state.emptyCache = 'resumed on rein\'s simulator, which starts each process with an empty prompt cache (the API keeps the cache for its TTL)';
@@ -117,21 +166,25 @@ export default definePlugin({
       load();
       const applied = streamedEdits ?? (info.message as { context_management?: { applied_edits?: Applied } }).context_management?.applied_edits ?? [];
       streamedEdits = undefined;
-      const fp = fingerprint(info.request as ModelRequest);
+      const fp = fingerprinter(info.request as ModelRequest);
       const completedAt = info.at + info.durationMs;
       const obs = { fp, read: info.usage.cache_read_input_tokens ?? 0, written: info.usage.cache_creation_input_tokens ?? 0, sentAt: info.at, serverCleared: clearedTokens(applied) };
       const verdict = judge(state, obs, options);
+      const { messages, ...parts } = fp;
+      const partsJson = JSON.stringify(parts);
       const record: DetectorRecord = {
         n: ++n,
         turn: ctx.turn,
-        model: info.request.model,
         at: info.at,
         completedAt,
         ...(state.prevAt !== undefined ? { gapMs: info.at - state.prevAt } : {}),
-        fp,
-        usage: info.usage,
+        read: obs.read,
+        written: obs.written,
+        ...(partsJson !== recordedParts ? { parts } : {}),
+        messages: { count: messages.length, digest: fingerprinter.digest },
         verdict,
       };
+      recordedParts = partsJson;
       state = advance(state, obs, completedAt);
       records.push(record);
       if (options.record) kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: record });

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { REQUEST_STAGE, type Kernel, type ModelRequest, createKernelState, definePlugin, type ToolDefinition } from '../../../kernel/index.js';
-import { cacheControlFor, LAYOUTS, placeMarkers, type TailMark } from './layout.js';
+import { cacheControlFor, LAYOUTS, messageMarkerCounter, placeMarkers, type TailMark } from './layout.js';
 
 export const PLUGIN_NAME = 'cache/breakpoints';
 
@@ -70,6 +70,7 @@ export default definePlugin({
     let staticSystemBlocks = 0;
     let previousTail: TailMark | undefined;
     let warnedLimit = false;
+    const messageMarkers = messageMarkerCounter();
 
     const start = () => {
       if (started) return;
@@ -108,7 +109,7 @@ export default definePlugin({
         }
         if (state.betas.length) out = { ...out, betas: [...state.betas] };
       }
-      const r = placeMarkers({ layout: state.layout, cacheControl: cacheControlFor(state.ttl), staticSystemBlocks, previousTail }, out);
+      const r = placeMarkers({ layout: state.layout, cacheControl: cacheControlFor(state.ttl), staticSystemBlocks, previousTail, messageMarkers }, out);
       if (r.tail) previousTail = r.tail;
       if (r.skipped.length && !warnedLimit) {
         warnedLimit = true;

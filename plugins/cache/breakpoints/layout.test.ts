@@ -32,6 +32,9 @@ describe('placeMarkers', () => {
     expect(where('tools+system').placed).toEqual(['tools.1', 'system.0']);
     // The last block of the last message is a thinking block, which cannot carry a marker.
     expect(where('tools+system+tail').placed).toEqual(['tools.1', 'system.0', 'messages.3.content.0']);
+    // Only the tail (a system prompt that marks itself); opencode's system block and last two messages.
+    expect(where('tail').placed).toEqual(['messages.3.content.0']);
+    expect(where('system+last-two').placed).toEqual(['system.0', 'messages.2.content.0', 'messages.3.content.0']);
     expect(where('auto').placed).toEqual(['request']);
     expect((where('auto').params as unknown as { cache_control: unknown }).cache_control).toEqual({ type: 'ephemeral' });
   });

@@ -15,9 +15,13 @@ import type { ModelRequest } from '../../../kernel/index.js';
  *   with the conversation (what Claude Code and pi send);
  * - `two-tail`: as above plus a marker left where the previous request's tail was, so a turn that
  *   adds more than 20 blocks (the API's lookback) still reads the previous prefix;
+ * - `tail`: only the last block of the last message (for a system prompt that carries its own
+ *   markers, as Claude Code's does);
+ * - `system+last-two`: the static system block and the last block of each of the last two messages
+ *   (what opencode sends);
  * - `auto`: the request's top-level `cache_control` (the API places it on the last cacheable block).
  */
-export const LAYOUTS = ['none', 'system', 'tools+system', 'tools+system+tail', 'two-tail', 'auto'] as const;
+export const LAYOUTS = ['none', 'system', 'tools+system', 'tools+system+tail', 'two-tail', 'tail', 'system+last-two', 'auto'] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
 /** Most `cache_control` markers one request may carry, explicit and top-level together (prompt-caching docs). */
@@ -50,14 +54,64 @@ function hasMarker(block: unknown): boolean {
   return false;
 }
 
-/** Markers already in a request (placed by someone else), top-level included. */
-export function countMarkers(params: ModelRequest): number {
+/** Markers on the blocks of one message's content. */
+function contentMarkers(content: unknown): number {
+  let n = 0;
+  if (Array.isArray(content)) for (const b of content) if (hasMarker(b)) n++;
+  return n;
+}
+
+/** Markers on the tools, the system blocks and the request itself (all but the messages). */
+function paramMarkers(params: ModelRequest): number {
   let n = 0;
   for (const t of params.tools ?? []) if (hasMarker(t)) n++;
   if (Array.isArray(params.system)) for (const b of params.system) if (hasMarker(b)) n++;
-  for (const m of params.messages) if (Array.isArray(m.content)) for (const b of m.content) if (hasMarker(b)) n++;
   if ((params as unknown as Obj).cache_control != null) n++;
   return n;
+}
+
+function messagesMarkers(messages: ModelRequest['messages']): number {
+  let n = 0;
+  for (const m of messages) n += contentMarkers(m.content);
+  return n;
+}
+
+/** Markers already in a request (placed by someone else), top-level included. */
+export function countMarkers(params: ModelRequest): number {
+  return paramMarkers(params) + messagesMarkers(params.messages);
+}
+
+/**
+ * Counts the markers on the messages of successive requests, looking into a message only where
+ * its content is not the same array as at the same place in the previous request: requests share
+ * their history's content arrays, so a long session's request costs a pass of identity checks,
+ * not a look at every block.
+ */
+export function messageMarkerCounter(): (messages: ModelRequest['messages']) => number {
+  const contents: unknown[] = [];
+  const counts: number[] = [];
+  let total = 0;
+  // The previous call's list: the same message object at the same place is skipped unread.
+  let before: ModelRequest['messages'] = [];
+  return (messages) => {
+    // (The same array again may have been changed in place: then nothing is skipped this way.)
+    const prev = messages === before ? [] : before;
+    const prevLength = Math.min(prev.length, contents.length);
+    before = messages;
+    for (let i = 0; i < messages.length; i++) {
+      if (i < prevLength && messages[i] === prev[i]) continue;
+      const c = messages[i]!.content;
+      if (i < contents.length && contents[i] === c) continue;
+      const n = contentMarkers(c);
+      total += n - (counts[i] ?? 0);
+      contents[i] = c;
+      counts[i] = n;
+    }
+    for (let i = messages.length; i < counts.length; i++) total -= counts[i]!;
+    contents.length = messages.length;
+    counts.length = messages.length;
+    return total;
+  };
 }
 
 /** Where the previous request's tail marker sat: the message index and its content array. */
@@ -73,6 +127,8 @@ export interface PlaceInput {
   staticSystemBlocks: number;
   /** The previous request's tail (for `two-tail`). */
   previousTail?: TailMark;
+  /** Counts the markers already on the messages (default: looks at every block; see messageMarkerCounter). */
+  messageMarkers?: (messages: ModelRequest['messages']) => number;
 }
 
 export interface PlaceResult {
@@ -150,7 +206,8 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
   const placed: string[] = [];
   const skipped: string[] = [];
   if (input.layout === 'none') return { params, placed, skipped };
-  let budget = MAX_CACHE_BREAKPOINTS - countMarkers(params);
+  const onMessages = input.messageMarkers ? input.messageMarkers(params.messages) : messagesMarkers(params.messages);
+  let budget = MAX_CACHE_BREAKPOINTS - paramMarkers(params) - onMessages;
   const out: ModelRequest = { ...params };
   const cc = input.cacheControl;
   const take = (where: string) => {
@@ -168,7 +225,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     return { params: out, placed, skipped };
   }
 
-  const wantTools = input.layout !== 'system';
+  const wantTools = input.layout !== 'system' && input.layout !== 'tail' && input.layout !== 'system+last-two';
   if (wantTools && out.tools?.length) {
     const i = out.tools.length - 1;
     if (!hasMarker(out.tools[i]) && take(`tools.${i}`)) {
@@ -178,7 +235,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     }
   }
 
-  if (Array.isArray(out.system) && out.system.length) {
+  if (input.layout !== 'tail' && Array.isArray(out.system) && out.system.length) {
     const i = input.staticSystemBlocks > 0 ? Math.min(input.staticSystemBlocks, out.system.length) - 1 : out.system.length - 1;
     if (!hasMarker(out.system[i]) && take(`system.${i}`)) {
       const system = out.system.slice();
@@ -188,7 +245,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
   }
 
   let tail: TailMark | undefined;
-  if (input.layout === 'tools+system+tail' || input.layout === 'two-tail') {
+  if (input.layout === 'tools+system+tail' || input.layout === 'two-tail' || input.layout === 'tail' || input.layout === 'system+last-two') {
     const messages = out.messages.slice();
     const mark = (mi: number, label: string): boolean => {
       const m = messages[mi];
@@ -206,6 +263,7 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
     if (input.layout === 'two-tail' && prev && prev.index < last && params.messages[prev.index]?.content === prev.content) {
       mark(prev.index, '');
     }
+    if (input.layout === 'system+last-two' && last >= 1) mark(last - 1, '');
     if (last >= 0) {
       const original = params.messages[last]!;
       if (mark(last, '')) tail = { index: last, content: original.content };

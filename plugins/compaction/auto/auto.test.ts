@@ -82,6 +82,10 @@ describe('compaction/auto in a session', () => {
       const said = notices(events, 'compaction/auto');
       expect(said[0]).toBe('auto-compaction at 6500 tokens (warning at 5000, blocking at 189000, window 200000)');
       expect(said.filter((m) => /^context at \d+ of 200000 tokens; auto-compaction at 6500, blocking at 189000$/.test(m))).toHaveLength(1);
+      // Both are routine: the thresholds at debug (never printed), the warning at info (only with -v),
+      // since a compaction will run; neither is a warning.
+      const levels = events.flatMap((e) => (e.type === 'notice' && e.source === 'compaction/auto' ? [e.level] : []));
+      expect(levels.slice(0, 2)).toEqual(['debug', 'info']);
 
       // The summary request: no tools, rein's summariser system prompt, a transcript and the instructions.
       const summaryReq = reqs[3]!.body;

@@ -105,6 +105,12 @@ export const autoCompactOptions = z.object({
   /** Name the available tools after a compaction. */
   announceTools: z.boolean().default(true),
   /**
+   * Keep the most recent messages of about this many tokens verbatim after the summary (pi keeps
+   * 20,000); 0 keeps only the latest prompt. The kept part starts at an assistant message or a
+   * prompt, never at a tool result whose call was summarised.
+   */
+  keepRecentTokens: z.number().int().min(0).default(0),
+  /**
    * `transcript`: the history as clipped plain text, no tools sent. `cached-prefix`: continue the
    * last main-loop request (same tools and prefix, read from cache; tools forbidden by the prompt),
    * falling back to `transcript` when the history was rewritten since or the request is too long.
@@ -113,6 +119,22 @@ export const autoCompactOptions = z.object({
 }).strict().refine((o) => o.triggerTokens === undefined || o.triggerRatio === undefined, { message: 'set triggerTokens or triggerRatio, not both' });
 
 export type AutoCompactOptions = z.output<typeof autoCompactOptions>;
+
+/**
+ * Index of the first message kept verbatim: the most recent messages that fit in `tokens`, moved
+ * forward to an assistant message or a user message that is more than tool results (a tool
+ * result without its call is not a valid history). `messages.length` when nothing is kept.
+ */
+export function keptFrom(messages: readonly Message[], tokens: number, count: (m: Message) => number): number {
+  if (tokens <= 0) return messages.length;
+  let cut = messages.length;
+  let sum = 0;
+  while (cut > 0 && sum + count(messages[cut - 1]!) <= tokens) sum += count(messages[--cut]!);
+  const onlyResults = (m: Message) => m.role === 'user' && m.content.every((b) => b.type === 'tool_result');
+  while (cut < messages.length && onlyResults(messages[cut]!)) cut++;
+  // Something must remain to summarise.
+  return cut === 0 ? messages.length : cut;
+}
 
 /** What the plugin records in the transcript. */
 export interface AutoCompactRecord {
@@ -202,7 +224,7 @@ export default definePlugin({
     let lastFailure = '';
 
     const record = (data: AutoCompactRecord) => kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data });
-    const notice = (level: 'info' | 'warn' | 'error', message: string) => kernel.emit({ type: 'notice', level, source: PLUGIN_NAME, message });
+    const notice = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => kernel.emit({ type: 'notice', level, source: PLUGIN_NAME, message });
 
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
       if (loaded) return;
@@ -230,7 +252,8 @@ export default definePlugin({
       await counter.prime(ctx);
       if (!announced) {
         announced = true;
-        notice('info', options.enabled
+        // Routine: the thresholds of every run (text output never prints it).
+        notice('debug', options.enabled
           ? `auto-compaction at ${t.threshold} tokens (warning at ${t.warning}, blocking at ${t.blocking}, window ${t.contextWindow})`
           : `auto-compaction is off (blocking at ${t.blocking} tokens, window ${t.contextWindow})`);
       }
@@ -271,7 +294,9 @@ export default definePlugin({
       if (count < t.warning) warned = false;
       else if (!warned && count < t.threshold) {
         warned = true;
-        notice('warn', `context at ${count} of ${t.contextWindow} tokens; auto-compaction ${options.enabled && !s.breakerOpen ? `at ${t.threshold}` : 'will not run'}, blocking at ${t.blocking}`);
+        // A warning only when nothing will compact before the blocking limit; else routine information.
+        const willCompact = options.enabled && !s.breakerOpen;
+        notice(willCompact ? 'info' : 'warn', `context at ${count} of ${t.contextWindow} tokens; auto-compaction ${willCompact ? `at ${t.threshold}` : 'will not run'}, blocking at ${t.blocking}`);
       }
       if (options.blocking && count >= t.blocking) {
         return { ...state, terminal: { reason: 'blocking_limit', detail: `the context is ${count} tokens, over the blocking limit of ${t.blocking} (window ${t.contextWindow} minus the output reserve and a safety margin)` } };
@@ -290,10 +315,13 @@ export default definePlugin({
     });
 
     const compact = async (req: CompactRequest, ctx: RunContext): Promise<CompactResult> => {
-      const messages = req.messages;
-      const before = counter.messagesTokens(messages);
-      const pinned = messages.filter(isPinned);
-      const li = latestUserPromptIndex(messages);
+      const all = req.messages;
+      const before = counter.messagesTokens(all);
+      const cut = keptFrom(all, options.keepRecentTokens, (m) => counter.messagesTokens([m]));
+      const kept = all.slice(cut).filter((m) => !isPinned(m));
+      const messages = all.slice(0, cut);
+      const pinned = all.filter(isPinned);
+      const li = kept.length ? -1 : latestUserPromptIndex(messages);
       const latest = li >= 0 ? messages[li]! : undefined;
       const toSummarize = messages.filter((m) => !isPinned(m));
       if (!toSummarize.some((m) => m !== latest)) {
@@ -331,6 +359,7 @@ export default definePlugin({
           ...(latest && !latestIsLast ? [latest] : []),
           summaryMessage,
           ...(latest && latestIsLast ? [latest] : []),
+          ...kept,
         ];
       };
       const tooBig = (n: number) => n > before * (1 - options.minFreedRatio);

@@ -7,6 +7,7 @@ import { groupByRound, latestUserPromptIndex, renderTranscript } from '../shared
 import { formatSummary, summaryPrompt } from './prompt.js';
 import { recentlyReadFiles, restoreFiles } from './restore.js';
 import { roundsToDrop, tokenGap } from './summarize.js';
+import { keptFrom } from './index.js';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'rein-parts-')); });
@@ -87,5 +88,25 @@ describe('restoreFiles', () => {
     expect(r[0]!.tokens).toBeLessThanOrEqual(5_000);
     expect(r[0]!.text.endsWith('… (cut here; read the file for the rest)')).toBe(true);
     expect(r[0]!.tokens).toBe(estimateTextTokens(r[0]!.text));
+  });
+});
+
+describe('keptFrom (keepRecentTokens)', () => {
+  const h: Message[] = [
+    { role: 'user', content: [{ type: 'text', text: 'start' }] },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Read', input: {} }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'r' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'done' }] },
+    { role: 'user', content: [{ type: 'text', text: 'next' }] },
+  ];
+  const ten = () => 10;
+  it('keeps the most recent messages that fit, starting at an assistant message or a prompt, never at a lone tool result', () => {
+    expect(keptFrom(h, 0, ten)).toBe(h.length);
+    expect(keptFrom(h, 20, ten)).toBe(3);
+    // Three messages fit (index 2..4), but index 2 is a tool result without its call: start at 3.
+    expect(keptFrom(h, 30, ten)).toBe(3);
+    expect(keptFrom(h, 40, ten)).toBe(1);
+    // Everything fits: nothing would be left to summarise, so nothing is kept.
+    expect(keptFrom(h, 1000, ten)).toBe(h.length);
   });
 });

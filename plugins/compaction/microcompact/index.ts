@@ -7,13 +7,16 @@
  * - `count`: more than `countTrigger` results are still uncleared: clear all but the newest
  *   `keepRecent` at once (one cache rewrite per batch instead of one per turn);
  * - `idle`: the last response is older than the cache TTL, so the cache is cold anyway and the next
- *   request rewrites the whole prefix: shrink it first.
+ *   request rewrites the whole prefix: shrink it first;
+ * - `prune`: the newest `protectTokens` of tool output stay; when the older uncleared output adds up
+ *   to at least `pruneMinimumTokens`, all of it is cleared at once (opencode's pruning: 40,000
+ *   protected, at least 20,000 cleared).
  * A cleared result keeps its tool_use_id and says what it was: the tool, its target, the size.
  * Cleared ids are recorded in the transcript; the history rewrite itself is recorded by the loop.
  */
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens,
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, Incremental,
   type ContentBlock, type Message, type ToolResultBlock,
 } from '../../../kernel/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
@@ -38,8 +41,12 @@ export const DEFAULT_TTL_MINUTES = 5;
 export const CLEARED_PREFIX = '[Old tool result cleared to save context:';
 
 export const microcompactOptions = z.object({
-  /** `count`, `idle`, or `both`. */
-  trigger: z.enum(['count', 'idle', 'both']).default('idle'),
+  /** `count`, `idle`, `both` (count or idle), or `prune`. */
+  trigger: z.enum(['count', 'idle', 'both', 'prune']).default('idle'),
+  /** `prune` trigger: the newest tool output kept, tokens. */
+  protectTokens: z.number().int().min(0).default(40_000),
+  /** `prune` trigger: clear only when at least this much older output would go, tokens. */
+  pruneMinimumTokens: z.number().int().min(0).default(20_000),
   /** The newest clearable results kept (at least 1). */
   keepRecent: z.number().int().min(1).default(KEEP_RECENT),
   /** `count` trigger: clear when more than this many clearable results are uncleared. */
@@ -55,7 +62,7 @@ export type MicrocompactOptions = z.output<typeof microcompactOptions>;
 /** What the plugin records in the transcript: the ids cleared by one pass. */
 export interface MicrocompactRecord {
   cleared: string[];
-  reason: 'count' | 'idle';
+  reason: 'count' | 'idle' | 'prune';
   tokens: number;
 }
 
@@ -102,7 +109,7 @@ export interface ClearResult {
  * Clears every clearable result but the newest `keepRecent`. Returns the input array itself when
  * nothing changed; otherwise a new array in which only the changed messages are copies.
  */
-export function clearOldResults(messages: Message[], tools: readonly string[], keepRecent: number): ClearResult {
+export function clearOldResults(messages: Message[], tools: readonly string[], keepRecent: number, select?: (results: readonly { m: number; b: number; id: string }[]) => { m: number; b: number; id: string }[]): ClearResult {
   const clearable = clearableMatcher(tools);
   const uses = toolUses(messages);
   const results: { m: number; b: number; id: string }[] = [];
@@ -114,7 +121,7 @@ export function clearOldResults(messages: Message[], tools: readonly string[], k
       if (use && clearable(use.name)) results.push({ m, b, id: (block as ToolResultBlock).tool_use_id });
     });
   });
-  const old = results.slice(0, Math.max(0, results.length - keepRecent));
+  const old = select ? select(results) : results.slice(0, Math.max(0, results.length - keepRecent));
   const copies = new Map<number, ContentBlock[]>();
   const cleared: string[] = [];
   let tokens = 0;
@@ -134,6 +141,31 @@ export function clearOldResults(messages: Message[], tools: readonly string[], k
   return { messages: messages.map((msg, i) => (copies.has(i) ? { ...msg, content: copies.get(i)! } : msg)), cleared, tokens };
 }
 
+/**
+ * The `prune` trigger's choice (opencode's pruning): walking back from the newest result, the
+ * first `protectTokens` of uncleared output stay; everything older goes, but only when it adds up
+ * to at least `minimumTokens` (else nothing is cleared, so one clearing frees a worthwhile amount).
+ * For `clearOldResults`' `select`.
+ */
+export function pruneSelection(messages: readonly Message[], protectTokens: number, minimumTokens: number) {
+  return (results: readonly { m: number; b: number; id: string }[]) => {
+    let newest = 0;
+    const older: { m: number; b: number; id: string }[] = [];
+    let olderTokens = 0;
+    for (let i = results.length - 1; i >= 0; i--) {
+      const r = results[i]!;
+      const block = messages[r.m]!.content[r.b] as ToolResultBlock;
+      if (isCleared(block)) continue;
+      const t = estimateBlockTokens(block);
+      if (newest + t <= protectTokens) { newest += t; continue; }
+      newest = protectTokens;
+      older.push(r);
+      olderTokens += t;
+    }
+    return olderTokens >= minimumTokens ? older.reverse() : [];
+  };
+}
+
 /** Number of clearable results not cleared yet. */
 export function unclearedCount(messages: readonly Message[], tools: readonly string[]): number {
   const clearable = clearableMatcher(tools);
@@ -150,6 +182,40 @@ export function unclearedCount(messages: readonly Message[], tools: readonly str
   return n;
 }
 
+/** What the `count` trigger keeps between requests: tool names by id, and the uncleared count. */
+interface CountState {
+  names: Map<string, string>;
+  uncleared: number;
+}
+
+/**
+ * `unclearedCount` kept as the history grows: each request counts only the messages added since
+ * (a tool_result always follows its tool_use), and counts again from the start after the history
+ * was replaced (a clearing pass, a compaction).
+ */
+export function unclearedCounter(tools: readonly string[]): (messages: readonly Message[]) => number {
+  const clearable = clearableMatcher(tools);
+  const tracker = new Incremental<Message, CountState>({
+    init: () => ({ names: new Map(), uncleared: 0 }),
+    add: (s, msg) => {
+      for (const block of msg.content) {
+        if (block.type === 'tool_use' && msg.role === 'assistant') s.names.set(block.id, block.name);
+        else if (block.type === 'tool_result' && msg.role === 'user') {
+          const name = s.names.get(block.tool_use_id);
+          if (name !== undefined && clearable(name) && !isCleared(block)) s.uncleared++;
+        }
+      }
+    },
+  });
+  return (messages) => tracker.update(messages).uncleared;
+}
+
+/** ms since the epoch of the last assistant message of the history, if it has one with a time. */
+function lastAssistantAt(messages: readonly Message[]): number | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return messages[i]!.meta?.at;
+  return undefined;
+}
+
 export default definePlugin({
   name: PLUGIN_NAME,
   description: 'clears old results of clearable tools (keeping the newest N), by count or after an idle gap longer than the cache TTL',
@@ -159,24 +225,35 @@ export default definePlugin({
     const s: MicrocompactStats = { passes: 0, cleared: 0, tokensFreed: 0 };
     stats.set(kernel, s);
     const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
+    const uncleared = unclearedCounter(options.tools);
 
     kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
+      if (options.trigger === 'prune') {
+        const r = clearOldResults(state.messages, options.tools, options.keepRecent, pruneSelection(state.messages, options.protectTokens, options.pruneMinimumTokens));
+        if (!r.cleared.length) return state;
+        return cleared(state, r, 'prune');
+      }
       let reason: 'count' | 'idle' | undefined;
       if (options.trigger !== 'count') {
-        const last = counter.lastResponseAt ?? [...state.messages].reverse().find((m) => m.role === 'assistant')?.meta?.at;
+        const last = counter.lastResponseAt ?? lastAssistantAt(state.messages);
         if (last !== undefined && Date.now() - last > idleMs()) reason = 'idle';
       }
-      if (!reason && options.trigger !== 'idle' && unclearedCount(state.messages, options.tools) > options.countTrigger) reason = 'count';
+      if (!reason && options.trigger !== 'idle' && uncleared(state.messages) > options.countTrigger) reason = 'count';
       if (!reason) return state;
       const r = clearOldResults(state.messages, options.tools, options.keepRecent);
       if (!r.cleared.length) return state;
+      return cleared(state, r, reason);
+    });
+
+    const cleared = <S extends { messages: Message[]; tokensFreed: number }>(state: S, r: ClearResult, reason: 'count' | 'idle' | 'prune'): S => {
       s.passes++;
       s.cleared += r.cleared.length;
       s.tokensFreed += r.tokens;
       kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { cleared: r.cleared, reason, tokens: r.tokens } satisfies MicrocompactRecord });
       expectCacheDrop(kernel, { kind: 'deletion', source: PLUGIN_NAME, detail: `${r.cleared.length} old tool results cleared (${reason})` });
-      kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: `cleared ${r.cleared.length} old tool result${r.cleared.length === 1 ? '' : 's'} (${r.tokens} tokens; trigger: ${reason === 'idle' ? 'idle longer than the cache TTL' : `more than ${options.countTrigger} results`})` });
+      const why = reason === 'idle' ? 'idle longer than the cache TTL' : reason === 'prune' ? `tool output beyond the newest ${options.protectTokens} tokens` : `more than ${options.countTrigger} results`;
+      kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: `cleared ${r.cleared.length} old tool result${r.cleared.length === 1 ? '' : 's'} (${r.tokens} tokens; trigger: ${why})` });
       return { ...state, messages: r.messages, tokensFreed: state.tokensFreed + r.tokens };
-    });
+    };
   },
 });

@@ -8,7 +8,7 @@ import {
 import breakpoints from '../../cache/breakpoints/index.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';
-import microcompact, { CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, unclearedCount } from './index.js';
+import microcompact, { CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, pruneSelection, unclearedCount } from './index.js';
 import { useTestEnv } from '../../../testing/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
@@ -48,6 +48,20 @@ describe('clearOldResults', () => {
     const again = clearOldResults(r.messages, ['Read'], 1);
     expect(again.cleared).toEqual([]);
     expect(again.messages).toBe(r.messages);
+  });
+});
+
+describe('prune (opencode\'s pruning)', () => {
+  it('keeps the newest protected tokens of output and clears the older results only when they add up to the minimum', () => {
+    const h: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'go' }] }];
+    for (let i = 1; i <= 5; i++) {
+      h.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: `f${i}` } }] });
+      h.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'x'.repeat(4000) }] });
+    }
+    // Each result is 1,000 tokens: the newest 2 fit in 2,000 protected, the 3 older ones go.
+    expect(clearOldResults(h, ['Read'], 1, pruneSelection(h, 2_000, 3_000)).cleared).toEqual(['t1', 't2', 't3']);
+    // 3,000 older tokens are less than a 3,500 minimum: nothing is cleared.
+    expect(clearOldResults(h, ['Read'], 1, pruneSelection(h, 2_000, 3_500)).cleared).toEqual([]);
   });
 });
 

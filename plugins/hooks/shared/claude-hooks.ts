@@ -325,7 +325,7 @@ export class ClaudeHooks<H extends HandlerBase> {
         let message: string | undefined;
         let type = 'notice';
         if (e.type === 'permission_denied') { message = `rein denied ${e.denial.tool_name}: ${e.denial.reason}`; type = 'permission_denied'; }
-        else if (e.type === 'notice' && e.level !== 'info' && e.source !== this.name) message = e.message;
+        else if (e.type === 'notice' && (e.level === 'warn' || e.level === 'error') && e.source !== this.name) message = e.message;
         if (!message) return;
         const p = this.runObserved('Notification', type, { message, notification_type: type }, k.runContext());
         this.background.add(p);

@@ -1,0 +1,156 @@
+/**
+ * Long sessions, as a user runs them (a whole-process harness; needs `npm run build`):
+ *   - `rein run --sim` with the `default` preset on the embedded simulator, N small tool turns
+ *     (a Read of a 3-line file each; N = REIN_BENCH_TURNS, default 2,000) and N/20 of them: the wall
+ *     time of each run, the time of every turn (between consecutive `assistant` lines of
+ *     stream-json), the medians of the first and last tenth of the turns, the transcript's size;
+ *   - `rein run --resume` of that session and of a 10-turn one, against a simulator listening in
+ *     this process: the time from spawn to the first request, and the peak RSS at that moment.
+ * Targets: last decile ≤ 1.5× the first, transcript ≤ 3 MB, the long run ≤ 25× the short one's wall
+ * time (20× the turns), the resume ≤ 10× the 10-turn one's and under 150 MB.
+ * With REIN_BENCH_BASE set, every step runs for both checkouts in turn, so both see the same load.
+ */
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSimulator } from '../../simulator/simulator.js';
+import { startSimServer } from '../../simulator/server.js';
+import { parseScenario } from '../../simulator/scenario.js';
+import { projectSlug } from '../../kernel/session/transcript.js';
+import { checkouts, deciles, isBuilt, median, peakRssMb, runRein, type Checkout } from './harness.js';
+import type { BenchContext, Measurement } from './run.js';
+
+const TURNS = Number(process.env.REIN_BENCH_TURNS ?? 2_000);
+const SHORT = Math.max(1, Math.round(TURNS / 20));
+/** Resumes measured per session (the median is reported). */
+const RESUMES = 5;
+/** Short runs per checkout (the median is reported). */
+const SHORT_RUNS = 3;
+
+/** A scenario of `n` tool turns (Read of notes.txt), then an answer. */
+function scenario(n: number): string {
+  let out = 'turns:\n';
+  for (let i = 1; i <= n; i++) out += `  - reply: [{ text: "Reading the notes again (step ${i})." }, { tool_use: { name: Read, input: { file_path: notes.txt } } }]\n`;
+  return out + '  - reply: [{ text: "Done." }]\n';
+}
+
+interface SessionRun {
+  wallMs: number;
+  sessionId: string;
+  transcriptMb: number;
+  turnMs: number[];
+}
+
+export async function measure(ctx: BenchContext): Promise<Measurement[]> {
+  const arms = checkouts(ctx).filter((c) => {
+    if (isBuilt(c.root)) return true;
+    console.warn(`long-run bench: ${c.root} is not built; run \`npm run build\` there first`);
+    return false;
+  });
+  if (!arms.length) return [];
+  const root = mkdtempSync(join(tmpdir(), 'rein-long-run-'));
+  const cwd = join(root, 'work');
+  mkdirSync(cwd);
+  writeFileSync(join(cwd, 'notes.txt'), 'one\ntwo\nthree\n');
+  for (const n of [10, SHORT, TURNS]) writeFileSync(join(root, `s${n}.yaml`), scenario(n));
+
+  const homeOf = (arm: Checkout) => join(root, `home${arm.suffix ? '-base' : ''}`);
+  const envOf = (arm: Checkout): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, REIN_HOME: homeOf(arm) };
+    delete env.ANTHROPIC_API_KEY;
+    delete env.ANTHROPIC_BASE_URL;
+    return env;
+  };
+  const session = async (arm: Checkout, n: number): Promise<SessionRun> => {
+    let sessionId = '';
+    let last: number | undefined;
+    const turnMs: number[] = [];
+    const r = await runRein(arm.root, ['run', '--sim', join(root, `s${n}.yaml`), '--preset', 'default', '--no-layers', '--max-turns', String(n + 10), '--output-format', 'stream-json', '-p', 'Read the notes until you are done.'], {
+      cwd, env: envOf(arm), keepLines: false,
+      onLine: (text, at) => {
+        if (text.startsWith('{"type":"assistant"')) {
+          if (last !== undefined) turnMs.push(at - last);
+          last = at;
+        } else if (text.startsWith('{"type":"result"')) {
+          sessionId = (JSON.parse(text) as { session_id: string }).session_id;
+        }
+      },
+    });
+    if (r.code !== 0 || !sessionId) throw new Error(`rein run (${n} turns, ${arm.root}) failed with ${r.code}: ${r.stderr.slice(-2000)}`);
+    const transcript = join(homeOf(arm), 'sessions', projectSlug(cwd), `${sessionId}.jsonl`);
+    return { wallMs: r.wallMs, sessionId, transcriptMb: statSync(transcript).size / 1e6, turnMs };
+  };
+
+  // Short runs and the long run, each step for every checkout before the next step.
+  const shortWall = new Map<Checkout, number[]>(arms.map((a) => [a, []]));
+  const small = new Map<Checkout, SessionRun>();
+  const long = new Map<Checkout, SessionRun>();
+  for (let i = 0; i < SHORT_RUNS; i++) for (const a of arms) shortWall.get(a)!.push((await session(a, SHORT)).wallMs);
+  for (const a of arms) small.set(a, await session(a, 10));
+  for (const a of arms) {
+    console.error(`long-run bench: ${TURNS} turns with ${a.root} ...`);
+    long.set(a, await session(a, TURNS));
+  }
+
+  // Resumes against a simulator in this process: the first request's arrival ends the measurement.
+  let arrived: (() => void) | undefined;
+  const simulator = createSimulator({ scenario: parseScenario('turns:\n' + '  - reply: [{ text: "ok" }]\n'.repeat(1_000)) });
+  const handle = simulator.handle.bind(simulator);
+  simulator.handle = (body, o) => { arrived?.(); return handle(body, o); };
+  const server = await startSimServer({ simulator, port: 0 });
+  const resumeOnce = async (arm: Checkout, id: string): Promise<{ ms: number; rssMb: number }> => {
+    let pid = 0;
+    let at = NaN;
+    let rss = NaN;
+    const t0 = performance.now();
+    const first = new Promise<void>((done) => { arrived = done; });
+    const run = runRein(arm.root, ['run', '--resume', id, '-p', 'continue', '--no-layers', '--output-format', 'json'], {
+      cwd, env: { ...envOf(arm), ANTHROPIC_BASE_URL: server.url }, keepLines: false, onSpawn: (p) => { pid = p; },
+    });
+    await Promise.race([first.then(() => { at = performance.now() - t0; rss = peakRssMb(pid); }), run]);
+    const r = await run;
+    if (r.code !== 0 || Number.isNaN(at)) throw new Error(`rein run --resume ${id} failed with ${r.code}: ${r.stderr.slice(-2000)}`);
+    return { ms: at, rssMb: Number.isNaN(rss) ? r.maxRssMb : rss };
+  };
+  const resumes = new Map<string, { ms: number[]; rssMb: number[] }>();
+  try {
+    for (let i = 0; i < RESUMES; i++) {
+      for (const a of arms) {
+        for (const [label, s] of [['10', small.get(a)!], ['long', long.get(a)!]] as const) {
+          const key = `${label}${a.suffix}`;
+          const r = await resumeOnce(a, s.sessionId);
+          const into = resumes.get(key) ?? { ms: [], rssMb: [] };
+          into.ms.push(r.ms);
+          into.rssMb.push(r.rssMb);
+          resumes.set(key, into);
+        }
+      }
+    }
+  } finally {
+    await server.close();
+  }
+
+  const rows: Measurement[] = [];
+  for (const a of arms) {
+    const s = a.suffix;
+    const l = long.get(a)!;
+    const d = deciles(l.turnMs);
+    const shortMs = median(shortWall.get(a)!);
+    const r10 = resumes.get(`10${s}`)!;
+    const rLong = resumes.get(`long${s}`)!;
+    rows.push(
+      { task: `rein run, ${SHORT} tool turns: wall time${s}`, value: shortMs, unit: 'ms', note: `median of ${SHORT_RUNS}` },
+      { task: `rein run, ${TURNS} tool turns: wall time${s}`, value: l.wallMs, unit: 'ms' },
+      { task: `rein run: ${TURNS}-turn wall ÷ ${SHORT}-turn wall${s}`, value: l.wallMs / shortMs, unit: '×', note: 'target ≤ 25' },
+      { task: `rein run, ${TURNS} turns: median turn, first decile${s}`, value: d.first, unit: 'ms' },
+      { task: `rein run, ${TURNS} turns: median turn, last decile${s}`, value: d.last, unit: 'ms' },
+      { task: `rein run, ${TURNS} turns: last decile ÷ first decile${s}`, value: d.last / d.first, unit: '×', note: 'target ≤ 1.5' },
+      { task: `rein run, ${TURNS} turns: transcript size${s}`, value: l.transcriptMb, unit: 'MB', note: 'target ≤ 3' },
+      { task: `--resume, 10-turn session → first request${s}`, value: median(r10.ms), unit: 'ms', note: `median of ${RESUMES}` },
+      { task: `--resume, ${TURNS}-turn session → first request${s}`, value: median(rLong.ms), unit: 'ms', note: `median of ${RESUMES}` },
+      { task: `--resume: ${TURNS}-turn ÷ 10-turn${s}`, value: median(rLong.ms) / median(r10.ms), unit: '×', note: 'target ≤ 10' },
+      { task: `--resume, ${TURNS}-turn session: peak RSS at the first request${s}`, value: median(rLong.rssMb), unit: 'MB', note: 'target < 150' },
+    );
+  }
+  return rows;
+}

@@ -1,0 +1,194 @@
+/**
+ * `npm run bench:queue [-- --rounds N --turns T --overhead-jobs K]`: a whole-process harness for
+ * the job queue, against a real redis-server on a free loopback port and real `rein worker`
+ * processes (the built command; run `npm run build` first).
+ *
+ * Throughput: a matrix of 4 generated workloads (gen:turns=300) × 2 presets (default and
+ * claude-code-like: 8 replay jobs of about the same size), replayed by
+ *   - `rein bench -j 1` and `rein bench -j 2` as whole processes (local worker threads);
+ *   - one and two `rein worker --concurrency 1` processes serving the queue, timed from the
+ *     submission to the assembled report (the submitter's planning is done before the clock starts,
+ *     and the workers are warmed up with a few replays first, as long-lived workers are).
+ * Each round runs every arm once, in an order that alternates between rounds, with fresh workload
+ * seeds (so no result is reused from an earlier round); the medians over rounds and their ratios
+ * are printed.
+ *
+ * Queue overhead per job, two ways:
+ *   - in a matrix on one warm worker: the time between consecutive jobs' completions less the
+ *     replay's own wall time (durationMs, measured in the worker thread around the replay);
+ *   - a submission of one job at a time (submit, worker, result, report) against the same replay
+ *     in a warm worker thread of this process (the bundle's dist/bundle/worker.js, which
+ *     `rein worker` runs too), interleaved: the fixed cost of a submission.
+ *
+ * Prints `nproc` and the load average before and after each part: on a shared machine a ratio is
+ * meaningful only when the load stays low.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Tinypool } from 'tinypool';
+import { planBench } from '../run.js';
+import { awaitBench, submitBench } from '../queue/submit.js';
+import { openQueue } from '../../queue/jobs.js';
+import { openRedis, parseQueueUrl } from '../../queue/connection.js';
+import { startRedis, startWorker, stop, type Proc } from '../../queue/test/harness.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = join(REPO, 'bin/rein.js');
+
+function arg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
+}
+const ROUNDS = arg('rounds', 3);
+const TURNS = arg('turns', 300);
+const OVERHEAD_JOBS = arg('overhead-jobs', 16);
+// Two presets whose replays take about as long (minimal's take half as long), so that the order
+// the jobs are taken in changes the makespan little.
+const PRESETS = ['default', join(REPO, 'bench/presets/claude-code-like.yaml')];
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const say = (line: string) => process.stdout.write(line + '\n');
+
+/** The matrix of round `r`, arm `a`: 4 workloads (fresh seeds) × the presets. */
+function matrix(seed: number): { workloads: string[]; args: string[] } {
+  const workloads = [0, 1, 2, 3].map((i) => `gen:turns=${TURNS},seed=${seed + i}`);
+  return { workloads, args: [...workloads.flatMap((w) => ['-w', w]), ...PRESETS.flatMap((p) => ['-p', p])] };
+}
+
+function wall(args: string[], cwd: string): Promise<number> {
+  return new Promise((done, fail) => {
+    const t = performance.now();
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => { err += d; });
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? done(performance.now() - t) : fail(new Error(`rein ${args.join(' ')} exited ${code}: ${err}`))));
+  });
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(REPO, 'dist/bundle/rein.cjs'))) throw new Error('dist/bundle/ is missing: run `npm run build` first');
+  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-queue-'));
+  const redis = await startRedis(dir);
+  const target = parseQueueUrl(redis.url);
+  const q = await openQueue(target, await openRedis(target));
+  const env = { REIN_HOME: join(dir, 'home') };
+  const workers: Proc[] = [];
+  const startWorkers = async (n: number) => {
+    for (let i = 0; i < n; i++) workers.push(await startWorker(redis.url, { cwd: dir, name: `bench-${i}`, env }));
+  };
+  const stopWorkers = async () => { for (const w of workers.splice(0)) await stop(w); };
+  const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+  say(`rein ${version} queue benchmark: nproc ${availableParallelism()}, node ${process.version}, redis ${redis.url}`);
+
+  try {
+    // --- Throughput ---------------------------------------------------------------------------
+    say(`\nthroughput: 4 workloads (gen:turns=${TURNS}) × ${PRESETS.length} presets = ${4 * PRESETS.length} jobs, ${ROUNDS} rounds; load before: ${load()}`);
+    type Arm = { name: string; run: (seed: number) => Promise<number> };
+    const queued = (n: number): Arm => ({
+      name: `queue, ${n} worker${n > 1 ? 's' : ''}`,
+      run: async (seed) => {
+        const m = matrix(seed);
+        const plan = await planBench({ workloads: m.workloads, presets: PRESETS, cwd: dir });
+        await startWorkers(n);
+        try {
+          // Warm-up, not timed: a fresh worker's first replays run before V8 has optimised the
+          // kernel (a cold replay takes about twice as long), which a long-lived worker pays once.
+          const warm = await planBench({ workloads: Array.from({ length: n }, (_, i) => `gen:turns=100,seed=${seed + 500 + i}`), presets: PRESETS, cwd: dir });
+          await awaitBench(q, (await submitBench(warm, q)).manifest, warm.workloads);
+          const t = performance.now();
+          const s = await submitBench(plan, q);
+          const report = await awaitBench(q, s.manifest, plan.workloads);
+          const ms = performance.now() - t;
+          if (report.workloads.some((w) => w.runs.some((r) => r.error))) throw new Error('a replay failed');
+          return ms;
+        } finally {
+          await stopWorkers();
+        }
+      },
+    });
+    const local = (j: number): Arm => ({ name: `rein bench -j ${j}`, run: (seed) => wall(['bench', ...matrix(seed).args, '-j', String(j), '--no-progress'], dir) });
+    const arms = [local(1), local(2), queued(1), queued(2)];
+    const times = new Map<string, number[]>(arms.map((a) => [a.name, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 ? [...arms].reverse() : arms;
+      for (const [i, a] of order.entries()) {
+        const ms = await a.run(1_000 * (r + 1) + 10 * arms.indexOf(a));
+        times.get(a.name)!.push(ms);
+        say(`  round ${r + 1}.${i + 1} ${a.name.padEnd(18)} ${(ms / 1000).toFixed(2)} s   load ${load()}`);
+      }
+    }
+    const med = (name: string) => median(times.get(name)!);
+    for (const a of arms) say(`  median ${a.name.padEnd(18)} ${(med(a.name) / 1000).toFixed(2)} s`);
+    say(`  local: 2 threads / 1 thread  throughput ×${(med('rein bench -j 1') / med('rein bench -j 2')).toFixed(2)}`);
+    say(`  queue: 2 workers / 1 worker  throughput ×${(med('queue, 1 worker') / med('queue, 2 workers')).toFixed(2)}`);
+    say(`  load after: ${load()}`);
+
+    // --- Overhead per job -----------------------------------------------------------------------
+    // (a) In a matrix on one warm worker (concurrency 1): jobs run one after another, so the time
+    // between two jobs' completions, less the second replay's own wall time (durationMs, measured
+    // around the replay inside the worker thread), is what the queue added for that job: taking the
+    // job and its lock, fetching the workload, handing it to the thread, storing the result.
+    say(`\noverhead in a matrix: ${OVERHEAD_JOBS} jobs (gen:turns=10 × minimal) on one warm worker; load before: ${load()}`);
+    await startWorkers(1);
+    const pool = new Tinypool({ filename: join(REPO, 'dist/bundle/worker.js'), minThreads: 1, maxThreads: 1 });
+    try {
+      const { Job } = await import('bullmq');
+      // Warm-up: the worker's thread starts and loads the preset.
+      const warm = await planBench({ workloads: ['gen:turns=10,seed=40000'], presets: ['minimal'], cwd: dir });
+      await awaitBench(q, (await submitBench(warm, q)).manifest, warm.workloads);
+      const plan = await planBench({ workloads: Array.from({ length: OVERHEAD_JOBS }, (_, i) => `gen:turns=10,seed=${41_000 + i}`), presets: ['minimal'], cwd: dir });
+      const t = performance.now();
+      const s = await submitBench(plan, q);
+      const report = await awaitBench(q, s.manifest, plan.workloads);
+      const total = performance.now() - t;
+      const rows = report.workloads.map((w, i) => ({ id: s.manifest.jobs[i]!, replayMs: w.runs.find((r) => r.preset === 'minimal')!.durationMs! }));
+      const finished = await Promise.all(rows.map(async (r) => ({ ...r, finishedOn: (await Job.fromId(q.queue, r.id))!.finishedOn! })));
+      finished.sort((a, b) => a.finishedOn - b.finishedOn);
+      const per = finished.slice(1).map((r, i) => r.finishedOn - finished[i]!.finishedOn - r.replayMs);
+      const replaySum = finished.reduce((n, r) => n + r.replayMs, 0);
+      say(`  per job: median ${median(per).toFixed(1)} ms beside a median replay of ${median(finished.map((r) => r.replayMs)).toFixed(1)} ms (min ${Math.min(...per).toFixed(1)}, max ${Math.max(...per).toFixed(1)} ms)`);
+      say(`  whole matrix: ${total.toFixed(0)} ms from submission to report, ${replaySum.toFixed(0)} ms of replays: ${((total - replaySum) / OVERHEAD_JOBS).toFixed(1)} ms per job all included`);
+      say(`  load after: ${load()}`);
+
+      // (b) One job alone, submission to report, against the same replay in a warm thread here:
+      // the fixed cost of a submission (connections for the event stream, the job's states).
+      say(`\noverhead of a submission of one job: ${OVERHEAD_JOBS} single jobs (gen:turns=10, minimal), queue vs a warm thread, interleaved; load before: ${load()}`);
+      const direct: number[] = [];
+      const viaQueue: number[] = [];
+      for (let i = -2; i < OVERHEAD_JOBS; i++) {
+        const planQ = await planBench({ workloads: [`gen:turns=10,seed=${50_000 + i}`], presets: ['minimal'], cwd: dir });
+        const planD = await planBench({ workloads: [`gen:turns=10,seed=${60_000 + i}`], presets: ['minimal'], cwd: dir });
+        const arms: [number[], () => Promise<unknown>][] = [
+          [viaQueue, async () => { const sub = await submitBench(planQ, q); return awaitBench(q, sub.manifest, planQ.workloads); }],
+          [direct, () => pool.run({ workload: planD.workloads[0], preset: 'minimal', cwd: dir })],
+        ];
+        if (i % 2) arms.reverse();
+        for (const [into, fn] of arms) {
+          const t0 = performance.now();
+          await fn();
+          // Two rounds of warm-up, not counted.
+          if (i >= 0) into.push(performance.now() - t0);
+        }
+      }
+      say(`  median: queue ${median(viaQueue).toFixed(1)} ms, warm thread ${median(direct).toFixed(1)} ms: ${(median(viaQueue) - median(direct)).toFixed(1)} ms per submission`);
+      say(`  load after: ${load()}`);
+    } finally {
+      await pool.destroy();
+      await stopWorkers();
+    }
+  } finally {
+    await q.close();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`bench:queue: ${err.message}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,95 @@
+/**
+ * `rein bench --queue`: the replays of a benchmark as jobs on the queue, and the report assembled
+ * from their results by the same code as a local run (bench/run.ts assembleReport).
+ */
+import { InputError } from '../../kernel/errors.js';
+import { reinVersion } from '../../queue/connection.js';
+import { addJobs, awaitJobs, KEEP_SECONDS, type AwaitOptions, type JobSpec, type OpenQueue } from '../../queue/jobs.js';
+import type { BenchReport, RunReport } from '../report/model.js';
+import type { ReplayResult } from '../replay/replay.js';
+import { assembleReport, failed, toRun, type BenchPlan } from '../run.js';
+import type { Workload } from '../workloads/types.js';
+import { benchRunId, decodeWorkload, encodeWorkload, manifestKey, presetSpec, REPLAY_JOB, replayJobId, workloadKey, type BenchManifest, type ReplayJobData } from './jobs.js';
+
+export interface Submitted {
+  runId: string;
+  manifest: BenchManifest;
+  /** Jobs already completed (by an earlier submission of the same work): their results are reused. */
+  reused: number;
+  /** Jobs that had failed before and were put back for another try. */
+  retried: number;
+}
+
+/**
+ * Puts a benchmark on the queue: stores each workload once (under its hash, unless already there),
+ * adds one job per (workload, preset), and stores the manifest `rein bench collect` reads.
+ * Everything it stores is kept KEEP_SECONDS after this call.
+ */
+export async function submitBench(plan: BenchPlan, q: OpenQueue, options: { model?: string } = {}): Promise<Submitted> {
+  const version = reinVersion();
+  const encoded = plan.workloads.map(encodeWorkload);
+  await storeWorkloads(q, encoded);
+  const specs = plan.presets.map((p) => presetSpec(p, options));
+  const jobs: JobSpec<ReplayJobData>[] = [];
+  plan.workloads.forEach((w, wi) => specs.forEach((spec, pi) => {
+    const data: ReplayJobData = { label: `${w.name} × ${plan.names[pi]}`, workload: encoded[wi]!.hash, preset: spec, ...(options.model ? { model: options.model } : {}), version };
+    jobs.push({ name: REPLAY_JOB, id: replayJobId(encoded[wi]!.hash, spec.hash, version), data });
+  }));
+  const m = {
+    presets: plan.presets.map((p, i) => ({ label: plan.names[i]!, source: p.source })),
+    workloads: plan.workloads.map((w, i) => ({ hash: encoded[i]!.hash, ...(w.path ? { path: w.path } : {}) })),
+    skippedFiles: plan.skippedFiles,
+    jobs: jobs.map((j) => j.id),
+  };
+  const manifest: BenchManifest = { version, submittedAt: Date.now(), ...m };
+  const runId = benchRunId(m);
+  await q.redis.set(manifestKey(runId), JSON.stringify(manifest), 'EX', KEEP_SECONDS);
+  const { reused, retried } = await addJobs(q, jobs);
+  return { runId, manifest, reused, retried };
+}
+
+/** Stores the workloads not yet in Redis, and keeps the others KEEP_SECONDS longer. */
+async function storeWorkloads(q: OpenQueue, encoded: readonly { hash: string; bytes: Buffer }[]): Promise<void> {
+  const unique = [...new Map(encoded.map((e) => [e.hash, e])).values()];
+  // EXPIRE answers 0 for a key that does not exist: those are the ones to send.
+  const found = await q.redis.pipeline(unique.map((e) => ['expire', workloadKey(e.hash), String(KEEP_SECONDS)])).exec();
+  const missing = unique.filter((_, i) => found?.[i]?.[1] !== 1);
+  if (missing.length) await q.redis.pipeline(missing.map((e) => ['set', workloadKey(e.hash), e.bytes, 'EX', String(KEEP_SECONDS)])).exec();
+}
+
+/**
+ * The manifest of a submitted benchmark. Throws InputError when the queue has none by that id
+ * (a typo, another Redis, or older than KEEP_SECONDS).
+ */
+export async function readManifest(q: OpenQueue, runId: string): Promise<BenchManifest> {
+  const text = await q.redis.get(manifestKey(runId));
+  if (!text) throw new InputError(`no benchmark "${runId}" on ${q.target.shown} (a benchmark is kept ${KEEP_SECONDS / 86_400} days after it was submitted or collected)`);
+  await q.redis.expire(manifestKey(runId), KEEP_SECONDS);
+  return JSON.parse(text) as BenchManifest;
+}
+
+/** The workloads of a manifest, from Redis, with the paths they were read from. Throws InputError for one no longer stored. */
+export async function fetchWorkloads(q: OpenQueue, manifest: BenchManifest): Promise<Workload[]> {
+  const out: Workload[] = [];
+  for (const { hash, path } of manifest.workloads) {
+    const bytes = await q.redis.getBuffer(workloadKey(hash));
+    if (!bytes) throw new InputError(`workload ${hash.slice(0, 12)} of this benchmark is no longer in Redis (kept ${KEEP_SECONDS / 86_400} days); submit the benchmark again`);
+    await q.redis.expire(workloadKey(hash), KEEP_SECONDS);
+    out.push({ ...decodeWorkload(bytes), ...(path ? { path } : {}) });
+  }
+  return out;
+}
+
+/**
+ * Waits for a benchmark's jobs and assembles its report: a completed job's result is the run row
+ * the local run would have made; a job that failed ATTEMPTS times is a row with its last error.
+ */
+export async function awaitBench(q: OpenQueue, manifest: BenchManifest, workloads: readonly Workload[], opts: Omit<AwaitOptions, 'onOutcome'> = {}): Promise<BenchReport> {
+  const outcomes = await awaitJobs(q, [...new Set(manifest.jobs)], opts);
+  const results: RunReport[] = manifest.jobs.map((id, i) => {
+    const { label, source } = manifest.presets[i % manifest.presets.length]!;
+    const o = outcomes.get(id)!;
+    return o.state === 'completed' ? { ...toRun(o.value as ReplayResult, source), preset: label } : failed(label, source, o.reason);
+  });
+  return assembleReport({ names: manifest.presets.map((p) => p.label), workloads: [...workloads], skippedFiles: manifest.skippedFiles }, results);
+}

@@ -1,0 +1,65 @@
+/**
+ * Progress of jobs on the queue, on stderr: a bar with done / running / failed on a terminal, and
+ * otherwise (a log, CI) a plain line when the counts change, at most every LINE_EVERY_MS, plus the
+ * final counts.
+ */
+import type { JobCounts } from '../../queue/jobs.js';
+
+/** Least time between two plain progress lines, ms. */
+const LINE_EVERY_MS = 2_000;
+
+export interface QueueProgress {
+  update(c: JobCounts): void;
+  /** Prints the last counts (plain lines) or removes the bar. */
+  stop(): void;
+}
+
+function line(c: JobCounts): string {
+  return `${c.done}/${c.total} done, ${c.running} running, ${c.failed} failed; ${c.workers} worker${c.workers === 1 ? '' : 's'}`;
+}
+
+/** A progress display for `what` ("replays", "tasks"); a no-op when `enabled` is false. */
+export async function queueProgress(what: string, enabled: boolean): Promise<QueueProgress> {
+  if (!enabled) return { update: () => {}, stop: () => {} };
+  if (process.stderr.isTTY) {
+    const { SingleBar, Presets } = await import('cli-progress');
+    const bar = new SingleBar({
+      format: `${what} [{bar}] {value}/{total} done, {running} running, {failed} failed; {workers} workers`,
+      stream: process.stderr, hideCursor: true, clearOnComplete: true,
+    }, Presets.shades_classic);
+    let started = false;
+    return {
+      update: (c) => {
+        if (!started) { bar.start(c.total, 0, { running: 0, failed: 0, workers: 0 }); started = true; }
+        bar.update(c.done, { running: c.running, failed: c.failed, workers: c.workers });
+      },
+      stop: () => { if (started) bar.stop(); },
+    };
+  }
+  let last: JobCounts | undefined;
+  let shown = '';
+  let at = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const show = () => {
+    timer = undefined;
+    const text = line(last!);
+    if (text === shown) return;
+    shown = text;
+    at = Date.now();
+    process.stderr.write(`rein: ${what}: ${text}\n`);
+  };
+  return {
+    update: (c) => {
+      last = c;
+      if (timer) return;
+      const wait = at + LINE_EVERY_MS - Date.now();
+      // A change within LINE_EVERY_MS of the last line is shown when that time is up.
+      if (wait <= 0) show();
+      else timer = setTimeout(show, wait).unref();
+    },
+    stop: () => {
+      clearTimeout(timer);
+      if (last) show();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/** Queue URLs, and a Redis server that cannot be reached failing fast with one clear error. */
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../kernel/errors.js';
+import { openRedis, parseQueueUrl, queueName } from '../connection.js';
+import { freePort } from './harness.js';
+
+describe('parseQueueUrl', () => {
+  it('reads host, port, database, credentials and TLS; hides the password in messages', () => {
+    expect(parseQueueUrl('redis://10.0.0.5:7000')).toMatchObject({ shown: 'redis://10.0.0.5:7000', options: { host: '10.0.0.5', port: 7000, db: 0 } });
+    expect(parseQueueUrl('redis://queue.internal')).toMatchObject({ options: { host: 'queue.internal', port: 6379 } });
+    const secret = parseQueueUrl('rediss://bench:s%40cret@[::1]:6380/3');
+    expect(secret.options).toEqual({ host: '::1', port: 6380, db: 3, username: 'bench', password: 's@cret', tls: {} });
+    expect(secret.shown).toBe('rediss://bench:***@[::1]:6380/3');
+  });
+
+  it('anything else is an InputError saying what is expected', () => {
+    for (const bad of ['localhost:6379', 'http://localhost:6379', 'redis://h:1/x', 'redis://h:1/-1']) {
+      expect(() => parseQueueUrl(bad)).toThrow(InputError);
+    }
+    expect(() => parseQueueUrl('http://localhost:6379')).toThrow('expected redis://HOST:PORT');
+  });
+
+  it('the queue is named by the rein version, so workers of another version leave its jobs alone', () => {
+    expect(queueName('1.2.3')).toBe('rein-1.2.3');
+  });
+});
+
+describe('openRedis', () => {
+  it('a server that is not there: InputError "cannot reach Redis at URL" after a few tries', async () => {
+    const port = await freePort();
+    const target = parseQueueUrl(`redis://127.0.0.1:${port}`);
+    await expect(openRedis(target)).rejects.toThrow(new InputError(`cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`));
+  });
+});

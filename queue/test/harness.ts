@@ -1,0 +1,123 @@
+/**
+ * Real parts for the queue's system tests: a `redis-server` on a free loopback port in a temp
+ * directory, and `rein` (the built command, bin/rein.js) as real processes, workers included.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { cleanEnv, REPO } from '../../testing/support.js';
+
+export const BIN = join(REPO, 'bin/rein.js');
+
+/** A free TCP port on 127.0.0.1 (the kernel's choice for port 0, released before it is returned). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Waits for `pattern` in a growing text (a process's output); rejects after `ms` or when the process exits. */
+export function waitFor(proc: { text(): string; exited: Promise<unknown> }, pattern: RegExp, ms = 30_000): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    let done = false;
+    proc.exited.then(() => { if (!done) { const m = proc.text().match(pattern); if (m) resolve(m); else reject(new Error(`exited before ${pattern}:\n${proc.text()}`)); done = true; } });
+    const tick = () => {
+      if (done) return;
+      const m = proc.text().match(pattern);
+      if (m) { done = true; return resolve(m); }
+      if (Date.now() - started > ms) { done = true; return reject(new Error(`timed out waiting for ${pattern}:\n${proc.text()}`)); }
+      setTimeout(tick, 20);
+    };
+    tick();
+  });
+}
+
+/** A running process with its output collected. */
+export interface Proc {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** stdout and stderr as they came. */
+  text(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts a command with its output collected. */
+export function start(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Proc {
+  const child = spawn(command, args, { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let all = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; all += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; all += d; });
+  child.stdin!.on('error', () => {});
+  child.stdin!.end(opts.input ?? '');
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  return { child, stdout: () => out, stderr: () => err, text: () => all, exited };
+}
+
+/** `rein ARGS` from the built command. */
+export function rein(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Proc {
+  return start(process.execPath, [BIN, ...args], opts);
+}
+
+/** `rein ARGS` to its end. */
+export async function reinDone(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = rein(args, opts);
+  const { code } = await p.exited;
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+/**
+ * Starts `redis-server` on a free loopback port, with its files in `dir` and nothing saved to
+ * disk. Resolves once it accepts connections.
+ */
+export async function startRedis(dir: string): Promise<RedisServer> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const p = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { cwd: dir });
+    try {
+      await waitFor(p, /Ready to accept connections/, 10_000);
+      return {
+        url: `redis://127.0.0.1:${port}`, port,
+        stop: async () => { p.child.kill('SIGTERM'); await p.exited; },
+      };
+    } catch (err) {
+      p.child.kill('SIGKILL');
+      // Another process took the port between the check and the start: try another.
+      if (attempt < 3 && /Address already in use/.test(p.text())) continue;
+      throw err;
+    }
+  }
+}
+
+/** Starts `rein worker` on `url` and resolves once it takes jobs. */
+export async function startWorker(url: string, opts: { cwd: string; name: string; concurrency?: number; lockMs?: number; env?: NodeJS.ProcessEnv }): Promise<Proc> {
+  const args = ['worker', '--queue', url, '--name', opts.name, '--concurrency', String(opts.concurrency ?? 1), ...(opts.lockMs ? ['--lock-duration', String(opts.lockMs)] : [])];
+  const p = rein(args, { cwd: opts.cwd, ...(opts.env ? { env: opts.env } : {}) });
+  await waitFor(p, /runs jobs of queue/);
+  return p;
+}
+
+/** Stops a process (SIGTERM, then SIGKILL after `ms`) and waits for it. */
+export async function stop(p: Proc, ms = 10_000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGTERM');
+  const t = setTimeout(() => p.child.kill('SIGKILL'), ms);
+  await p.exited;
+  clearTimeout(t);
+}

@@ -128,7 +128,7 @@ export async function runTask(task: BatchTask, opts: RunTaskOptions): Promise<Ta
   return {
     id: task.id,
     line: task.line,
-    ...(out ? { terminal_reason: out.terminal_reason, total_cost_usd: out.total_cost_usd } : {}),
+    ...(out ? { terminal_reason: out.rein_terminal_reason ?? out.terminal_reason, total_cost_usd: out.total_cost_usd } : {}),
     ...(u ? { usage: { input_tokens: u.input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens, output_tokens: u.output_tokens } } : {}),
     ...(check !== undefined ? { check_exit_code: check } : {}),
     ...(out ? { session_id: out.session_id } : {}),
@@ -141,7 +141,9 @@ export async function runTask(task: BatchTask, opts: RunTaskOptions): Promise<Ta
 /** The final line of `rein run --output-format json`. */
 interface RunJson {
   type: 'result';
+  /** In the Agent SDK's words (`completed`, ...); rein's own reason is `rein_terminal_reason`. */
   terminal_reason: string;
+  rein_terminal_reason?: string;
   total_cost_usd: number;
   usage?: TaskUsage;
   session_id: string;

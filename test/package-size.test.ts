@@ -72,10 +72,11 @@ describe('the size of `npm install rein`', () => {
     expect(names.has('zod')).toBe(true);
   });
 
-  it('stays small: package under 10 MB unpacked, everything it installs under 60 MB of files', () => {
+  it('stays small: package under 10 MB unpacked, everything it installs under 75 MB of files', () => {
     // Measured at 7.5 MB unpacked and 154 packages of 43 MB (before: 27.8 MB with 20 MB of source
-    // maps, and 234 packages of 77 MB). Sizes are file bytes; `du` counts disk blocks, so more.
+    // maps, and 234 packages of 77 MB); the job queue (bullmq, ioredis, luxon, msgpackr) then added
+    // about 15 MB, 62.9 MB in all. Sizes are file bytes; `du` counts disk blocks, so more.
     expect(pack.unpackedSize).toBeLessThan(10 * MB);
-    expect(pack.unpackedSize + depBytes).toBeLessThan(60 * MB);
+    expect(pack.unpackedSize + depBytes).toBeLessThan(75 * MB);
   });
 });

@@ -105,7 +105,7 @@ describe('rein batch (local)', () => {
     const w = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(w.code).toBe(2);
     expect(w.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
-    const b = await reinDone(['bench', '-w', 'gen:turns=3', '-p', 'minimal', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
+    const b = await reinDone(['bench', '-w', 'gen:turns=3', '--preset', 'minimal', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(b.code).toBe(2);
     expect(b.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });

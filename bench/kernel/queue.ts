@@ -56,7 +56,7 @@ const say = (line: string) => process.stdout.write(line + '\n');
 /** The matrix of round `r`, arm `a`: 4 workloads (fresh seeds) × the presets. */
 function matrix(seed: number): { workloads: string[]; args: string[] } {
   const workloads = [0, 1, 2, 3].map((i) => `gen:turns=${TURNS},seed=${seed + i}`);
-  return { workloads, args: [...workloads.flatMap((w) => ['-w', w]), ...PRESETS.flatMap((p) => ['-p', p])] };
+  return { workloads, args: [...workloads.flatMap((w) => ['-w', w]), ...PRESETS.flatMap((p) => ['--preset', p])] };
 }
 
 function wall(args: string[], cwd: string): Promise<number> {

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 /** 4 workloads × 2 presets: 8 replay jobs. */
-const MATRIX = ['-w', 'gen:turns=40,seed=1', '-w', 'gen:turns=40,seed=2', '-w', 'gen:turns=40,results=3000,seed=3', '-w', 'gen:turns=40,seed=4', '-p', 'default', '-p', 'minimal'];
+const MATRIX = ['-w', 'gen:turns=40,seed=1', '-w', 'gen:turns=40,seed=2', '-w', 'gen:turns=40,results=3000,seed=3', '-w', 'gen:turns=40,seed=4', '--preset', 'default', '--preset', 'minimal'];
 
 /** The report without its timing fields (the wall time of each replay). */
 function untimed(file: string): unknown {
@@ -80,7 +80,7 @@ describe('rein bench --queue', () => {
     const zod = pathToFileURL(join(REPO, 'node_modules/zod/index.js')).href;
     writeFileSync(join(tmp.dir, 'boom.ts'), `export default { name: 'boom', options: (await import('${zod}')).z.object({}), apply() { throw new Error('boom at apply'); } };\n`);
     writeFileSync(join(tmp.dir, 'boom.yaml'), 'extends: default\nplugins:\n  ./boom.ts: {}\n');
-    const args = ['-w', 'gen:turns=5,seed=1', '-p', './boom.yaml', '-p', 'minimal', '--no-progress'];
+    const args = ['-w', 'gen:turns=5,seed=1', '--preset', './boom.yaml', '--preset', 'minimal', '--no-progress'];
     const local = await reinDone(['bench', ...args, '-j', '1', '--json', 'boom-local.json'], { cwd: tmp.dir, env });
     expect(local.code).toBe(1);
 

@@ -24,6 +24,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { prng } from '../workloads/generator.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(REPO, 'bin/rein.js');
@@ -42,17 +43,7 @@ const KILLS = Number(args.kills);
 const TURNS = Number(args.turns);
 const SEED = Number(args.seed);
 
-/** mulberry32: a small seeded PRNG, so a failing run can be repeated with --seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The generator's seeded PRNG, so a failing run can be repeated with --seed.
 const random = prng(SEED);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 

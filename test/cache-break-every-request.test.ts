@@ -31,24 +31,29 @@ ${[1, 2, 3, 4].map((i) => `  - reply: [{ text: "Reading part ${i}." }, { tool_us
   - reply: [{ text: "Read all four parts." }]
 `;
 
+/** Four 120-line files to read and an agent that reads them with the break detector on; `plugins` are added. */
+async function readingAgent(name: string, plugins: Parameters<typeof startAgent>[0]['plugins'] = []) {
+  const files: Record<string, string> = {};
+  for (let i = 1; i <= 4; i++) files[`part${i}.txt`] = `${'x'.repeat(70)}\n`.repeat(120);
+  writeFiles(env.dir, files);
+  return startAgent({
+    cwd: env.dir,
+    preset: {
+      name,
+      model: { name: 'claude-sonnet-4-6' },
+      tools: ['Read'],
+      system: { sections: [{ name: 'rules', text: 'Follow the house rules. '.repeat(400) }] },
+      permissions: { mode: 'default', allow: ['Read'] },
+      plugins: { 'cache/breakpoints': { layout: 'two-tail' }, 'cache/break-detector': {} },
+    },
+    scenario: SCENARIO,
+    plugins,
+  });
+}
+
 describe('a system prompt that changes on every request', () => {
   it('is reported as a cache break at every request after the first, caused by the system prompt, by the detector and by rein cache explain', async () => {
-    const files: Record<string, string> = {};
-    for (let i = 1; i <= 4; i++) files[`part${i}.txt`] = `${'x'.repeat(70)}\n`.repeat(120);
-    writeFiles(env.dir, files);
-    const rig = await startAgent({
-      cwd: env.dir,
-      preset: {
-        name: 'clock',
-        model: { name: 'claude-sonnet-4-6' },
-        tools: ['Read'],
-        system: { sections: [{ name: 'rules', text: 'Follow the house rules. '.repeat(400) }] },
-        permissions: { mode: 'default', allow: ['Read'] },
-        plugins: { 'cache/breakpoints': { layout: 'two-tail' }, 'cache/break-detector': {} },
-      },
-      scenario: SCENARIO,
-      plugins: [{ plugin: clockInStaticSection }],
-    });
+    const rig = await readingAgent('clock', [{ plugin: clockInStaticSection }]);
     try {
       const { events, result } = await rig.run('Read the four parts.');
       expect(result.terminalReason).toBe('end_turn');
@@ -70,21 +75,7 @@ describe('a system prompt that changes on every request', () => {
   });
 
   it('a steady conversation, which reads what the previous request wrote, has no break', async () => {
-    const files: Record<string, string> = {};
-    for (let i = 1; i <= 4; i++) files[`part${i}.txt`] = `${'x'.repeat(70)}\n`.repeat(120);
-    writeFiles(env.dir, files);
-    const rig = await startAgent({
-      cwd: env.dir,
-      preset: {
-        name: 'steady',
-        model: { name: 'claude-sonnet-4-6' },
-        tools: ['Read'],
-        system: { sections: [{ name: 'rules', text: 'Follow the house rules. '.repeat(400) }] },
-        permissions: { mode: 'default', allow: ['Read'] },
-        plugins: { 'cache/breakpoints': { layout: 'two-tail' }, 'cache/break-detector': {} },
-      },
-      scenario: SCENARIO,
-    });
+    const rig = await readingAgent('steady');
     try {
       const { events, result } = await rig.run('Read the four parts.');
       expect(result.terminalReason).toBe('end_turn');

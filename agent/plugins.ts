@@ -12,6 +12,7 @@ const loaders = {
   printer: async () => (await import('../plugins/printer/index.js')).default,
   'structured-output': async () => (await import('../plugins/structured-output/index.js')).default,
   'tools/task': async () => (await import('../plugins/tools/task/index.js')).default,
+  'tools/skill': async () => (await import('../plugins/tools/skill/index.js')).default,
   'tools/mcp': async () => (await import('../plugins/tools/mcp/index.js')).default,
   'tools/todo-write': async () => (await import('../plugins/tools/todo-write/index.js')).default,
   'tools/web-fetch': async () => (await import('../plugins/tools/web-fetch/index.js')).default,
@@ -72,6 +73,7 @@ export const TOOL_PLUGINS: Record<string, string> = {
   WebFetch: 'tools/web-fetch',
   'mcp__*': 'tools/mcp',
   Task: 'tools/task',
+  Skill: 'tools/skill',
 };
 
 /** Listed plugins loaded first, before the tools and the rest (see impliedPlugins). */

@@ -85,6 +85,7 @@ interface PluginSelection {
   plugins?: Record<string, unknown>;
   mcpServers?: Record<string, unknown>;
   subagents?: Record<string, unknown>;
+  agents?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -140,18 +141,22 @@ export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
   // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
   if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
   // `subagents` are agent kinds for the Task tool (its `presets` option), and bring the tool with them.
+  // `agents` are inline agent kinds (its `agents` option), and bring the tool too.
   const subagents = preset.subagents && typeof preset.subagents === 'object' && Object.keys(preset.subagents).length ? preset.subagents : undefined;
+  const agents = preset.agents && typeof preset.agents === 'object' && Object.keys(preset.agents).length ? preset.agents : undefined;
   const task = TOOL_PLUGINS.Task!;
+  const taskImplied = { ...(subagents ? { presets: subagents } : {}), ...(agents ? { agents } : {}) };
+  const taskFrom = agents ? { key: 'agents', as: 'agents' } : { key: 'subagents', as: 'presets' };
   for (const [i, tool] of (preset.tools ?? []).entries()) {
     const plugin = TOOL_PLUGINS[tool];
     // An unknown tool name is left to the preset validator, which names the line; here it is skipped.
-    if (plugin === task && subagents) add(plugin, { presets: subagents }, `tools[${i}]`, { key: 'subagents', as: 'presets' });
+    if (plugin === task && (subagents || agents)) add(plugin, taskImplied, `tools[${i}]`, taskFrom);
     else if (plugin) add(plugin, {}, `tools[${i}]`);
   }
   if (preset.mcpServers && Object.keys(preset.mcpServers).length && TOOL_PLUGINS['mcp__*']) {
     add(TOOL_PLUGINS['mcp__*'], { servers: preset.mcpServers }, 'mcpServers', { key: 'mcpServers', as: 'servers' });
   }
-  if (subagents) add(task, { presets: subagents }, 'subagents', { key: 'subagents', as: 'presets' });
+  if (subagents || agents) add(task, taskImplied, agents ? 'agents' : 'subagents', taskFrom);
   for (const [name, options, origin, from] of policyPlugins(preset)) add(name, options, origin, from);
   for (const name of Object.keys(listed)) add(name, {}, `plugins.${name}`);
   return out;

@@ -153,6 +153,7 @@ export const presetSchema = z.object({
     model: nonEmpty.describe('Model the auto-mode classifier asks; default: the main model.'),
   }).partial().strict(),
   subagents: z.record(z.string().min(1), nonEmpty).describe('Subagent type (for the Task tool) → preset file or built-in name.'),
+  agents: z.record(z.string().min(1), z.record(z.string(), z.unknown())).describe('Subagent types defined inline (for the Task tool): name → {description, prompt, tools, disallowedTools, model, maxTurns, permissionMode, background}, checked by the Task tool\'s options.'),
   mcpServers: z.record(z.string().min(1), mcpServerSchema).describe('MCP servers, Claude Code format: stdio {command, args, env} or {type: http, url, headers}.'),
   session: z.object({
     dir: nonEmpty.describe('Where transcripts go, relative to this preset.'),

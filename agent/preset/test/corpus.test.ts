@@ -164,7 +164,7 @@ const EXPECTED: Record<string, string[]> = {
     "trap-duplicate-key.yaml:3:1: YAML: duplicate key \"name\" (first at line 1); YAML would keep only the last one",
   ],
   "trap-merge-key.yaml": [
-    "trap-merge-key.yaml:1:1: unknown key \"base\" at the top level (expected one of: $schema, name, description, extends, model, system, tools, permissions, plugins, hooks, limits, env, autoMode, subagents, mcpServers, session, bench)",
+    "trap-merge-key.yaml:1:1: unknown key \"base\" at the top level (expected one of: $schema, name, description, extends, model, system, tools, permissions, plugins, hooks, limits, env, autoMode, subagents, agents, mcpServers, session, bench)",
     "trap-merge-key.yaml:4:3: YAML merge keys (\"<<\") are not supported; use extends to build on another preset",
   ],
   "trap-multiline-plain.yaml": [

@@ -5,6 +5,12 @@
  */
 import { z } from 'zod';
 
+/**
+ * Permission modes an agent may name. The parent's permission hooks decide every call of a child;
+ * an agent's mode can only narrow that (`plan`: only read-only tools run), never widen it.
+ */
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] as const;
+
 export const agentDefinition = z.strictObject({
   /** When to use this agent; shown to the model in the Task tool's description. */
   description: z.string().min(1),
@@ -17,10 +23,16 @@ export const agentDefinition = z.strictObject({
    * or `mcp__server__*` for all of a server's) are shared from the parent, using its connections.
    */
   tools: z.array(z.string()).optional(),
-  /** Model (default: the parent's). */
+  /** Tool names taken away from the agent's tools. */
+  disallowedTools: z.array(z.string()).optional(),
+  /** Model: an alias (`sonnet`, `opus`, `haiku`), `inherit`, or a model name (default: the parent's). */
   model: z.string().optional(),
   /** Most model requests one task may make. */
   maxTurns: z.number().int().positive().optional(),
+  /** Permission mode of the agent's calls, on top of the parent's decision (it can only narrow it). */
+  permissionMode: z.enum(PERMISSION_MODES).optional(),
+  /** Always run in the background: the Task call returns at once, the report comes as a notification. */
+  background: z.boolean().optional(),
 });
 
 export type AgentDefinition = z.output<typeof agentDefinition>;

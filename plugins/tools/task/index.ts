@@ -1,19 +1,30 @@
 /**
- * `tools/task`: registers the `Task` tool (see tool.ts and README.md). Options: `agents` (named
- * agent definitions; default: one `general-purpose` agent), `presets` (more agents, each a preset:
- * the preset's `subagents` key) and `defaultAgent`.
+ * `tools/task`: registers the `Task` tool (see tool.ts and README.md).
+ *
+ *   apply      the agents: general-purpose, Markdown files (`.claude/agents/*.md`, files.ts), the
+ *              preset's `subagents` (each a preset) and its `agents` (inline), later ones winning
+ *   context    (stage NOTIFICATIONS) the agent list reaches the model as a `<system-reminder>` at
+ *              the tail of the history, once, so the Task tool's description never changes
+ *
+ * Options: `agents`, `presets`, `defaultAgent`, `agentDirs`, `agentFiles`.
  */
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { z } from 'zod';
-import { definePlugin } from '../../../kernel/index.js';
-import { agentDefinition, GENERAL_PURPOSE } from './agents.js';
-import { createTaskTool, presetDescription } from './tool.js';
+import { CONTEXT_STAGE, createKernelState, definePlugin, type Message } from '../../../kernel/index.js';
+import { agentDefinition, GENERAL_PURPOSE, type AgentDefinition } from './agents.js';
+import { agentDirs, discoverAgentFiles } from './files.js';
+import { createTaskTool, describeAgents, presetDescription } from './tool.js';
 
-export { createTaskTool } from './tool.js';
-export { GENERAL_PURPOSE, MODEL_ALIASES, DEFAULT_AGENT_MAX_TURNS, type AgentDefinition } from './agents.js';
+export { createTaskTool, describeAgents, resolveModel } from './tool.js';
+export { loadAgentFile, discoverAgentFiles, agentDirs, type AgentFile } from './files.js';
+export { GENERAL_PURPOSE, MODEL_ALIASES, DEFAULT_AGENT_MAX_TURNS, PERMISSION_MODES, type AgentDefinition } from './agents.js';
+
+export const PLUGIN_NAME = 'tools/task';
 
 export const taskOptions = z.strictObject({
-  /** Agent kinds by name (the Task tool's `subagent_type`). */
-  agents: z.record(z.string().min(1), agentDefinition).default({ 'general-purpose': GENERAL_PURPOSE }),
+  /** Agent kinds by name (the Task tool's `subagent_type`), beside `general-purpose`; the preset's `agents` key. */
+  agents: z.record(z.string().min(1), agentDefinition).default({}),
   /**
    * More agent kinds, each a preset: name → preset file or built-in name. The preset's
    * `subagents` key is passed here; an entry of `agents` with the same name wins.
@@ -21,18 +32,45 @@ export const taskOptions = z.strictObject({
   presets: z.record(z.string().min(1), z.string().min(1)).default({}),
   /** The agent used when a call names none. */
   defaultAgent: z.string().default('general-purpose'),
-}).refine((o) => o.agents[o.defaultAgent] !== undefined, { message: 'defaultAgent must name one of agents', path: ['defaultAgent'] });
+  /** More folders of agent files (`*.md`), relative to the preset's folder; searched before the project's and the user's. */
+  agentDirs: z.array(z.string().min(1)).default([]),
+  /** Read `.claude/agents/*.md` of the project (cwd up to the repository root) and of the user (`~/.claude/agents`). */
+  agentFiles: z.strictObject({ project: z.boolean().default(true), user: z.boolean().default(true) }).default({ project: true, user: true }),
+});
+
+const LISTING_HEAD = 'Agent types available for the Task tool (subagent_type):';
+
+/** Whether this kernel's history already has the agent listing (a resumed session). */
+const listingState = createKernelState<{ sent: boolean }>(PLUGIN_NAME, () => ({ sent: false }));
 
 export default definePlugin({
-  name: 'tools/task',
-  description: 'The Task tool: runs a child agent from a named definition or preset, through the parent\'s permission and tool hooks, and returns its report.',
+  name: PLUGIN_NAME,
+  description: 'The Task tool: runs a child agent from a named definition, a .claude/agents/*.md file or a preset, through the parent\'s permission and tool hooks, and returns its report.',
   options: taskOptions,
   async apply(kernel, options) {
-    const agents = { ...options.agents };
+    const home = process.env.HOME || homedir();
+    const files = discoverAgentFiles(agentDirs({ cwd: kernel.cwd, home, dirs: options.agentDirs.map((d) => resolve(kernel.presetDir, d)), project: options.agentFiles.project, user: options.agentFiles.user }));
+    const agents: Record<string, AgentDefinition> = { 'general-purpose': GENERAL_PURPOSE };
+    for (const f of files) agents[f.name] = f.definition;
     for (const [name, preset] of Object.entries(options.presets)) {
-      if (agents[name]) continue;
+      if (options.agents[name]) continue;
       agents[name] = { description: (await presetDescription(kernel, preset)) ?? `Runs the ${name} agent (preset ${preset}).`, preset };
     }
-    kernel.tools.register(createTaskTool({ ...options, agents }), 'tools/task');
+    Object.assign(agents, options.agents);
+    if (!agents[options.defaultAgent]) {
+      throw new Error(`defaultAgent "${options.defaultAgent}" is none of the agents (${Object.keys(agents).join(', ')})`);
+    }
+    kernel.tools.register(createTaskTool({ ...options, agents }), PLUGIN_NAME);
+
+    const listing = `<system-reminder>\n${LISTING_HEAD}\n${describeAgents(agents)}\n</system-reminder>`;
+    const st = listingState(kernel);
+    kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.NOTIFICATIONS }, (state) => {
+      if (st.sent) return state;
+      st.sent = true;
+      // A resumed session already told the model (and a listing in the middle of it would move nothing earlier).
+      if (state.messages.some((m) => m.meta?.source === PLUGIN_NAME && m.content.some((b) => b.type === 'text' && b.text.includes(LISTING_HEAD)))) return state;
+      const note: Message = { role: 'user', content: [{ type: 'text', text: listing }], meta: { meta: true, source: PLUGIN_NAME, at: Date.now() } };
+      return { ...state, messages: [...state.messages, note] };
+    });
   },
 });

@@ -136,15 +136,19 @@ turns:
     }
   });
 
-  it('lists the configured agents in a description that does not change between requests', async () => {
-    const client = await embeddedSimulator({ scenario: parseScenario('turns: []') });
+  it('lists the configured agents in a reminder message, never in the tool description', async () => {
+    const client = await embeddedSimulator({ scenario: parseScenario('turns:\n  - reply: [{ text: "ok" }]\n') });
     try {
       const k = await createKernel({
         preset: { name: 'p' }, cwd: dir, client,
-        plugins: [{ plugin: taskPlugin, options: { agents: { reviewer: { description: 'Reviews a diff.', tools: ['Read', 'Grep'], prompt: 'Review.' } }, defaultAgent: 'reviewer' } }],
+        plugins: [{ plugin: taskPlugin, options: { agents: { reviewer: { description: 'Reviews a diff.', tools: ['Read', 'Grep'], prompt: 'Review.' } }, defaultAgent: 'reviewer', agentFiles: { project: false, user: false } } }],
       });
       const d1 = JSON.stringify(k.tools.definitions());
-      expect(d1).toContain('- reviewer: Reviews a diff. (Tools: Read, Grep)');
+      expect(d1).not.toContain('Reviews a diff.');
+      await k.run({ prompt: 'hi' }).result;
+      const reminder = k.messages.find((m) => m.meta?.source === 'tools/task')!;
+      expect((reminder.content[0] as { text: string }).text).toContain('- reviewer: Reviews a diff. (Tools: Read, Grep)');
+      expect((reminder.content[0] as { text: string }).text).toContain('- general-purpose: ');
       expect(JSON.stringify(k.tools.definitions())).toBe(d1);
     } finally {
       await client.close();

@@ -28,19 +28,22 @@ export const taskInput = z.strictObject({
 
 export type TaskInput = z.output<typeof taskInput>;
 
-/** One line per agent kind. Built once per tool, so the description's bytes never change within a session. */
-function describeAgents(agents: Record<string, AgentDefinition>): string {
+/**
+ * One line per agent kind, for the listing reminder (index.ts). Not in the tool's description: a
+ * description that changes when an agent is added would invalidate the cached tool array.
+ */
+export function describeAgents(agents: Record<string, AgentDefinition>): string {
   return Object.entries(agents).map(([name, a]) => {
     const tools = a.tools ? a.tools.join(', ') : a.preset ? `those of preset ${a.preset}` : 'all of yours except Task';
-    return `- ${name}: ${a.description} (Tools: ${tools})`;
+    const without = a.disallowedTools?.length ? `; not ${a.disallowedTools.join(', ')}` : '';
+    return `- ${name}: ${a.description} (Tools: ${tools}${without})`;
   }).join('\n');
 }
 
-function description(agents: Record<string, AgentDefinition>, defaultAgent: string): string {
+function description(defaultAgent: string): string {
   return `Runs a separate agent that works on a task on its own and returns one final report.
 
-Available agent types (subagent_type; default ${defaultAgent}):
-${describeAgents(agents)}
+The agent types you can choose from (subagent_type) are listed in a system reminder in the conversation ("Agent types available for the Task tool"); without subagent_type, ${defaultAgent} runs.
 
 When to use it:
 - Open-ended searches that may take several rounds of Glob, Grep and Read, or research whose details you do not need in your own context.
@@ -54,6 +57,12 @@ How to brief the agent:
 - Its report comes back to you, not to the user: pass on what matters in your own reply.`;
 }
 
+/** A model given as an alias (`sonnet`), a name, or `inherit` (undefined: the caller's). */
+export function resolveModel(m: string | undefined): string | undefined {
+  if (!m || m === 'inherit') return undefined;
+  return MODEL_ALIASES[m] ?? m;
+}
+
 /** A client that shares `c` but whose close() leaves it open (the parent owns it). */
 function sharedClient(c: ModelClient): ModelClient {
   return { kind: c.kind, baseURL: c.baseURL, send: (p, o) => c.send(p, o), countTokens: (p) => c.countTokens(p), close: async () => {} };
@@ -65,10 +74,17 @@ function sharedClient(c: ModelClient): ModelClient {
  * child), the child's commands start through the parent's `spawn` hook (the parent's sandbox), and
  * the child's denials are the parent run's too.
  */
-function forwardHooks(child: Kernel, parent: Kernel, type: string): void {
+function forwardHooks(child: Kernel, parent: Kernel, type: string, mode?: AgentDefinition['permissionMode']): void {
   const parentCtx = (ctx: RunContext): RunContext => ({ ...parent.runContext(ctx.signal), agent: ctx.agent ?? { id: child.sessionId, type } });
   child.hooks.event.tap('task/forward', (e) => { if (e.type === 'permission_denied') parent.recordDenial(e.denial); });
-  child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (q, ctx) => decidePermission(parent, q, parentCtx(ctx)));
+  child.hooks.permission.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, async (q, ctx) => {
+    const decision = await decidePermission(parent, q, parentCtx(ctx));
+    // The agent's own mode narrows the parent's answer: a plan-mode agent only reads.
+    if (mode === 'plan' && decision.behavior === 'allow' && !q.tool.isReadOnly(q.input)) {
+      return { behavior: 'deny', message: `The ${type} agent runs in plan mode: ${q.toolName} would change something, so it does not run.` };
+    }
+    return decision;
+  });
   child.hooks.spawn.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.spawn.promise(p, parentCtx(ctx)));
   child.hooks.preToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.preToolUse.promise(p, parentCtx(ctx)));
   child.hooks.postToolUse.tapPromise({ name: 'task/forward', stage: FORWARD_STAGE }, (p, ctx) => parent.hooks.postToolUse.promise(p, parentCtx(ctx)));
@@ -105,7 +121,7 @@ export function presetDescription(kernel: Kernel, preset: string): Promise<strin
 export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
   return defineTool<TaskInput>({
     name: 'Task',
-    description: description(o.agents, o.defaultAgent),
+    description: description(o.defaultAgent),
     inputSchema: taskInput,
     // The call itself changes nothing: each of the child's tool calls is checked on its own.
     isReadOnly: () => true,
@@ -116,7 +132,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       const type = input.subagent_type ?? o.defaultAgent;
       const def = o.agents[type];
       if (!def) throw new ToolError(`Unknown subagent_type "${type}". Available: ${Object.keys(o.agents).join(', ')}.`);
-      const model = input.model && input.model !== 'inherit' ? MODEL_ALIASES[input.model]! : def.model ?? parent.model;
+      const model = resolveModel(input.model) ?? resolveModel(def.model) ?? parent.model;
       const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
       const sessionDir = join(parent.sessionDir(), 'subagents');
       const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
@@ -127,9 +143,9 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       if (def.preset) {
         const p = def.preset;
         presetArg = agentPresetRef(p, parent.presetDir);
-        overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(def.model || input.model ? { model: { name: model } } : {}) };
+        overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(resolveModel(def.model) || resolveModel(input.model) ? { model: { name: model } } : {}) };
       } else {
-        const wanted = def.tools ?? parent.tools.names().filter((n) => n !== 'Task');
+        const wanted = (def.tools ?? parent.tools.names().filter((n) => n !== 'Task')).filter((n) => !def.disallowedTools?.includes(n));
         // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
         sharedTools = parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
         const tools = wanted.filter((n) => !n.startsWith('mcp__'));
@@ -152,7 +168,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
       });
       const child = agent.kernel;
       for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
-      forwardHooks(child, parent, type);
+      forwardHooks(child, parent, type, def.permissionMode);
       const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
       const pctx = parent.runContext(ctx.signal);
       let result: RunResult | undefined;

@@ -406,6 +406,14 @@ export class Kernel {
   }
 
   /**
+   * What the current run has cost so far, USD (main loop and side usage, at list prices), or
+   * undefined outside a run. The Task tool gives a child what is left of `limits.maxBudgetUsd`.
+   */
+  runCostUsd(): number | undefined {
+    return this.current?.state.costUsd;
+  }
+
+  /**
    * Records a permission denial in the current run (its result's `permissionDenials`) and emits it
    * as a `permission_denied` event. The Task tool reports its child agents' denials this way.
    * Does nothing to the result outside a run (the event is still emitted).

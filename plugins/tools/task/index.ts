@@ -4,9 +4,13 @@
  *   apply      the agents: general-purpose, Markdown files (`.claude/agents/*.md`, files.ts), the
  *              preset's `subagents` (each a preset) and its `agents` (inline), later ones winning
  *   context    (stage NOTIFICATIONS) the agent list reaches the model as a `<system-reminder>` at
- *              the tail of the history, once, so the Task tool's description never changes
+ *              the tail of the history, once, so the Task tool's description never changes; and
+ *              background children that finished are announced as `<task-notification>` messages
+ *   stop       while background children run, the turn waits for the next to finish and goes on with its report
+ *   request    (fork mode, last stage) the request as sent is kept: a fork child starts with it (fork.ts)
+ *   sessionEnd background children still running are stopped
  *
- * Options: `agents`, `presets`, `defaultAgent`, `agentDirs`, `agentFiles`.
+ * Options: `agents`, `presets`, `defaultAgent`, `agentDirs`, `agentFiles`, `fork`.
  */
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
@@ -15,8 +19,15 @@ import { CONTEXT_STAGE, createKernelState, definePlugin, type Message } from '..
 import { agentDefinition, GENERAL_PURPOSE, type AgentDefinition } from './agents.js';
 import { agentDirs, discoverAgentFiles } from './files.js';
 import { createTaskTool, describeAgents, presetDescription } from './tool.js';
+import { recordRequests } from './fork.js';
+import { backgroundOf } from './background.js';
+
+/** Turn limit of a fork child (Claude Code's fork agent: 200). */
+export const FORK_MAX_TURNS = 200;
 
 export { createTaskTool, describeAgents, resolveModel } from './tool.js';
+export { FORK_PLACEHOLDER, FORK_BOILERPLATE, FORK_GUARD_MESSAGE, isForkChild, forkStart } from './fork.js';
+export { taskNotification } from './background.js';
 export { loadAgentFile, discoverAgentFiles, agentDirs, type AgentFile } from './files.js';
 export { GENERAL_PURPOSE, MODEL_ALIASES, DEFAULT_AGENT_MAX_TURNS, PERMISSION_MODES, type AgentDefinition } from './agents.js';
 
@@ -36,6 +47,12 @@ export const taskOptions = z.strictObject({
   agentDirs: z.array(z.string().min(1)).default([]),
   /** Read `.claude/agents/*.md` of the project (cwd up to the repository root) and of the user (`~/.claude/agents`). */
   agentFiles: z.strictObject({ project: z.boolean().default(true), user: z.boolean().default(true) }).default({ project: true, user: true }),
+  /**
+   * Fork mode: a Task call without `subagent_type` forks the caller, a child that continues this
+   * conversation and reads the parent's cached prefix (fork.ts). `maxTurns`: the fork's turn limit
+   * (Claude Code: 200).
+   */
+  fork: z.strictObject({ enabled: z.boolean().default(false), maxTurns: z.number().int().positive().default(FORK_MAX_TURNS) }).default({ enabled: false, maxTurns: FORK_MAX_TURNS }),
 });
 
 const LISTING_HEAD = 'Agent types available for the Task tool (subagent_type):';
@@ -60,7 +77,7 @@ export default definePlugin({
     if (!agents[options.defaultAgent]) {
       throw new Error(`defaultAgent "${options.defaultAgent}" is none of the agents (${Object.keys(agents).join(', ')})`);
     }
-    kernel.tools.register(createTaskTool({ ...options, agents }), PLUGIN_NAME);
+    kernel.tools.register(createTaskTool({ ...options, agents, fork: options.fork }), PLUGIN_NAME);
 
     const listing = `<system-reminder>\n${LISTING_HEAD}\n${describeAgents(agents)}\n</system-reminder>`;
     const st = listingState(kernel);
@@ -72,5 +89,25 @@ export default definePlugin({
       const note: Message = { role: 'user', content: [{ type: 'text', text: listing }], meta: { meta: true, source: PLUGIN_NAME, at: Date.now() } };
       return { ...state, messages: [...state.messages, note] };
     });
+
+    if (options.fork.enabled) recordRequests(kernel);
+
+    const bg = backgroundOf(kernel);
+    kernel.hooks.context.tap({ name: `${PLUGIN_NAME}/background`, stage: CONTEXT_STAGE.NOTIFICATIONS }, (state) => {
+      const notes = bg.takeFinished();
+      if (!notes.length) return state;
+      const note: Message = { role: 'user', content: notes.map((text) => ({ type: 'text' as const, text })), meta: { meta: true, source: `${PLUGIN_NAME}/background`, at: Date.now() } };
+      return { ...state, messages: [...state.messages, note] };
+    });
+    kernel.hooks.stop.tapPromise(PLUGIN_NAME, async () => {
+      let notes = bg.takeFinished();
+      if (!notes.length && bg.running()) {
+        await bg.next();
+        notes = bg.takeFinished();
+      }
+      return notes.length ? { action: 'block' as const, reason: notes.join('\n') } : undefined;
+    });
+    kernel.hooks.sessionEnd.tap(PLUGIN_NAME, () => { bg.stopAll(); });
+    kernel.onClose(() => bg.stopAll());
   },
 });

@@ -12,9 +12,11 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import {
   type Kernel, type KernelPreset, type RunContext, type SubagentInfo, decidePermission, type ModelClient,
-  defineTool, ToolError, type Tool, type RunResult,
+  defineTool, ToolError, type Tool, type RunResult, type SubagentHandle, type ContentBlock, type ToolOutput,
 } from '../../../kernel/index.js';
 import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
+import { FORK_GUARD_MESSAGE, forkStart, isForkChild, lastRequestOf, makeFork } from './fork.js';
+import { backgroundOf } from './background.js';
 
 /** Stage of the child's forwarding taps: before anything the child itself might load. */
 const FORWARD_STAGE = -10_000;
@@ -24,6 +26,7 @@ export const taskInput = z.strictObject({
   prompt: z.string().min(1).describe('The complete task for the agent, with all the context it needs'),
   subagent_type: z.string().optional().describe('Which kind of agent to run (see the list in the description)'),
   model: z.enum(['inherit', 'sonnet', 'opus', 'haiku']).optional().describe('Model for this task (default: the agent\'s own, else yours)'),
+  run_in_background: z.boolean().optional().describe('Run the agent in the background: the call returns at once, and its report arrives later as a notification'),
 });
 
 export type TaskInput = z.output<typeof taskInput>;
@@ -40,10 +43,14 @@ export function describeAgents(agents: Record<string, AgentDefinition>): string 
   }).join('\n');
 }
 
-function description(defaultAgent: string): string {
+function description(defaultAgent: string, fork: boolean): string {
+  const without = fork
+    ? 'without subagent_type, the agent is a fork of you: it continues this very conversation (it knows everything you know) with the prompt as its directive, so brief it in one or two sentences.'
+    : `without subagent_type, ${defaultAgent} runs.`;
   return `Runs a separate agent that works on a task on its own and returns one final report.
 
-The agent types you can choose from (subagent_type) are listed in a system reminder in the conversation ("Agent types available for the Task tool"); without subagent_type, ${defaultAgent} runs.
+The agent types you can choose from (subagent_type) are listed in a system reminder in the conversation ("Agent types available for the Task tool"); ${without}
+With run_in_background, the call returns at once and the report arrives later as a <task-notification> message; go on with other work meanwhile.
 
 When to use it:
 - Open-ended searches that may take several rounds of Glob, Grep and Read, or research whose details you do not need in your own context.
@@ -94,6 +101,8 @@ function forwardHooks(child: Kernel, parent: Kernel, type: string, mode?: AgentD
 export interface TaskToolOptions {
   agents: Record<string, AgentDefinition>;
   defaultAgent: string;
+  /** Fork mode: a call without subagent_type forks the caller (fork.ts). */
+  fork?: { enabled: boolean; maxTurns: number };
 }
 
 /** Raw options of the parent's plugins that the child reuses (same tool settings). */
@@ -117,79 +126,161 @@ export function presetDescription(kernel: Kernel, preset: string): Promise<strin
   return kernel.subagents.presetDescription(agentPresetRef(preset, kernel.presetDir), kernel.presetDir);
 }
 
+/** A child agent made for one Task call, not yet run. */
+interface Spawned {
+  agent: SubagentHandle;
+  type: string;
+  prompt: string | ContentBlock[];
+  maxTurns: number;
+  info: SubagentInfo;
+}
+
+/** Builds the child of a named agent (fresh conversation; a preset or an inline definition). */
+async function spawnNamed(parent: Kernel, input: TaskInput, type: string, def: AgentDefinition, toolUseId: string, ctx: RunContext): Promise<Spawned> {
+  const model = resolveModel(input.model) ?? resolveModel(def.model) ?? ctx.model;
+  const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
+  const sessionDir = join(parent.sessionDir(), 'subagents');
+  const link = { sessionId: parent.sessionId, toolUseId };
+  let sharedTools: Tool[] = [];
+  let presetArg: string | KernelPreset;
+  let overrides: Record<string, unknown> | undefined;
+  if (def.preset) {
+    presetArg = agentPresetRef(def.preset, parent.presetDir);
+    overrides = { session: { dir: sessionDir }, limits: { maxTurns, ...budgetLeft(parent) }, ...(resolveModel(def.model) || resolveModel(input.model) ? { model: { name: model } } : {}) };
+  } else {
+    const wanted = (def.tools ?? parent.tools.names().filter((n) => n !== 'Task')).filter((n) => !def.disallowedTools?.includes(n));
+    // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
+    sharedTools = mcpTools(parent, wanted);
+    const tools = wanted.filter((n) => !n.startsWith('mcp__'));
+    presetArg = {
+      name: `${parent.preset.name ?? 'agent'}/${type}`,
+      model: { ...parent.preset.model, name: model },
+      tools,
+      system: def.prompt ? { sections: [{ name: 'agent', text: def.prompt }] } : undefined,
+      limits: { maxTurns, ...budgetLeft(parent) },
+      session: { dir: sessionDir },
+      plugins: pluginOptionsFor(parent, toolPlugins(parent, tools)),
+      // The parent decides every call (forwardHooks), so the child's own mode never answers; default needs no opt-ins.
+      permissions: { mode: 'default' },
+    };
+  }
+  const agent = await parent.subagents.create({ preset: presetArg, overrides, cwd: parent.cwd, client: sharedClient(parent.client), parent: link });
+  const child = agent.kernel;
+  for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
+  forwardHooks(child, parent, type, def.permissionMode);
+  return { agent, type, prompt: input.prompt, maxTurns, info: { parentSessionId: parent.sessionId, toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId } };
+}
+
+/** The parent's MCP tools among `wanted` (`mcp__server__*` takes all of a server's). */
+function mcpTools(parent: Kernel, wanted: string[]): Tool[] {
+  return parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
+}
+
+/** The built-in plugins that register `tools` (Task's own included: a fork keeps the tool, refusing calls). */
+function toolPlugins(parent: Kernel, tools: string[]): string[] {
+  return tools.map((t) => parent.subagents.pluginForTool(t)).filter((n): n is string => n !== undefined);
+}
+
+/** `maxBudgetUsd` for a child: what is left of the parent's, when it has one. */
+function budgetLeft(parent: Kernel): { maxBudgetUsd?: number } {
+  const max = parent.preset.limits?.maxBudgetUsd;
+  if (max === undefined) return {};
+  return { maxBudgetUsd: Math.max(0.000_001, max - (parent.runCostUsd() ?? 0)) };
+}
+
+/**
+ * Builds a fork child (fork.ts): the parent's tools (Task included, so the tool array is the
+ * same), the parent's model, its history, and a prompt of placeholders plus the directive.
+ */
+async function spawnFork(parent: Kernel, input: TaskInput, toolUseId: string, ctx: RunContext, maxTurns: number): Promise<Spawned> {
+  const request = lastRequestOf(parent);
+  const history = parent.messages;
+  const at = history.findLastIndex((m) => m.role === 'assistant' && m.content.some((b) => b.type === 'tool_use' && b.id === toolUseId));
+  if (!request || at < 0) throw new ToolError('A fork needs the request that made this call; call Task with a subagent_type instead.');
+  const names = parent.tools.names();
+  const tools = names.filter((n) => !n.startsWith('mcp__'));
+  const presetArg: KernelPreset = {
+    name: `${parent.preset.name ?? 'agent'}/fork`,
+    model: { ...parent.preset.model, name: ctx.model },
+    tools,
+    limits: { maxTurns, ...budgetLeft(parent) },
+    session: { dir: join(parent.sessionDir(), 'subagents') },
+    plugins: pluginOptionsFor(parent, toolPlugins(parent, tools)),
+    permissions: { mode: 'default' },
+  };
+  const agent = await parent.subagents.create({ preset: presetArg, cwd: parent.cwd, client: sharedClient(parent.client), parent: { sessionId: parent.sessionId, toolUseId } });
+  const child = agent.kernel;
+  for (const t of mcpTools(parent, names)) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
+  // The conversation so far, up to and including the message with this call, and its placeholders.
+  const start = forkStart(history[at]!, input.prompt);
+  child.messages = [...history.slice(0, at + 1), start.placeholders];
+  makeFork(child, request, toolUseId);
+  forwardHooks(child, parent, 'fork');
+  return { agent, type: 'fork', prompt: start.prompt, maxTurns, info: { parentSessionId: parent.sessionId, toolUseId, preset: 'fork', prompt: input.prompt, childSessionId: child.sessionId } };
+}
+
+/** Runs a spawned child to its end: hooks, usage added to the parent, the result for the model. */
+async function runChild(parent: Kernel, s: Spawned, signal: AbortSignal, notify: (m: string) => void, label: string): Promise<{ result: RunResult; output: ToolOutput }> {
+  const pctx = parent.runContext(signal);
+  let result: RunResult;
+  try {
+    await parent.hooks.subagentStart.promise(s.info, pctx);
+    notify(`subagent ${s.type} started (${label}), session ${s.info.childSessionId}`);
+    result = await s.agent.run(s.prompt as string, { signal, maxTurns: s.maxTurns }).result;
+  } finally {
+    await s.agent.close();
+  }
+  parent.addSideUsage('subagent', result.model, result.usage);
+  for (const [source, usage] of Object.entries(result.sideUsage)) if (usage && source !== 'main_loop') parent.addSideUsage(source as 'subagent', result.model, usage);
+  await parent.hooks.subagentStop.promise({ ...s.info, result }, pctx);
+  notify(`subagent ${s.type} finished: ${result.terminalReason} after ${result.numTurns} turns`);
+  return { result, output: reportOf(result, s.maxTurns) };
+}
+
+/** What the model gets back from a finished child. */
+function reportOf(result: RunResult, maxTurns: number): ToolOutput {
+  const report = result.text.trim() || '(The agent finished without a final report.)';
+  if (result.terminalReason === 'max_turns') return `${report}\n\n(The agent stopped at its limit of ${maxTurns} turns; its work may be unfinished.)`;
+  if (result.isError) return { content: `The agent stopped before finishing (${result.terminalReason}).${result.text.trim() ? `\nIts last message:\n${result.text.trim()}` : ''}`, isError: true };
+  return report;
+}
+
 /** Builds the Task tool. */
 export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
+  const fork = o.fork?.enabled === true;
   return defineTool<TaskInput>({
     name: 'Task',
-    description: description(o.defaultAgent),
+    description: description(o.defaultAgent, fork),
     inputSchema: taskInput,
     // The call itself changes nothing: each of the child's tool calls is checked on its own.
     isReadOnly: () => true,
+    // Several Task calls of one message run at the same time, each child with its own kernel and transcript.
     isConcurrencySafe: () => true,
     maxResultSizeChars: 100_000,
     async call(input, ctx) {
       const parent = ctx.kernel;
-      const type = input.subagent_type ?? o.defaultAgent;
-      const def = o.agents[type];
-      if (!def) throw new ToolError(`Unknown subagent_type "${type}". Available: ${Object.keys(o.agents).join(', ')}.`);
-      const model = resolveModel(input.model) ?? resolveModel(def.model) ?? parent.model;
-      const maxTurns = def.maxTurns ?? DEFAULT_AGENT_MAX_TURNS;
-      const sessionDir = join(parent.sessionDir(), 'subagents');
-      const link = { sessionId: parent.sessionId, toolUseId: ctx.toolUseId };
-
-      let sharedTools: Tool[] = [];
-      let presetArg: string | KernelPreset;
-      let overrides: Record<string, unknown> | undefined;
-      if (def.preset) {
-        const p = def.preset;
-        presetArg = agentPresetRef(p, parent.presetDir);
-        overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(resolveModel(def.model) || resolveModel(input.model) ? { model: { name: model } } : {}) };
+      if (isForkChild(parent)) throw new ToolError(FORK_GUARD_MESSAGE);
+      const rctx = parent.runContext(ctx.signal);
+      let spawned: Spawned;
+      let background = input.run_in_background === true;
+      if (fork && !input.subagent_type) {
+        spawned = await spawnFork(parent, input, ctx.toolUseId, rctx, o.fork!.maxTurns);
       } else {
-        const wanted = (def.tools ?? parent.tools.names().filter((n) => n !== 'Task')).filter((n) => !def.disallowedTools?.includes(n));
-        // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
-        sharedTools = parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
-        const tools = wanted.filter((n) => !n.startsWith('mcp__'));
-        const pluginNames = tools.map((t) => parent.subagents.pluginForTool(t)).filter((n): n is string => n !== undefined);
-        presetArg = {
-          name: `${parent.preset.name ?? 'agent'}/${type}`,
-          model: { ...parent.preset.model, name: model },
-          tools,
-          system: def.prompt ? { sections: [{ name: 'agent', text: def.prompt }] } : undefined,
-          limits: { maxTurns },
-          session: { dir: sessionDir },
-          plugins: pluginOptionsFor(parent, pluginNames),
-          // The parent decides every call (forwardHooks), so the child's own mode never answers; default needs no opt-ins.
-          permissions: { mode: 'default' },
-        };
+        const type = input.subagent_type ?? o.defaultAgent;
+        const def = o.agents[type];
+        if (!def) throw new ToolError(`Unknown subagent_type "${type}". Available: ${Object.keys(o.agents).join(', ')}.`);
+        background ||= def.background === true;
+        spawned = await spawnNamed(parent, input, type, def, ctx.toolUseId, rctx);
       }
-
-      const agent = await parent.subagents.create({
-        preset: presetArg, overrides, cwd: parent.cwd, client: sharedClient(parent.client), parent: link,
-      });
-      const child = agent.kernel;
-      for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
-      forwardHooks(child, parent, type, def.permissionMode);
-      const info: SubagentInfo = { parentSessionId: parent.sessionId, toolUseId: ctx.toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId };
-      const pctx = parent.runContext(ctx.signal);
-      let result: RunResult | undefined;
-      try {
-        await parent.hooks.subagentStart.promise(info, pctx);
-        ctx.notify(`subagent ${type} started (${input.description}), session ${child.sessionId}`);
-        const run = agent.run(input.prompt, { signal: ctx.signal, maxTurns });
-        result = await run.result;
-      } finally {
-        await agent.close();
+      // The parent's transcript points at the child's, so a reader can follow the call into it.
+      // The parent's transcript points at the child's, so a reader can follow the call into it.
+      parent.transcript.append({ type: 'plugin', plugin: 'tools/task', data: { subagent: { toolUseId: ctx.toolUseId, type: spawned.type, sessionId: spawned.info.childSessionId, transcript: spawned.agent.kernel.transcript.file, background } } });
+      if (background) {
+        const id = spawned.info.childSessionId;
+        backgroundOf(parent).start(id, input.description, runChild(parent, spawned, backgroundOf(parent).signal, (m) => ctx.notify(m), input.description));
+        return `Started the ${spawned.type} agent in the background (task id ${id}). Its report will arrive as a <task-notification> message when it finishes; go on with other work meanwhile, and do not wait or poll for it.`;
       }
-      parent.addSideUsage('subagent', result.model, result.usage);
-      for (const [source, usage] of Object.entries(result.sideUsage)) if (usage && source !== 'main_loop') parent.addSideUsage(source as 'subagent', result.model, usage);
-      await parent.hooks.subagentStop.promise({ ...info, result }, pctx);
-      ctx.notify(`subagent ${type} finished: ${result.terminalReason} after ${result.numTurns} turns`);
-
-      const report = result.text.trim() || '(The agent finished without a final report.)';
-      if (result.terminalReason === 'max_turns') return `${report}\n\n(The agent stopped at its limit of ${maxTurns} turns; its work may be unfinished.)`;
-      if (result.isError) return { content: `The agent stopped before finishing (${result.terminalReason}).${result.text.trim() ? `\nIts last message:\n${result.text.trim()}` : ''}`, isError: true };
-      return report;
+      return (await runChild(parent, spawned, ctx.signal, (m) => ctx.notify(m), input.description)).output;
     },
   });
 }
-

@@ -1,4 +1,3 @@
-function add(a, b) {
+export function add(a, b) {
   return a - b;
 }
-module.exports = { add };

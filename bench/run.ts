@@ -11,6 +11,7 @@ import { estimateError } from './metrics/estimate-error.js';
 import { CALIBRATED_COUNTER } from '../kernel/tokens/counter.js';
 import { detectEvents, recordedBreakCauses, recordedPrefix } from './workloads/events.js';
 import { fidelityOf } from './report/fidelity.js';
+import { parentsOf, subagentRows } from './report/subagents.js';
 import type { MimicClient } from './replay/mimic.js';
 
 /** The client that recorded a workload, from its format. */
@@ -151,6 +152,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
  */
 export function assembleReport(plan: Pick<BenchPlan, 'names' | 'workloads' | 'skippedFiles'>, results: readonly (RunReport | undefined)[]): BenchReport {
   const { names, workloads, skippedFiles } = plan;
+  const parents = parentsOf(workloads);
   const reports: WorkloadReport[] = workloads.map((w, wi) => {
     const runs: RunReport[] = [];
     const prefix = recordedPrefix(w, CALIBRATED_COUNTER);
@@ -163,12 +165,13 @@ export function assembleReport(plan: Pick<BenchPlan, 'names' | 'workloads' | 'sk
     const est = estimateError(w, CALIBRATED_COUNTER);
     return {
       name: w.name, format: w.format, ...(w.path ? { path: w.path } : {}), ...(w.client ? { client: w.client } : {}), model: w.model,
-      sidechain: w.sidechain, steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}),
+      sidechain: w.sidechain, ...(parents[wi] !== undefined ? { parent: workloads[parents[wi]!]!.name } : {}), ...(w.parentToolUseId ? { parentToolUseId: w.parentToolUseId } : {}), steps: w.steps.length, timed: w.timed, notes: w.notes, stats: w.stats, ...(est ? { estimate: est } : {}),
       ...(clientKindOf(w) ? { clientKind: clientKindOf(w)! } : {}), ...(prefix ? { prefix } : {}), events, runs,
     };
   });
   const fidelity = fidelityOf(reports);
-  return { version: 2, presets: names, workloads: reports, skippedFiles, ...rankRuns(reports, names), efficiency: EFFICIENCY_DEFINITION, ...(fidelity ? { fidelity } : {}), prices: PRICE_SOURCE };
+  const subagents = subagentRows(reports);
+  return { version: 2, presets: names, workloads: reports, skippedFiles, ...rankRuns(reports, names), efficiency: EFFICIENCY_DEFINITION, ...(fidelity ? { fidelity } : {}), prices: PRICE_SOURCE, ...(subagents.length ? { subagents } : {}) };
 }
 
 /** The row of a replay that failed as a whole; `err` is an Error or the reason as text. */

@@ -244,6 +244,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       client,
       plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
+      // A subagent's recording replays as a child agent, so its requests are attributed to the child (`subagent`).
+      ...(w.sidechain ? { parent: { sessionId: w.sessionId ?? 'recorded-parent', toolUseId: w.parentToolUseId ?? w.agentId ?? 'recorded-subagent' } } : {}),
     });
     try {
       while (cursor.peek()) {

@@ -186,6 +186,7 @@ export async function renderHtml(report: BenchReport): Promise<string> {
     ...(report.fidelity ? ['<li><a href="#fidelity">Fidelity</a></li>'] : []),
     ...(report.workloads.some((w) => w.estimate && w.estimate.pairs > 0) ? ['<li><a href="#counter">Token counter</a></li>'] : []),
     ...(report.unranked.length ? ['<li><a href="#unranked">Not ranked</a></li>'] : []),
+    ...(report.subagents?.length ? ['<li><a href="#subagents">Subagents</a></li>'] : []),
     ...full.map((w) => `<li><a href="#${anchor(w.name)}">${esc(w.name)}</a>${w.sidechain ? ' (subagent)' : ''}</li>`),
     ...(tiny.length ? [`<li><a href="#tiny">${tiny.length} tiny workloads</a></li>`] : []),
     ...(report.skippedFiles.length ? ['<li><a href="#skipped">Files not replayed</a></li>'] : []),
@@ -205,6 +206,10 @@ export async function renderHtml(report: BenchReport): Promise<string> {
   if (report.unranked.length) {
     parts.push(`<h2 id="unranked">Not ranked</h2><p class="note">Incomplete or failed runs: their cost covers less work than the recording, so they are left out of the totals.</p><ul>${report.unranked.map((u) => `<li>${esc(u.preset)} × ${esc(u.workload)}: ${u.status}: ${esc(u.detail)}</li>`).join('')}</ul>`);
   }
+  if (report.subagents?.length) {
+    const rows = report.subagents.flatMap((a) => a.runs.map((r) => `<tr data-subagent="${esc(a.child)}"><td>${esc(a.child)}</td><td>${esc(a.parent)}</td><td>${esc(r.preset)}</td><td>${fmtTokens(r.childCacheRead)}</td><td>${pctOf(r.childCacheRead, r.childPrompt)}</td><td>${fmtTokens(r.parentCacheRead)}</td><td>${pctOf(r.parentCacheRead, r.parentPrompt)}</td></tr>`)).join('');
+    parts.push(`<h2 id="subagents">Subagents</h2><p class="note">Each subagent's requests, attributed to it rather than to the agent that started it, beside that agent's: cache-read tokens and their share of all prompt tokens.</p><table><thead><tr><th>subagent</th><th>parent</th><th>preset</th><th>child cache read</th><th>child share</th><th>parent cache read</th><th>parent share</th></tr></thead><tbody>${rows}</tbody></table>`);
+  }
   for (const w of full) {
     parts.push(`<h2 id="${anchor(w.name)}">${esc(w.name)}${w.sidechain ? ' (subagent)' : ''}</h2>`);
     parts.push(`<p class="note">${esc(w.format)}${w.client ? `, ${esc(w.client)}` : ''}, model ${esc(w.model)}, ${w.steps} requests${w.prefix ? `, fixed prefix ${w.prefix.tokens} tokens (${w.prefix.sharedTokens} cached by other sessions)` : ''}${w.notes.length ? `. ${w.notes.map(esc).join('. ')}` : ''}</p>`);
@@ -223,6 +228,10 @@ export async function renderHtml(report: BenchReport): Promise<string> {
     parts.push(`<h2 id="skipped">Files not replayed</h2><ul>${report.skippedFiles.map((f) => `<li>${esc(f.path)}: ${esc(f.reason)}</li>`).join('')}</ul>`);
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>rein bench</title><style>${CSS}</style></head><body>${parts.join('\n')}</body></html>\n`;
+}
+
+function pctOf(part: number, whole: number): string {
+  return whole > 0 ? `${(100 * part / whole).toFixed(1)}%` : '–';
 }
 
 function isTiny(w: WorkloadReport): boolean {

@@ -8,6 +8,7 @@ import type { ClientEvent, RecordedPrefix } from '../workloads/events.js';
 import type { MimicClient, MimicSizes } from '../replay/mimic.js';
 import type { Fidelity } from './fidelity.js';
 import type { SkippedFile } from '../workloads/load.js';
+import type { SubagentRow } from './subagents.js';
 
 /** The row name used for the recording client's own numbers. */
 export const RECORDED = 'recorded';
@@ -43,6 +44,10 @@ export interface WorkloadReport {
   client?: string;
   model: string;
   sidechain: boolean;
+  /** For a subagent's workload: the workload of the agent that started it (subagents.ts). */
+  parent?: string;
+  /** The parent's tool_use id that started this subagent, when the recording has it. */
+  parentToolUseId?: string;
   steps: number;
   timed: boolean;
   notes: string[];
@@ -96,6 +101,8 @@ export interface BenchReport {
   fidelity?: Fidelity;
   /** Price table used (kernel/pricing.ts). */
   prices: string;
+  /** Each subagent's workload beside its parent's, with both cache reads (subagents.ts). */
+  subagents?: SubagentRow[];
 }
 
 /** True when a run is complete: it did not fail and lost no recorded step. */

@@ -124,6 +124,9 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
     out.push(['Not ranked (their cost covers less work than the recording):', ...report.unranked.map((u) => `- ${u.preset} × ${u.workload}: ${u.status}: ${u.detail}${u.status === 'incomplete' ? `; $${u.costUsd.toFixed(2)} for what it sent` : ''}`)].join('\n'));
   }
   out.push(costTables(report, color));
+  if (report.subagents?.length) {
+    out.push(['Subagents (their own requests; cache-read tokens, child beside parent):', ...report.subagents.flatMap((a) => a.runs.map((r) => `- ${a.child} (of ${a.parent}) × ${r.preset}: child ${fmtTokens(r.childCacheRead)} of ${fmtTokens(r.childPrompt)} read from cache, parent ${fmtTokens(r.parentCacheRead)} of ${fmtTokens(r.parentPrompt)}`))].join('\n'));
+  }
   out.push(notes(report).map((n) => `- ${n}`).join('\n'));
   out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);
   return out.filter(Boolean).map(wrap).join('\n\n');

@@ -9,9 +9,10 @@
  * `context`, `agent`, `license`, `metadata`, ...). Every field is kept in `fields`, the unknown ones
  * included, so a plugin of your own can read them.
  */
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fields, FrontmatterError, readFrontmatter } from '../shared/frontmatter.js';
+import { projectLevels } from '../shared/project-levels.js';
 
 /** Where a skill was found. */
 export type SkillSource = 'preset' | 'user' | 'project';
@@ -97,18 +98,6 @@ export function skillDirs(o: { cwd: string; home?: string; dirs: string[]; user:
   return out;
 }
 
-/**
- * The working directory and each parent up to the repository root (the nearest folder with
- * `.git`), nearest first; outside a repository, the working directory alone.
- */
-function projectLevels(cwd: string): string[] {
-  const levels: string[] = [];
-  for (let at = cwd; ; at = dirname(at)) {
-    levels.push(at);
-    if (existsSync(join(at, '.git'))) return levels;
-    if (dirname(at) === at) return [cwd];
-  }
-}
 
 /** What discovery found: the skills (first of each name wins) and the ones a higher-priority skill of the same name hid. */
 export interface Discovery {

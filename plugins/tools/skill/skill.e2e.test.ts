@@ -5,21 +5,15 @@
  * what runs; conditional skills appearing when a matching file is read; the listing's three levels;
  * invoked skills put back after a compaction; a malformed SKILL.md failing at file:line:column.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../../../testing/support.js';
+import { runCli, tempDir, writeFiles as write } from '../../../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('rein-skills-'); });
 afterEach(() => tmp.cleanup());
 
-function write(root: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-}
 
 const skill = (name: string, description: string, extra = '', body = `Instructions of ${name}.`) =>
   `---\nname: ${name}\ndescription: ${description}\n${extra}---\n\n${body}\n`;

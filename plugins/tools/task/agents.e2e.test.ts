@@ -4,21 +4,15 @@
  * agent in plan mode; the agent list in a reminder message, not in the Task tool's description;
  * SubagentStart / SubagentStop hooks carrying the agent's name.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../../../testing/support.js';
+import { runCli, tempDir, writeFiles as write } from '../../../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('rein-agents-'); });
 afterEach(() => tmp.cleanup());
 
-function write(root: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-}
 
 interface Body { model: string; system?: unknown; tools?: { name: string; description: string }[]; messages: unknown[] }
 const requests = (log: string): Body[] => readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.path === '/v1/messages').map((e) => e.body as Body);

@@ -8,9 +8,10 @@
  * (the working directory and each parent up to the repository root, nearest first), then the
  * user's `~/.claude/agents/`. The first definition of a name wins.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fields, readFrontmatter } from '../shared/frontmatter.js';
+import { projectLevels } from '../shared/project-levels.js';
 import { PERMISSION_MODES, type AgentDefinition } from './agents.js';
 
 /** An agent read from a file, with where it came from. */
@@ -52,15 +53,6 @@ export function loadAgentFile(file: string): AgentFile {
   return { name, file, definition: def, fields: fm.data };
 }
 
-/** The project's folders (cwd up to the repository root; outside one, cwd alone), nearest first. */
-function projectLevels(cwd: string): string[] {
-  const levels: string[] = [];
-  for (let at = cwd; ; at = dirname(at)) {
-    levels.push(at);
-    if (existsSync(join(at, '.git'))) return levels;
-    if (dirname(at) === at) return [cwd];
-  }
-}
 
 /** The agents directories, highest priority first (see the module comment). */
 export function agentDirs(o: { cwd: string; home?: string; dirs: string[]; project: boolean; user: boolean }): string[] {

@@ -4,21 +4,15 @@
  * then the same placeholders, then their own directive; each fork's first request reads at least
  * 95% of the parent's prefix from the cache; a fork's Task call is refused.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../../../testing/support.js';
+import { runCli, tempDir, writeFiles as write } from '../../../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('rein-fork-'); });
 afterEach(() => tmp.cleanup());
 
-function write(root: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-}
 
 interface Usage { input_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }
 interface Entry { path: string; source: string; usage: Usage; body: { messages: { role: string; content: { type: string; text?: string }[] }[]; [k: string]: unknown } }

@@ -4,21 +4,15 @@
  * transcript named in the parent's; a background child's report arrives as a task notification
  * after the parent ended its turn; the children's cost counts against the parent's maxBudgetUsd.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../../../testing/support.js';
+import { runCli, tempDir, writeFiles as write } from '../../../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => { tmp = tempDir('rein-parallel-'); });
 afterEach(() => tmp.cleanup());
 
-function write(root: string, files: Record<string, string>): void {
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, name)), { recursive: true });
-    writeFileSync(join(root, name), text);
-  }
-}
 
 // Each run of meet.sh waits (up to 10 s) until two runs have arrived: only concurrent children both say "together".
 const MEET = '#!/bin/sh\nmkdir -p arrive; touch arrive/$$\nfor i in $(seq 200); do [ "$(ls arrive | wc -l)" -ge 2 ] && echo together && exit 0; sleep 0.05; done\necho alone\n';

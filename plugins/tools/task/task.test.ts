@@ -154,4 +154,23 @@ turns:
       await client.close();
     }
   });
+
+  it('a fork cannot fork again, even after its history was compacted away', async () => {
+    const client = await embeddedSimulator({ scenario: parseScenario('turns: []') });
+    try {
+      const k = await createKernel({ preset: { name: 'p' }, cwd: dir, client, plugins: [{ plugin: taskPlugin, options: { fork: { enabled: true }, agentFiles: { project: false, user: false } } }] });
+      const { makeFork } = await import('./fork.js');
+      makeFork(k, { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [] }, 'toolu_parent');
+      // A compaction replaces the whole history: the mark is on the kernel, not in a message.
+      k.messages = [{ role: 'user', content: [{ type: 'text', text: 'Summary of the conversation so far.' }], meta: { compactSummary: true } }];
+      const { runToolCalls } = await import('../../../kernel/index.js');
+      for (const input of [{ description: 'x', prompt: 'fork again' }, { description: 'x', prompt: 'y', subagent_type: 'general-purpose' }]) {
+        const out = await runToolCalls(k, [{ type: 'tool_use', id: 'toolu_x', name: 'Task', input }], k.runContext());
+        expect(out.results[0]!.is_error).toBe(true);
+        expect(JSON.stringify(out.results[0]!.content)).toContain('Fork is not available inside a forked worker');
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import {
   type Kernel, type KernelPreset, type RunContext, type SubagentInfo, decidePermission, type ModelClient,
-  defineTool, ToolError, type Tool, type RunResult, type SubagentHandle, type ContentBlock, type ToolOutput,
+  defineTool, ToolError, type Tool, type RunResult, type SubagentHandle, type ToolOutput,
 } from '../../../kernel/index.js';
 import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
 import { FORK_GUARD_MESSAGE, forkStart, isForkChild, lastRequestOf, makeFork } from './fork.js';
@@ -130,7 +130,7 @@ export function presetDescription(kernel: Kernel, preset: string): Promise<strin
 interface Spawned {
   agent: SubagentHandle;
   type: string;
-  prompt: string | ContentBlock[];
+  prompt: string;
   maxTurns: number;
   info: SubagentInfo;
 }
@@ -226,7 +226,7 @@ async function runChild(parent: Kernel, s: Spawned, signal: AbortSignal, notify:
   try {
     await parent.hooks.subagentStart.promise(s.info, pctx);
     notify(`subagent ${s.type} started (${label}), session ${s.info.childSessionId}`);
-    result = await s.agent.run(s.prompt as string, { signal, maxTurns: s.maxTurns }).result;
+    result = await s.agent.run(s.prompt, { signal, maxTurns: s.maxTurns }).result;
   } finally {
     await s.agent.close();
   }

@@ -81,9 +81,11 @@ export default definePlugin({
 
     const listing = `<system-reminder>\n${LISTING_HEAD}\n${describeAgents(agents)}\n</system-reminder>`;
     const st = listingState(kernel);
-    kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.NOTIFICATIONS }, (state) => {
+    kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.NOTIFICATIONS }, (state, ctx) => {
       if (st.sent) return state;
       st.sent = true;
+      // Only when the requests offer the tool (a preset's plugins may replace the tool array).
+      if (!kernel.hooks.toolDefinitions.call(kernel.tools.definitions(), ctx).some((t) => t.name === 'Task')) return state;
       // A resumed session already told the model (and a listing in the middle of it would move nothing earlier).
       if (state.messages.some((m) => m.meta?.source === PLUGIN_NAME && m.content.some((b) => b.type === 'text' && b.text.includes(LISTING_HEAD)))) return state;
       const note: Message = { role: 'user', content: [{ type: 'text', text: listing }], meta: { meta: true, source: PLUGIN_NAME, at: Date.now() } };

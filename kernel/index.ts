@@ -61,3 +61,13 @@ export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedE
 // Untrusted text: neutralising tool results, and escaping what goes to a terminal.
 export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
 export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';
+
+// The prompt-cache cost model: what a change to the request costs over the expected rest of the
+// session (prices, the cache state, a gap model of the time to the next request).
+export { GapModel, waitKindOf, survival, normalCdf, MIN_KIND_OBSERVATIONS, type WaitKind, type GapParams, type GapParamSet } from './cache/gap-model.js';
+export { GAP_PARAMS } from './cache/gap-params.js';
+export {
+  CacheCostModel, cacheCostModel, cacheClock, setCacheClock, tokenPrices, writePrice, SYSTEM_CLOCK, TTL_SECONDS,
+  MIN_REMAINING_REQUESTS, KEEPALIVE_OUTPUT_TOKENS,
+  type CacheTtl, type CacheClock, type CacheSnapshot, type SessionCostModel, type TokenPrices, type Estimate,
+} from './cache/cost-model.js';

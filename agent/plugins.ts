@@ -43,6 +43,7 @@ const loaders = {
   'cache/breakpoints': async () => (await import('../plugins/cache/breakpoints/index.js')).default,
   'cache/break-detector': async () => (await import('../plugins/cache/break-detector/index.js')).default,
   'cache/keepalive': async () => (await import('../plugins/cache/keepalive/index.js')).default,
+  'cache/ttl': async () => (await import('../plugins/cache/ttl/index.js')).default,
   'final-answer': async () => (await import('../plugins/final-answer/index.js')).default,
 } satisfies Record<string, Loader>;
 

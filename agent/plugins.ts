@@ -40,6 +40,7 @@ const loaders = {
   'compaction/microcompact': async () => (await import('../plugins/compaction/microcompact/index.js')).default,
   'compaction/snip': async () => (await import('../plugins/compaction/snip/index.js')).default,
   'compaction/context-edits': async () => (await import('../plugins/compaction/context-edits/index.js')).default,
+  'compaction/dedup': async () => (await import('../plugins/compaction/dedup/index.js')).default,
   'cache/breakpoints': async () => (await import('../plugins/cache/breakpoints/index.js')).default,
   'cache/break-detector': async () => (await import('../plugins/cache/break-detector/index.js')).default,
   'cache/keepalive': async () => (await import('../plugins/cache/keepalive/index.js')).default,

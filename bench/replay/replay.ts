@@ -9,6 +9,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
+import { setCacheClock } from '../../kernel/index.js';
 import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
 import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
 import type { Plugin } from '../../kernel/plugin.js';
@@ -22,6 +23,7 @@ import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
+import { ReplayTimers } from './timers.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
 import { buildPrefix } from '../../simulator/prefix.js';
@@ -245,6 +247,11 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
     });
+    // Cache timers (keep-alive) run on the recording's clock and fire when the replay reaches them.
+    const timers = new ReplayTimers(() => cursor.now);
+    setCacheClock(kernel, timers.clock);
+    client.beforeMainAsync = (at) => timers.runUntil(at ?? cursor.now);
+    client.sideAt = () => timers.firing;
     try {
       while (cursor.peek()) {
         const step = cursor.peek()!;

@@ -121,10 +121,13 @@ export class CacheCostModel {
     return { ...e, choose: e.netUsd > 0 ? '1h' : '5m' };
   }
 
-  /** What one keep-alive request costs: it reads the whole prefix and writes one output token. */
-  keepAliveCost(model: string, prefixTokens: number): number {
+  /**
+   * What one keep-alive request costs at most: it reads the whole prefix and writes `outputTokens`
+   * (its `max_tokens`: 1, or the thinking budget + 1 when extended thinking is on).
+   */
+  keepAliveCost(model: string, prefixTokens: number, outputTokens = KEEPALIVE_OUTPUT_TOKENS): number {
     const p = tokenPrices(model);
-    return prefixTokens * p.read + KEEPALIVE_OUTPUT_TOKENS * p.output;
+    return prefixTokens * p.read + outputTokens * p.output;
   }
 
   /**

@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import {
-  cacheClock, cacheCostModel, definePlugin, REQUEST_STAGE, TTL_SECONDS,
+  cacheClock, cacheCostModel, definePlugin, KEEPALIVE_OUTPUT_TOKENS, REQUEST_STAGE, TTL_SECONDS,
   type CacheTtl, type Kernel, type ModelRequest,
 } from '../../../kernel/index.js';
 
@@ -109,14 +109,12 @@ export default definePlugin({
       // Only the part under 5-minute markers expires first; the refresh reads everything.
       const part = ttl === '1h' ? snap.cachedTokens : snap.cachedTokens - snap.tokens1h;
       const est = session.model.keepAlive(snap.model, { prefixTokens: part, ttl, elapsedSeconds, kind: snap.waiting });
-      const costUsd = session.model.keepAliveCost(snap.model, snap.cachedTokens);
+      // With extended thinking on, max_tokens must exceed the budget (the thinking parameter must
+      // stay as it was: a change would invalidate the messages' cache). Priced at that worst case.
+      const thinking = (last as { thinking?: { type?: string; budget_tokens?: number } }).thinking;
+      const maxTokens = thinking?.type === 'enabled' ? (thinking.budget_tokens ?? 1024) + 1 : KEEPALIVE_OUTPUT_TOKENS;
+      const costUsd = session.model.keepAliveCost(snap.model, snap.cachedTokens, maxTokens);
       const base = { at: now, elapsedSeconds, prefixTokens: snap.cachedTokens, ttl, waiting: snap.waiting, pNeeded: est.pNeeded, costUsd, savingUsd: est.savingUsd };
-      const thinking = (last as { thinking?: { type?: string } }).thinking;
-      if (thinking?.type === 'enabled') {
-        // max_tokens must exceed the thinking budget: the refresh could write a thousand tokens.
-        record({ ...base, sent: false, reason: 'extended thinking is on (max_tokens must exceed its budget)' });
-        return;
-      }
       if (est.savingUsd - costUsd <= options.minNetUsd) {
         record({ ...base, sent: false, reason: 'the expected saving does not beat the refresh' });
         return;
@@ -126,7 +124,7 @@ export default definePlugin({
       record({ ...base, sent: true });
       try {
         // The last request as sent (markers included), so every entry it used is read again.
-        await kernel.sideRequest({ ...last, max_tokens: 1 }, 'side');
+        await kernel.sideRequest({ ...last, max_tokens: maxTokens }, 'side');
       } catch (err) {
         counters.failed++;
         kernel.emit({ type: 'notice', level: 'warn', source: PLUGIN_NAME, message: `keep-alive request failed: ${err instanceof Error ? err.message : String(err)}; no more refreshes during this wait` });

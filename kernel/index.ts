@@ -67,7 +67,7 @@ export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js
 export { GapModel, waitKindOf, survival, normalCdf, MIN_KIND_OBSERVATIONS, type WaitKind, type GapParams, type GapParamSet } from './cache/gap-model.js';
 export { GAP_PARAMS } from './cache/gap-params.js';
 export {
-  CacheCostModel, cacheCostModel, cacheClock, setCacheClock, tokenPrices, writePrice, SYSTEM_CLOCK, TTL_SECONDS,
+  CacheCostModel, cacheCostModel, lastCacheUse, cacheClock, setCacheClock, tokenPrices, writePrice, SYSTEM_CLOCK, TTL_SECONDS,
   MIN_REMAINING_REQUESTS, KEEPALIVE_OUTPUT_TOKENS,
   type CacheTtl, type CacheClock, type CacheSnapshot, type SessionCostModel, type TokenPrices, type Estimate,
 } from './cache/cost-model.js';

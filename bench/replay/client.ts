@@ -138,8 +138,6 @@ export class ReplayClient implements ModelClient {
 
   /** Called with each main request's body just before the simulator sees it (a mimic pins its shared prefix). */
   beforeMain?: (body: Record<string, unknown>, now: number) => void;
-  /** Called before each main request with the time of the step that will answer it (due cache timers fire). */
-  beforeMainAsync?: (at: number | undefined) => Promise<void>;
   /** When set, side requests are sent at this time (a cache timer's) instead of the latest request's. */
   sideAt: (() => number | undefined) | undefined;
   /** Summaries to answer compaction requests with, in order (the recording's own), while any are left. */
@@ -164,7 +162,6 @@ export class ReplayClient implements ModelClient {
 
   async send(params: ModelRequest, options: SendOptions): Promise<SendResult> {
     const main = options.source === 'main_loop' || options.source === 'subagent';
-    if (main && this.beforeMainAsync) await this.beforeMainAsync(this.cursor.upcoming()?.at);
     const step = main ? this.cursor.take() : undefined;
     this.pending = main ? replyFor(step) : replyFor(undefined);
     const now = (main ? undefined : this.sideAt?.()) ?? this.cursor.now;

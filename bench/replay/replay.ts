@@ -250,7 +250,12 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     // Cache timers (keep-alive) run on the recording's clock and fire when the replay reaches them.
     const timers = new ReplayTimers(() => cursor.now);
     setCacheClock(kernel, timers.clock);
-    client.beforeMainAsync = (at) => timers.runUntil(at ?? cursor.now);
+    // Before anything else builds the next request (microcompact's idle check, keep-alive's own
+    // cancel), the timers due before it fire.
+    kernel.hooks.context.tapPromise({ name: 'bench/replay-timers', stage: -1_000_000 }, async (state) => {
+      await timers.runUntil(cursor.upcoming()?.at ?? cursor.now);
+      return state;
+    });
     client.sideAt = () => timers.firing;
     try {
       while (cursor.peek()) {

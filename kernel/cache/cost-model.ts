@@ -209,6 +209,15 @@ function oneHourTokens(usage: { cache_creation?: { ephemeral_1h_input_tokens?: n
 }
 
 /**
+ * When the session's cache entries were last used (a main-loop request or a keep-alive refresh),
+ * ms on the cache clock; undefined when no plugin has asked for the cost model or nothing was sent.
+ * Does not start the tracking.
+ */
+export function lastCacheUse(kernel: Kernel): number | undefined {
+  return sessions(kernel).session?.snapshot?.lastUseAt;
+}
+
+/**
  * The cost model of a kernel's session. The first call taps the kernel's `response` hook: every
  * main-loop response updates the snapshot, and the gap since the previous request teaches the gap
  * model (learning from the session as it goes).

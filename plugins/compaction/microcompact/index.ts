@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, estimateMessageTokens, Incremental, cacheCostModel,
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, estimateMessageTokens, Incremental, cacheCostModel, lastCacheUse,
   type ContentBlock, type Message, type ToolResultBlock,
 } from '../../../kernel/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
@@ -237,9 +237,14 @@ export default definePlugin({
     const costModel = options.trigger === 'cost' ? cacheCostModel(kernel) : undefined;
     // The `cost` trigger: clear when the cache is cold, or when the model says the clearing pays.
     const costTriggered = <S extends { messages: Message[]; tokensFreed: number }>(state: S, model: string): S => {
-      if (!costModel || uncleared(state.messages) <= options.keepRecent) return state;
-      const last = counter.lastResponseAt ?? lastAssistantAt(state.messages);
-      const cold = last !== undefined && Date.now() - last > idleMs();
+      if (!costModel) return state;
+      const n = uncleared(state.messages);
+      if (n <= options.keepRecent) return state;
+      // A keep-alive refresh counts as a use of the cache (the cost model's snapshot has it).
+      const last = Math.max(counter.lastResponseAt ?? lastAssistantAt(state.messages) ?? -Infinity, lastCacheUse(kernel) ?? -Infinity);
+      const cold = Number.isFinite(last) && Date.now() - last > idleMs();
+      // Warm: clear in batches of more than countTrigger results, one re-write per batch.
+      if (!cold && n <= options.countTrigger) return state;
       const r = clearOldResults(state.messages, options.tools, options.keepRecent);
       if (!r.cleared.length) return state;
       // Everything after the first cleared result is written again (unless the cache is cold).
@@ -248,7 +253,10 @@ export default definePlugin({
       for (let i = Math.max(0, first); i < r.messages.length; i++) rewritten += estimateMessageTokens(r.messages[i]!);
       const snap = costModel.snapshot;
       const ttl = cacheSettings(kernel).current?.ttl ?? '5m';
-      const est = costModel.model.rewrite(model, { tokensRewritten: rewritten, tokensRemoved: r.tokens, remainingRequests: costModel.model.expectedRemainingRequests(snap?.requests ?? 0), cold, ttl });
+      // The removed tokens pay back until the session ends or the cache next goes cold (when the idle
+      // clearing would remove them for free): 1 / P(expiry) requests on average.
+      const horizon = Math.min(costModel.model.expectedRemainingRequests(snap?.requests ?? 0), Math.ceil(1 / Math.max(costModel.model.pExpire(ttl), 1e-3)));
+      const est = costModel.model.rewrite(model, { tokensRewritten: rewritten, tokensRemoved: r.tokens, remainingRequests: horizon, cold, ttl });
       if (!cold && est.netUsd <= 0) return state;
       return cleared(state, r, cold ? 'idle' : 'cost', est);
     };
@@ -262,7 +270,10 @@ export default definePlugin({
       if (options.trigger === 'cost') return costTriggered(state, ctx.model);
       let reason: 'count' | 'idle' | undefined;
       if (options.trigger !== 'count') {
-        const last = counter.lastResponseAt ?? lastAssistantAt(state.messages);
+        // A keep-alive refresh since the last response kept the cache warm: not idle.
+        const response = counter.lastResponseAt ?? lastAssistantAt(state.messages);
+        const refreshed = lastCacheUse(kernel);
+        const last = response !== undefined && refreshed !== undefined ? Math.max(response, refreshed) : response ?? refreshed;
         if (last !== undefined && Date.now() - last > idleMs()) reason = 'idle';
       }
       if (!reason && options.trigger !== 'idle' && uncleared(state.messages) > options.countTrigger) reason = 'count';

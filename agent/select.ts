@@ -13,6 +13,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../kernel/errors.js';
+import { PluginError } from '../kernel/plugin.js';
 import { createAnthropicClient } from '../kernel/model/anthropic.js';
 import type { ModelClient } from '../kernel/model/client.js';
 import type { ModelProvider, ProviderChoice, ProviderContext } from '../kernel/model/provider.js';
@@ -48,6 +49,9 @@ export interface SelectOptions {
   /** The last client checkpoint of a resumed session, as a plugin's provider gets it. */
   checkpoint?: Record<string, unknown>;
 }
+
+/** Errors that already say what the user should fix. */
+const INPUT_ERRORS = new Set(['PresetError', 'PluginError', 'SessionError', 'ScenarioError', 'InputError']);
 
 /** The embedded simulator, with `--sim FILE`'s scenario or else the built-in demo. */
 async function simulatorChoice(ctx: ProviderContext): Promise<ClientChoice> {
@@ -108,7 +112,15 @@ export async function selectClient(opts: SelectOptions): Promise<ClientChoice> {
   const builtin = BUILTIN_PROVIDERS[name];
   if (builtin) return builtin.create(ctx, {});
   const added = opts.providers?.get(name);
-  if (added) return added.provider.create(ctx, added.options);
+  if (added) {
+    try {
+      return await added.provider.create(ctx, added.options);
+    } catch (err) {
+      // The plugin's failure, said as it said it (a missing URL, say), not as rein's own.
+      if (err instanceof Error && INPUT_ERRORS.has(err.name)) throw err;
+      throw new PluginError(added.plugin, err instanceof Error ? err.message : String(err), undefined, { cause: err });
+    }
+  }
   const known = [...Object.keys(BUILTIN_PROVIDERS), ...(opts.providers?.keys() ?? [])];
   throw new InputError(`model.provider: no provider is named "${name}" (known: ${known.join(', ')}); a plugin adds one with \`providers\``);
 }

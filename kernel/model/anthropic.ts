@@ -52,7 +52,8 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
     ...proxyTransport(env),
   });
   const host = hostOf(sdk.baseURL);
-  const proxies = Object.values(proxyEnv(env)).filter((v, i) => i < 2 && v).map((v) => hostOf(v!));
+  const { httpProxy, httpsProxy } = proxyEnv(env);
+  const proxies = [httpProxy, httpsProxy].filter((v): v is string => Boolean(v)).map(hostOf);
   const toError = (err: unknown, aborted: boolean) => toModelError(err, aborted, host, proxies);
   return {
     kind: options.kind ?? 'anthropic',
@@ -102,7 +103,8 @@ function proxyEnv(env: NodeJS.ProcessEnv): { httpProxy?: string; httpsProxy?: st
 
 /**
  * With `HTTPS_PROXY` or `HTTP_PROXY` set: undici's `EnvHttpProxyAgent` (which applies `NO_PROXY`)
- * as the dispatcher, with undici's `fetch` from the same package, so the agent and the fetch are
+ * as the dispatcher (an https URL goes through HTTPS_PROXY, or HTTP_PROXY when only that is set:
+ * undici's rule), with undici's `fetch` from the same package, so the agent and the fetch are
  * one version whatever undici the running Node bundles (Node 20: undici 6; rein depends on undici
  * 6 for Node 20.11's support). Without a proxy: nothing, and the SDK uses the global fetch.
  * https://undici.nodejs.org/#/docs/api/EnvHttpProxyAgent

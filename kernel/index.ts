@@ -43,6 +43,7 @@ export {
 
 // The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
+export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
 export { timeoutSignal } from './abort.js';

@@ -38,6 +38,10 @@ export interface RequestMetrics {
   breakCause?: string;
   /** Cache-read tokens lost against the previous request, when it broke the cache. */
   breakTokens?: number;
+  /** Needed-later recall at this step (main requests whose recorded reply used earlier facts; recall.ts). */
+  recall?: { needed: number; recalled: number };
+  /** What getting back the facts this step lost would cost: extra requests, tokens re-sent, USD (refetch.ts). */
+  refetch?: { requests: number; tokens: number; costUsd: number };
 }
 
 /** A compaction, or another rewrite of the history by a context strategy. */
@@ -55,6 +59,8 @@ export interface CompactionMetrics {
   latencyMs?: number;
   /** Facts retained (see retention.ts); absent when none were seen. */
   retention?: RetentionCounts;
+  /** Needed-later recall of the main requests after it, up to the next compaction or rewrite (recall.ts). */
+  recall?: { needed: number; recalled: number };
 }
 
 /** Facts seen before a compaction and how many of them are still in the context after it. */
@@ -103,4 +109,16 @@ export interface RunSummary {
   peakContext: number;
   /** Shares retained over all compactions (null when nothing was compacted). */
   retention: { files: number | null; identifiers: number | null; instructions: number | null };
+  /**
+   * Needed-later recall: facts the recorded replies used that the sent context still held, over the
+   * facts they used that entered the conversation earlier (recall.ts); null when no step needed any
+   * or the accounting was off.
+   */
+  recall: number | null;
+  /** Facts needed and recalled, summed over the run's requests. */
+  recallCounts: { needed: number; recalled: number };
+  /** Re-fetches charged for lost facts (refetch.ts): extra requests, tokens re-sent, their cost in USD. */
+  refetch: { requests: number; tokens: number; costUsd: number };
+  /** Closed-loop cost estimate: `costUsd` plus what re-fetching every lost fact would cost, USD. */
+  closedLoopCostUsd: number;
 }

@@ -18,6 +18,8 @@ import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
 import { actualInputCost, applyIdealCosts, requestCost } from '../metrics/efficiency.js';
 import { instructionKey } from '../metrics/retention.js';
+import { neededFacts, recallTester, type NeededFacts } from '../metrics/recall.js';
+import { chargeRefetch } from '../metrics/refetch.js';
 import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
@@ -64,6 +66,11 @@ export interface ReplayOptions {
    * `false` sends the preset's own tools and system prompt whatever the preset says.
    */
   mimic?: MimicClient | false;
+  /**
+   * Measure needed-later recall and charge re-fetches of lost facts (metrics/recall.ts, refetch.ts).
+   * Default true; false leaves `recall` null and the closed-loop cost equal to the open-loop cost.
+   */
+  recall?: boolean;
 }
 
 export interface ReplayResult {
@@ -137,6 +144,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
+  const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w, counter);
+  const testRecall = recallTester();
+  // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
+  const refetched = new Set<number>();
 
   const onExchange = (x: Exchange) => {
     const msg = x.response.message!;
@@ -167,6 +178,16 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       idealInputCostUsd: 0,
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
+      if (compactedSince) refetched.clear();
+      const need = needs && x.step ? needs.byStep.get(x.step.index) : undefined;
+      if (need) {
+        // What the model read: after the API's context edits when the request asked for them.
+        const sent = (x.response.edited ?? body) as Parameters<typeof testRecall>[1];
+        const got = testRecall(need, sent);
+        r.recall = { needed: got.needed, recalled: got.recalled };
+        const charge = got.lost.length ? chargeRefetch(got.lost, needs!.sources, prefix.totalTokens, body.model, refetched, counter) : undefined;
+        if (charge) r.refetch = charge;
+      }
       const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
       const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, params: prefix.params, ...(ttl ? { ttl } : {}) };
       if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
@@ -290,6 +311,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     await rm(dir, { recursive: true, force: true });
   }
   applyIdealCosts(requests);
+  recallPerEvent(requests, compactions);
   return {
     workload: w.name,
     preset: preset.name,
@@ -307,6 +329,21 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     events: events.filter((e) => e.kind !== 'restart' || plan),
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
   };
+}
+
+/**
+ * Sets each compaction's or rewrite's recall: over the main requests after it, up to the next one.
+ */
+export function recallPerEvent(requests: readonly RequestMetrics[], compactions: CompactionMetrics[]): void {
+  const order = compactions.map((c, i) => ({ c, i })).sort((a, b) => a.c.afterRequest - b.c.afterRequest || a.i - b.i);
+  for (let k = 0; k < order.length; k++) {
+    const from = order[k]!.c.afterRequest;
+    const to = order[k + 1]?.c.afterRequest ?? Infinity;
+    let needed = 0;
+    let recalled = 0;
+    for (const r of requests) if (r.n > from && r.n <= to && r.recall) { needed += r.recall.needed; recalled += r.recall.recalled; }
+    if (needed) order[k]!.c.recall = { needed, recalled };
+  }
 }
 
 /**

@@ -89,8 +89,8 @@ export function anchorOf(text: string): string {
  *   and hexadecimal hashes of 7–40 digits with a letter and a digit;
  * - number: a number with a unit (`250ms`, `3.5 MB`, `42%`, `1200 tokens`) or an integer of ≥ 4 digits;
  * - quoted: text in double quotes, backticks or single quotes, 4–80 characters;
- * - error: `SomethingError` / `SomethingException` with the rest of its line (≤ 80 characters), errno
- *   codes (`ENOENT`), TypeScript codes (`TS2345`).
+ * - error: `SomethingError` / `SomethingException` with the rest of its line (≤ 80 characters) and
+ *   alone, errno codes (`ENOENT`), TypeScript codes (`TS2345`).
  * Facts whose longest word run is shorter than 2 characters are dropped.
  */
 export function extractFacts(text: string): Fact[] {
@@ -111,7 +111,13 @@ export function extractFacts(text: string): Fact[] {
     const q = (m[1] ?? m[2] ?? m[3] ?? '').trim();
     if (q.length >= 4 && q.length <= MAX_PHRASE) add(q, 'quoted');
   }
-  for (const m of text.matchAll(ERROR_RE)) add(m[0].trimEnd().slice(0, MAX_PHRASE), 'error');
+  for (const m of text.matchAll(ERROR_RE)) {
+    const e = m[0].trimEnd().slice(0, MAX_PHRASE);
+    add(e, 'error');
+    // The name alone too: a reply often words the message differently from the output it read.
+    const colon = e.indexOf(':');
+    if (colon > 0) add(e.slice(0, colon), 'error');
+  }
   return [...out.values()];
 }
 

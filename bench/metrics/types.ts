@@ -59,6 +59,13 @@ export interface CompactionMetrics {
   latencyMs?: number;
   /** Facts retained (see retention.ts); absent when none were seen. */
   retention?: RetentionCounts;
+  /**
+   * Files put back after the compaction, with the recorded step whose tool call gave the version
+   * restored (replay/workspace.ts); step null when the file did not come from the replay's workspace.
+   */
+  restoredFiles?: { path: string; step: number | null; tokens: number }[];
+  /** Tokens of the summary the compaction request returned (calibrated counter), when it made one. */
+  summaryTokens?: number;
   /** Needed-later recall of the main requests after it, up to the next compaction or rewrite (recall.ts). */
   recall?: { needed: number; recalled: number };
 }

@@ -26,6 +26,8 @@ import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
+import { VirtualWorkspace } from './workspace.js';
+import { setRestoreFileSource } from '../../plugins/compaction/auto/index.js';
 import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 
@@ -220,9 +222,12 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     };
   }
   const addedTools: string[] = [];
+  // Post-compaction file restoration reads the recorded session's files as of the current step.
+  const workspace = new VirtualWorkspace(w, dir);
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => requests.length,
     compaction: (c) => {
+      if (c.restoredFiles) for (const f of c.restoredFiles) f.step = workspace.get(f.path)?.step ?? null;
       compactions.push(c);
       if (c.kind === 'compaction') compactedSince = true;
       else editedSince = true;
@@ -265,6 +270,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       client,
       plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
+    });
+    setRestoreFileSource(kernel, (path) => {
+      workspace.advanceTo(cursor.pos);
+      return workspace.get(path)?.content;
     });
     try {
       while (cursor.peek()) {

@@ -162,6 +162,17 @@ export interface AutoCompactStats {
 
 const stats = new WeakMap<Kernel, AutoCompactStats>();
 
+const fileSources = new WeakMap<Kernel, (path: string) => string | undefined>();
+
+/**
+ * Makes post-compaction file restoration in `kernel` read files through `read` instead of from disk
+ * (a benchmark replay gives the recorded session's files as of the current step). `read` returns the
+ * file's text, or undefined when the file is not known.
+ */
+export function setRestoreFileSource(kernel: Kernel, read: (path: string) => string | undefined): void {
+  fileSources.set(kernel, read);
+}
+
 /** The plugin's counters for a kernel. */
 export function autoCompactStats(kernel: Kernel): AutoCompactStats | undefined {
   return stats.get(kernel);
@@ -343,7 +354,7 @@ export default definePlugin({
       // The restore shares the threshold: on a small window 5 files × 5,000 tokens would refill it.
       const restoreBudget = Math.min(options.restore.totalTokens, Math.floor(options.restore.thresholdShare * t.threshold));
       let restored = options.restore.maxFiles > 0 && restoreBudget > 0
-        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, totalTokens: restoreBudget, exclude })
+        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, totalTokens: restoreBudget, exclude, ...(fileSources.has(kernel) ? { readFile: fileSources.get(kernel)! } : {}) })
         : [];
       const latestIsLast = li === messages.length - 1;
       const build = (): Message[] => {

@@ -28,6 +28,21 @@ export interface RestoreOptions {
   totalTokens: number;
   /** Absolute paths never restored (memory files, files already in the kept messages). */
   exclude: ReadonlySet<string>;
+  /**
+   * Where files are read from: the file's text, or undefined when it cannot be read. Default: the
+   * disk. A benchmark replay gives the recorded session's files (see `setRestoreFileSource`).
+   */
+  readFile?: (path: string) => string | undefined;
+}
+
+/** Reads a file from disk for restoring; undefined when it is missing, unreadable or over MAX_READ_BYTES. */
+function readFromDisk(path: string): string | undefined {
+  try {
+    if (statSync(path).size > MAX_READ_BYTES) return undefined;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export interface RestoredFile {
@@ -90,13 +105,8 @@ export function restoreFiles(messages: readonly Message[], o: RestoreOptions): R
   const out: RestoredFile[] = [];
   let used = 0;
   for (const path of candidates) {
-    let raw: string;
-    try {
-      if (statSync(path).size > MAX_READ_BYTES) continue;
-      raw = readFileSync(path, 'utf8');
-    } catch {
-      continue;
-    }
+    const raw = (o.readFile ?? readFromDisk)(path);
+    if (raw === undefined) continue;
     const header = `File ${path} (first part):\n`;
     const { text, truncated } = cutToTokens(numbered(raw), o.perFileTokens - estimateTextTokens(header) - 1);
     const block = `File ${path}${truncated ? ' (first part)' : ''}:\n${text}`;

@@ -64,8 +64,10 @@ export interface CompactionMetrics {
    * restored (replay/workspace.ts); step null when the file did not come from the replay's workspace.
    */
   restoredFiles?: { path: string; step: number | null; tokens: number }[];
-  /** Tokens of the summary the compaction request returned (calibrated counter), when it made one. */
+  /** Tokens of the replay's extractive summary for this compaction (calibrated counter), when it wrote one. */
   summaryTokens?: number;
+  /** Its budget: the request's max_tokens capped by the size model (replay/summary.ts), tokens. */
+  summaryBudget?: number;
   /** Needed-later recall of the main requests after it, up to the next compaction or rewrite (recall.ts). */
   recall?: { needed: number; recalled: number };
 }

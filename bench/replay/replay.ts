@@ -26,7 +26,8 @@ import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
-import { VirtualWorkspace } from './workspace.js';
+import { READ_TOOLS, VirtualWorkspace } from './workspace.js';
+import { extractiveSummary, summaryBudget } from './summary.js';
 import { setRestoreFileSource } from '../../plugins/compaction/auto/index.js';
 import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
@@ -204,10 +205,23 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     options.onProgress?.(requests.length, w.steps.length);
   };
 
-  const sim = createSimulator({ responder: pendingResponder(() => client.current(), () => client.nextSummary()), clock: () => cursor.now, tokenCounter: counter });
+  // A compaction is answered with an extractive summary of what the request summarises, within the
+  // request's max_tokens capped by the size model (summary.ts). A mimic, which models the recording's
+  // client, first gets the recording's own summaries, in order.
+  const typedTexts = w.steps.flatMap((s) => (s.prompt ?? []).filter((p) => p.typed && p.block.type === 'text').map((p) => (p.block as { text: string }).text));
+  let lastSummary: { tokens: number; budget: number } | undefined;
+  const summaryFor = (body: Record<string, any>) => {
+    const recorded = client.nextSummary();
+    if (recorded) return recorded;
+    const context = [...requests].reverse().find((q) => q.source === 'main_loop' || q.source === 'subagent')?.promptTokens ?? 0;
+    const budget = summaryBudget(Number(body.max_tokens) || DEFAULT_MAX_TOKENS, context);
+    const text = extractiveSummary(body, typedTexts, budget, counter);
+    lastSummary = { tokens: counter.block(text, false), budget };
+    return { content: [{ type: 'text' as const, text: `<summary>\n${text}\n</summary>` }], stop_reason: 'end_turn' as const };
+  };
+  const sim = createSimulator({ responder: pendingResponder(() => client.current(), summaryFor), clock: () => cursor.now, tokenCounter: counter });
   const client: ReplayClient = new ReplayClient(sim, cursor, onExchange);
-  // A compaction is answered with the recording's own summaries, in order, while there are any.
-  client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
+  if (plan) client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
   if (plan) {
     // Other sessions of the client keep its shared prefix cached: so does the replay.
     let pinned = false;
@@ -228,6 +242,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     requestCount: () => requests.length,
     compaction: (c) => {
       if (c.restoredFiles) for (const f of c.restoredFiles) f.step = workspace.get(f.path)?.step ?? null;
+      if (c.kind === 'compaction' && lastSummary) { c.summaryTokens = lastSummary.tokens; c.summaryBudget = lastSummary.budget; }
+      lastSummary = undefined;
       compactions.push(c);
       if (c.kind === 'compaction') compactedSince = true;
       else editedSince = true;
@@ -271,9 +287,13 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
     });
-    setRestoreFileSource(kernel, (path) => {
-      workspace.advanceTo(cursor.pos);
-      return workspace.get(path)?.content;
+    setRestoreFileSource(kernel, {
+      readFile: (path) => {
+        workspace.advanceTo(cursor.pos);
+        return workspace.get(path)?.content;
+      },
+      // The recording's own read tools (pi's `read`) count too: the replay keeps their names.
+      readTools: READ_TOOLS,
     });
     try {
       while (cursor.peek()) {

@@ -29,7 +29,9 @@ type FileOp =
   | { kind: 'write'; path: string; content: string }
   | { kind: 'edit'; path: string; edits: { old: string; new: string; all: boolean }[] };
 
-const READ = new Set(['Read', 'read']);
+/** Tools whose calls read a file, by the names the recordings use. */
+export const READ_TOOLS: readonly string[] = Object.freeze(['Read', 'read']);
+const READ = new Set(READ_TOOLS);
 const WRITE = new Set(['Write', 'write']);
 const EDIT = new Set(['Edit', 'MultiEdit', 'edit']);
 // Claude Code numbers lines as `     1→text` (older versions: a tab); pi shows the text as is.

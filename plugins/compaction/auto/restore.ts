@@ -21,7 +21,7 @@ const MAX_READ_BYTES = 10 * 1024 * 1024;
 
 export interface RestoreOptions {
   cwd: string;
-  /** Tools whose `file_path` input counts as reading a file. */
+  /** Tools whose `file_path` (or `path`) input counts as reading a file. */
   readTools: readonly string[];
   maxFiles: number;
   perFileTokens: number;
@@ -63,7 +63,8 @@ export function recentlyReadFiles(messages: readonly Message[], readTools: reado
       const r = b as ToolResultBlock;
       const use = uses.get(r.tool_use_id);
       if (!use || !readTools.includes(use.name)) continue;
-      const p = use.input.file_path;
+      // Claude Code's Read names it `file_path`; other agents' read tools `path`.
+      const p = use.input.file_path ?? use.input.path;
       if (typeof p !== 'string' || !p) continue;
       const abs = isAbsolute(p) ? p : resolve(cwd, p);
       if (r.is_error) continue;

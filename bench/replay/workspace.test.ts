@@ -60,8 +60,9 @@ describe('virtual workspace', () => {
     const r = await replayWorkload(session(), preset);
     const c = r.compactions.find((x) => x.kind === "compaction")!;
     expect(c).toBeDefined();
-    // The edited version (step 1) of the one file read with Read; d.md was read with another tool.
-    expect(c.restoredFiles).toEqual([{ path: '/proj/src/a.ts', step: 1, tokens: expect.any(Number) }]);
+    // Newest read first: d.md (pi's read tool, its part), then a.ts in its edited version (step 1);
+    // c.ts failed to read and is not restored.
+    expect(c.restoredFiles).toEqual([{ path: '/proj/d.md', step: 2, tokens: expect.any(Number) }, { path: '/proj/src/a.ts', step: 1, tokens: expect.any(Number) }]);
     expect(c.restoredFiles![0]!.tokens).toBeLessThanOrEqual(5_000);
   });
 });

@@ -25,8 +25,10 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
     recallCounts: { needed: 0, recalled: 0 },
     refetch: { requests: 0, tokens: 0, costUsd: 0 },
     closedLoopCostUsd: 0,
+    clearings: 0,
   };
   for (const r of requests) {
+    if (r.apiClearing) s.clearings++;
     if (r.recall) { s.recallCounts.needed += r.recall.needed; s.recallCounts.recalled += r.recall.recalled; }
     if (r.refetch) { s.refetch.requests += r.refetch.requests; s.refetch.tokens += r.refetch.tokens; s.refetch.costUsd += r.refetch.costUsd; }
     if (r.synthetic) s.syntheticRequests++;
@@ -64,6 +66,7 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
     }
   }
   s.compactions.ratio = before > 0 ? after / before : null;
+  s.clearings += s.compactions.contextEdits;
   for (const k of ['files', 'identifiers', 'instructions'] as const) s.retention[k] = seen[k] > 0 ? kept[k] / seen[k] : null;
   return s;
 }

@@ -38,6 +38,8 @@ export interface RequestMetrics {
   breakCause?: string;
   /** Cache-read tokens lost against the previous request, when it broke the cache. */
   breakTokens?: number;
+  /** The API cleared more tool uses at this request than at the previous one (`context_management`): a clearing. */
+  apiClearing?: boolean;
   /** Needed-later recall at this step (main requests whose recorded reply used earlier facts; recall.ts). */
   recall?: { needed: number; recalled: number };
   /** What getting back the facts this step lost would cost: extra requests, tokens re-sent, USD (refetch.ts). */
@@ -130,4 +132,6 @@ export interface RunSummary {
   refetch: { requests: number; tokens: number; costUsd: number };
   /** Closed-loop cost estimate: `costUsd` plus what re-fetching every lost fact would cost, USD. */
   closedLoopCostUsd: number;
+  /** Clearings: history rewrites by a context strategy (`compactions.contextEdits`) plus clearings the API made (`context_management`). */
+  clearings: number;
 }

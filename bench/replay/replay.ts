@@ -151,6 +151,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const testRecall = recallTester();
   // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
   const refetched = new Set<number>();
+  let apiCleared = 0;
 
   const onExchange = (x: Exchange) => {
     const msg = x.response.message!;
@@ -182,6 +183,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
       if (compactedSince) refetched.clear();
+      const edits = msg.context_management?.applied_edits ?? [];
+      const clearedUses = edits.reduce((n, e) => n + ('cleared_tool_uses' in e ? e.cleared_tool_uses : 0), 0);
+      if (clearedUses > apiCleared) r.apiClearing = true;
+      apiCleared = clearedUses;
       const need = needs && x.step ? needs.byStep.get(x.step.index) : undefined;
       if (need) {
         // What the model read: after the API's context edits when the request asked for them.

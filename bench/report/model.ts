@@ -142,7 +142,7 @@ export function addSummaries(runs: readonly RunReport[], withIncomplete = false)
     costUsd: 0, cacheReadShare: 0, cacheEfficiency: 1, breaks: {}, breakTokens: 0,
     compactions: { count: 0, contextEdits: 0, tokensFreed: 0, ratio: null }, peakContext: 0,
     retention: { files: null, identifiers: null, instructions: null },
-    recall: null, recallCounts: { needed: 0, recalled: 0 }, refetch: { requests: 0, tokens: 0, costUsd: 0 }, closedLoopCostUsd: 0,
+    recall: null, recallCounts: { needed: 0, recalled: 0 }, refetch: { requests: 0, tokens: 0, costUsd: 0 }, closedLoopCostUsd: 0, clearings: 0,
   };
   let actual = 0;
   let ideal = 0;
@@ -158,6 +158,7 @@ export function addSummaries(runs: readonly RunReport[], withIncomplete = false)
     t.costUsd += s.costUsd;
     // Summaries from older reports have no recall fields.
     if (s.recallCounts) { t.recallCounts.needed += s.recallCounts.needed; t.recallCounts.recalled += s.recallCounts.recalled; }
+    t.clearings += s.clearings ?? 0;
     if (s.refetch) { t.refetch.requests += s.refetch.requests; t.refetch.tokens += s.refetch.tokens; t.refetch.costUsd += s.refetch.costUsd; }
     for (const [k, v] of Object.entries(s.breaks)) t.breaks[k] = (t.breaks[k] ?? 0) + v;
     t.breakTokens += s.breakTokens;

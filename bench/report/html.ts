@@ -4,10 +4,11 @@
  * nothing from the network and runs no script.
  *
  * Layout: a table of contents, the summary (totals on the workloads every preset completed,
- * cheapest first, and an overview chart of cost and cache efficiency), the fidelity table, the runs
- * left out of the totals (incomplete or failed, with why), then per workload its client events, its
- * table and two charts (the tokens of each request by class, one row per preset; the cumulative
- * cost per preset). Tiny workloads (warm-up stubs) share one table at the end, without charts.
+ * cheapest first, and an overview chart of cost and cache efficiency), cost and recall (a table and
+ * the cost/recall chart with its Pareto front, recall.ts), the fidelity table, the runs left out of
+ * the totals (incomplete or failed, with why), then per workload its client events, its table and
+ * its charts (the tokens of each request by class, one row per preset; the cumulative cost per
+ * preset; recall over the run). Tiny workloads (warm-up stubs) share one table at the end, without charts.
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';

@@ -3,7 +3,7 @@ import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import type { Workload, WorkloadStep } from '../workloads/types.js';
 import { requestCost } from './efficiency.js';
-import { extractFacts, neededFacts, recallTester } from './recall.js';
+import { extractFacts, neededFacts, recallTester, sourceTokens } from './recall.js';
 import { chargeRefetch } from './refetch.js';
 
 const counter = TOKEN_COUNTERS.calibrated;
@@ -62,7 +62,7 @@ describe('fact extractor', () => {
 
 describe('needed-later facts', () => {
   it('keeps the facts a reply used that entered earlier, with their first source', () => {
-    const n = neededFacts(known(), counter);
+    const n = neededFacts(known());
     // Step 0 used only its own prompt's path: nothing needed from earlier.
     expect(n.byStep.has(0)).toBe(false);
     const needed = n.byStep.get(1)!;
@@ -79,7 +79,7 @@ describe('needed-later facts', () => {
 
   it('counts what the sent context still holds, tool-result content included', () => {
     const w = known();
-    const need = neededFacts(w, counter).byStep.get(1)!;
+    const need = neededFacts(w).byStep.get(1)!;
     const test = recallTester();
     const result = w.steps[0]!.toolResults[0]!;
     const full = {
@@ -103,11 +103,11 @@ describe('needed-later facts', () => {
 
 describe('re-fetch charge', () => {
   it('charges one request per lost source at the step’s context size, once until the next compaction', () => {
-    const n = neededFacts(known(), counter);
+    const n = neededFacts(known());
     const lost = n.byStep.get(1)!.filter((f) => f.text === 'computeTotal' || f.text === '250ms');
     const charged = new Set<number>();
     const c = chargeRefetch(lost, n.sources, 40_000, 'claude-sonnet-4-5', charged, counter)!;
-    const src = n.sources[lost[0]!.source]!;
+    const src = sourceTokens(n.sources[lost[0]!.source]!, counter);
     expect(c.requests).toBe(1);
     expect(c.tokens).toBe(src.tokens);
     expect(src.askTokens).toBeGreaterThan(0);

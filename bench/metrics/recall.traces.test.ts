@@ -4,7 +4,7 @@ import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { loadWorkloads } from '../workloads/load.js';
 import type { Workload } from '../workloads/types.js';
-import { blockStrings, neededFacts, recallTester } from './recall.js';
+import { blockStrings, neededFacts, recallTester, sourceTokens } from './recall.js';
 
 const traces = fileURLToPath(new URL('../../../shared/traces/', import.meta.url));
 const counter = TOKEN_COUNTERS.calibrated;
@@ -38,7 +38,7 @@ describe.each(Object.entries(FILES))('needed-later facts on a %s recording', (fo
   it('finds needed facts in every kind of source, each in an earlier step', async () => {
     const w = await mainWorkload(file);
     expect(w.format).toBe(format);
-    const n = neededFacts(w, counter);
+    const n = neededFacts(w);
     let total = 0;
     const kinds = new Set<string>();
     for (const [stepIndex, facts] of n.byStep) {
@@ -47,7 +47,7 @@ describe.each(Object.entries(FILES))('needed-later facts on a %s recording', (fo
         const src = n.sources[f.source]!;
         kinds.add(src.kind);
         expect(src.step).toBeLessThan(stepIndex);
-        expect(src.tokens).toBeGreaterThan(0);
+        expect(sourceTokens(src, counter).tokens).toBeGreaterThan(0);
       }
     }
     expect(total).toBeGreaterThan(50);
@@ -56,7 +56,7 @@ describe.each(Object.entries(FILES))('needed-later facts on a %s recording', (fo
 
   it('the full recorded history recalls every needed fact; clearing every tool result loses some', async () => {
     const w = await mainWorkload(file);
-    const n = neededFacts(w, counter);
+    const n = neededFacts(w);
     const test = recallTester();
     let needed = 0;
     let full = 0;

@@ -29,10 +29,17 @@ export interface FactSource {
   id: number;
   step: number;
   kind: 'prompt' | 'tool_result' | 'reply';
-  /** Tokens of the source block (the calibrated counter): what getting it back re-sends. */
-  tokens: number;
-  /** Tokens of the tool_use block that fetched a tool result: what asking for it again costs in output. */
-  askTokens?: number;
+  /** The source block: what getting it back re-sends (counted when first charged, `sourceTokens`). */
+  block: unknown;
+  /** The tool_use block that fetched a tool result: what asking for it again costs in output. */
+  ask?: unknown;
+}
+
+/** Tokens of a source's block and of the call that asked for it, counted once (most sources are never re-fetched). */
+export function sourceTokens(src: FactSource, counter: ContentTokenCounter): { tokens: number; askTokens?: number } {
+  const memo = src as FactSource & { counted?: { tokens: number; askTokens?: number } };
+  memo.counted ??= { tokens: counter.block(src.block, false), ...(src.ask ? { askTokens: counter.block(src.ask, false) } : {}) };
+  return memo.counted;
 }
 
 /** A fact a step needed, and where it came from. */
@@ -47,6 +54,8 @@ export interface NeededFacts {
   /** By step index; steps that needed nothing are absent. */
   byStep: Map<number, NeededFact[]>;
   sources: FactSource[];
+  /** The word runs of the recording's strings, shared with the presence test of each run. */
+  index: StringIndex;
 }
 
 /** Quoted strings and error messages are kept when at most this long, characters. */
@@ -74,10 +83,10 @@ function isPath(p: string): boolean {
   return /^[~.]?\.?\//.test(p) || /\.[A-Za-z][\w]{0,5}$/.test(last);
 }
 
-/** The longest run of word characters of `text` (the first of equal ones). */
+/** The longest run of word characters of `text` (the last of equal ones: a file name over its folders). */
 export function anchorOf(text: string): string {
   let best = '';
-  for (const m of text.matchAll(/\w+/g)) if (m[0].length > best.length) best = m[0];
+  for (const m of text.matchAll(/\w+/g)) if (m[0].length >= best.length) best = m[0];
   return best;
 }
 
@@ -152,7 +161,7 @@ export function blockStrings(block: unknown): string[] {
  * The word runs (≥ 2 characters) of each string, the prefilter of the presence test: a fact is in a
  * string when its anchor is one of the string's word runs and its text a substring of it.
  */
-class StringIndex {
+export class StringIndex {
   private readonly words = new Map<string, Set<string>>();
 
   wordsOf(s: string): Set<string> {
@@ -183,7 +192,7 @@ const CACHED_WORKLOADS = 4;
  * earlier step's prompt, reply (text or tool input) or tool result, and not in the step's own prompt
  * (the user supplies those again). Each keeps its first source. Computed once per workload.
  */
-export function neededFacts(w: Workload, counter: ContentTokenCounter): NeededFacts {
+export function neededFacts(w: Workload): NeededFacts {
   const key = `${w.path ?? ''}\0${w.name}\0${w.sessionId ?? ''}\0${w.agentId ?? ''}\0${w.steps.length}\0${w.steps[w.steps.length - 1]?.at ?? 0}`;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -196,7 +205,7 @@ export function neededFacts(w: Workload, counter: ContentTokenCounter): NeededFa
     const strings = blockStrings(block).filter((s) => s.length > 0);
     if (!strings.length) return;
     const id = sources.length;
-    sources.push({ id, step, kind, tokens: counter.block(block, false), ...(ask ? { askTokens: counter.block(ask, false) } : {}) });
+    sources.push({ id, step, kind, block, ...(ask ? { ask } : {}) });
     stringsOf.push(strings);
     const seen = new Set<string>();
     for (const s of strings) for (const word of index.wordsOf(s)) {
@@ -207,8 +216,28 @@ export function neededFacts(w: Workload, counter: ContentTokenCounter): NeededFa
       list.push(id);
     }
   };
-  const firstSource = (f: { text: string; anchor: string }): number | undefined => {
-    for (const id of byWord.get(f.anchor) ?? []) if (stringsOf[id]!.some((s) => s.includes(f.text))) return id;
+  // A fact's first source never changes once found; until then, the sources already searched need
+  // not be searched again at a later step. Every word run of the fact must be a word run of the
+  // source, so the search walks the sources of its rarest word only.
+  const searched = new Map<string, { source?: number; word: string; next: number }>();
+  const firstSource = (text: string): number | undefined => {
+    let memo = searched.get(text);
+    if (memo?.source !== undefined) return memo.source;
+    if (!memo) {
+      let word: string | undefined;
+      for (const m of text.matchAll(WORD_RE)) {
+        const n = byWord.get(m[0])?.length;
+        if (!n) return undefined;
+        if (word === undefined || n < byWord.get(word)!.length) word = m[0];
+      }
+      if (word === undefined) return undefined;
+      searched.set(text, (memo = { word, next: 0 }));
+    }
+    const list = byWord.get(memo.word)!;
+    for (; memo.next < list.length; memo.next++) {
+      const id = list[memo.next]!;
+      if (stringsOf[id]!.some((s) => s.includes(text))) return (memo.source = id);
+    }
     return undefined;
   };
   const byStep = new Map<number, NeededFact[]>();
@@ -223,7 +252,7 @@ export function neededFacts(w: Workload, counter: ContentTokenCounter): NeededFa
     for (const f of facts.values()) {
       const anchor = anchorOf(f.text);
       if (promptStrings.some((s) => s.includes(f.text))) continue;
-      const source = firstSource({ text: f.text, anchor });
+      const source = firstSource(f.text);
       if (source !== undefined) needed.push({ ...f, anchor, source });
     }
     if (needed.length) byStep.set(step.index, needed);
@@ -234,7 +263,7 @@ export function neededFacts(w: Workload, counter: ContentTokenCounter): NeededFa
       addSource(step.index, 'tool_result', { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content }, use);
     }
   }
-  const out = { byStep, sources };
+  const out = { byStep, sources, index };
   cache.set(key, out);
   if (cache.size > CACHED_WORKLOADS) cache.delete(cache.keys().next().value!);
   return out;
@@ -255,29 +284,33 @@ export interface StepRecall {
 }
 
 /**
- * The presence test of one run: `recallAt(needs, body)` says which of a step's needed facts the
- * sent context holds. Each distinct string of the context is split into words once per run; facts
- * are looked for from the newest message back, where needed facts mostly are.
+ * The presence test of one run: `test(needs, body)` says which of a step's needed facts the sent
+ * context holds. Each distinct string is split into words once (`index`: give the workload's, whose
+ * recorded strings are split already); the context is searched from the newest block back, where
+ * needed facts mostly are, until every fact is found.
  */
-export function recallTester(): (needs: readonly NeededFact[], body: SentContext) => StepRecall {
-  const index = new StringIndex();
+export function recallTester(index = new StringIndex()): (needs: readonly NeededFact[], body: SentContext) => StepRecall {
+  // Blocks are mostly the same objects from one request to the next: their strings are kept.
+  const strings = new WeakMap<object, string[]>();
+  const stringsOf = (b: unknown): string[] => {
+    if (!b || typeof b !== 'object') return typeof b === 'string' ? [b] : [];
+    let out = strings.get(b);
+    if (!out) strings.set(b, (out = blockStrings(b)));
+    return out;
+  };
   return (needs, body) => {
-    const strings: string[] = [];
+    const left = new Set(needs);
+    const look = (s: string) => { for (const f of left) if (index.has(s, f)) left.delete(f); };
+    const messages = body.messages;
+    for (let i = messages.length - 1; i >= 0 && left.size; i--) {
+      const c = messages[i]!.content;
+      if (typeof c === 'string') { look(c); continue; }
+      for (let j = c.length - 1; j >= 0 && left.size; j--) for (const s of stringsOf(c[j])) look(s);
+    }
     const system = body.system;
-    if (typeof system === 'string') strings.push(system);
-    else if (Array.isArray(system)) for (const b of system) strings.push(...blockStrings(b));
-    for (const m of body.messages) {
-      if (typeof m.content === 'string') strings.push(m.content);
-      else for (const b of m.content) for (const s of blockStrings(b)) strings.push(s);
-    }
-    const lost: NeededFact[] = [];
-    let recalled = 0;
-    for (const f of needs) {
-      let found = false;
-      for (let i = strings.length - 1; i >= 0 && !found; i--) found = index.has(strings[i]!, f);
-      if (found) recalled++;
-      else lost.push(f);
-    }
-    return { needed: needs.length, recalled, lost };
+    if (left.size && typeof system === 'string') look(system);
+    else if (left.size && Array.isArray(system)) for (const b of system) for (const s of stringsOf(b)) look(s);
+    const lost = needs.filter((f) => left.has(f));
+    return { needed: needs.length, recalled: needs.length - lost.length, lost };
   };
 }

@@ -12,7 +12,7 @@
  */
 import type { ContentTokenCounter } from '../../kernel/index.js';
 import { requestCost } from './efficiency.js';
-import type { FactSource, NeededFact } from './recall.js';
+import { sourceTokens, type FactSource, type NeededFact } from './recall.js';
 
 /** One step's re-fetch charge. */
 export interface RefetchCharge {
@@ -43,11 +43,11 @@ export function chargeRefetch(
   const out: RefetchCharge = { requests: 0, tokens: 0, costUsd: 0 };
   for (const [id, fs] of facts) {
     charged.add(id);
-    const src = sources[id]!;
-    const ask = src.askTokens ?? fs.reduce((n, f) => n + counter.block(f.text, false), 0);
+    const { tokens, askTokens } = sourceTokens(sources[id]!, counter);
+    const ask = askTokens ?? fs.reduce((n, f) => n + counter.block(f.text, false), 0);
     out.requests++;
-    out.tokens += src.tokens;
-    out.costUsd += requestCost(model, { input: 0, cacheRead: promptTokens, cacheWrite5m: src.tokens, cacheWrite1h: 0, output: ask });
+    out.tokens += tokens;
+    out.costUsd += requestCost(model, { input: 0, cacheRead: promptTokens, cacheWrite5m: tokens, cacheWrite1h: 0, output: ask });
   }
   return out;
 }

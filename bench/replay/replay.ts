@@ -147,8 +147,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
-  const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w, counter);
-  const testRecall = recallTester();
+  const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w);
+  const testRecall = recallTester(needs?.index);
   // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
   const refetched = new Set<number>();
   let apiCleared = 0;

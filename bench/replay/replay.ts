@@ -218,7 +218,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const summaryFor = (body: Record<string, any>) => {
     const recorded = client.nextSummary();
     if (recorded) return recorded;
-    const context = [...requests].reverse().find((q) => q.source === 'main_loop' || q.source === 'subagent')?.promptTokens ?? 0;
+    let context = 0;
+    for (let i = requests.length - 1; i >= 0 && !context; i--) if (requests[i]!.source === 'main_loop' || requests[i]!.source === 'subagent') context = requests[i]!.promptTokens;
     const budget = summaryBudget(Number(body.max_tokens) || DEFAULT_MAX_TOKENS, context);
     const text = extractiveSummary(body, typedTexts, budget, counter);
     lastSummary = { tokens: counter.block(text, false), budget };
@@ -226,8 +227,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   };
   const sim = createSimulator({ responder: pendingResponder(() => client.current(), summaryFor), clock: () => cursor.now, tokenCounter: counter });
   const client: ReplayClient = new ReplayClient(sim, cursor, onExchange);
-  if (plan) client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
   if (plan) {
+    client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
     // Other sessions of the client keep its shared prefix cached: so does the replay.
     let pinned = false;
     client.beforeMain = (body, now) => {

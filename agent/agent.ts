@@ -7,11 +7,11 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { Plugin } from '../kernel/plugin.js';
-import { PluginError } from '../kernel/plugin.js';
+import { parsePluginOptions, PluginError } from '../kernel/plugin.js';
 import { createKernel, type Kernel, type KernelPreset, type SubagentFactory } from '../kernel/kernel.js';
 import type { RunInput } from '../kernel/loop/run.js';
 import type { ModelClient } from '../kernel/model/client.js';
-import { selectClient, simulatorCheckpoint, type ClientChoice, type SimulatorCheckpoint } from './select.js';
+import { BUILTIN_PROVIDERS, selectClient, simulatorCheckpoint, usesEmbeddedSimulator, type ClientChoice, type SelectOptions, type SimulatorCheckpoint } from './select.js';
 import { Transcript, SessionError } from '../kernel/session/transcript.js';
 import { PresetError, type PresetDiagnostic } from './preset/errors.js';
 import { userConfigDir } from './preset/layers.js';
@@ -129,11 +129,14 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
 
   for (const p of options.plugins ?? []) loaded.push({ plugin: p.plugin, options: p.options, origin: 'createAgent({ plugins })' });
 
-  const embedded = !options.client && (options.sim || (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL));
+  const providerName = preset.model?.provider;
+  const providers = options.client ? undefined : pluginProviders(loaded, providerName, origins);
+  const embedded = !options.client && usesEmbeddedSimulator({ sim: options.sim, env, ...(providerName ? { provider: providerName } : {}) });
   const resumeFrom = embedded && resume ? resumedSimulator(resume, cwd, preset.session?.dir) : undefined;
-  const choice = options.client
+  const checkpoint = !options.client && !embedded && resume && providers?.has(providerName ?? '') ? resumedCheckpoint(resume, cwd, preset.session?.dir) : undefined;
+  const choice: ClientChoice = options.client
     ? { client: options.client, kind: options.client.kind === 'simulator' ? 'simulator' as const : 'api' as const }
-    : await selectClient({ sim: options.sim, env, cwd, ...(resumeFrom ? { resumeFrom } : {}) });
+    : await selectClient({ sim: options.sim, env, cwd, ...(providerName ? { provider: providerName } : {}), ...(providers ? { providers } : {}), ...(resumeFrom ? { resumeFrom } : {}), ...(checkpoint ? { checkpoint } : {}) });
   mark('model client chosen');
   let kernel: Kernel;
   let unregistered: { name: string; index: number }[] = [];
@@ -197,6 +200,45 @@ function unregisteredToolsError(
     };
   });
   return new PresetError(diagnostics);
+}
+
+/**
+ * The providers the loaded plugins declare, by name. Throws PluginError for a name that is a
+ * built-in's or another plugin's, and PresetError (at `model.provider`) for a `model.provider` that
+ * neither a built-in nor a plugin provides.
+ */
+function pluginProviders(
+  loaded: readonly { plugin: Plugin; options?: unknown }[], wanted: string | undefined,
+  origins: ReadonlyMap<string, { file?: string; line?: number; col?: number }>,
+): NonNullable<SelectOptions['providers']> {
+  const found = new Map<string, { provider: NonNullable<Plugin['providers']>[string]; options: unknown; plugin: string }>();
+  for (const { plugin, options } of loaded) {
+    for (const [name, provider] of Object.entries(plugin.providers ?? {})) {
+      const other = BUILTIN_PROVIDERS[name] ? 'a built-in provider' : found.has(name) ? `plugin ${found.get(name)!.plugin}'s provider` : undefined;
+      if (other) throw new PluginError(plugin.name, `plugin ${plugin.name} declares the model provider "${name}", which is already ${other}; give it another name`);
+      found.set(name, { provider, options: parsePluginOptions(plugin, options), plugin: plugin.name });
+    }
+  }
+  if (wanted && !BUILTIN_PROVIDERS[wanted] && !found.has(wanted)) {
+    const known = [...Object.keys(BUILTIN_PROVIDERS), ...found.keys()];
+    const at = origins.get('model.provider');
+    throw new PresetError([{
+      file: at?.file ?? '<preset>', line: at?.line ?? 0, column: at?.col ?? 0, key: 'model.provider',
+      message: `model.provider: no provider is named "${wanted}"${didYouMean(wanted, known)} (known: ${known.join(', ')}; a plugin adds one with \`providers\`)`,
+    }]);
+  }
+  return found;
+}
+
+/** The client checkpoint last kept in a resumed session's responses (a plugin provider's), if any. */
+function resumedCheckpoint(resume: string, cwd: string, root: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const entries = Transcript.open(resume, { cwd, root }).entries as readonly { type: string; client?: Record<string, unknown> }[];
+    for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.type === 'response' && entries[i]!.client) return entries[i]!.client;
+  } catch {
+    // opening the session for the run reports what is wrong with it
+  }
+  return undefined;
 }
 
 /** Where the embedded simulator of a resumed session got to (read without taking the session's lock). */

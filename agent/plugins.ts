@@ -40,8 +40,11 @@ const loaders = {
   'compaction/microcompact': async () => (await import('../plugins/compaction/microcompact/index.js')).default,
   'compaction/snip': async () => (await import('../plugins/compaction/snip/index.js')).default,
   'compaction/context-edits': async () => (await import('../plugins/compaction/context-edits/index.js')).default,
+  'compaction/dedup': async () => (await import('../plugins/compaction/dedup/index.js')).default,
   'cache/breakpoints': async () => (await import('../plugins/cache/breakpoints/index.js')).default,
   'cache/break-detector': async () => (await import('../plugins/cache/break-detector/index.js')).default,
+  'cache/keepalive': async () => (await import('../plugins/cache/keepalive/index.js')).default,
+  'cache/ttl': async () => (await import('../plugins/cache/ttl/index.js')).default,
   'final-answer': async () => (await import('../plugins/final-answer/index.js')).default,
 } satisfies Record<string, Loader>;
 

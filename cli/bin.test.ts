@@ -106,26 +106,10 @@ describe('bin/rein.js', () => {
     });
   });
 
-  it('sends its requests without loading Node\'s fetch (undici, ~16 ms of a cold start): the SDK uses rein\'s transport and headers', () => {
-    const pkg = copyPackage(join(tmp.dir, 'pkg'));
-    // Records at exit whether Node's undici was loaded; the control run shows the probe sees it.
-    const probe = join(tmp.dir, 'probe.cjs');
-    writeFileSync(probe, "process.on('exit', () => require('node:fs').writeFileSync(process.env.PROBE_OUT, String(process.moduleLoadList.includes('NativeModule internal/deps/undici/undici'))));\n");
-    const env = (out: string) => ({ ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), PROBE_OUT: join(tmp.dir, out) });
-    const control = spawnSync(process.execPath, ['-r', probe, '-e', 'new Headers()'], { env: env('control'), encoding: 'utf8' });
-    expect(control.status).toBe(0);
-    expect(readFileSync(join(tmp.dir, 'control'), 'utf8')).toBe('true');
-    writeFileSync(join(tmp.dir, 'README.md'), '# A project\n');
-    const r = spawnSync(process.execPath, ['-r', probe, join(pkg, 'bin/rein.js'), 'run', 'What is in this directory?', '--preset', 'default', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: env('rein'), encoding: 'utf8', timeout: 60_000 });
-    expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', num_requests: 3 });
-    expect(readFileSync(join(tmp.dir, 'rein'), 'utf8')).toBe('false');
-  });
-
   it('talks HTTPS from the bundle: trusts a server whose CA is in NODE_EXTRA_CA_CERTS, refuses it otherwise', async () => {
-    // The simulator behind an HTTPS front with the test certificate (kernel/model/http/test/).
+    // The simulator behind an HTTPS front with the test certificate (test/fixtures/tls/).
     const sim = await startSimServer({ simulator: createSimulator({ scenario: parseScenario('turns:\n  - reply: [{ text: "over TLS" }]\n') }), port: 0 });
-    const certDir = join(REPO, 'kernel/model/http/test');
+    const certDir = join(REPO, 'test/fixtures/tls');
     const front = createHttpsServer({ key: readFileSync(join(certDir, 'localhost-test.key')), cert: readFileSync(join(certDir, 'localhost-test.crt')) }, (req, res) => {
       const up = httpRequest(`${sim.url}${req.url}`, { method: req.method, headers: req.headers }, (u) => { res.writeHead(u.statusCode!, u.headers); u.pipe(res); });
       req.pipe(up);

@@ -5,6 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { estimateRequestTokens } from '../kernel/tokens/estimate.js';
@@ -159,13 +161,17 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
   });
 
   it('an unreachable base URL ends the run with model_error (exit 1) and a message naming the connection', async () => {
-    const r = await runCli(['run', 'hi', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
+    // A port nothing listens on (fetch refuses port 9 and the Fetch standard's other blocked ports).
+    const closed = await new Promise<number>((done) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = (s.address() as AddressInfo).port; s.close(() => done(p)); }); });
+    const r = await runCli(['run', 'hi', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${closed}`, REIN_MAX_RETRIES: '0' } });
     expect(r.code).toBe(1);
     const result = JSON.parse(r.stdout);
     expect(result).toMatchObject({ rein_terminal_reason: 'model_error', is_error: true, subtype: 'error_during_execution' });
-    const text = await runCli(['run', 'hi', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
+    const text = await runCli(['run', 'hi', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: `http://127.0.0.1:${closed}`, REIN_MAX_RETRIES: '0' } });
     expect(text.code).toBe(1);
-    expect(text.stderr).toMatch(/^rein: model_error: cannot reach 127\.0\.0\.1:9: connection refused \(ECONNREFUSED\)$/m);
+    expect(text.stderr).toMatch(new RegExp(`^rein: model_error: cannot reach 127\\.0\\.0\\.1:${closed}: connection refused \\(ECONNREFUSED\\)$`, 'm'));
+    const blocked = await runCli(['run', 'hi', '--no-layers'], { cwd: tmp.dir, env: { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', REIN_MAX_RETRIES: '0' } });
+    expect(blocked.stderr).toMatch(/^rein: model_error: cannot reach 127\.0\.0\.1:9: fetch does not connect to that port/m);
   }, 120_000);
 
   it('a tools: entry that no loaded plugin registers, at its line', async () => {

@@ -32,18 +32,34 @@ export interface RunContext {
   agent?: { id: string; type: string };
 }
 
+/** `sessionStart`: once per session, before its first run. */
 export interface SessionInfo {
   sessionId: string;
   cwd: string;
   resumed: boolean;
-  /** `startup` for a new session, `resume` for --resume / --continue, `compact` after a compaction. */
+  /** `startup` for a new session, `resume` for --resume / --continue (Claude Code's SessionStart `source`). */
   source: 'startup' | 'resume';
 }
 
+/** `sessionEnd`: once, when the kernel closes a session that started. */
 export interface SessionEndInfo {
   sessionId: string;
+  /** The last run's result, when a run finished. */
   result?: RunResult;
   error?: unknown;
+}
+
+/** `runStart`: each `run()`, after `sessionStart` and before the prompt enters. */
+export interface RunInfo {
+  sessionId: string;
+  /** Runs of this kernel so far, this one included (1 for the first). */
+  run: number;
+}
+
+/** `runEnd`: each `run()`, after its terminal transition and before the `result` event. */
+export interface RunEndInfo extends RunInfo {
+  /** Plugins may add to it (`structuredOutput`); the caller gets this object. */
+  result: RunResult;
 }
 
 /** A user message about to enter the history. Set `blocked` to refuse it (terminal `prompt_blocked`). */

@@ -12,7 +12,7 @@
  * both names), except where the loop handles it itself: `stop` and `compact` (a notice; the run goes
  * on), `postToolUse` (the call's result becomes an error), `apiError` (the request's error surfaces),
  * `event` (the other taps still see the event; then the run ends), and `postToolUseFailure`, the
- * last `turnEnd` and `sessionEnd` (ignored).
+ * last `turnEnd`, `runEnd` and `sessionEnd` (ignored).
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook,
@@ -20,7 +20,7 @@ import {
 import type {
   ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PathAccess, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
-  SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolFailure,
+  RunEndInfo, RunInfo, SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolFailure,
   TurnEndInfo, UserPrompt,
 } from './hook-payloads.js';
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
@@ -36,8 +36,6 @@ export const CONTEXT_STAGE = Object.freeze({
   SNIP: 200,
   /** Clear old tool results. */
   MICROCOMPACT: 300,
-  /** Read-time projections of old spans. */
-  COLLAPSE: 400,
   /** Full summary compaction. */
   AUTOCOMPACT: 500,
   /** Messages added at the tail once the history is final (notifications), never changing the cached prefix. */
@@ -48,8 +46,6 @@ export const CONTEXT_STAGE = Object.freeze({
 export const REQUEST_STAGE = Object.freeze({
   /** Prepend the `<system-reminder>` user-context message. */
   USER_CONTEXT: 100,
-  /** Merge same-role messages, repair tool_use/tool_result pairing. */
-  NORMALIZE: 200,
   /** Betas, `context_management`, max_tokens overrides. */
   PARAMS: 300,
   /** `cache_control` markers (`cache/breakpoints`). */
@@ -172,12 +168,17 @@ export function createHooks() {
 
 function createHookTable() {
   return Object.freeze({
-    /** The run begins (new or resumed session). Set up state. */
+    // Session and run: `sessionStart` once per session (new or resumed), the rest once per run().
+    /** The session's first run begins (`source`: startup or resume). Set up state once. */
     sessionStart: new AsyncSeriesHook<[SessionInfo, RunContext]>(['session', 'ctx']),
+    /** A `run()` begins (each user message of a reused agent). */
+    runStart: new AsyncSeriesHook<[RunInfo, RunContext]>(['run', 'ctx']),
     /** A user message enters. Waterfall: rewrite `content`, add context, or set `blocked`. */
     userPromptSubmit: new AsyncSeriesWaterfallHook<[UserPrompt, RunContext]>(['prompt', 'ctx']),
+    // Turn: one model round trip.
     /** A model round trip begins (`ctx.turn` is its number, from 1). Observe. */
     turnStart: new AsyncSeriesHook<[RunContext]>(['ctx']),
+    // Context: the history before each request.
     /** Staged waterfall over the history before each request (CONTEXT_STAGE). Return the new state. */
     context: new AsyncSeriesWaterfallHook<[ContextState, RunContext]>(['state', 'ctx']),
     /** A compaction is about to run. Set `cancel` to skip it. */
@@ -186,9 +187,13 @@ function createHookTable() {
     compact: new AsyncSeriesBailHook<[CompactRequest, RunContext], CompactResult | undefined>(['request', 'ctx']),
     /** A compaction produced the new history. Restore state: push blocks to `attachments` (put after the summary). */
     postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
-    /** Waterfall over the system prompt sections (static first, then dynamic). */
+    // Request and response.
+    /**
+     * Waterfall over the system prompt sections (static first, then dynamic). It may run more than
+     * once per request (token counts build the request too): taps must be free of side effects.
+     */
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),
-    /** Waterfall over the `tools` param: filter, sort, defer. */
+    /** Waterfall over the `tools` param: filter, sort, defer. Runs more than once per request, like `systemPrompt`: no side effects. */
     toolDefinitions: new SyncWaterfallHook<[ToolDefinition[], RunContext]>(['tools', 'ctx']),
     /** Staged waterfall over the final request params (REQUEST_STAGE). */
     request: new AsyncSeriesWaterfallHook<[MessageRequest, RunContext]>(['params', 'ctx']),
@@ -200,6 +205,7 @@ function createHookTable() {
     response: new AsyncSeriesHook<[ResponseInfo, RunContext]>(['response', 'ctx']),
     /** The model ended its turn without tool calls. Bail: `block` for one more turn, or `prevent`. */
     stop: new AsyncSeriesBailHook<[StopInfo, RunContext], StopDecision | undefined>(['stop', 'ctx']),
+    // Tools: permission, the call, its result.
     /** Before a tool runs. Staged bail (PERMISSION_STAGE): allow, deny or ask; first answer wins. */
     permission: new AsyncSeriesBailHook<[PermissionQuery, RunContext], PermissionDecision | undefined>(['call', 'ctx']),
     /** A decision was `ask`. Bail: answer allow or deny; no answer denies (headless). */
@@ -216,16 +222,21 @@ function createHookTable() {
     spawn: new AsyncSeriesWaterfallHook<[SpawnRequest, RunContext]>(['process', 'ctx']),
     /** A tool ran. Waterfall: rewrite `output`, add context. */
     postToolUse: new AsyncSeriesWaterfallHook<[PostToolUse, RunContext]>(['result', 'ctx']),
-    /** A tool failed (threw, or returned an error). Observe. */
+    /** A tool failed (threw, or returned an error), instead of `postToolUse`. Observe. */
     postToolUseFailure: new AsyncSeriesHook<[ToolFailure, RunContext]>(['failure', 'ctx']),
+    // Subagents.
     /** A child agent (the Task tool) starts. Observe, limit. */
     subagentStart: new AsyncSeriesHook<[SubagentInfo, RunContext]>(['subagent', 'ctx']),
     /** A child agent finished, with its result. */
     subagentStop: new AsyncSeriesHook<[SubagentInfo, RunContext]>(['subagent', 'ctx']),
+    // End: of the turn, the run, the session.
     /** A round trip ended with a transition. Observe. */
     turnEnd: new AsyncSeriesHook<[TurnEndInfo, RunContext]>(['turn', 'ctx']),
-    /** The run ended (also on error). Flush. */
+    /** A `run()` ended (also on error), before the `result` event: add to the result, stop the run's work. */
+    runEnd: new AsyncSeriesHook<[RunEndInfo, RunContext]>(['run', 'ctx']),
+    /** The session ends: once, when the kernel is closed after a run. Flush. */
     sessionEnd: new AsyncSeriesHook<[SessionEndInfo, RunContext]>(['session', 'ctx']),
+    // Beside the loop: child processes and the event stream.
     /**
      * A child process is about to start (Bash, a shell hook, a stdio MCP server, a sandbox). Waterfall
      * over the environment it inherits from rein (before the preset's and the caller's own

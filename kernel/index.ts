@@ -43,6 +43,7 @@ export {
 
 // The model client seam, its error type, what each model accepts (output limit, thinking, effort), and timeouts.
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
+export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 export { modelFacts, maxOutputTokens, type ModelFacts, type EffortLevel } from './model/models.js';
 export { timeoutSignal } from './abort.js';
@@ -61,3 +62,13 @@ export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedE
 // Untrusted text: neutralising tool results, and escaping what goes to a terminal.
 export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
 export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';
+
+// The prompt-cache cost model: what a change to the request costs over the expected rest of the
+// session (prices, the cache state, a gap model of the time to the next request).
+export { GapModel, waitKindOf, survival, normalCdf, MIN_KIND_OBSERVATIONS, type WaitKind, type GapParams, type GapParamSet } from './cache/gap-model.js';
+export { GAP_PARAMS } from './cache/gap-params.js';
+export {
+  CacheCostModel, cacheCostModel, lastCacheUse, cacheClock, setCacheClock, tokenPrices, writePrice, SYSTEM_CLOCK, TTL_SECONDS,
+  MIN_REMAINING_REQUESTS, KEEPALIVE_OUTPUT_TOKENS,
+  type CacheTtl, type CacheClock, type CacheSnapshot, type SessionCostModel, type TokenPrices, type Estimate,
+} from './cache/cost-model.js';

@@ -137,6 +137,11 @@ export class Kernel {
   private readonly presetRef: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
   private readonly closers: (() => void | Promise<void>)[] = [];
+  /**
+   * Where the session is (the loop and `close()` keep it): `sessionStart` fired and `sessionEnd`
+   * not yet, runs begun, the last run's result. Read it; do not change it.
+   */
+  readonly session: { started: boolean; runs: number; lastResult?: RunResult } = { started: false, runs: 0 };
   private readonly subagentFactory: SubagentFactory | undefined;
 
   constructor(options: Omit<KernelOptions, 'plugins'>) {
@@ -429,10 +434,16 @@ export class Kernel {
   }
 
   /**
-   * Runs the `onClose` work of plugins, closes the model client (stops the embedded simulator) and
+   * Ends the session (`sessionEnd`, once, when a run started it), runs the `onClose` work of plugins, closes the model client (stops the embedded simulator) and
    * releases the session's lock.
    */
   async close(): Promise<void> {
+    if (this.session.started) {
+      this.session.started = false;
+      const ctx = { kernel: this, sessionId: this.sessionId, cwd: this.cwd, turn: 0, model: this.model, signal: new AbortController().signal, ...(this.parent ? { parent: this.parent } : {}) };
+      const result = this.session.lastResult;
+      await this.hooks.sessionEnd.promise({ sessionId: this.sessionId, ...(result ? { result } : {}) }, ctx).catch(() => undefined);
+    }
     for (const fn of this.closers.splice(0).reverse()) {
       try {
         await fn();

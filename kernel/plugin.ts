@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Kernel, KernelPreset } from './kernel.js';
+import type { ModelProvider } from './model/provider.js';
 
 // rein is written against zod 4; a project that forced zod 3 on it (npm --legacy-peer-deps or
 // --force past the peer dependency) would fail much later, inside zod. Say so when rein loads.
@@ -31,6 +32,13 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
    * `Kernel.use` calls it before `apply` for presets built in code.
    */
   check?(options: z.output<S>, context: PluginCheckContext): PluginProblem[];
+  /**
+   * Model providers this plugin adds, by the name `model.provider` selects them with. The chosen
+   * one's `create` runs before any plugin is applied (the kernel needs its client), with this
+   * plugin's parsed options. A name may not be a built-in's (`anthropic`, `simulator`) or another
+   * loaded plugin's.
+   */
+  providers?: Readonly<Record<string, ModelProvider<z.output<S>>>>;
   /** Taps hooks, registers tools. May be async (connecting to an MCP server, say). */
   apply(kernel: Kernel, options: z.output<S>): void | Promise<void>;
 }

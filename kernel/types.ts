@@ -63,7 +63,6 @@ export type ContinueReason =
   | 'max_output_tokens_resume'
   | 'reactive_compact'
   | 'stop_hook_blocked'
-  | 'token_budget_continue'
   | 'model_fallback'
   /** The API paused a long server-side turn (`stop_reason: pause_turn`); the conversation goes back as it is. */
   | 'pause_turn';

@@ -19,9 +19,8 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 const outdir = 'dist/bundle';
 rmSync(outdir, { recursive: true, force: true });
@@ -37,31 +36,9 @@ const common = {
   keepNames: true,
 };
 
-// In Node 20 the first touch of the global `Headers`, `FormData` or `fetch` loads Node's undici
-// (~16 ms of a cold `rein run`). rein gives the SDK its own fetch (kernel/model/http/fetch.ts), but
-// the SDK also builds a `Headers` for every request and tests bodies with `instanceof FormData`. In
-// the SDK's own files those two names are bound to kernel/model/http/headers.ts, which loads
-// nothing. The binding is written on the file's first line, so the source map's lines stay right.
-const sdkHeaders = resolve('kernel/model/http/headers.ts');
-const sdkGlobals = {
-  name: 'sdk-globals',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]@anthropic-ai[\\/]sdk[\\/].*\.(m?js|cjs)$/ }, async (args) => {
-      const text = await readFile(args.path, 'utf8');
-      if (!/\b(Headers|FormData)\b/.test(text)) return undefined;
-      const path = JSON.stringify(sdkHeaders);
-      if (args.path.endsWith('.mjs')) return { contents: `import { HttpHeaders as Headers, LazyFormData as FormData } from ${path};${text}`, loader: 'js' };
-      // CommonJS: after the "use strict" directive, which must stay first.
-      const strict = /^(["'])use strict\1;?/.exec(text)?.[0] ?? '';
-      return { contents: `${strict}var { HttpHeaders: Headers, LazyFormData: FormData } = require(${path});${text.slice(strict.length)}`, loader: 'js' };
-    });
-  },
-};
-
 await build({
   ...common,
   entryPoints: { rein: 'cli/main.ts' },
-  plugins: [sdkGlobals],
   outdir,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',

@@ -133,6 +133,8 @@ export interface HookInfo {
   /** The bail hook's answer type, when it has one. */
   result?: string;
   doc: string;
+  /** The phase it belongs to: the `// Phase: ...` line comment above the first hook of a group. */
+  phase?: string;
 }
 
 export interface StageInfo { name: string; doc: string; values: { name: string; value: string; doc: string }[] }
@@ -169,8 +171,11 @@ export function readHooks(text: string): { header: string; hooks: HookInfo[]; st
         const argNames = ne.arguments?.[0] && ts.isArrayLiteralExpression(ne.arguments[0])
           ? ne.arguments[0].elements.map((e) => (ts.isStringLiteral(e) ? e.text : e.getText()))
           : [];
+        const line = (ts.getLeadingCommentRanges(text, p.getFullStart()) ?? []).map((r) => text.slice(r.pos, r.end)).find((c) => c.startsWith('//'));
+        const phase = line?.replace(/^\/\/\s*/, '').split(/[:.]/)[0]!.trim();
         hooks.push({
           name: propName(p),
+          ...(phase ? { phase } : {}),
           kind: ne.expression.getText(),
           args: types.map((type, i) => ({ name: argNames[i] ?? `arg${i}`, type })),
           ...(result ? { result: result.getText() } : {}),
@@ -268,13 +273,17 @@ export function hooksMarkdown(hooksText: string, payloadsText: string): string {
     '',
     '## Hooks, in loop order',
     '',
-    table(['hook', 'class', 'arguments', 'a tap returns', 'what it is for'], hooks.map((h) => {
+    'Grouped by phase. `sessionStart` and `sessionEnd` fire once per session (a resumed one too: `source`',
+    'says which), `runStart` and `runEnd` around every `run()`; `systemPrompt` and `toolDefinitions` may',
+    'fire more than once per request, so their taps must have no side effects.',
+    '',
+    table(['phase', 'hook', 'class', 'arguments', 'a tap returns', 'what it is for'], hooks.map((h) => {
       const args = h.args.map((a) => `${a.name}: ${linkTypes(a.type, known)}`).join(', ');
       const first = h.args[0];
       const returns = h.kind.includes('Waterfall') && first ? linkTypes(first.type, known)
         : h.kind.includes('Bail') && h.result ? linkTypes(h.result, known).replace(/\|/g, '\\|')
           : '—';
-      return [`\`${h.name}\``, `\`${h.kind}\``, cell(args), returns, cell(h.doc)];
+      return [h.phase ?? '', `\`${h.name}\``, `\`${h.kind}\``, cell(args), returns, cell(h.doc)];
     })),
     '',
     '## Stages',

@@ -67,6 +67,9 @@ turns:
     const { result } = await collect(kernel, 'go');
     expect(result.terminalReason).toBe('end_turn');
     expect(await kernel.compact('manual test')).toBe(true);
+    // sessionEnd fires when the session closes.
+    expect(fired.has('sessionEnd')).toBe(false);
+    await kernel.close();
 
     expect([...fired].sort()).toEqual([...HOOK_NAMES].sort());
     // The tool calls did what the hooks decided.

@@ -3,7 +3,7 @@
  * is never called, temp folders, and a one-call runner through the kernel's real tool pipeline
  * (validation, permission, hooks, result caps).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,6 +27,19 @@ export function tempDir(prefix = 'rein-tools-'): string {
   made.push(d);
   return d;
 }
+/**
+ * Writes `content` to `root/rel` (folders made as needed) with a fixed modification time `ageS`
+ * seconds before a reference instant (2024-01-01T00:16:40Z), so tests that sort by mtime (Glob,
+ * Grep's file list) get the same order on every machine.
+ */
+export function writeAgedFile(root: string, rel: string, content: string | Buffer = 'x\n', ageS = 0): void {
+  const p = join(root, rel);
+  mkdirSync(join(p, '..'), { recursive: true });
+  writeFileSync(p, content);
+  const t = new Date(Date.UTC(2024, 0, 1) + (1000 - ageS) * 1000);
+  utimesSync(p, t, t);
+}
+
 export function cleanupTempDirs(): void {
   for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
 }

@@ -19,8 +19,12 @@ export const EFFORT_LEVELS = ['low', 'medium', 'high', 'max'] as const;
 /** Agent clients a bench preset can model (`bench.mimic`). */
 export const BENCH_MIMICS = ['claude-code', 'pi', 'opencode'] as const;
 
-/** Model providers rein has a client for. `anthropic` falls back to the embedded simulator without ANTHROPIC_API_KEY. */
-export const MODEL_PROVIDERS = ['anthropic'] as const;
+/**
+ * The model providers rein has without a plugin (agent/select.ts). `anthropic` falls back to the
+ * embedded simulator without ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and ANTHROPIC_BASE_URL. A
+ * plugin adds others (`Plugin.providers`), so the preset takes any name and `createAgent` checks it.
+ */
+export const MODEL_PROVIDERS = ['anthropic', 'simulator'] as const;
 
 /**
  * Shell hook events a preset may configure, Claude Code's names (settings.json `hooks`): the events
@@ -39,7 +43,7 @@ const nonEmpty = z.string().min(1);
 const ruleList = (what: string) => z.array(nonEmpty).describe(what);
 
 const modelSchema = z.object({
-  provider: z.enum(MODEL_PROVIDERS).describe('Model client. `anthropic` uses ANTHROPIC_API_KEY, or the embedded simulator when it is unset.'),
+  provider: nonEmpty.describe('Model provider: `anthropic` (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, at ANTHROPIC_BASE_URL if set; the embedded simulator when none is set), `simulator` (rein\'s embedded simulator), or one a loaded plugin declares.'),
   name: nonEmpty.describe('Model id sent as `model`, e.g. claude-sonnet-4-6.'),
   maxTokens: z.number().int().positive().describe('`max_tokens` per request, tokens.'),
   contextWindow: z.number().int().positive().describe('Context window of the model, tokens (compaction thresholds derive from it). Above 200,000 the request asks for the 1M-token window (beta context-1m-2025-08-07) on models that accept it.'),

@@ -138,6 +138,8 @@ export class ReplayClient implements ModelClient {
 
   /** Called with each main request's body just before the simulator sees it (a mimic pins its shared prefix). */
   beforeMain?: (body: Record<string, unknown>, now: number) => void;
+  /** When set, side requests are sent at this time (a cache timer's) instead of the latest request's. */
+  sideAt: (() => number | undefined) | undefined;
   /** Summaries to answer compaction requests with, in order (the recording's own), while any are left. */
   summaries: string[] = [];
 
@@ -162,7 +164,7 @@ export class ReplayClient implements ModelClient {
     const main = options.source === 'main_loop' || options.source === 'subagent';
     const step = main ? this.cursor.take() : undefined;
     this.pending = main ? replyFor(step) : replyFor(undefined);
-    const now = this.cursor.now;
+    const now = (main ? undefined : this.sideAt?.()) ?? this.cursor.now;
     const { betas, ...body } = params;
     if (main) this.beforeMain?.(body as Record<string, unknown>, now);
 

@@ -9,6 +9,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKernel, DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
+import { setCacheClock } from '../../kernel/index.js';
 import { estimateContentTokens } from '../../kernel/tokens/estimate.js';
 import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
 import type { Plugin } from '../../kernel/plugin.js';
@@ -24,6 +25,7 @@ import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
+import { ReplayTimers } from './timers.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
 import { READ_TOOLS, VirtualWorkspace } from './workspace.js';
@@ -301,6 +303,16 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       // The recording's own read tools (pi's `read`) count too: the replay keeps their names.
       readTools: READ_TOOLS,
     });
+    // Cache timers (keep-alive) run on the recording's clock and fire when the replay reaches them.
+    const timers = new ReplayTimers(() => cursor.now);
+    setCacheClock(kernel, timers.clock);
+    // Before anything else builds the next request (microcompact's idle check, keep-alive's own
+    // cancel), the timers due before it fire.
+    kernel.hooks.context.tapPromise({ name: 'bench/replay-timers', stage: -1_000_000 }, async (state) => {
+      await timers.runUntil(cursor.upcoming()?.at ?? cursor.now);
+      return state;
+    });
+    client.sideAt = () => timers.firing;
     try {
       while (cursor.peek()) {
         const step = cursor.peek()!;

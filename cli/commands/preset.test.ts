@@ -81,7 +81,7 @@ describe('rein preset print', () => {
       `    - Read(./.env.*) # default ${defaults}:${at('- Read(./.env.*)')}`,
       '    - Bash(rm:*) # local rein.local.yaml:2',
     ]);
-    expect(lines).toContain(`  compaction/auto: {} # default ${defaults}:${at('compaction/auto:')}`);
+    expect(lines).toContain(`  cache/break-detector: {} # default ${defaults}:${at('cache/break-detector:')}`);
   });
 
   it('a config file that extends a preset of its own builds on that one, not on `default`', async () => {

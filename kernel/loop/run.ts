@@ -169,7 +169,8 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       numRequests: state.numRequests,
       model: state.model,
     };
-    await kernel.hooks.sessionEnd.promise({ sessionId: kernel.sessionId, result }, ctxOf(kernel, state)).catch(() => undefined);
+    kernel.session.lastResult = result;
+    await kernel.hooks.runEnd.promise({ sessionId: kernel.sessionId, run: kernel.session.runs, result }, ctxOf(kernel, state)).catch(() => undefined);
     return result;
   };
   const next = async (reason: ContinueReason, detail?: string) => {
@@ -215,7 +216,12 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
   kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
   for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
   for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
-  await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
+  // Once per session: a reused agent's later runs start only a run.
+  if (!kernel.session.started) {
+    kernel.session.started = true;
+    await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
+  }
+  await kernel.hooks.runStart.promise({ sessionId: kernel.sessionId, run: ++kernel.session.runs }, ctx0);
   closeDanglingToolUses(kernel, INTERRUPTED_CALL_TEXT);
 
   // The user message.

@@ -1,6 +1,6 @@
 /**
  * The `anthropic` model client: `@anthropic-ai/sdk` with its own retries switched off, so the
- * kernel's `apiError` hook (the `retry` plugin) is the only retry policy.
+ * kernel's `apiError` hook (the `retry` plugin) is the only retry policy, and its own transport.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import {
@@ -8,48 +8,114 @@ import {
   type SendResult,
 } from './client.js';
 import type { ApiError } from '../hook-payloads.js';
-import { httpFetch } from './http/fetch.js';
+import { createRequire } from 'node:module';
 import type { StreamEvent } from '../types.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {
+  /** The API key, sent as the SDK sends it (`Authorization: Bearer`). Wins over `authToken`, as in the SDK. */
   apiKey?: string;
+  /** A bearer token, sent as `Authorization: Bearer ...` (`ANTHROPIC_AUTH_TOKEN`: what API gateways take). */
+  authToken?: string;
   baseURL?: string;
-  kind?: 'anthropic' | 'simulator';
+  /** The provider's name (`ModelClient.kind`); default `anthropic`. */
+  kind?: string;
   /** Per-request timeout for a non-streaming request, ms (default 600,000: the SDK's own default). */
   timeoutMs?: number;
+  /**
+   * Where `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (or their lowercase forms) are read; default
+   * process.env. With a proxy set, requests go through undici's `EnvHttpProxyAgent`.
+   */
+  env?: NodeJS.ProcessEnv;
   /** Called by `close()`: the embedded simulator stops its server here. */
   onClose?: () => Promise<void>;
 }
 
+type SdkOptions = NonNullable<ConstructorParameters<typeof Anthropic>[0]>;
+
 /**
- * Creates the SDK-backed client. `maxRetries: 0`: rein retries, not the SDK. Requests go through
- * rein's node:http transport (./http/fetch.ts), not Node's global fetch, which costs ~16 ms to load.
+ * Creates the SDK-backed client over the SDK's own transport (the runtime's `fetch`).
+ * `maxRetries: 0`: rein retries, not the SDK. Without `apiKey` and `authToken` it reads
+ * `ANTHROPIC_API_KEY`, then `ANTHROPIC_AUTH_TOKEN`, from `env`.
  */
 export function createAnthropicClient(options: AnthropicClientOptions = {}): ModelClient {
+  const env = options.env ?? process.env;
+  const apiKey = options.apiKey ?? (options.authToken ? undefined : env.ANTHROPIC_API_KEY);
+  const authToken = apiKey ? undefined : (options.authToken ?? env.ANTHROPIC_AUTH_TOKEN);
+  // Exactly one credential, so the SDK reads none of its own from process.env.
+  const credential: Pick<SdkOptions, 'apiKey' | 'authToken'> = apiKey || !authToken ? { apiKey: apiKey || 'no-key' } : { authToken };
   const sdk = new Anthropic({
-    apiKey: options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? 'no-key',
-    baseURL: options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
+    ...credential,
+    baseURL: options.baseURL ?? env.ANTHROPIC_BASE_URL ?? undefined,
     maxRetries: 0,
     timeout: options.timeoutMs ?? 600_000,
-    fetch: httpFetch as unknown as NonNullable<ConstructorParameters<typeof Anthropic>[0]>['fetch'],
+    ...proxyTransport(env),
   });
   const host = hostOf(sdk.baseURL);
+  const { httpProxy, httpsProxy } = proxyEnv(env);
+  const proxies = [httpProxy, httpsProxy].filter((v): v is string => Boolean(v)).map(hostOf);
+  const toError = (err: unknown, aborted: boolean) => toModelError(err, aborted, host, proxies);
   return {
     kind: options.kind ?? 'anthropic',
     baseURL: sdk.baseURL,
-    send: (params, opts) => send(sdk, params, opts, host),
+    send: (params, opts) => send(sdk, params, opts, toError),
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
         const res = await sdk.messages.countTokens({ model, messages, system, tools, thinking } as Anthropic.MessageCountTokensParams);
         return res.input_tokens;
       } catch (err) {
-        throw toModelError(err, false, host);
+        throw toError(err, false);
       }
     },
     close: async () => { await options.onClose?.(); },
   };
+}
+
+// Through require, not import(): the built command runs from a V8 code cache, where import() is
+// not available on Node 20.
+const requirePackage = createRequire(import.meta.url);
+
+/**
+ * Runs `make` with the process warning `code` dropped. undici 6 warns once that EnvHttpProxyAgent
+ * is experimental; undici 7 (Node ≥ 20.18.1, above rein's engines) dropped the warning, and a
+ * warning on stderr of every proxied `rein run` would tell users nothing they can act on.
+ */
+function withoutWarning<T>(code: string, make: () => T): T {
+  const emit = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const o = rest[0] as { code?: string } | undefined;
+    if ((typeof o === 'object' && o?.code === code) || rest[1] === code) return;
+    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return make();
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/** The proxy variables, as curl reads them: the lowercase form first. */
+function proxyEnv(env: NodeJS.ProcessEnv): { httpProxy?: string; httpsProxy?: string; noProxy?: string } {
+  const read = (name: string) => env[name.toLowerCase()] || env[name] || undefined;
+  return { httpProxy: read('HTTP_PROXY'), httpsProxy: read('HTTPS_PROXY'), noProxy: read('NO_PROXY') };
+}
+
+/**
+ * With `HTTPS_PROXY` or `HTTP_PROXY` set: undici's `EnvHttpProxyAgent` (which applies `NO_PROXY`)
+ * as the dispatcher (an https URL goes through HTTPS_PROXY, or HTTP_PROXY when only that is set:
+ * undici's rule), with undici's `fetch` from the same package, so the agent and the fetch are
+ * one version whatever undici the running Node bundles (Node 20: undici 6; rein depends on undici
+ * 6 for Node 20.11's support). Without a proxy: nothing, and the SDK uses the global fetch.
+ * https://undici.nodejs.org/#/docs/api/EnvHttpProxyAgent
+ */
+function proxyTransport(env: NodeJS.ProcessEnv): Pick<SdkOptions, 'fetch' | 'fetchOptions'> {
+  const proxies = proxyEnv(env);
+  if (!proxies.httpProxy && !proxies.httpsProxy) return {};
+  const undici = requirePackage('undici') as typeof import('undici');
+  // '' for an unset variable: undici reads process.env for an undefined one, and `env` may not be it.
+  const dispatcher = withoutWarning('UNDICI-EHPA', () => new undici.EnvHttpProxyAgent({ httpProxy: proxies.httpProxy ?? '', httpsProxy: proxies.httpsProxy ?? '', noProxy: proxies.noProxy ?? '' }));
+  return { fetch: undici.fetch as unknown as SdkOptions['fetch'], fetchOptions: { dispatcher } as SdkOptions['fetchOptions'] };
 }
 
 function requestHeaders(params: ModelRequest, opts: SendOptions): Record<string, string> {
@@ -83,7 +149,9 @@ function acceptMessage(body: unknown, requestId: string | undefined): SendResult
   return { message: checked.message, requestId };
 }
 
-async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, host: string): Promise<SendResult> {
+type ToError = (err: unknown, aborted: boolean) => ModelRequestError;
+
+async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
   const headers = requestHeaders(params, opts);
   const body = bodyOf(params) as unknown as Anthropic.MessageCreateParamsNonStreaming;
   if (!opts.stream) {
@@ -100,11 +168,11 @@ async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, hos
       if (err instanceof SyntaxError && !opts.signal.aborted) {
         throw new ModelRequestError({ kind: 'invalid_response', status: 200, message: `the API answered 200 with a body that is not a Message: the body is not valid JSON (${err.message})` }, { cause: err });
       }
-      throw toModelError(err, opts.signal.aborted, host);
+      throw toError(err, opts.signal.aborted);
     }
     return acceptMessage(data, requestId);
   }
-  return sendStreaming(sdk, body, headers, opts, host);
+  return sendStreaming(sdk, body, headers, opts, toError);
 }
 
 async function sendStreaming(
@@ -112,7 +180,7 @@ async function sendStreaming(
   body: Anthropic.MessageCreateParamsNonStreaming,
   headers: Record<string, string>,
   opts: SendOptions,
-  host: string,
+  toError: ToError,
 ): Promise<SendResult> {
   // One controller for the run's abort and the idle watchdog, so either ends the HTTP stream.
   const controller = new AbortController();
@@ -143,7 +211,7 @@ async function sendStreaming(
     if (idleFired) {
       throw new ModelRequestError({ kind: 'stream_idle', message: `no stream event for ${idleMs} ms` }, { cause: err });
     }
-    throw toModelError(err, opts.signal.aborted, host);
+    throw toError(err, opts.signal.aborted);
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal.removeEventListener('abort', onAbort);
@@ -176,8 +244,25 @@ const CONNECTION_WORDS: Record<string, string> = {
   EPIPE: 'connection closed',
 };
 
-/** Maps anything the SDK throws to a ModelRequestError. `host` names the server in messages. */
-export function toModelError(err: unknown, aborted: boolean, host?: string): ModelRequestError {
+/**
+ * The `host:port` a failed connection was to (Node's errno error carries them), when it is one of
+ * `proxies` (`host:port` of HTTP_PROXY/HTTPS_PROXY), so the message names the proxy.
+ */
+function failedProxy(err: unknown, proxies: readonly string[]): string | undefined {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e instanceof Error; i++) {
+    const { address, port } = e as { address?: string; port?: number };
+    if (address && port) return proxies.find((p) => p === `${address}:${port}`);
+    e = (e as Error & { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Maps anything the SDK throws to a ModelRequestError. `host` names the server in messages;
+ * `proxies` (`host:port`) are the proxies in use, named instead when the failure was reaching one.
+ */
+export function toModelError(err: unknown, aborted: boolean, host?: string, proxies: readonly string[] = []): ModelRequestError {
   if (err instanceof ModelRequestError) return err;
   if (aborted) return new ModelRequestError({ kind: 'aborted', message: 'the request was aborted' }, { cause: err });
   if (err instanceof Anthropic.APIError && err.status !== undefined) {
@@ -203,7 +288,13 @@ export function toModelError(err: unknown, aborted: boolean, host?: string): Mod
     const code = systemCode(err);
     const tls = code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(code);
     const words = code ? (CONNECTION_WORDS[code] ?? (tls ? `the TLS certificate was not accepted: ${innermost(err)}` : undefined)) : undefined;
-    const text = words && host ? `cannot reach ${host}: ${words} (${code})` : `connection error: ${causeText(err)}`;
+    // fetch refuses the ports the Fetch standard blocks (9, 25, 6000, ...) before connecting.
+    if (innermost(err) === 'bad port' && host) {
+      return new ModelRequestError({ kind: 'connection', message: `cannot reach ${host}: fetch does not connect to that port (a port the Fetch standard blocks, https://fetch.spec.whatwg.org/#port-blocking)`, host }, { cause: err });
+    }
+    const proxy = proxies.length ? failedProxy(err, proxies) : undefined;
+    const where = proxy ? `the proxy ${proxy} (for ${host})` : host;
+    const text = words && host ? `cannot reach ${where}: ${words} (${code})` : `connection error: ${causeText(err)}`;
     return new ModelRequestError({ kind: 'connection', message: text, ...(code ? { code } : {}), ...(host ? { host } : {}) }, { cause: err });
   }
   if (/stream ended|without producing|without sending any chunks|unexpected end/i.test(message)) {

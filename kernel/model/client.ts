@@ -31,8 +31,11 @@ export interface SendResult {
 }
 
 export interface ModelClient {
-  /** `anthropic` for the real API, `simulator` when pointed at rein's embedded simulator. */
-  readonly kind: 'anthropic' | 'simulator';
+  /**
+   * The provider's name (`model.provider`): `anthropic` for the API, `simulator` for rein's
+   * simulator (the transcript marks its responses `simulated`), or a provider plugin's own name.
+   */
+  readonly kind: 'anthropic' | 'simulator' | (string & {});
   /** Base URL the client talks to. */
   readonly baseURL: string;
   /** Sends one request. Throws `ModelRequestError` for every failure. */

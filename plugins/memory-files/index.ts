@@ -62,13 +62,11 @@ export default definePlugin({
   description: 'AGENTS.md / CLAUDE.md (user, project root → cwd, local) with @includes, as one pinned message compaction keeps verbatim',
   options: memoryFilesOptions,
   apply(kernel, options) {
-    // A history this plugin has seen is not looked at again on later runs of the same kernel: it
-    // keeps the pinned message through compaction, and looking for it would scan the whole history
-    // at every prompt. An empty history (a new or cleared conversation) gets the files.
-    let seen = false;
-    kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
-      if (seen && kernel.messages.length > 0) return;
-      seen = true;
+    // The session's first run gets the files, and so does a later run whose history was cleared.
+    // Other later runs do not look again: compaction keeps the pinned message, and looking for it
+    // would scan the whole history at every prompt.
+    kernel.hooks.runStart.tap(PLUGIN_NAME, ({ run }) => {
+      if (run > 1 && kernel.messages.length > 0) return;
       if (kernel.messages.some(isMemoryMessage)) return;
       if (kernel.messages.length > 0) {
         // Inserting before an existing history would change every request's prefix.

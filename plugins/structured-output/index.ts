@@ -31,8 +31,8 @@ export default definePlugin({
       ...params,
       output_config: { ...(params.output_config ?? {}), format: { type: 'json_schema', schema } },
     } as typeof params));
-    kernel.hooks.sessionEnd.tap('structured-output', ({ result }) => {
-      if (!result || result.isError) return;
+    kernel.hooks.runEnd.tap('structured-output', ({ result }) => {
+      if (result.isError) return;
       let value: unknown;
       try {
         value = JSON.parse(result.text);

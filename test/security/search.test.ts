@@ -128,8 +128,9 @@ describe.each(['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'plan']
     s = sandbox();
     plantEnv(s);
     calls = grepCalls(s);
-    // The default preset's own deny rules, its tools, the given mode.
-    o = await reinRun(s, `name: c4\nextends: default\ntools: [Grep, Read, Glob]\npermissions:\n  mode: ${mode}\n  allowBypassPermissions: true\n`, [calls]);
+    // The default preset's own deny rules, its tools, the given mode. Dedup off: each call's own
+    // result is checked, not a reference to an identical earlier one.
+    o = await reinRun(s, `name: c4\nextends: default\ntools: [Grep, Read, Glob]\npermissions:\n  mode: ${mode}\n  allowBypassPermissions: true\nplugins:\n  compaction/dedup: false\n`, [calls]);
   });
   afterAll(() => s.cleanup());
 

@@ -240,7 +240,6 @@ export default definePlugin({
     const s: AutoCompactStats = { thresholds: t, compactions: 0, failures: 0, consecutiveFailures: 0, breakerOpen: false, summaryRequests: 0, skippedByBreaker: 0, noProgress: 0, restoresDropped: 0 };
     stats.set(kernel, s);
     const extra = options.instructions === undefined ? [] : Array.isArray(options.instructions) ? options.instructions : [options.instructions];
-    let loaded = false;
     let announced = false;
     let warned = false;
     let cancelled = false;
@@ -250,8 +249,6 @@ export default definePlugin({
     const notice = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => kernel.emit({ type: 'notice', level, source: PLUGIN_NAME, message });
 
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => {
-      if (loaded) return;
-      loaded = true;
       if (kernel.transcript.pluginData<AutoCompactRecord>(PLUGIN_NAME).some((r) => r.breakerOpen)) s.breakerOpen = true;
     });
 

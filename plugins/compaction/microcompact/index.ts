@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, Incremental,
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, estimateMessageTokens, Incremental, cacheCostModel, lastCacheUse,
   type ContentBlock, type Message, type ToolResultBlock,
 } from '../../../kernel/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
@@ -41,8 +41,12 @@ export const DEFAULT_TTL_MINUTES = 5;
 export const CLEARED_PREFIX = '[Old tool result cleared to save context:';
 
 export const microcompactOptions = z.object({
-  /** `count`, `idle`, `both` (count or idle), or `prune`. */
-  trigger: z.enum(['count', 'idle', 'both', 'prune']).default('idle'),
+  /**
+   * `count`, `idle`, `both` (count or idle), `prune`, or `cost`: after an idle gap (the cache is
+   * cold anyway), or when the cache cost model expects the saving over the rest of the session to
+   * beat the re-write of the prefix after the first cleared result.
+   */
+  trigger: z.enum(['count', 'idle', 'both', 'prune', 'cost']).default('idle'),
   /** `prune` trigger: the newest tool output kept, tokens. */
   protectTokens: z.number().int().min(0).default(40_000),
   /** `prune` trigger: clear only when at least this much older output would go, tokens. */
@@ -62,8 +66,10 @@ export type MicrocompactOptions = z.output<typeof microcompactOptions>;
 /** What the plugin records in the transcript: the ids cleared by one pass. */
 export interface MicrocompactRecord {
   cleared: string[];
-  reason: 'count' | 'idle' | 'prune';
+  reason: 'count' | 'idle' | 'prune' | 'cost';
   tokens: number;
+  /** `idle` and `cost` triggers: the cost model's figures for the clearing, USD (re-write cost, expected saving, net). */
+  predicted?: { costUsd: number; savingUsd: number; netUsd: number };
 }
 
 /** Counters for reports and the benchmark. */
@@ -227,15 +233,47 @@ export default definePlugin({
     const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
     const uncleared = unclearedCounter(options.tools);
 
-    kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state) => {
+    // Only the `cost` trigger asks the cost model (which then follows every response).
+    const costModel = options.trigger === 'cost' ? cacheCostModel(kernel) : undefined;
+    // The `cost` trigger: clear when the cache is cold, or when the model says the clearing pays.
+    const costTriggered = <S extends { messages: Message[]; tokensFreed: number }>(state: S, model: string): S => {
+      if (!costModel) return state;
+      const n = uncleared(state.messages);
+      if (n <= options.keepRecent) return state;
+      // A keep-alive refresh counts as a use of the cache (the cost model's snapshot has it).
+      const last = Math.max(counter.lastResponseAt ?? lastAssistantAt(state.messages) ?? -Infinity, lastCacheUse(kernel) ?? -Infinity);
+      const cold = Number.isFinite(last) && Date.now() - last > idleMs();
+      // Warm: clear in batches of more than countTrigger results, one re-write per batch.
+      if (!cold && n <= options.countTrigger) return state;
+      const r = clearOldResults(state.messages, options.tools, options.keepRecent);
+      if (!r.cleared.length) return state;
+      // Everything after the first cleared result is written again (unless the cache is cold).
+      const first = r.messages.findIndex((m, i) => m !== state.messages[i]);
+      let rewritten = 0;
+      for (let i = Math.max(0, first); i < r.messages.length; i++) rewritten += estimateMessageTokens(r.messages[i]!);
+      const snap = costModel.snapshot;
+      const ttl = cacheSettings(kernel).current?.ttl ?? '5m';
+      // The removed tokens pay back until the session ends or the cache next goes cold (when the idle
+      // clearing would remove them for free): 1 / P(expiry) requests on average.
+      const horizon = Math.min(costModel.model.expectedRemainingRequests(snap?.requests ?? 0), Math.ceil(1 / Math.max(costModel.model.pExpire(ttl), 1e-3)));
+      const est = costModel.model.rewrite(model, { tokensRewritten: rewritten, tokensRemoved: r.tokens, remainingRequests: horizon, cold, ttl });
+      if (!cold && est.netUsd <= 0) return state;
+      return cleared(state, r, cold ? 'idle' : 'cost', est);
+    };
+
+    kernel.hooks.context.tap({ name: PLUGIN_NAME, stage: CONTEXT_STAGE.MICROCOMPACT }, (state, ctx) => {
       if (options.trigger === 'prune') {
         const r = clearOldResults(state.messages, options.tools, options.keepRecent, pruneSelection(state.messages, options.protectTokens, options.pruneMinimumTokens));
         if (!r.cleared.length) return state;
         return cleared(state, r, 'prune');
       }
+      if (options.trigger === 'cost') return costTriggered(state, ctx.model);
       let reason: 'count' | 'idle' | undefined;
       if (options.trigger !== 'count') {
-        const last = counter.lastResponseAt ?? lastAssistantAt(state.messages);
+        // A keep-alive refresh since the last response kept the cache warm: not idle.
+        const response = counter.lastResponseAt ?? lastAssistantAt(state.messages);
+        const refreshed = lastCacheUse(kernel);
+        const last = response !== undefined && refreshed !== undefined ? Math.max(response, refreshed) : response ?? refreshed;
         if (last !== undefined && Date.now() - last > idleMs()) reason = 'idle';
       }
       if (!reason && options.trigger !== 'idle' && uncleared(state.messages) > options.countTrigger) reason = 'count';
@@ -245,13 +283,13 @@ export default definePlugin({
       return cleared(state, r, reason);
     });
 
-    const cleared = <S extends { messages: Message[]; tokensFreed: number }>(state: S, r: ClearResult, reason: 'count' | 'idle' | 'prune'): S => {
+    const cleared = <S extends { messages: Message[]; tokensFreed: number }>(state: S, r: ClearResult, reason: MicrocompactRecord['reason'], predicted?: MicrocompactRecord['predicted']): S => {
       s.passes++;
       s.cleared += r.cleared.length;
       s.tokensFreed += r.tokens;
-      kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { cleared: r.cleared, reason, tokens: r.tokens } satisfies MicrocompactRecord });
+      kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: { cleared: r.cleared, reason, tokens: r.tokens, ...(predicted ? { predicted } : {}) } satisfies MicrocompactRecord });
       expectCacheDrop(kernel, { kind: 'deletion', source: PLUGIN_NAME, detail: `${r.cleared.length} old tool results cleared (${reason})` });
-      const why = reason === 'idle' ? 'idle longer than the cache TTL' : reason === 'prune' ? `tool output beyond the newest ${options.protectTokens} tokens` : `more than ${options.countTrigger} results`;
+      const why = reason === 'idle' ? 'idle longer than the cache TTL' : reason === 'cost' ? `the cost model expects $${predicted!.netUsd.toFixed(4)} saved over the rest of the session` : reason === 'prune' ? `tool output beyond the newest ${options.protectTokens} tokens` : `more than ${options.countTrigger} results`;
       kernel.emit({ type: 'notice', level: 'info', source: PLUGIN_NAME, message: `cleared ${r.cleared.length} old tool result${r.cleared.length === 1 ? '' : 's'} (${r.tokens} tokens; trigger: ${why})` });
       return { ...state, messages: r.messages, tokensFreed: state.tokensFreed + r.tokens };
     };

@@ -315,11 +315,17 @@ export class ClaudeHooks<H extends HandlerBase> {
     this.observe('PostCompact', (tap) => h.postCompact.tapPromise(this.name, (c, ctx) => tap(ctx, c.trigger === 'manual' ? 'manual' : 'auto', { trigger: c.trigger === 'manual' ? 'manual' : 'auto', compact_summary: c.result.summary ?? '' })));
     this.observe('SubagentStart', (tap) => h.subagentStart.tapPromise(this.name, (s, ctx) => tap(ctx, s.preset, { agent_id: s.childSessionId, agent_type: s.preset })));
     this.observe('SubagentStop', (tap) => h.subagentStop.tapPromise(this.name, (s, ctx) => tap(ctx, s.preset, { agent_id: s.childSessionId, agent_type: s.preset, last_assistant_message: s.result?.text ?? '', stop_hook_active: false })));
-    h.sessionEnd.tapPromise(this.name, async (s, ctx) => {
-      if (this.has('SessionEnd')) await this.runObserved('SessionEnd', 'other', { reason: s.error ? 'error' : 'other' }, ctx);
+    // A run's background hooks finish with the run; SessionEnd runs once, when the session closes.
+    h.runEnd.tapPromise(this.name, async () => {
       await Promise.allSettled([...this.background]);
       this.preResults.clear();
     });
+    if (this.has('SessionEnd')) {
+      h.sessionEnd.tapPromise(this.name, async (s, ctx) => {
+        await this.runObserved('SessionEnd', 'other', { reason: s.error ? 'error' : 'other' }, ctx);
+        await Promise.allSettled([...this.background]);
+      });
+    }
     if (this.has('Notification')) {
       h.event.tap(this.name, (e) => {
         let message: string | undefined;

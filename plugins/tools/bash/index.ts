@@ -6,7 +6,7 @@
  *   stop           ... or, when the model ends its turn first, by one more turn
  *   postCompact    the next request lists the shells still running
  *   context        (stage NOTIFICATIONS) adds that list at the tail of the history
- *   sessionEnd     running shells are killed, unless `background.keepRunning`
+ *   runEnd         running shells are killed, unless `background.keepRunning`
  */
 import { z } from 'zod';
 import { CONTEXT_STAGE, definePlugin, type Kernel, type Message } from '../../../kernel/index.js';
@@ -76,7 +76,7 @@ function installBackground(kernel: Kernel, o: z.output<typeof bashOptions>['back
     return { ...state, messages: [...state.messages, note] };
   });
   if (!o.keepRunning) {
-    h.sessionEnd.tapPromise('tools/bash', () => shells.killAll('the run ended'));
+    h.runEnd.tapPromise('tools/bash', () => shells.killAll('the run ended'));
     kernel.onClose(() => shells.killAll('rein closed the session'));
   }
 }

@@ -30,7 +30,7 @@ const cwds = new WeakMap<Kernel, string>();
 
 /**
  * Process groups of calls whose command left processes running (`cmd &`), per kernel. They are
- * stopped when the run ends (`sessionEnd`) and when the kernel closes, so nothing a command started
+ * stopped when the run ends (`runEnd`) and when the kernel closes, so nothing a command started
  * outlives the run that started it.
  */
 const leftRunning = new WeakMap<Kernel, Set<number>>();
@@ -45,7 +45,7 @@ function trackBackground(kernel: Kernel, pgid: number): void {
       set!.clear();
       await stopGroups(groups);
     };
-    kernel.hooks.sessionEnd.tapPromise('tools/bash', stop);
+    kernel.hooks.runEnd.tapPromise('tools/bash', stop);
     kernel.onClose(stop);
   }
   set.add(pgid);

@@ -1,17 +1,10 @@
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import globPlugin, { GLOB_MAX_RESULTS } from './index.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome, writeAgedFile } from '../../../testing/tools.js';
 
 let dir: string;
-function file(rel: string, content = 'x\n', ageS = 0): void {
-  const p = join(dir, rel);
-  mkdirSync(join(p, '..'), { recursive: true });
-  writeFileSync(p, content);
-  const t = new Date(Date.UTC(2024, 0, 1) + (1000 - ageS) * 1000);
-  utimesSync(p, t, t);
-}
+const file = (rel: string, content = 'x\n', ageS = 0): void => writeAgedFile(dir, rel, content, ageS);
 
 beforeAll(() => {
   useTempReinHome();

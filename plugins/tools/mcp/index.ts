@@ -78,10 +78,7 @@ export default definePlugin({
       if (s.status === 'rejected') list.push({ name, status: 'failed', error: (s.reason as Error).message, tools: [] });
       else list.push(registerServer(kernel, name, s.value, options.callTimeoutMs));
     });
-    let reported = false;
     kernel.hooks.sessionStart.tap('tools/mcp', () => {
-      if (reported) return;
-      reported = true;
       for (const s of list) {
         if (s.error) kernel.emit({ type: 'notice', level: 'warn', source: 'tools/mcp', message: s.status === 'failed' ? s.error : `MCP server ${s.name}: ${s.error}` });
       }

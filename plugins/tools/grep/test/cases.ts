@@ -2,24 +2,17 @@
  * The Grep tests both backends must pass, on one fixture tree: ../grep.test.ts runs them on the JS
  * search (`npm test`, no ripgrep needed), ../grep.system.test.ts on ripgrep, with the parity check.
  */
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import grepPlugin, { DEFAULT_HEAD_LIMIT } from '../index.js';
-import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../../testing/tools.js';
+import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome, writeAgedFile } from '../../../../testing/tools.js';
 
 export type Backend = 'js' | 'ripgrep';
 
 /** Builds the fixture tree before the file's tests and removes it after; returns its directory. */
 export function useGrepFixture(): () => string {
   let dir = '';
-  const file = (rel: string, content: string | Buffer, ageS = 0) => {
-    const p = join(dir, rel);
-    mkdirSync(join(p, '..'), { recursive: true });
-    writeFileSync(p, content);
-    const t = new Date(Date.UTC(2024, 0, 1) + (1000 - ageS) * 1000);
-    utimesSync(p, t, t);
-  };
+  const file = (rel: string, content: string | Buffer, ageS = 0) => writeAgedFile(dir, rel, content, ageS);
   beforeAll(() => {
     useTempReinHome();
     dir = tempDir();

@@ -40,6 +40,8 @@ export interface BenchOptions {
   jobs?: number;
   /** Directory presets are resolved from. */
   cwd: string;
+  /** false: skip the needed-later recall and re-fetch accounting (recall null, closed-loop cost = cost). Default true. */
+  recall?: boolean;
   /** Progress: replays finished of the total, and what just finished. */
   onProgress?: (done: number, total: number, label: string) => void;
 }
@@ -120,7 +122,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const pool = new Tinypool({ filename, minThreads: jobs, maxThreads: jobs, execArgv });
     try {
       await Promise.all(tasks.map(async (t, i) => {
-        const task: ReplayTask = { workload: workloads[t.w]!, preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}) };
+        const task: ReplayTask = { workload: workloads[t.w]!, preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) };
         try {
           const r = (await pool.run(task)) as ReplayResult;
           finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
@@ -135,7 +137,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     for (let i = 0; i < tasks.length; i++) {
       const t = tasks[i]!;
       try {
-        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, opts.model ? { model: opts.model } : {});
+        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, { ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) });
         finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
       } catch (err) {
         finish(i, failed(names[t.p]!, opts.presets[t.p]!, err));

@@ -13,6 +13,8 @@ export interface ReplayTask {
   preset: string;
   cwd: string;
   model?: string;
+  /** false: no recall or re-fetch accounting (ReplayOptions.recall). */
+  recall?: boolean;
 }
 
 const presets = new Map<string, Promise<LoadedPreset>>();
@@ -22,7 +24,7 @@ export default async function run(task: ReplayTask): Promise<ReplayResult> {
   const key = `${task.cwd}\0${task.preset}`;
   let p = presets.get(key);
   if (!p) { p = loadBenchPreset(task.preset, task.cwd); presets.set(key, p); }
-  return replayWorkload(task.workload, await p, task.model ? { model: task.model } : {});
+  return replayWorkload(task.workload, await p, { ...(task.model ? { model: task.model } : {}), ...(task.recall === false ? { recall: false } : {}) });
 }
 
 /** A replay job from the queue: the workload as stored (encodeWorkload), the preset resolved. */

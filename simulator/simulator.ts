@@ -97,6 +97,8 @@ export interface SimResponse {
   accounting?: CacheAccounting;
   /** The prompt as the cache saw it (after context edits): blocks with tokens and prefix hashes, breakpoints. */
   prefix?: PromptPrefix;
+  /** The request as the model read it after the context edits, when the request had `context_management`. */
+  edited?: Record<string, any>;
   /** 1-based main turn consumed, if the request went to the main responder. */
   mainTurn?: number;
 }
@@ -189,6 +191,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     let body: Record<string, any>;
     let accountingPrefix: PromptPrefix;
     let appliedEdits: AppliedEdit[] | undefined;
+    let editedRequest: Record<string, any> | undefined;
     // Classified before validation, so a rejected request is logged under the source that sent it.
     let classified: ReturnType<typeof classifySource> = { source: 'main_loop', by: 'heuristic' };
     try {
@@ -201,7 +204,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       const betas = betasOf(headers);
       validateRequest(body, { betas });
       const edited = applyContextManagement(body as any, betas, counter);
-      if (body.context_management != null) appliedEdits = edited.appliedEdits;
+      if (body.context_management != null) { appliedEdits = edited.appliedEdits; editedRequest = edited.request as Record<string, any>; }
       accountingPrefix = buildPrefix(visible(edited.request as any), lastPrefix.get(classified.source), counter);
       lastPrefix.set(classified.source, accountingPrefix);
       const window = contextWindow(body.model, betas);
@@ -225,7 +228,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
         result = { reply: defaultSideReply(source, body) };
       }
     }
-    const extra = { source, sourceBy: by, prefix: accountingPrefix, ...(mainTurn !== undefined ? { mainTurn } : {}) };
+    const extra = { source, sourceBy: by, prefix: accountingPrefix, ...(mainTurn !== undefined ? { mainTurn } : {}), ...(editedRequest ? { edited: editedRequest } : {}) };
     if ('fault' in result) return faultResponse(result.fault, requestId, extra);
 
     const accounting = accountPrefix(cache, accountingPrefix, { now, minCacheableTokens: minimum(body.model) });

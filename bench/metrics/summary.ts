@@ -21,8 +21,16 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
     compactions: { count: 0, contextEdits: 0, tokensFreed: 0, ratio: null },
     peakContext: 0,
     retention: { files: null, identifiers: null, instructions: null },
+    recall: null,
+    recallCounts: { needed: 0, recalled: 0 },
+    refetch: { requests: 0, tokens: 0, costUsd: 0 },
+    closedLoopCostUsd: 0,
+    clearings: 0,
   };
   for (const r of requests) {
+    if (r.apiClearing) s.clearings++;
+    if (r.recall) { s.recallCounts.needed += r.recall.needed; s.recallCounts.recalled += r.recall.recalled; }
+    if (r.refetch) { s.refetch.requests += r.refetch.requests; s.refetch.tokens += r.refetch.tokens; s.refetch.costUsd += r.refetch.costUsd; }
     if (r.synthetic) s.syntheticRequests++;
     s.input += r.input;
     s.cacheRead += r.cacheRead;
@@ -38,6 +46,8 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
   }
   const prompt = s.input + s.cacheRead + s.cacheWrite5m + s.cacheWrite1h;
   s.cacheReadShare = prompt > 0 ? s.cacheRead / prompt : 0;
+  s.recall = s.recallCounts.needed > 0 ? s.recallCounts.recalled / s.recallCounts.needed : null;
+  s.closedLoopCostUsd = s.costUsd + s.refetch.costUsd;
   let before = 0;
   let after = 0;
   const seen = { files: 0, identifiers: 0, instructions: 0 };
@@ -56,6 +66,7 @@ export function summarize(requests: readonly RequestMetrics[], compactions: read
     }
   }
   s.compactions.ratio = before > 0 ? after / before : null;
+  s.clearings += s.compactions.contextEdits;
   for (const k of ['files', 'identifiers', 'instructions'] as const) s.retention[k] = seen[k] > 0 ? kept[k] / seen[k] : null;
   return s;
 }

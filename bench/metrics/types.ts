@@ -38,6 +38,12 @@ export interface RequestMetrics {
   breakCause?: string;
   /** Cache-read tokens lost against the previous request, when it broke the cache. */
   breakTokens?: number;
+  /** The API cleared more tool uses at this request than at the previous one (`context_management`): a clearing. */
+  apiClearing?: boolean;
+  /** Needed-later recall at this step (main requests whose recorded reply used earlier facts; recall.ts). */
+  recall?: { needed: number; recalled: number };
+  /** What getting back the facts this step lost would cost: extra requests, tokens re-sent, USD (refetch.ts). */
+  refetch?: { requests: number; tokens: number; costUsd: number };
 }
 
 /** A compaction, or another rewrite of the history by a context strategy. */
@@ -55,6 +61,17 @@ export interface CompactionMetrics {
   latencyMs?: number;
   /** Facts retained (see retention.ts); absent when none were seen. */
   retention?: RetentionCounts;
+  /**
+   * Files put back after the compaction, with the recorded step whose tool call gave the version
+   * restored (replay/workspace.ts); step null when the file did not come from the replay's workspace.
+   */
+  restoredFiles?: { path: string; step: number | null; tokens: number }[];
+  /** Tokens of the replay's extractive summary for this compaction (calibrated counter), when it wrote one. */
+  summaryTokens?: number;
+  /** Its budget: the request's max_tokens capped by the size model (replay/summary.ts), tokens. */
+  summaryBudget?: number;
+  /** Needed-later recall of the main requests after it, up to the next compaction or rewrite (recall.ts). */
+  recall?: { needed: number; recalled: number };
 }
 
 /** Facts seen before a compaction and how many of them are still in the context after it. */
@@ -103,4 +120,18 @@ export interface RunSummary {
   peakContext: number;
   /** Shares retained over all compactions (null when nothing was compacted). */
   retention: { files: number | null; identifiers: number | null; instructions: number | null };
+  /**
+   * Needed-later recall: facts the recorded replies used that the sent context still held, over the
+   * facts they used that entered the conversation earlier (recall.ts); null when no step needed any
+   * or the accounting was off.
+   */
+  recall: number | null;
+  /** Facts needed and recalled, summed over the run's requests. */
+  recallCounts: { needed: number; recalled: number };
+  /** Re-fetches charged for lost facts (refetch.ts): extra requests, tokens re-sent, their cost in USD. */
+  refetch: { requests: number; tokens: number; costUsd: number };
+  /** Closed-loop cost estimate: `costUsd` plus what re-fetching every lost fact would cost, USD. */
+  closedLoopCostUsd: number;
+  /** Clearings: history rewrites by a context strategy (`compactions.contextEdits`) plus clearings the API made (`context_management`). */
+  clearings: number;
 }

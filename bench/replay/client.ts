@@ -117,15 +117,15 @@ export function replyFor(step: WorkloadStep | undefined): Reply {
 
 /**
  * A responder that answers main requests with whatever reply the client set just before calling
- * `handle()`, and compaction requests with `summary()` when it gives one (else the simulator's
+ * `handle()`, and compaction requests with `summary(body)` when it gives one (else the simulator's
  * default summary).
  */
-export function pendingResponder(get: () => Reply, summary: () => Reply | undefined = () => undefined): Responder {
+export function pendingResponder(get: () => Reply, summary: (body: Record<string, any>) => Reply | undefined = () => undefined): Responder {
   return {
     respond: () => ({ reply: get() }),
     respondSide: (req) => {
       if (req.source !== 'compact') return undefined;
-      const s = summary();
+      const s = summary(req.body);
       return s ? { reply: s } : undefined;
     },
   };

@@ -10,7 +10,7 @@
  */
 import type { Kernel } from '../../kernel/kernel.js';
 import { definePlugin, type Plugin } from '../../kernel/plugin.js';
-import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
+import { estimateMessageTokens, estimateTextTokens } from '../../kernel/tokens/estimate.js';
 import type { Message } from '../../kernel/types.js';
 import { extractFacts, retained, type Facts } from '../metrics/retention.js';
 import type { CompactionMetrics } from '../metrics/types.js';
@@ -114,9 +114,11 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
         compactionCount++;
         const p = pending;
         pending = undefined;
+        const restored = restoredFilesOf(post.result.messages);
         observer.compaction({
           kind: 'compaction',
           strategy: `${post.trigger}:${post.result.strategy}`,
+          ...(restored.length ? { restoredFiles: restored.map((r) => ({ path: r.path, step: null, tokens: r.tokens })) } : {}),
           afterRequest: observer.requestCount(),
           tokensBefore: post.tokensBefore,
           tokensAfter: post.result.tokensAfter,
@@ -126,6 +128,27 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
       });
     },
   });
+}
+
+// A restored file's block: `File PATH:` or `File PATH (first part):`, then its numbered lines.
+const RESTORED_FILE = /^File (.+?)(?: \(first part\))?:\n/gm;
+
+/** The files a compaction's result put back: the restored-file blocks after its summary. */
+export function restoredFilesOf(messages: readonly Message[]): { path: string; tokens: number }[] {
+  const out: { path: string; tokens: number }[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user' || !m.meta?.compactSummary) continue;
+    for (const b of m.content.slice(1)) {
+      if (b.type !== 'text') continue;
+      const text = (b as { text: string }).text;
+      const heads = [...text.matchAll(RESTORED_FILE)];
+      heads.forEach((h, i) => {
+        const end = heads[i + 1]?.index ?? text.length;
+        out.push({ path: h[1]!, tokens: estimateTextTokens(text.slice(h.index, end)) });
+      });
+    }
+  }
+  return out;
 }
 
 function hasFacts(f: Facts): boolean {

@@ -19,6 +19,8 @@ import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
 import { actualInputCost, applyIdealCosts, requestCost } from '../metrics/efficiency.js';
 import { instructionKey } from '../metrics/retention.js';
+import { neededFacts, recallTester, type NeededFacts } from '../metrics/recall.js';
+import { chargeRefetch } from '../metrics/refetch.js';
 import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
 import type { Workload } from '../workloads/types.js';
@@ -26,6 +28,9 @@ import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './cli
 import { ReplayTimers } from './timers.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
 import { replayPlugin } from './plugin.js';
+import { READ_TOOLS, VirtualWorkspace } from './workspace.js';
+import { extractiveSummary, summaryBudget } from './summary.js';
+import { setRestoreFileSource } from '../../plugins/compaction/auto/index.js';
 import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 
@@ -66,6 +71,11 @@ export interface ReplayOptions {
    * `false` sends the preset's own tools and system prompt whatever the preset says.
    */
   mimic?: MimicClient | false;
+  /**
+   * Measure needed-later recall and charge re-fetches of lost facts (metrics/recall.ts, refetch.ts).
+   * Default true; false leaves `recall` null and the closed-loop cost equal to the open-loop cost.
+   */
+  recall?: boolean;
 }
 
 export interface ReplayResult {
@@ -139,6 +149,11 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   let prevMain: { shape: PromptShape; read: number } | undefined;
   let compactedSince = false;
   let editedSince = false;
+  const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w);
+  const testRecall = recallTester(needs?.index);
+  // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
+  const refetched = new Set<number>();
+  let apiCleared = 0;
 
   const onExchange = (x: Exchange) => {
     const msg = x.response.message!;
@@ -169,6 +184,20 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       idealInputCostUsd: 0,
     };
     if (x.source === 'main_loop' || x.source === 'subagent') {
+      if (compactedSince) refetched.clear();
+      const edits = msg.context_management?.applied_edits ?? [];
+      const clearedUses = edits.reduce((n, e) => n + ('cleared_tool_uses' in e ? e.cleared_tool_uses : 0), 0);
+      if (clearedUses > apiCleared) r.apiClearing = true;
+      apiCleared = clearedUses;
+      const need = needs && x.step ? needs.byStep.get(x.step.index) : undefined;
+      if (need) {
+        // What the model read: after the API's context edits when the request asked for them.
+        const sent = (x.response.edited ?? body) as Parameters<typeof testRecall>[1];
+        const got = testRecall(need, sent);
+        r.recall = { needed: got.needed, recalled: got.recalled };
+        const charge = got.lost.length ? chargeRefetch(got.lost, needs!.sources, prefix.totalTokens, body.model, refetched, counter) : undefined;
+        if (charge) r.refetch = charge;
+      }
       const ttl = prefix.breakpoints[prefix.breakpoints.length - 1]?.ttl;
       const shape: PromptShape = { model: body.model, at: x.now, blocks: prefix.blocks, params: prefix.params, ...(ttl ? { ttl } : {}) };
       if (prevMain && isBreak(prevMain.read, usage.cacheRead)) {
@@ -183,11 +212,25 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     options.onProgress?.(requests.length, w.steps.length);
   };
 
-  const sim = createSimulator({ responder: pendingResponder(() => client.current(), () => client.nextSummary()), clock: () => cursor.now, tokenCounter: counter });
+  // A compaction is answered with an extractive summary of what the request summarises, within the
+  // request's max_tokens capped by the size model (summary.ts). A mimic, which models the recording's
+  // client, first gets the recording's own summaries, in order.
+  const typedTexts = w.steps.flatMap((s) => (s.prompt ?? []).filter((p) => p.typed && p.block.type === 'text').map((p) => (p.block as { text: string }).text));
+  let lastSummary: { tokens: number; budget: number } | undefined;
+  const summaryFor = (body: Record<string, any>) => {
+    const recorded = client.nextSummary();
+    if (recorded) return recorded;
+    let context = 0;
+    for (let i = requests.length - 1; i >= 0 && !context; i--) if (requests[i]!.source === 'main_loop' || requests[i]!.source === 'subagent') context = requests[i]!.promptTokens;
+    const budget = summaryBudget(Number(body.max_tokens) || DEFAULT_MAX_TOKENS, context);
+    const text = extractiveSummary(body, typedTexts, budget, counter);
+    lastSummary = { tokens: counter.block(text, false), budget };
+    return { content: [{ type: 'text' as const, text: `<summary>\n${text}\n</summary>` }], stop_reason: 'end_turn' as const };
+  };
+  const sim = createSimulator({ responder: pendingResponder(() => client.current(), summaryFor), clock: () => cursor.now, tokenCounter: counter });
   const client: ReplayClient = new ReplayClient(sim, cursor, onExchange);
-  // A compaction is answered with the recording's own summaries, in order, while there are any.
-  client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
   if (plan) {
+    client.summaries = w.steps.map((s) => s.compactionBefore?.summary).filter((x): x is string => !!x);
     // Other sessions of the client keep its shared prefix cached: so does the replay.
     let pinned = false;
     client.beforeMain = (body, now) => {
@@ -201,9 +244,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     };
   }
   const addedTools: string[] = [];
+  // Post-compaction file restoration reads the recorded session's files as of the current step.
+  const workspace = new VirtualWorkspace(w, dir);
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => requests.length,
     compaction: (c) => {
+      if (c.restoredFiles) for (const f of c.restoredFiles) f.step = workspace.get(f.path)?.step ?? null;
+      if (c.kind === 'compaction' && lastSummary) { c.summaryTokens = lastSummary.tokens; c.summaryBudget = lastSummary.budget; }
+      lastSummary = undefined;
       compactions.push(c);
       if (c.kind === 'compaction') compactedSince = true;
       else editedSince = true;
@@ -248,6 +296,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
       // A subagent's recording replays as a child agent, so its requests are attributed to the child (`subagent`).
       ...(w.sidechain ? { parent: { sessionId: w.sessionId ?? 'recorded-parent', toolUseId: w.parentToolUseId ?? w.agentId ?? 'recorded-subagent' } } : {}),
+    });
+    setRestoreFileSource(kernel, {
+      readFile: (path) => {
+        workspace.advanceTo(cursor.pos);
+        return workspace.get(path)?.content;
+      },
+      // The recording's own read tools (pi's `read`) count too: the replay keeps their names.
+      readTools: READ_TOOLS,
     });
     // Cache timers (keep-alive) run on the recording's clock and fire when the replay reaches them.
     const timers = new ReplayTimers(() => cursor.now);
@@ -304,6 +360,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     await rm(dir, { recursive: true, force: true });
   }
   applyIdealCosts(requests);
+  recallPerEvent(requests, compactions);
   return {
     workload: w.name,
     preset: preset.name,
@@ -321,6 +378,21 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     events: events.filter((e) => e.kind !== 'restart' || plan),
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
   };
+}
+
+/**
+ * Sets each compaction's or rewrite's recall: over the main requests after it, up to the next one.
+ */
+export function recallPerEvent(requests: readonly RequestMetrics[], compactions: CompactionMetrics[]): void {
+  const order = compactions.map((c, i) => ({ c, i })).sort((a, b) => a.c.afterRequest - b.c.afterRequest || a.i - b.i);
+  for (let k = 0; k < order.length; k++) {
+    const from = order[k]!.c.afterRequest;
+    const to = order[k + 1]?.c.afterRequest ?? Infinity;
+    let needed = 0;
+    let recalled = 0;
+    for (const r of requests) if (r.n > from && r.n <= to && r.recall) { needed += r.recall.needed; recalled += r.recall.recalled; }
+    if (needed) order[k]!.c.recall = { needed, recalled };
+  }
 }
 
 /**

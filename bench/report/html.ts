@@ -4,15 +4,17 @@
  * nothing from the network and runs no script.
  *
  * Layout: a table of contents, the summary (totals on the workloads every preset completed,
- * cheapest first, and an overview chart of cost and cache efficiency), the fidelity table, the runs
- * left out of the totals (incomplete or failed, with why), then per workload its client events, its
- * table and two charts (the tokens of each request by class, one row per preset; the cumulative
- * cost per preset). Tiny workloads (warm-up stubs) share one table at the end, without charts.
+ * cheapest first, and an overview chart of cost and cache efficiency), cost and recall (a table and
+ * the cost/recall chart with its Pareto front, recall.ts), the fidelity table, the runs left out of
+ * the totals (incomplete or failed, with why), then per workload its client events, its table and
+ * its charts (the tokens of each request by class, one row per preset; the cumulative cost per
+ * preset; recall over the run). Tiny workloads (warm-up stubs) share one table at the end, without charts.
  */
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { fmtTokens, TINY_WORKLOAD_REQUESTS } from './table.js';
 import { RECORDED, unrankedDetail, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
+import { costRecallPoints, costRecallSpec, recallHtmlTable, recallOverTimeSpec } from './recall.js';
 
 /** Token classes drawn, in stack order (bottom first), with their colours. */
 export const TOKEN_CLASSES = [
@@ -183,6 +185,7 @@ export async function renderHtml(report: BenchReport): Promise<string> {
   const full = report.workloads.filter((w) => !isTiny(w));
   const toc = [
     '<li><a href="#summary">Summary</a></li>',
+    ...(costRecallPoints(report).length ? ['<li><a href="#recall">Cost and recall</a></li>'] : []),
     ...(report.fidelity ? ['<li><a href="#fidelity">Fidelity</a></li>'] : []),
     ...(report.workloads.some((w) => w.estimate && w.estimate.pairs > 0) ? ['<li><a href="#counter">Token counter</a></li>'] : []),
     ...(report.unranked.length ? ['<li><a href="#unranked">Not ranked</a></li>'] : []),
@@ -197,6 +200,10 @@ export async function renderHtml(report: BenchReport): Promise<string> {
   parts.push(`<h2 id="summary">Summary</h2><p class="note">Totals on the ${report.comparable.workloads.length} workloads every preset completed${report.comparable.leftOut.length ? ` (${report.comparable.leftOut.length} left out: ${report.comparable.leftOut.map(esc).join(', ')})` : ''}, cheapest preset first.</p>`);
   parts.push(summaryTable([...rec, ...report.ranking].map((preset) => ({ label: `${report.totals[preset]!.workloads} workloads`, r: { preset, summary: report.totals[preset]! } }))));
   parts.push(`<figure class="chart" data-chart="overview">${await renderSvg(overviewSpec(report))}</figure>`);
+  if (costRecallPoints(report).length) {
+    parts.push(`<h2 id="recall">Cost and recall</h2><p class="note">Needed-later recall: of the facts each recorded reply used that entered the conversation earlier, the share the context the preset sent still held. Closed-loop cost adds one request per lost source re-fetched at that step. The Pareto front joins the presets no other beats on both.</p>${recallHtmlTable(report, esc)}`);
+    parts.push(`<figure class="chart" data-chart="cost-recall">${await renderSvg(costRecallSpec(report))}</figure>`);
+  }
   if (report.fidelity) parts.push(`<h2 id="fidelity">Fidelity</h2><p class="note">Each recording beside the replay of its own client's mimic preset.</p>${fidelityTable(report.fidelity)}`);
   const est = report.workloads.filter((w) => w.estimate && w.estimate.pairs > 0);
   if (est.length) {
@@ -218,6 +225,8 @@ export async function renderHtml(report: BenchReport): Promise<string> {
     if (w.runs.some((r) => !r.error && r.requests.length)) {
       parts.push(`<figure class="chart" data-chart="tokens">${await renderSvg(tokensSpec(w))}</figure>`);
       parts.push(`<figure class="chart" data-chart="cost">${await renderSvg(costSpec(w))}</figure>`);
+      const recall = recallOverTimeSpec(w);
+      if (recall) parts.push(`<figure class="chart" data-chart="recall">${await renderSvg(recall)}</figure>`);
     }
   }
   if (tiny.length) {

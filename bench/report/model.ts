@@ -149,6 +149,7 @@ export function addSummaries(runs: readonly RunReport[], withIncomplete = false)
     costUsd: 0, cacheReadShare: 0, cacheEfficiency: 1, breaks: {}, breakTokens: 0,
     compactions: { count: 0, contextEdits: 0, tokensFreed: 0, ratio: null }, peakContext: 0,
     retention: { files: null, identifiers: null, instructions: null },
+    recall: null, recallCounts: { needed: 0, recalled: 0 }, refetch: { requests: 0, tokens: 0, costUsd: 0 }, closedLoopCostUsd: 0, clearings: 0,
   };
   let actual = 0;
   let ideal = 0;
@@ -162,6 +163,10 @@ export function addSummaries(runs: readonly RunReport[], withIncomplete = false)
     t.requests += s.requests; t.syntheticRequests += s.syntheticRequests;
     t.input += s.input; t.cacheRead += s.cacheRead; t.cacheWrite5m += s.cacheWrite5m; t.cacheWrite1h += s.cacheWrite1h; t.output += s.output;
     t.costUsd += s.costUsd;
+    // Summaries from older reports have no recall fields.
+    if (s.recallCounts) { t.recallCounts.needed += s.recallCounts.needed; t.recallCounts.recalled += s.recallCounts.recalled; }
+    t.clearings += s.clearings ?? 0;
+    if (s.refetch) { t.refetch.requests += s.refetch.requests; t.refetch.tokens += s.refetch.tokens; t.refetch.costUsd += s.refetch.costUsd; }
     for (const [k, v] of Object.entries(s.breaks)) t.breaks[k] = (t.breaks[k] ?? 0) + v;
     t.breakTokens += s.breakTokens;
     t.compactions.count += s.compactions.count; t.compactions.contextEdits += s.compactions.contextEdits; t.compactions.tokensFreed += s.compactions.tokensFreed;
@@ -175,6 +180,8 @@ export function addSummaries(runs: readonly RunReport[], withIncomplete = false)
   const prompt = t.input + t.cacheRead + t.cacheWrite5m + t.cacheWrite1h;
   t.cacheReadShare = prompt > 0 ? t.cacheRead / prompt : 0;
   t.cacheEfficiency = actual > 0 ? ideal / actual : 1;
+  t.recall = t.recallCounts.needed > 0 ? t.recallCounts.recalled / t.recallCounts.needed : null;
+  t.closedLoopCostUsd = t.costUsd + t.refetch.costUsd;
   t.compactions.ratio = before > 0 ? after / before : null;
   for (const k of ['files', 'identifiers', 'instructions'] as const) t.retention[k] = ret[k][0]! > 0 ? ret[k][1]! / ret[k][0]! : null;
   return t;

@@ -12,6 +12,7 @@ import Table from 'cli-table3';
 import { RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 import type { RunSummary } from '../metrics/types.js';
 import { fidelityLines } from './fidelity.js';
+import { recallTable } from './recall.js';
 
 /** Widest line the table prints, columns. */
 export const MAX_WIDTH = 100;
@@ -118,6 +119,7 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   const out: string[] = [];
   out.push(`rein bench: ${report.workloads.length} workload${report.workloads.length === 1 ? '' : 's'} (${requests} recorded requests) × ${report.presets.length} preset${report.presets.length === 1 ? '' : 's'}. Costs are simulated by rein's prompt-cache simulator.`);
   out.push(totalsTable(report, color));
+  out.push(recallTable(report, color));
   const fidelity = fidelityLines(report, color);
   if (fidelity) out.push(fidelity);
   if (report.unranked.length) {

@@ -70,6 +70,8 @@ interface BenchFlags {
   model?: string;
   jobs?: number;
   progress?: boolean;
+  /** false (`--no-recall`): skip the recall and re-fetch accounting. */
+  recall?: boolean;
   /** `redis://HOST:PORT`: replay on the workers serving this queue. */
   queue?: string;
   /** false (`--no-wait`): only submit, print the benchmark's id. */
@@ -104,6 +106,7 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
         workloads: flags.workload, presets: flags.preset, cwd,
         ...(flags.model ? { model: flags.model } : {}),
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
+        ...(flags.recall === false ? { recall: false } : {}),
         ...(progress ? { onProgress: progress.update } : {}),
       });
     } catch (err) {
@@ -241,6 +244,7 @@ export function registerBenchCommands(program: Command): void {
     .option('--model <name>', 'send this model instead of each recording\'s own')
     .option('-j, --jobs <n>', 'worker threads (default: one per core, at most one per workload)', (v) => positiveInt(v, '--jobs'))
     .option('--no-progress', 'no progress bar on stderr')
+    .option('--no-recall', 'skip the needed-later recall and re-fetch accounting (recall shows –, closed-loop cost = cost)')
     .option('--queue <redis-url>', 'replay on the workers serving this Redis queue (redis://HOST:PORT; start them with `rein worker --queue URL`)')
     .option('--no-wait', 'with --queue: submit the jobs, print the benchmark id and exit (`rein bench collect ID` writes the report)')
     .action(async (opts: BenchFlags) => {

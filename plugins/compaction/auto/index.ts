@@ -162,6 +162,29 @@ export interface AutoCompactStats {
 
 const stats = new WeakMap<Kernel, AutoCompactStats>();
 
+/** Where post-compaction restoration reads files from, instead of the disk. */
+export interface RestoreFileSource {
+  /** The file's text, or undefined when the file is not known. */
+  readFile(path: string): string | undefined;
+  /** More tools whose calls count as reading a file (besides the `restore.readTools` option). */
+  readTools?: readonly string[];
+}
+
+const fileSources = new WeakMap<Kernel, RestoreFileSource>();
+
+/**
+ * Makes post-compaction file restoration in `kernel` read files through `source` instead of from
+ * disk (a benchmark replay gives the recorded session's files as of the current step).
+ */
+export function setRestoreFileSource(kernel: Kernel, source: RestoreFileSource): void {
+  fileSources.set(kernel, source);
+}
+
+function restoreSource(source: RestoreFileSource | undefined, readTools: readonly string[]): { readFile?: RestoreFileSource['readFile']; readTools?: readonly string[] } {
+  if (!source) return {};
+  return { readFile: (p) => source.readFile(p), readTools: [...new Set([...readTools, ...(source.readTools ?? [])])] };
+}
+
 /** The plugin's counters for a kernel. */
 export function autoCompactStats(kernel: Kernel): AutoCompactStats | undefined {
   return stats.get(kernel);
@@ -340,7 +363,7 @@ export default definePlugin({
       // The restore shares the threshold: on a small window 5 files × 5,000 tokens would refill it.
       const restoreBudget = Math.min(options.restore.totalTokens, Math.floor(options.restore.thresholdShare * t.threshold));
       let restored = options.restore.maxFiles > 0 && restoreBudget > 0
-        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, totalTokens: restoreBudget, exclude })
+        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, totalTokens: restoreBudget, exclude, ...restoreSource(fileSources.get(kernel), options.restore.readTools) })
         : [];
       const latestIsLast = li === messages.length - 1;
       const build = (): Message[] => {

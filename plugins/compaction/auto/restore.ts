@@ -21,13 +21,28 @@ const MAX_READ_BYTES = 10 * 1024 * 1024;
 
 export interface RestoreOptions {
   cwd: string;
-  /** Tools whose `file_path` input counts as reading a file. */
+  /** Tools whose `file_path` (or `path`) input counts as reading a file. */
   readTools: readonly string[];
   maxFiles: number;
   perFileTokens: number;
   totalTokens: number;
   /** Absolute paths never restored (memory files, files already in the kept messages). */
   exclude: ReadonlySet<string>;
+  /**
+   * Where files are read from: the file's text, or undefined when it cannot be read. Default: the
+   * disk. A benchmark replay gives the recorded session's files (see `setRestoreFileSource`).
+   */
+  readFile?: (path: string) => string | undefined;
+}
+
+/** Reads a file from disk for restoring; undefined when it is missing, unreadable or over MAX_READ_BYTES. */
+function readFromDisk(path: string): string | undefined {
+  try {
+    if (statSync(path).size > MAX_READ_BYTES) return undefined;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 export interface RestoredFile {
@@ -48,7 +63,8 @@ export function recentlyReadFiles(messages: readonly Message[], readTools: reado
       const r = b as ToolResultBlock;
       const use = uses.get(r.tool_use_id);
       if (!use || !readTools.includes(use.name)) continue;
-      const p = use.input.file_path;
+      // Claude Code's Read names it `file_path`; other agents' read tools `path`.
+      const p = use.input.file_path ?? use.input.path;
       if (typeof p !== 'string' || !p) continue;
       const abs = isAbsolute(p) ? p : resolve(cwd, p);
       if (r.is_error) continue;
@@ -90,13 +106,8 @@ export function restoreFiles(messages: readonly Message[], o: RestoreOptions): R
   const out: RestoredFile[] = [];
   let used = 0;
   for (const path of candidates) {
-    let raw: string;
-    try {
-      if (statSync(path).size > MAX_READ_BYTES) continue;
-      raw = readFileSync(path, 'utf8');
-    } catch {
-      continue;
-    }
+    const raw = (o.readFile ?? readFromDisk)(path);
+    if (raw === undefined) continue;
     const header = `File ${path} (first part):\n`;
     const { text, truncated } = cutToTokens(numbered(raw), o.perFileTokens - estimateTextTokens(header) - 1);
     const block = `File ${path}${truncated ? ' (first part)' : ''}:\n${text}`;

@@ -1,0 +1,316 @@
+/**
+ * Needed-later recall: at each recorded step, the facts the recorded assistant used (in its reply's
+ * text and tool inputs) that entered the conversation at an earlier step (a prompt, a tool result,
+ * an earlier reply); a fact is recalled when the context a preset sent for that step still holds it.
+ *
+ * Facts are literal strings of six kinds (see `extractFacts`): paths, URLs, identifiers, numbers
+ * (with a unit, or long), quoted strings and error messages. Presence is a literal test (the fact's
+ * longest word run is a word run of the context and its text a substring), so a paraphrase does not
+ * count. The needed facts depend
+ * on the recording alone, so they are computed once per workload (`neededFacts`) and shared by every
+ * preset; the presence test per request (`recallAt`) indexes each string of the context once per run.
+ */
+import type { ContentBlock } from '../../kernel/types.js';
+import type { ContentTokenCounter } from '../../kernel/index.js';
+import type { Workload } from '../workloads/types.js';
+
+/** The kinds of fact the extractor finds. */
+export type FactKind = 'path' | 'url' | 'identifier' | 'number' | 'quoted' | 'error';
+
+/** A fact as found in a text. */
+export interface Fact {
+  text: string;
+  kind: FactKind;
+}
+
+/** Where a needed fact first entered the conversation: one block of one earlier step. */
+export interface FactSource {
+  /** Index of the source in the workload's list of sources (`NeededFacts.sources`). */
+  id: number;
+  step: number;
+  kind: 'prompt' | 'tool_result' | 'reply';
+  /** The source block: what getting it back re-sends (counted when first charged, `sourceTokens`). */
+  block: unknown;
+  /** The tool_use block that fetched a tool result: what asking for it again costs in output. */
+  ask?: unknown;
+}
+
+/** Tokens of a source's block and of the call that asked for it, counted once (most sources are never re-fetched). */
+export function sourceTokens(src: FactSource, counter: ContentTokenCounter): { tokens: number; askTokens?: number } {
+  const memo = src as FactSource & { counted?: { tokens: number; askTokens?: number } };
+  memo.counted ??= { tokens: counter.block(src.block, false), ...(src.ask ? { askTokens: counter.block(src.ask, false) } : {}) };
+  return memo.counted;
+}
+
+/** A fact a step needed, and where it came from. */
+export interface NeededFact extends Fact {
+  /** The longest run of word characters in the fact: the index key of the presence test. */
+  anchor: string;
+  source: number;
+}
+
+/** The facts every step of a workload needed. */
+export interface NeededFacts {
+  /** By step index; steps that needed nothing are absent. */
+  byStep: Map<number, NeededFact[]>;
+  sources: FactSource[];
+  /** The word runs of the recording's strings, shared with the presence test of each run. */
+  index: StringIndex;
+}
+
+/** Quoted strings and error messages are kept when at most this long, characters. */
+const MAX_PHRASE = 80;
+/** Shortest anchor a fact may have, characters (a one-character anchor matches almost anywhere). */
+const MIN_ANCHOR = 2;
+
+const URL_RE = /\bhttps?:\/\/[^\s"'`<>)\]}]+/g;
+// A path: segments joined by `/`, with an extension or a leading `/`, `./`, `../`, `~/`.
+const PATH_RE = /(?:~|\.{1,2})?\/?(?:[\w@.+-]+\/)+[\w@.+-]*/g;
+const IDENT_RE = /\b[A-Za-z_][A-Za-z0-9_]{5,}\b/g;
+const NUMBER_RE = /(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|min|minutes|h|hours|days|B|KB|MB|GB|TB|KiB|MiB|GiB|kB|bytes|%|tokens|lines|files|px|rem|MHz|GHz|fps|rps|x)(?![\w%])|(?<![\w.])\d{4,}(?![\w.])/g;
+const HEX_RE = /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b/g;
+const QUOTED_RE = /"([^"\n]{4,80})"|`([^`\n]{4,80})`|(?<![\w])'([^'\n]{4,80})'(?![\w])/g;
+const ERROR_RE = /\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?::[ \t]?[^\n]{1,80})?|\bE[A-Z]{3,}\b|\bTS\d{4}\b/g;
+const WORD_RE = /\w{2,}/g;
+
+function isIdentifier(w: string): boolean {
+  return /[a-z][A-Z]/.test(w) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(w);
+}
+
+function isPath(p: string): boolean {
+  if (p.length < 4 || p.endsWith('/') && p.split('/').filter(Boolean).length < 2) return false;
+  const last = p.slice(p.lastIndexOf('/') + 1);
+  return /^[~.]?\.?\//.test(p) || /\.[A-Za-z][\w]{0,5}$/.test(last);
+}
+
+/** The longest run of word characters of `text` (the last of equal ones: a file name over its folders). */
+export function anchorOf(text: string): string {
+  let best = '';
+  for (const m of text.matchAll(/\w+/g)) if (m[0].length >= best.length) best = m[0];
+  return best;
+}
+
+/**
+ * The facts in a text, each once. Kinds, in the order they are searched:
+ * - url: `http(s)://…` up to a space, quote or bracket (trailing punctuation dropped);
+ * - path: `/`-joined segments with an extension or a leading `/`, `./`, `../`, `~/` (a `:line:col` suffix dropped);
+ * - identifier: camelCase, PascalCase with an inner case change, or snake_case names of ≥ 6 characters;
+ *   and hexadecimal hashes of 7–40 digits with a letter and a digit;
+ * - number: a number with a unit (`250ms`, `3.5 MB`, `42%`, `1200 tokens`) or an integer of ≥ 4 digits;
+ * - quoted: text in double quotes, backticks or single quotes, 4–80 characters;
+ * - error: `SomethingError` / `SomethingException` with the rest of its line (≤ 80 characters) and
+ *   alone, errno codes (`ENOENT`), TypeScript codes (`TS2345`).
+ * Facts whose longest word run is shorter than 2 characters are dropped.
+ */
+export function extractFacts(text: string): Fact[] {
+  const out = new Map<string, Fact>();
+  const add = (t: string, kind: FactKind) => {
+    if (!out.has(t) && anchorOf(t).length >= MIN_ANCHOR) out.set(t, { text: t, kind });
+  };
+  for (const m of text.matchAll(URL_RE)) add(m[0].replace(/[.,;:!?]+$/, ''), 'url');
+  const noUrls = text.includes('://') ? text.replace(URL_RE, ' ') : text;
+  for (const m of noUrls.matchAll(PATH_RE)) {
+    const p = m[0].replace(/:\d+(?::\d+)?$/, '').replace(/[.,;:]+$/, '');
+    if (isPath(p)) add(p, 'path');
+  }
+  for (const m of text.matchAll(IDENT_RE)) if (isIdentifier(m[0])) add(m[0], 'identifier');
+  for (const m of text.matchAll(HEX_RE)) add(m[0], 'identifier');
+  for (const m of text.matchAll(NUMBER_RE)) add(m[0], 'number');
+  for (const m of text.matchAll(QUOTED_RE)) {
+    const q = (m[1] ?? m[2] ?? m[3] ?? '').trim();
+    if (q.length >= 4 && q.length <= MAX_PHRASE) add(q, 'quoted');
+  }
+  for (const m of text.matchAll(ERROR_RE)) {
+    const e = m[0].trimEnd().slice(0, MAX_PHRASE);
+    add(e, 'error');
+    // The name alone too: a reply often words the message differently from the output it read.
+    const colon = e.indexOf(':');
+    if (colon > 0) add(e.slice(0, colon), 'error');
+  }
+  return [...out.values()];
+}
+
+function leafStrings(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'number') out.push(String(value));
+  else if (Array.isArray(value)) for (const v of value) leafStrings(v, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) leafStrings(v, out);
+}
+
+/**
+ * The strings of a content block a fact can be found in: a text block's text, a tool_use block's
+ * input values (not its keys), a tool_result's text. Thinking, images and documents hold none.
+ */
+export function blockStrings(block: unknown): string[] {
+  const b = block as Record<string, unknown> | null;
+  if (typeof block === 'string') return [block];
+  if (!b || typeof b !== 'object') return [];
+  switch (b.type) {
+    case 'text': return typeof b.text === 'string' ? [b.text] : [];
+    case 'tool_use': { const out: string[] = []; leafStrings(b.input, out); return out; }
+    case 'tool_result': {
+      if (typeof b.content === 'string') return [b.content];
+      if (Array.isArray(b.content)) return b.content.flatMap(blockStrings);
+      return [];
+    }
+    default: return [];
+  }
+}
+
+/**
+ * The word runs (≥ 2 characters) of each string, the prefilter of the presence test: a fact is in a
+ * string when its anchor is one of the string's word runs and its text a substring of it.
+ */
+export class StringIndex {
+  private readonly words = new Map<string, Set<string>>();
+
+  wordsOf(s: string): Set<string> {
+    let w = this.words.get(s);
+    if (!w) {
+      w = new Set();
+      for (const m of s.matchAll(WORD_RE)) w.add(m[0]);
+      this.words.set(s, w);
+    }
+    return w;
+  }
+
+  /** True when `fact` occurs in `s`. */
+  has(s: string, fact: { text: string; anchor: string }): boolean {
+    return s.length >= fact.text.length && this.wordsOf(s).has(fact.anchor) && s.includes(fact.text);
+  }
+}
+
+/**
+ * Needed facts of the last few workloads, by file, name and size: a worker thread receives a fresh
+ * copy of the workload with each preset's task, and the facts depend on the recording alone.
+ */
+const cache = new Map<string, NeededFacts>();
+const CACHED_WORKLOADS = 4;
+
+/**
+ * The facts each step of `w` needed: those of its reply's text and tool inputs that occur in an
+ * earlier step's prompt, reply (text or tool input) or tool result, and not in the step's own prompt
+ * (the user supplies those again). Each keeps its first source. Computed once per workload.
+ */
+export function neededFacts(w: Workload): NeededFacts {
+  const key = `${w.path ?? ''}\0${w.name}\0${w.sessionId ?? ''}\0${w.agentId ?? ''}\0${w.steps.length}\0${w.steps[w.steps.length - 1]?.at ?? 0}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const index = new StringIndex();
+  const sources: FactSource[] = [];
+  // Earlier strings by word: word → source ids (in order) and their strings.
+  const byWord = new Map<string, number[]>();
+  const stringsOf: string[][] = [];
+  const addSource = (step: number, kind: FactSource['kind'], block: unknown, ask?: unknown) => {
+    const strings = blockStrings(block).filter((s) => s.length > 0);
+    if (!strings.length) return;
+    const id = sources.length;
+    sources.push({ id, step, kind, block, ...(ask ? { ask } : {}) });
+    stringsOf.push(strings);
+    const seen = new Set<string>();
+    for (const s of strings) for (const word of index.wordsOf(s)) {
+      if (seen.has(word)) continue;
+      seen.add(word);
+      let list = byWord.get(word);
+      if (!list) byWord.set(word, (list = []));
+      list.push(id);
+    }
+  };
+  // A fact's first source never changes once found; until then, the sources already searched need
+  // not be searched again at a later step. Every word run of the fact must be a word run of the
+  // source, so the search walks the sources of its rarest word only.
+  const searched = new Map<string, { source?: number; word: string; next: number }>();
+  const firstSource = (text: string): number | undefined => {
+    let memo = searched.get(text);
+    if (memo?.source !== undefined) return memo.source;
+    if (!memo) {
+      let word: string | undefined;
+      for (const m of text.matchAll(WORD_RE)) {
+        const n = byWord.get(m[0])?.length;
+        if (!n) return undefined;
+        if (word === undefined || n < byWord.get(word)!.length) word = m[0];
+      }
+      if (word === undefined) return undefined;
+      searched.set(text, (memo = { word, next: 0 }));
+    }
+    const list = byWord.get(memo.word)!;
+    for (; memo.next < list.length; memo.next++) {
+      const id = list[memo.next]!;
+      if (stringsOf[id]!.some((s) => s.includes(text))) return (memo.source = id);
+    }
+    return undefined;
+  };
+  const byStep = new Map<number, NeededFact[]>();
+  for (const step of w.steps) {
+    const promptStrings = (step.prompt ?? []).flatMap((p) => blockStrings(p.block));
+    const facts = new Map<string, Fact>();
+    for (const b of step.reply as ContentBlock[]) {
+      if (b.type !== 'text' && b.type !== 'tool_use') continue;
+      for (const s of blockStrings(b)) for (const f of extractFacts(s)) if (!facts.has(f.text)) facts.set(f.text, f);
+    }
+    const needed: NeededFact[] = [];
+    for (const f of facts.values()) {
+      const anchor = anchorOf(f.text);
+      if (promptStrings.some((s) => s.includes(f.text))) continue;
+      const source = firstSource(f.text);
+      if (source !== undefined) needed.push({ ...f, anchor, source });
+    }
+    if (needed.length) byStep.set(step.index, needed);
+    for (const p of step.prompt ?? []) addSource(step.index, 'prompt', p.block);
+    for (const b of step.reply as ContentBlock[]) if (b.type === 'text' || b.type === 'tool_use') addSource(step.index, 'reply', b);
+    for (const r of step.toolResults) {
+      const use = (step.reply as ContentBlock[]).find((b) => b.type === 'tool_use' && (b as { id?: string }).id === r.toolUseId);
+      addSource(step.index, 'tool_result', { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content }, use);
+    }
+  }
+  const out = { byStep, sources, index };
+  cache.set(key, out);
+  if (cache.size > CACHED_WORKLOADS) cache.delete(cache.keys().next().value!);
+  return out;
+}
+
+/** A request body's parts that hold facts. */
+export interface SentContext {
+  system?: unknown;
+  messages: ReadonlyArray<{ content: string | readonly unknown[] }>;
+}
+
+/** The outcome of one step's presence test. */
+export interface StepRecall {
+  needed: number;
+  recalled: number;
+  /** The facts not found, in the order needed. */
+  lost: NeededFact[];
+}
+
+/**
+ * The presence test of one run: `test(needs, body)` says which of a step's needed facts the sent
+ * context holds. Each distinct string is split into words once (`index`: give the workload's, whose
+ * recorded strings are split already); the context is searched from the newest block back, where
+ * needed facts mostly are, until every fact is found.
+ */
+export function recallTester(index = new StringIndex()): (needs: readonly NeededFact[], body: SentContext) => StepRecall {
+  // Blocks are mostly the same objects from one request to the next: their strings are kept.
+  const strings = new WeakMap<object, string[]>();
+  const stringsOf = (b: unknown): string[] => {
+    if (!b || typeof b !== 'object') return typeof b === 'string' ? [b] : [];
+    let out = strings.get(b);
+    if (!out) strings.set(b, (out = blockStrings(b)));
+    return out;
+  };
+  return (needs, body) => {
+    const left = new Set(needs);
+    const look = (s: string) => { for (const f of left) if (index.has(s, f)) left.delete(f); };
+    const messages = body.messages;
+    for (let i = messages.length - 1; i >= 0 && left.size; i--) {
+      const c = messages[i]!.content;
+      if (typeof c === 'string') { look(c); continue; }
+      for (let j = c.length - 1; j >= 0 && left.size; j--) for (const s of stringsOf(c[j])) look(s);
+    }
+    const system = body.system;
+    if (left.size && typeof system === 'string') look(system);
+    else if (left.size && Array.isArray(system)) for (const b of system) for (const s of stringsOf(b)) look(s);
+    const lost = needs.filter((f) => left.has(f));
+    return { needed: needs.length, recalled: needs.length - lost.length, lost };
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The replay's answer to a compaction request: a deterministic, extractive summary of what the
+ * request asks to summarise, in the nine sections of a compaction summary (requests and intent,
+ * technical context, files and code, errors and fixes, problem solving, user messages, pending
+ * tasks, current work, next step), filled in priority order up to a token budget.
+ *
+ * The budget is the request's `max_tokens` capped by the size model (`SUMMARY_SIZE`): a summary is
+ * at most `ratioHigh` of the context it summarises, as in the recorded compactions. A preset that
+ * asks for a longer summary (up to the cap) gets one that keeps more facts; one that asks for less
+ * gets fewer.
+ */
+import type { ContentTokenCounter } from '../../kernel/index.js';
+import type { Workload } from '../workloads/types.js';
+import { promptTokens } from '../workloads/types.js';
+import { blockStrings, extractFacts, type Fact } from '../metrics/recall.js';
+
+/**
+ * Summary size against the context it summarised, fitted by `fitSummarySize` on the recorded
+ * compactions of `../shared/traces` that keep their summary text: pi's two compactions of
+ * `before-compaction.jsonl` (1,303 tokens of summary for a 174,738-token context, 1,014 for
+ * 184,915; calibrated counter). Claude Code's recordings there carry no compaction.
+ */
+export const SUMMARY_SIZE = Object.freeze({ ratioLow: 0.0055, ratioHigh: 0.0075, samples: 2 });
+
+/** The least budget a summary gets, tokens (a short session still gets its requests and files). */
+export const MIN_SUMMARY_TOKENS = 400;
+
+/** The size model fitted on recordings: summary tokens / tokens of the context before, lowest and highest. */
+export function fitSummarySize(workloads: readonly Workload[], counter: ContentTokenCounter): { ratioLow: number; ratioHigh: number; samples: number; ratios: number[] } {
+  const ratios: number[] = [];
+  for (const w of workloads) {
+    w.steps.forEach((s, i) => {
+      const summary = s.compactionBefore?.summary;
+      if (!summary) return;
+      const prev = w.steps.slice(0, i).reverse().find((x) => x.usage);
+      if (!prev?.usage) return;
+      ratios.push(counter.block(summary, false) / promptTokens(prev.usage));
+    });
+  }
+  return { ratioLow: ratios.length ? Math.min(...ratios) : NaN, ratioHigh: ratios.length ? Math.max(...ratios) : NaN, samples: ratios.length, ratios };
+}
+
+/** The budget of a summary of a `contextTokens` context asked with `maxTokens`, tokens. */
+export function summaryBudget(maxTokens: number, contextTokens: number): number {
+  return Math.max(1, Math.min(maxTokens, Math.max(MIN_SUMMARY_TOKENS, Math.round(SUMMARY_SIZE.ratioHigh * contextTokens))));
+}
+
+// Where a summariser's instructions start in the request (rein's and the common wordings).
+const INSTRUCTIONS = /(Write a handoff summary of the session above|Your task is to create a detailed summary of the conversation|summari[sz]e the conversation)/i;
+const SENTENCE_CHARS = 300;
+const PROMPT_CHARS = 600;
+
+function clip(s: string, n: number): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
+}
+
+/**
+ * The summary text (without the `<summary>` tags) of a compaction request `body`, within `budget`
+ * tokens. `prompts` are the texts people typed in the recording, in order: those the request shows
+ * are the user's requests and messages.
+ */
+export function extractiveSummary(body: { messages?: ReadonlyArray<{ role?: string; content: string | readonly unknown[] }> }, prompts: readonly string[], budget: number, counter: ContentTokenCounter): string {
+  const strings: string[] = [];
+  for (const m of body.messages ?? []) {
+    const parts = typeof m.content === 'string' ? [m.content] : m.content.flatMap(blockStrings);
+    for (const p of parts) {
+      const k = p.search(INSTRUCTIONS);
+      if (k === 0) continue;
+      strings.push(k > 0 ? p.slice(0, k) : p);
+    }
+  }
+  const all = strings.join('\n');
+  const typed = prompts.filter((p) => p.trim() && all.includes(p.trim().slice(0, 80)));
+  // Facts by kind, newest first (the last mention decides the order).
+  const facts = new Map<string, Fact>();
+  for (let i = strings.length - 1; i >= 0; i--) for (const f of extractFacts(strings[i]!)) if (!facts.has(f.text)) facts.set(f.text, f);
+  const of = (k: Fact['kind']) => [...facts.values()].filter((f) => f.kind === k).map((f) => f.text);
+  const errorLines: string[] = [];
+  for (const e of of('error')) {
+    const s = strings.find((x) => x.includes(e));
+    const line = s?.split('\n').find((l) => l.includes(e));
+    if (line) errorLines.push(clip(line, SENTENCE_CHARS));
+  }
+  const lastText = [...strings].reverse().find((s) => s.trim().length > 40 && !typed.some((p) => s.includes(p.trim().slice(0, 80))));
+
+  const sections: { title: string; items: string[] }[] = [
+    { title: '1. Requests and intent', items: typed.length ? [`Most recent request: "${clip(typed[typed.length - 1]!, PROMPT_CHARS)}"`, ...typed.slice(0, -1).reverse().map((p) => clip(p, PROMPT_CHARS))] : [] },
+    { title: '2. Technical context', items: [] },
+    { title: '3. Files and code', items: of('path').map((p) => `- ${p}`) },
+    { title: '4. Errors and fixes', items: [...new Set(errorLines)].map((l) => `- ${l}`) },
+    { title: '5. Problem solving', items: [...of('url'), ...of('quoted'), ...of('number')].map((x) => `- ${x}`) },
+    { title: '6. User messages', items: [...typed].reverse().map((p) => `- "${clip(p, PROMPT_CHARS)}"`) },
+    { title: '7. Pending tasks', items: typed.length ? [`- The most recent request above, unless the current work finished it.`] : [] },
+    { title: '8. Current work', items: lastText ? [clip(lastText, SENTENCE_CHARS * 2)] : [] },
+    { title: '9. Next step', items: typed.length ? ['Continue with the most recent request.'] : [] },
+  ];
+  // Identifiers go in section 2 as a list, newest first.
+  sections[1]!.items = of('identifier').map((x) => `- ${x}`);
+
+  // Fill in priority order: what the user asked, where the work stands, files, errors, names, the rest.
+  const priority = [0, 6, 7, 8, 5, 2, 3, 1, 4];
+  const kept: string[][] = sections.map(() => []);
+  let used = counter.block(sections.map((s) => s.title).join('\n'), false);
+  const cursors = sections.map(() => 0);
+  // Round-robin over the sections in priority order, one item at a time, so a small budget keeps a
+  // little of everything important rather than all of one section; an item that does not fit is
+  // skipped and a shorter one after it may still fit.
+  while (cursors.some((c, i) => c < sections[i]!.items.length)) {
+    for (const i of priority) {
+      const item = sections[i]!.items[cursors[i]!];
+      if (item === undefined) continue;
+      cursors[i]!++;
+      const cost = counter.block(item, false) + 1;
+      if (used + cost > budget) continue;
+      used += cost;
+      kept[i]!.push(item);
+    }
+  }
+  const render = () => sections.map((s, i) => `${s.title}:\n${kept[i]!.join('\n') || '(none)'}`).join('\n\n');
+  // The parts were counted one by one; the whole may count a little more: drop the lowest-priority
+  // items until it fits.
+  let text = render();
+  for (let k = priority.length - 1; k >= 0 && counter.block(text, false) > budget;) {
+    const list = kept[priority[k]!]!;
+    if (!list.length) { k--; continue; }
+    list.pop();
+    text = render();
+  }
+  return text;
+}

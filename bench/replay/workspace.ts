@@ -1,0 +1,142 @@
+/**
+ * The virtual workspace of a replay: the files of the recorded session as the session had them at
+ * each step, rebuilt from the recording in order. A successful read sets a file to what the read
+ * showed (line numbers removed); a write sets it to the written content; an edit applies its
+ * replacements to the content known at that point. Post-compaction file restoration reads from it
+ * (`compaction/auto`'s file source), so a replay restores what a real run of the session would have.
+ *
+ * Tools understood: Claude Code's `Read` / `Write` / `Edit` / `MultiEdit` (`file_path`, `content`,
+ * `old_string`, `new_string`, `replace_all`, `edits`) and pi's `read` / `write` / `edit` (`path`,
+ * `content`, `oldText`, `newText`). A partial read (`offset` / `limit`) sets the file only when
+ * nothing is known of it yet; an edit of a file never read or written is ignored (its content is not
+ * in the recording); so is an edit whose `old_string` is not found.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { ContentBlock } from '../../kernel/types.js';
+import type { Workload } from '../workloads/types.js';
+
+/** A file of the workspace as of a step. */
+export interface WorkspaceFile {
+  content: string;
+  /** Step whose tool call gave it this content. */
+  step: number;
+  /** The content came from a partial read. */
+  partial: boolean;
+}
+
+type FileOp =
+  | { kind: 'read'; path: string; content: string; partial: boolean }
+  | { kind: 'write'; path: string; content: string }
+  | { kind: 'edit'; path: string; edits: { old: string; new: string; all: boolean }[] };
+
+/** Tools whose calls read a file, by the names the recordings use. */
+export const READ_TOOLS: readonly string[] = Object.freeze(['Read', 'read']);
+const READ = new Set(READ_TOOLS);
+const WRITE = new Set(['Write', 'write']);
+const EDIT = new Set(['Edit', 'MultiEdit', 'edit']);
+// Claude Code numbers lines as `     1→text` (older versions: a tab); pi shows the text as is.
+const NUMBERED_LINE = /^ *\d+(?:\u2192|\t)/;
+const REMINDER = /\n*<system-reminder>[\s\S]*?<\/system-reminder>\s*$/;
+
+function resultText(content: readonly ContentBlock[]): string {
+  return content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+}
+
+/** What a Read result showed, without its line numbers; undefined when it is not a file listing. */
+export function readContent(text: string): string {
+  const body = text.replace(REMINDER, '');
+  const lines = body.split('\n');
+  const numbered = lines.filter((l) => l.length > 0);
+  if (numbered.length && numbered.every((l) => NUMBERED_LINE.test(l))) return lines.map((l) => l.replace(NUMBERED_LINE, '')).join('\n');
+  return body;
+}
+
+function opsOf(w: Workload): Map<number, FileOp[]> {
+  const base = w.cwd ?? '/';
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const out = new Map<number, FileOp[]>();
+  for (const step of w.steps) {
+    const ops: FileOp[] = [];
+    for (const b of step.reply as ContentBlock[]) {
+      if (b.type !== 'tool_use') continue;
+      const use = b as { id: string; name: string; input: Record<string, unknown> };
+      const input = use.input ?? {};
+      const path = typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : undefined;
+      if (!path) continue;
+      const result = step.toolResults.find((r) => r.toolUseId === use.id);
+      if (READ.has(use.name)) {
+        if (!result || result.isError) continue;
+        const text = resultText(result.content);
+        if (!text || /^(EACCES|ENOENT|EISDIR|Error)\b/.test(text) || text.startsWith('<tool_use_error>')) continue;
+        ops.push({ kind: 'read', path: abs(path), content: readContent(text), partial: input.offset !== undefined || input.limit !== undefined });
+      } else if (WRITE.has(use.name) && typeof input.content === 'string') {
+        if (result?.isError) continue;
+        ops.push({ kind: 'write', path: abs(path), content: input.content });
+      } else if (EDIT.has(use.name)) {
+        if (result?.isError) continue;
+        const list = Array.isArray(input.edits) ? input.edits as Record<string, unknown>[] : [input];
+        const edits = list.map((e) => ({ old: String(e.old_string ?? e.oldText ?? ''), new: String(e.new_string ?? e.newText ?? ''), all: e.replace_all === true }))
+          .filter((e) => e.old.length > 0);
+        if (edits.length) ops.push({ kind: 'edit', path: abs(path), edits });
+      }
+    }
+    if (ops.length) out.set(step.index, ops);
+  }
+  return out;
+}
+
+/**
+ * The workspace of one replay. `advanceTo(pos)` applies the file operations of every step before
+ * `pos` (a step's tool results enter the context after its reply, so they count from the next step).
+ */
+export class VirtualWorkspace {
+  private readonly files = new Map<string, WorkspaceFile>();
+  private readonly ops: Map<number, FileOp[]>;
+  private readonly indexes: number[];
+  private applied = 0;
+
+  constructor(readonly workload: Workload, private readonly replayDir?: string) {
+    this.ops = opsOf(workload);
+    this.indexes = workload.steps.map((s) => s.index);
+  }
+
+  /** Applies the operations of the steps at positions below `pos` not applied yet. */
+  advanceTo(pos: number): void {
+    for (; this.applied < Math.min(pos, this.indexes.length); this.applied++) {
+      const index = this.indexes[this.applied]!;
+      for (const op of this.ops.get(index) ?? []) this.apply(op, index);
+    }
+  }
+
+  private apply(op: FileOp, step: number): void {
+    const cur = this.files.get(op.path);
+    if (op.kind === 'read') {
+      if (op.partial && cur) return;
+      this.files.set(op.path, { content: op.content, step, partial: op.partial });
+    } else if (op.kind === 'write') {
+      this.files.set(op.path, { content: op.content, step, partial: false });
+    } else if (cur) {
+      let text = cur.content;
+      for (const e of op.edits) {
+        if (!text.includes(e.old)) continue;
+        text = e.all ? text.split(e.old).join(e.new) : text.replace(e.old, () => e.new);
+      }
+      this.files.set(op.path, { ...cur, content: text, step });
+    }
+  }
+
+  /**
+   * The file at `path` as of the last `advanceTo`, or undefined. A path under the replay's folder
+   * (a relative path the agent resolved against its cwd) is looked up relative to the recording's cwd.
+   */
+  get(path: string): WorkspaceFile | undefined {
+    const hit = this.files.get(path);
+    if (hit || !this.replayDir || !path.startsWith(this.replayDir + '/')) return hit;
+    return this.files.get(resolve(this.workload.cwd ?? '/', path.slice(this.replayDir.length + 1)));
+  }
+
+  /** Paths known as of the last `advanceTo`. */
+  paths(): string[] {
+    return [...this.files.keys()];
+  }
+}

@@ -287,9 +287,18 @@ describe('rein run on a real Claude Code session (harbor fix_async_worker_queue)
     const boundaries = lines.filter((l) => l.type === 'system' && l.subtype === 'compact_boundary');
     const compactRequests = log.filter((e) => e.source === 'compact');
     expect(boundaries.length).toBeGreaterThanOrEqual(1);
-    // Each compaction's summary request reached the server, as a request of its own kind (no tools).
+    // Each compaction's summary request reached the server, as a request of its own kind. The
+    // default preset's summary request continues the last main-loop request (summaryRequest:
+    // cached-prefix), so it carries that request's tools and system and all of its messages, and
+    // reads them from the prompt cache.
     expect(compactRequests).toHaveLength(boundaries.length);
-    for (const r of compactRequests) expect(r.body.tools ?? []).toEqual([]);
+    for (const r of compactRequests) {
+      const before = log[log.indexOf(r) - 1]!;
+      expect(r.body.tools).toEqual(before.body.tools);
+      expect(r.body.system).toEqual(before.body.system);
+      expect(r.body.messages.length).toBeGreaterThan(before.body.messages.length);
+      expect(r.usage.cache_read_input_tokens).toBeGreaterThan(0);
+    }
 
     // No main-loop request was sent at or over the threshold.
     for (const e of mainLog()) expect(promptOf(e.usage)).toBeLessThan(LEVELS.threshold);

@@ -1,13 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml } from './html.js';
 import type { BenchReport } from './model.js';
+import { launchChromium } from './test/chromium.js';
 import { buildRecallReport } from './test/recall-fixture.js';
 
-// Needs Debian's chromium at /usr/bin/chromium (`.ci/run` installs it).
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 let dir: string;
 let report: BenchReport;
 let cleanup: () => Promise<void>;
@@ -15,7 +14,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   ({ dir, report, cleanup } = await buildRecallReport());
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

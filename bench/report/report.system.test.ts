@@ -1,23 +1,20 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml } from './html.js';
 import type { BenchReport } from './model.js';
+import { launchChromium } from './test/chromium.js';
 import { buildReport } from './test/fixture.js';
 
-// Needs Debian's chromium at /usr/bin/chromium (`.ci/run` installs it).
 let dir: string;
 let report: BenchReport;
 let cleanup: () => Promise<void>;
 let browser: Browser;
 
-/** Debian's chromium, headless, with everything that could reach the network switched off. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-
 beforeAll(async () => {
   ({ dir, report, cleanup } = await buildReport());
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

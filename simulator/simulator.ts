@@ -20,6 +20,7 @@ import type { Scenario } from './scenario.js';
 import { classifySource, defaultSideReply } from './side.js';
 import { buildStreamEvents, type SseEvent } from './sse.js';
 import { validateRequest } from './validate.js';
+import { THINKING_BINDING_BETA, ThinkingBindings, type InputTransformation } from './preserved-thinking.js';
 
 export interface SimulatorOptions {
   /** Play this scenario (the `script` responder). */
@@ -70,6 +71,8 @@ export interface SimMessage {
   usage: SimUsage;
   /** Present when the request had `context_management`. */
   context_management?: { applied_edits: AppliedEdit[] };
+  /** Thinking blocks removed before the model read the request; present only with the thinking-binding beta (preserved-thinking.ts). */
+  input_transformations?: InputTransformation[];
 }
 
 export interface SimResponse {
@@ -153,6 +156,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   // What the model reads: context edits first, then (models that do not keep it) earlier-turn thinking drops out.
   const visible = <R extends Record<string, any>>(request: R): R =>
     (keepsEarlierThinking(String(request.model)) || hasThinkingEdit(request) ? request : dropEarlierThinking(request as any) as R);
+  // Thinking blocks this simulator produced, for the preserved-thinking checks of later requests.
+  const bindings = new ThinkingBindings();
   // The last prefix per source: the next request of the same conversation reuses its unchanged blocks.
   const lastPrefix = new Map<QuerySource, PromptPrefix>();
   const start = options.startAt ?? {};
@@ -192,6 +197,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     let accountingPrefix: PromptPrefix;
     let appliedEdits: AppliedEdit[] | undefined;
     let editedRequest: Record<string, any> | undefined;
+    let transformations: InputTransformation[] = [];
+    let betas: Set<string> = new Set();
     // Classified before validation, so a rejected request is logged under the source that sent it.
     let classified: ReturnType<typeof classifySource> = { source: 'main_loop', by: 'heuristic' };
     try {
@@ -201,9 +208,11 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     }
     try {
       body = fillModel(raw, options.defaultModel);
-      const betas = betasOf(headers);
+      betas = betasOf(headers);
       validateRequest(body, { betas });
-      const edited = applyContextManagement(body as any, betas, counter);
+      const bound = bindings.check(body as any, betas);
+      transformations = bound.transformations;
+      const edited = applyContextManagement(bound.request as any, betas, counter);
       if (body.context_management != null) { appliedEdits = edited.appliedEdits; editedRequest = edited.request as Record<string, any>; }
       accountingPrefix = buildPrefix(visible(edited.request as any), lastPrefix.get(classified.source), counter);
       lastPrefix.set(classified.source, accountingPrefix);
@@ -233,6 +242,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
 
     const accounting = accountPrefix(cache, accountingPrefix, { now, minCacheableTokens: minimum(body.model) });
     const message = buildMessage(result.reply, body, accounting.usage, ++stats.messages, appliedEdits, counter);
+    bindings.record(body as any, message.model, message.content);
+    if (betas.has(THINKING_BINDING_BETA)) message.input_transformations = transformations;
     return {
       status: 200,
       requestId,
@@ -253,7 +264,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       const body = fillModel(raw, options.defaultModel);
       const betas = betasOf(normalizeHeaders(opts.headers));
       validateRequest(body, { countTokens: true, betas });
-      const edited = applyContextManagement(body as any, betas, counter);
+      const edited = applyContextManagement(bindings.check(body as any, betas).request as any, betas, counter);
       const input_tokens = countRequestTokens(counter, visible(edited.request as any));
       return {
         status: 200,

@@ -34,6 +34,7 @@ type Msg = {
   stop_sequence: string | null;
   usage: Record<string, any>;
   context_management?: unknown;
+  input_transformations?: unknown;
 };
 
 /** The full event list for `message`. */
@@ -48,6 +49,8 @@ export function buildStreamEvents(message: Msg): SseEvent[] {
       message: {
         id: message.id, type: 'message', role: 'assistant', model: message.model, content: [],
         stop_reason: null, stop_sequence: null, usage: startUsage,
+        // Final in message_start (preserved-thinking docs): the stream never repeats it.
+        ...(message.input_transformations ? { input_transformations: message.input_transformations } : {}),
       },
     },
   });

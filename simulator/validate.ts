@@ -3,7 +3,8 @@
  * on recognising the error (tool_use / tool_result pairing, prompt too long).
  */
 import { invalidRequest } from './errors.js';
-import { maxOutputTokens } from '../kernel/index.js';
+import { maxOutputTokens, modelFacts } from '../kernel/index.js';
+import { THINKING_BINDING_BETA } from './preserved-thinking.js';
 
 type Body = Record<string, any>;
 
@@ -59,6 +60,37 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean;
     });
   });
   checkToolPairing(b.messages);
+  checkThinking(b, options.betas ?? new Set());
+}
+
+/**
+ * Models that take only adaptive thinking: `thinking: {type: "enabled"}` is refused
+ * (https://platform.claude.com/docs/en/build-with-claude/extended-thinking: Claude 4.7 and later
+ * reject it; .../adaptive-thinking: Fable 5 and Mythos 5 take only adaptive thinking). Id prefixes.
+ */
+export const ADAPTIVE_ONLY_MODELS: readonly string[] = Object.freeze(['claude-opus-4-7', 'claude-opus-4-8', 'claude-fable-5', 'claude-mythos-5']);
+
+/**
+ * `thinking` and `output_config.effort` as the model accepts them
+ * (https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking, .../effort): adaptive
+ * thinking only on models that have it, manual budgets not on models that take only adaptive
+ * thinking, an effort level the model takes, and `block_binding` only with its beta
+ * (.../preserved-thinking). Models rein's table does not know are not checked.
+ */
+function checkThinking(b: Body, betas: ReadonlySet<string>): void {
+  const thinking = b.thinking as { type?: string; block_binding?: unknown } | undefined;
+  if (thinking?.block_binding !== undefined && !betas.has(THINKING_BINDING_BETA)) {
+    throw invalidRequest(`thinking.${thinking.type}.block_binding: Extra inputs are not permitted`);
+  }
+  const facts = modelFacts(String(b.model));
+  if (thinking?.type === 'adaptive' && facts && !facts.adaptiveThinking) throw invalidRequest('adaptive thinking is not supported on this model');
+  if (thinking?.type === 'enabled' && ADAPTIVE_ONLY_MODELS.some((p) => String(b.model).startsWith(p))) {
+    throw invalidRequest('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.');
+  }
+  const effort = (b.output_config as { effort?: unknown } | undefined)?.effort;
+  if (effort !== undefined && facts && !(facts.effort as readonly unknown[]).includes(effort)) {
+    throw invalidRequest(facts.effort.length ? `output_config.effort: ${String(b.model)} does not support effort "${String(effort)}" (supported: ${facts.effort.join(', ')})` : `output_config.effort: effort is not supported on ${String(b.model)}`);
+  }
 }
 
 function toolUseIds(m: any): string[] {

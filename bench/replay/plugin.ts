@@ -4,8 +4,8 @@
  * - allows every call ahead of all permission rules (the recorded session already made those
  *   decisions; a denial here would put a different result into the context);
  * - ends the kernel's turn after the tool results where the recording continued with a new prompt;
- * - sends each request with the model and the thinking parameter the recording had at that step
- *   (model switches and thinking-level changes happen where they happened);
+ * - sends each request with the model, the thinking parameter and the effort the recording had at
+ *   that step (model switches, thinking-level and effort changes happen where they happened);
  * - observes compactions and context-stage rewrites: sizes, latency and retained facts.
  */
 import type { Kernel } from '../../kernel/kernel.js';
@@ -14,7 +14,7 @@ import { estimateMessageTokens, estimateTextTokens } from '../../kernel/tokens/e
 import type { Message } from '../../kernel/types.js';
 import { extractFacts, retained, type Facts } from '../metrics/retention.js';
 import type { CompactionMetrics } from '../metrics/types.js';
-import type { Workload } from '../workloads/types.js';
+import type { Workload, WorkloadStep } from '../workloads/types.js';
 import type { StepCursor } from './client.js';
 import type { ModelRequest } from '../../kernel/model/client.js';
 import { installRecordedTools } from './tools.js';
@@ -58,6 +58,8 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
     description: 'Replays a recorded session: recorded tool results, recorded permission decisions, recorded clock.',
     apply(kernel: Kernel) {
       added.push(...installRecordedTools(kernel, w, { asRecorded: settings.resultsAsRecorded === true }));
+      // A recording that tells the effort of some step sent the API default on the others.
+      const effortRecorded = w.steps.some((s) => s.effort);
 
       kernel.hooks.request.tap({ name: REPLAY_PLUGIN_NAME, stage: SETTINGS_STAGE }, (params) => {
         const step = cursor.upcoming();
@@ -74,6 +76,7 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
             out = { ...out, thinking: t as ModelRequest['thinking'], max_tokens: maxTokens };
           }
         }
+        if (effortRecorded) out = withEffort(out, step.effort);
         return out;
       });
 
@@ -128,6 +131,17 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
       });
     },
   });
+}
+
+/** `params` with `output_config.effort` set to `effort`, or without one (the API default) when undefined. */
+function withEffort(params: ModelRequest, effort: WorkloadStep['effort']): ModelRequest {
+  const config = (params.output_config ?? {}) as Record<string, unknown>;
+  if (config.effort === effort) return params;
+  const { effort: _old, ...rest } = config;
+  if (effort) return { ...params, output_config: { ...rest, effort } as ModelRequest['output_config'] };
+  if (Object.keys(rest).length) return { ...params, output_config: rest as ModelRequest['output_config'] };
+  const { output_config: _o, ...without } = params;
+  return without as ModelRequest;
 }
 
 // A restored file's block: `File PATH:` or `File PATH (first part):`, then its numbered lines.

@@ -6,7 +6,7 @@
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import {
-  newStats, skip, type ImportStats, type PromptPart, type RecordedCompaction, type RecordedThinking, type RecordedUsage, type Workload,
+  newStats, skip, type ImportStats, type PromptPart, type RecordedCompaction, type RecordedEffort, type RecordedThinking, type RecordedUsage, type Workload,
   type WorkloadFormat, type WorkloadStep,
 } from './types.js';
 
@@ -33,6 +33,7 @@ export class StepBuilder {
   private lastInputAt: number | undefined;
   private clock = -Infinity;
   private thinking: RecordedThinking | undefined;
+  private effort: RecordedEffort | undefined;
   private aborted = 0;
 
   constructor(stats?: ImportStats) {
@@ -62,6 +63,7 @@ export class StepBuilder {
       if (this.pendingPrompt.length) step.prompt = this.pendingPrompt;
       if (this.pendingCompaction) step.compactionBefore = this.pendingCompaction;
       if (this.thinking) step.thinking = this.thinking;
+      if (this.effort) step.effort = this.effort;
       if (this.aborted) { step.abortedBefore = this.aborted; this.aborted = 0; }
       this.pendingPrompt = [];
       this.pendingCompaction = undefined;
@@ -97,6 +99,11 @@ export class StepBuilder {
   /** The thinking parameter from the next request on (until changed). */
   setThinking(t: RecordedThinking | undefined): void {
     this.thinking = t;
+  }
+
+  /** The effort from the next request on (until changed; undefined: the API default). */
+  setEffort(e: RecordedEffort | undefined): void {
+    this.effort = e;
   }
 
   /** The thinking parameter in effect, if the recording told. */

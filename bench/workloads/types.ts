@@ -65,6 +65,13 @@ export interface RecordedCompaction {
  */
 export type RecordedThinking = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
 
+/**
+ * The `output_config.effort` a recorded request was sent with, as far as the recording tells (Claude
+ * Code's `/effort` and `/model` command output, pi's thinking level on a model with adaptive
+ * thinking). Absent: the recording sent none, so the API's default (`high`) applied.
+ */
+export type RecordedEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
 export interface WorkloadStep {
   /** 0-based position in the workload. */
   index: number;
@@ -91,6 +98,8 @@ export interface WorkloadStep {
   responseId?: string;
   /** The thinking parameter in effect for this request, when the recording tells. */
   thinking?: RecordedThinking;
+  /** The effort in effect for this request, when the recording tells (see RecordedEffort). */
+  effort?: RecordedEffort;
   /** Requests the user aborted (or that failed) just before this one, billed nothing and kept out of the context. */
   abortedBefore?: number;
 }

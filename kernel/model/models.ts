@@ -9,9 +9,9 @@
  */
 import type { ModelRequest } from './client.js';
 
-/** Effort levels of `output_config.effort`, lowest first. */
-export type EffortLevel = 'low' | 'medium' | 'high' | 'max';
-const EFFORT_ORDER: readonly EffortLevel[] = ['low', 'medium', 'high', 'max'];
+/** Effort levels of `output_config.effort`, lowest first (`xhigh` sits between `high` and `max`). */
+export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+const EFFORT_ORDER: readonly EffortLevel[] = ['low', 'medium', 'high', 'xhigh', 'max'];
 
 export interface ModelFacts {
   /** Largest `max_tokens` the API accepts for the model, tokens. */
@@ -23,6 +23,8 @@ export interface ModelFacts {
 }
 
 const ALL_EFFORT: readonly EffortLevel[] = EFFORT_ORDER;
+/** Effort without `xhigh` (Opus 4.6, Sonnet 4.6: the level came with Opus 4.7). */
+const EFFORT_NO_XHIGH: readonly EffortLevel[] = ['low', 'medium', 'high', 'max'];
 /** Effort without `max` (Opus 4.5). */
 const EFFORT_TO_HIGH: readonly EffortLevel[] = ['low', 'medium', 'high'];
 const NONE: readonly EffortLevel[] = [];
@@ -39,13 +41,14 @@ const NONE: readonly EffortLevel[] = [];
  *   (Opus 4.6 and later, Sonnet 4.6; Opus 4.7 takes only adaptive; Sonnet 4.5, Opus 4.5 and older
  *   need `type: enabled` with `budget_tokens`);
  * - effort: https://platform.claude.com/docs/en/build-with-claude/effort (supported on Opus 4.5 and
- *   later and Sonnet 4.6; `max` on Opus 4.6 and later and Sonnet 4.6, not on Opus 4.5).
+ *   later and Sonnet 4.6; `max` on Opus 4.6 and later and Sonnet 4.6, not on Opus 4.5; `xhigh`,
+ *   between `high` and `max`, on Opus 4.7 and later only).
  */
 export const MODEL_FACTS: readonly (readonly [prefix: string, facts: ModelFacts])[] = Object.freeze(([
   ['claude-opus-4-8', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT }],
   ['claude-opus-4-7', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT }],
-  ['claude-opus-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT }],
-  ['claude-sonnet-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT }],
+  ['claude-opus-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: EFFORT_NO_XHIGH }],
+  ['claude-sonnet-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: EFFORT_NO_XHIGH }],
   ['claude-opus-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: EFFORT_TO_HIGH }],
   ['claude-sonnet-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE }],
   ['claude-haiku-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE }],

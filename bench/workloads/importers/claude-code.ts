@@ -18,7 +18,8 @@ import { basename } from 'node:path';
 import type { ContentBlock } from '../../../kernel/types.js';
 import { parseTime, StepBuilder, timestampsUsable } from '../builder.js';
 import { readJsonl } from '../jsonl.js';
-import { newStats, skip, type ImportStats, type PromptPart, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
+import { modelFacts } from '../../../kernel/index.js';
+import { newStats, skip, type ImportStats, type PromptPart, type RecordedEffort, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
 
 type Obj = Record<string, any>;
 
@@ -81,6 +82,41 @@ export function ccThinking(meta: Obj | undefined): RecordedThinking | undefined 
   if (meta.disabled === true || meta.level === 'none') return { type: 'disabled' };
   const budget = CLAUDE_CODE_THINKING_BUDGETS[String(meta.level)];
   return budget ? { type: 'enabled', budget_tokens: budget } : undefined;
+}
+
+const EFFORTS: ReadonlySet<string> = new Set(['low', 'medium', 'high', 'xhigh', 'max']);
+// Terminal styling Claude Code writes into command output (`\u001b[1m…\u001b[22m`).
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/**
+ * The effort a Claude Code command's output sets, when it sets one: `/effort X` prints "Set effort
+ * level to X" ("ultracode" runs at `xhigh`), `/effort auto` prints "Effort level set to auto" (null:
+ * back to the default), and `/model` prints "Set model to M … with X effort" when it picks an effort.
+ * Claude Code records no other trace of the effort: `--effort`, CLAUDE_CODE_EFFORT_LEVEL and the
+ * `effortLevel` setting leave nothing in the session file. undefined: the text sets none.
+ */
+export function ccEffortFromOutput(text: string): RecordedEffort | null | undefined {
+  if (!text.includes('<local-command-stdout>')) return undefined;
+  const plain = text.replace(ANSI, '');
+  if (/Effort level set to auto\b/.test(plain)) return null;
+  const set = /Set effort level to (\w+)/.exec(plain)?.[1] ?? (/Set model to [^\n<]*? with (\w+) effort/.exec(plain)?.[1]);
+  if (!set) return undefined;
+  const level = set.toLowerCase() === 'ultracode' ? 'xhigh' : set.toLowerCase();
+  return EFFORTS.has(level) ? level as RecordedEffort : undefined;
+}
+
+/**
+ * What Claude Code sends on a model with adaptive thinking (Opus 4.6 and later, Sonnet 4.6):
+ * `thinking: {type: "adaptive"}` whenever thinking is on, never a budget; on a model without an
+ * effort parameter it sends no effort.
+ */
+function fitToModel(steps: readonly { model: string; thinking?: RecordedThinking; effort?: RecordedEffort }[]): void {
+  for (const s of steps) {
+    const facts = modelFacts(s.model);
+    if (s.thinking && s.thinking.type !== 'disabled' && facts?.adaptiveThinking) s.thinking = { type: 'adaptive' };
+    if (s.effort && facts && !facts.effort.length) delete s.effort;
+  }
 }
 
 /** Feeds one `user` message's content into the builder. */
@@ -176,6 +212,10 @@ export async function importClaudeCodeSession(path: string): Promise<Workload> {
   let agentId: string | undefined;
   for (const { line, value: v } of entries) {
     const type = String(v.type);
+    if (type === 'system' && v.subtype === 'local_command' && typeof v.content === 'string') {
+      const effort = ccEffortFromOutput(v.content);
+      if (effort !== undefined) builder.setEffort(effort ?? undefined);
+    }
     if (type !== 'user' && type !== 'assistant' && !(type === 'system' && v.subtype === 'compact_boundary')) {
       skip(stats, type === 'system' ? `client bookkeeping (system ${String(v.subtype)})` : `client bookkeeping (${type})`, line);
       continue;
@@ -213,6 +253,9 @@ export async function importClaudeCodeSession(path: string): Promise<Workload> {
     }
     const thinking = ccThinking(v.thinkingMetadata);
     if (thinking) builder.setThinking(thinking);
+    const said = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? message.content.map((b: Obj) => (b?.type === 'text' ? String(b.text ?? '') : '')).join('\n') : '';
+    const effort = ccEffortFromOutput(said);
+    if (effort !== undefined) builder.setEffort(effort ?? undefined);
     feedUser(builder, message.content, { meta: v.isMeta === true, line, at });
   }
   // Requests before the first thinkingMetadata (or in versions that log none): replies that think
@@ -222,6 +265,7 @@ export async function importClaudeCodeSession(path: string): Promise<Workload> {
   const thought = before.some((s) => s.reply.some((b) => b.type === 'thinking'));
   const fill: RecordedThinking | undefined = thought ? { type: 'enabled', budget_tokens: CLAUDE_CODE_THINKING_BUDGETS.high! } : firstSet >= 0 ? builder.steps[firstSet]!.thinking : undefined;
   if (fill) for (const s of before) s.thinking = fill;
+  fitToModel(builder.steps);
   const notes: string[] = [];
   if (builder.steps.length === 1 && !builder.steps[0]!.prompt && agentId) {
     notes.push('warm-up stub: Claude Code logs the subagent warm-up reply without its prompt; replayed with the prompt "Warmup"');

@@ -12,7 +12,8 @@ import { basename } from 'node:path';
 import type { ContentBlock } from '../../../kernel/types.js';
 import { parseTime, StepBuilder, timestampsUsable } from '../builder.js';
 import { readJsonl } from '../jsonl.js';
-import { newStats, skip, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
+import { modelFacts } from '../../../kernel/index.js';
+import { newStats, skip, type RecordedEffort, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
 
 type Obj = Record<string, any>;
 
@@ -25,11 +26,29 @@ const STOP_REASONS: Record<string, string> = { toolUse: 'tool_use', stop: 'end_t
  */
 export const PI_THINKING_BUDGETS: Readonly<Record<string, number>> = Object.freeze({ minimal: 1_024, low: 2_048, medium: 8_192, high: 16_384 });
 
-/** The thinking parameter of a pi thinking level; undefined for an unknown level. */
+/** The thinking parameter of a pi thinking level; undefined for an unknown level. `xhigh` takes the `high` budget (pi-ai clamps it). */
 export function piThinking(level: unknown): RecordedThinking | undefined {
   if (level === 'off') return { type: 'disabled' };
-  const budget = PI_THINKING_BUDGETS[String(level)];
+  const budget = PI_THINKING_BUDGETS[level === 'xhigh' ? 'high' : String(level)];
   return budget ? { type: 'enabled', budget_tokens: budget } : undefined;
+}
+
+/**
+ * What pi sends for a thinking level on a given model (pi-ai's Anthropic provider): on a model with
+ * adaptive thinking, `thinking: {type: "adaptive"}` and an effort (minimal and low → `low`, medium →
+ * `medium`, high → `high`, xhigh → `xhigh` where the model takes it, else `max`); on other models a
+ * budget (piThinking) and no effort. undefined for an unknown level.
+ */
+export function piRequestThinking(model: string, level: unknown): { thinking: RecordedThinking; effort?: RecordedEffort } | undefined {
+  const budget = piThinking(level);
+  if (!budget) return undefined;
+  const facts = modelFacts(model);
+  if (budget.type === 'disabled' || !facts?.adaptiveThinking) return { thinking: budget };
+  const effort: RecordedEffort = level === 'minimal' || level === 'low' ? 'low'
+    : level === 'medium' ? 'medium'
+      : level === 'xhigh' ? (facts.effort.includes('xhigh') ? 'xhigh' : 'max')
+        : 'high';
+  return { thinking: { type: 'adaptive' }, effort };
 }
 
 function piUsage(u: Obj | undefined): RecordedUsage | undefined {
@@ -59,6 +78,13 @@ export async function importPiSession(path: string): Promise<Workload> {
   const builder = new StepBuilder(stats);
   let header: Obj | undefined;
   let entryIndex = -1;
+  // The thinking level from each step on: what pi sends for it depends on each request's model.
+  const levels: { from: number; level: unknown }[] = [];
+  const setLevel = (level: unknown) => {
+    if (!piThinking(level)) return;
+    builder.setThinking(piThinking(level));
+    levels.push({ from: builder.steps.length, level });
+  };
   for await (const e of readJsonl(path, (m) => { stats.malformed++; skip(stats, `malformed line (${m.error})`, m.line); }, () => { stats.lines++; })) {
     stats.entries++;
     entryIndex++;
@@ -67,14 +93,14 @@ export async function importPiSession(path: string): Promise<Workload> {
     switch (v.type) {
       case 'session':
         header = v;
-        if (piThinking(v.thinkingLevel)) builder.setThinking(piThinking(v.thinkingLevel));
+        setLevel(v.thinkingLevel);
         continue;
       case 'compaction':
         builder.compaction({ trigger: 'auto', ...(typeof v.tokensBefore === 'number' ? { tokensBefore: v.tokensBefore } : {}), ...(typeof v.summary === 'string' ? { summary: v.summary } : {}) });
         continue;
       case 'thinking_level_change':
         // Applies to the requests that follow (what was sent is what counts, not each step of a cycle).
-        if (piThinking(v.thinkingLevel)) builder.setThinking(piThinking(v.thinkingLevel));
+        setLevel(v.thinkingLevel);
         skip(stats, 'settings change (thinking_level_change: applied to the requests after it)', e.line);
         continue;
       case 'model_change':
@@ -129,6 +155,16 @@ export async function importPiSession(path: string): Promise<Workload> {
       default:
         skip(stats, `message role ${String(m.role)}`, e.line);
     }
+  }
+  // Each step gets what pi sent for its level on its model: adaptive thinking and an effort, or a budget.
+  for (let i = 0, k = -1; i < builder.steps.length; i++) {
+    while (k + 1 < levels.length && levels[k + 1]!.from <= i) k++;
+    if (k < 0) continue;
+    const step = builder.steps[i]!;
+    const sent = piRequestThinking(step.model, levels[k]!.level);
+    if (!sent) continue;
+    step.thinking = sent.thinking;
+    if (sent.effort) step.effort = sent.effort;
   }
   const notes: string[] = [];
   const compactions = builder.steps.filter((s) => s.compactionBefore).length;

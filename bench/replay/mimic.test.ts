@@ -131,4 +131,21 @@ describe('replay of recorded settings (every preset)', () => {
     expect(r.requests.map((q) => q.breakCause ?? null)).toEqual([null, null, 'thinking changed', 'model changed', null]);
     expect(r.events.map((e) => [e.step, e.kind])).toEqual([[2, 'thinking change'], [3, 'model switch'], [4, 'thinking change'], [4, 'context cleared']]);
   });
+
+  it('sends each step\'s recorded effort, and the API default where the recording sent none; an effort change alone keeps the cache', async () => {
+    const { preset, sent } = await capturing('../../presets/default.yaml');
+    const adaptive = { type: 'adaptive' as const };
+    const on = (model: string, effort?: WorkloadStep['effort']) => ({ model, thinking: adaptive, ...(effort ? { effort } : {}) });
+    const w = workload('claude-code', [
+      step(0, 0, { cacheWrite5m: 20_000 }, { ...prompt(`one: ${'the log says a test failed. '.repeat(600)}`), ...on('claude-opus-4-6') }),
+      step(1, 10, { cacheRead: 20_000, cacheWrite5m: 500 }, { ...prompt('two'), ...on('claude-opus-4-6', 'low') }),
+      step(2, 20, { cacheRead: 20_500, cacheWrite5m: 500 }, { ...prompt('three'), ...on('claude-opus-4-6', 'max') }),
+      step(3, 30, { cacheRead: 21_000, cacheWrite5m: 500 }, { ...prompt('four'), ...on('claude-opus-4-6') }),
+    ]);
+    const r = await replayWorkload(w, preset);
+    expect(sent.map((q) => (q.output_config as { effort?: string } | undefined)?.effort ?? null)).toEqual([null, 'low', 'max', null]);
+    expect(sent.every((q) => (q.thinking as { type: string }).type === 'adaptive')).toBe(true);
+    expect(r.requests.slice(1).map((q) => q.breakCause ?? null)).toEqual([null, null, null]);
+    expect(r.requests.filter((q) => q.source === 'main_loop').slice(1).every((q) => q.cacheRead > 0)).toBe(true);
+  });
 });

@@ -36,8 +36,17 @@ export interface BenchOptions {
   presets: string[];
   /** Model to send instead of each recording's own. */
   model?: string;
-  /** Worker threads; 1 replays in this thread. Default: min(cores, workloads). */
+  /** Worker threads. Default: min(cores, workloads). */
   jobs?: number;
+  /**
+   * How replays run when `jobs` is 1: `inline` (default) in this thread; `thread` in one worker
+   * thread, started cold like each thread of a larger `jobs`, so `-j 1` and `-j 2` compare like with
+   * like (`rein bench` does this). A single replay always runs inline: a thread would only add its
+   * start-up.
+   */
+  single?: 'thread' | 'inline';
+  /** Called once before the replays start: how many, and in how many worker threads (0: in this thread). */
+  onStart?: (replays: number, threads: number) => void;
   /** Directory presets are resolved from. */
   cwd: string;
   /** false: skip the needed-later recall and re-fetch accounting (recall null, closed-loop cost = cost). Default true. */
@@ -115,7 +124,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     opts.onProgress?.(done, tasks.length, `${workloads[tasks[i]!.w]!.name} × ${run.preset}`);
   };
   const jobs = Math.max(1, Math.min(opts.jobs ?? availableParallelism(), workloads.length));
-  if (jobs > 1) {
+  const threaded = tasks.length > 1 && (jobs > 1 || opts.single === 'thread');
+  opts.onStart?.(tasks.length, threaded ? jobs : 0);
+  if (threaded) {
     const { filename, execArgv } = workerFile();
     // tinypool is an ES module only, so it stays outside the command's CommonJS bundle.
     const { Tinypool } = await importExternal<typeof import('tinypool')>('tinypool');

@@ -5,7 +5,8 @@
  *
  * Throughput: a matrix of 4 generated workloads (gen:turns=300) × 2 presets (default and
  * claude-code-like: 8 replay jobs of about the same size), replayed by
- *   - `rein bench -j 1` and `rein bench -j 2` as whole processes (local worker threads);
+ *   - `rein bench -j 1` and `rein bench -j 2` as whole processes: both replay in worker threads
+ *     that start cold (one thread, two threads), so the two differ only in the thread count;
  *   - one and two `rein worker --concurrency 1` processes serving the queue, timed from the
  *     submission to the assembled report (the submitter's planning is done before the clock starts,
  *     and the workers are warmed up with a few replays first, as long-lived workers are).
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
   try {
     // --- Throughput ---------------------------------------------------------------------------
     say(`\nthroughput: 4 workloads (gen:turns=${TURNS}) × ${PRESETS.length} presets = ${4 * PRESETS.length} jobs, ${ROUNDS} rounds; load before: ${load()}`);
+    say('  rein bench -j N: N worker threads, each started cold (timed from process start); queue: warm `rein worker` processes (timed from submission)');
     type Arm = { name: string; run: (seed: number) => Promise<number> };
     const queued = (n: number): Arm => ({
       name: `queue, ${n} worker${n > 1 ? 's' : ''}`,

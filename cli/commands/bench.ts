@@ -106,8 +106,13 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
         workloads: flags.workload, presets: flags.preset, cwd,
         ...(flags.model ? { model: flags.model } : {}),
         ...(flags.jobs ? { jobs: flags.jobs } : {}),
+        single: 'thread',
         ...(flags.recall === false ? { recall: false } : {}),
         ...(progress ? { onProgress: progress.update } : {}),
+        // Said before the table, so timings from different -j are read knowing how each ran.
+        onStart: (replays, threads) => {
+          if (flags.progress !== false) process.stderr.write(`rein: ${replays} replay${replays === 1 ? '' : 's'} ${threads ? `in ${threads} worker thread${threads === 1 ? '' : 's'}, each started cold (it loads rein before its first replay)` : 'in this process'}\n`);
+        },
       });
     } catch (err) {
       throw workloadInputError(err);

@@ -1,0 +1,80 @@
+/**
+ * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P]`: CPU per replay job in a
+ * warm process, split by thread (`/proc/self/task/<tid>/stat`): the main thread (the replay itself)
+ * and the rest (V8's garbage collector and compiler threads, libuv). Replays run in this process
+ * through the built bundle's worker module (dist/bundle/worker.js, what `rein bench` threads and
+ * `rein worker` run), after W untimed warm-up replays, one after another. Also prints GC counts and
+ * pause time from `perf_hooks`. Run `npm run build` first; pass V8 flags with `node --flag` via
+ * NODE_OPTIONS to compare them.
+ *
+ * Linux only (reads /proc). CPU seconds do not depend on the machine's load the way wall time does,
+ * but a loaded machine still slows caches and frequency: the load average is printed with each line.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { availableParallelism, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { planBench } from '../run.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+function arg(name: string, dflt: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+}
+const JOBS = Number(arg('jobs', '8'));
+const TURNS = Number(arg('turns', '300'));
+const WARM = Number(arg('warm', '4'));
+const PRESET = arg('preset', 'default');
+/** Write a CPU profile of the timed replays (main thread) to this file (open it in Chrome DevTools). */
+const PROFILE = arg('profile', '');
+const TICK = 100; // USER_HZ on Linux
+
+/** CPU seconds of each thread of this process: tid → [user, system] seconds. */
+function threadCpu(): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const st = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, [Number(f[11]) / TICK, Number(f[12]) / TICK]);
+    } catch { /* the thread ended */ }
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const worker = (await import(pathToFileURL(join(REPO, 'dist/bundle/worker.js')).href)) as { default: (t: unknown) => Promise<{ durationMs?: number }> };
+  const plan = await planBench({ workloads: Array.from({ length: WARM + JOBS }, (_, i) => `gen:turns=${TURNS},seed=${7_000 + i}`), presets: [PRESET], cwd: REPO });
+  const task = (i: number) => ({ workload: plan.workloads[i], preset: PRESET, cwd: REPO });
+  for (let i = 0; i < WARM; i++) await worker.default(task(i));
+  let gcCount = 0;
+  let gcMs = 0;
+  const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) { gcCount++; gcMs += e.duration; } });
+  obs.observe({ entryTypes: ['gc'] });
+  const session = PROFILE ? new Session() : undefined;
+  if (session) { session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.start'); }
+  const before = threadCpu();
+  const t0 = performance.now();
+  for (let i = WARM; i < WARM + JOBS; i++) await worker.default(task(i));
+  const wall = (performance.now() - t0) / 1000;
+  const after = threadCpu();
+  if (session) { writeFileSync(PROFILE, JSON.stringify((await session.post('Profiler.stop')).profile)); session.disconnect(); }
+  obs.disconnect();
+  const main = String(process.pid);
+  let mainCpu = 0;
+  let other = 0;
+  let otherSys = 0;
+  let mainSys = 0;
+  for (const [tid, [u, s]] of after) {
+    const [u0, s0] = before.get(tid) ?? [0, 0];
+    if (tid === main) { mainCpu += u - u0 + s - s0; mainSys += s - s0; } else { other += u - u0 + s - s0; otherSys += s - s0; }
+  }
+  const per = (x: number) => (x / JOBS).toFixed(3);
+  process.stdout.write(`replay CPU, ${JOBS} warm jobs (gen:turns=${TURNS}, ${PRESET}), flags "${process.execArgv.filter((a) => a.startsWith('--') && !a.includes('import')).join(' ') || process.env.NODE_OPTIONS || ''}": ` +
+    `wall ${per(wall)} s/job, main ${per(mainCpu)} s/job (system ${per(mainSys)}), other threads ${per(other)} s/job (system ${per(otherSys)}; ${(other / Math.max(mainCpu, 1e-9) * 100).toFixed(0)}% of main), ` +
+    `${(gcCount / JOBS).toFixed(0)} GCs/job, ${(gcMs / JOBS).toFixed(0)} ms GC pause/job; nproc ${availableParallelism()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+}
+
+main().catch((err: Error) => { process.stderr.write(`bench:replay-cpu: ${err.message}\n`); process.exitCode = 1; });

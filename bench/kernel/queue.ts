@@ -50,11 +50,39 @@ const OVERHEAD_JOBS = arg('overhead-jobs', 16);
 // the jobs are taken in changes the makespan little.
 const PRESETS = ['default', join(REPO, 'bench/presets/claude-code-like.yaml')];
 
+/** USER_HZ: /proc reports CPU time in these ticks per second (100 on Linux). */
+const TICKS = 100;
+/** CPU seconds (user + system, every thread) of process `pid`; 0 when it cannot be read. */
+function cpuOf(pid: number | undefined): number {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch { return 0; }
+}
+/** CPU seconds of this process's ended (waited-for) children: a `rein bench` arm once it has exited. */
+function childrenCpu(): number {
+  try {
+    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[13]) + Number(f[14])) / TICKS;
+  } catch { return 0; }
+}
+/**
+ * True when the kernel shares CPU between sessions rather than threads (`sched_autogroup`): all
+ * the arms' processes then share one session's slice, so while another session is busy two
+ * workers get no more CPU than one.
+ */
+function autogroups(): boolean {
+  try { return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1'; } catch { return false; }
+}
+
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2; };
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const say = (line: string) => process.stdout.write(line + '\n');
 
 /** The matrix of round `r`, arm `a`: 4 workloads (fresh seeds) × the presets. */
+const JOBS = 4 * PRESETS.length;
+
 function matrix(seed: number): { workloads: string[]; args: string[] } {
   const workloads = [0, 1, 2, 3].map((i) => `gen:turns=${TURNS},seed=${seed + i}`);
   return { workloads, args: [...workloads.flatMap((w) => ['-w', w]), ...PRESETS.flatMap((p) => ['--preset', p])] };
@@ -91,6 +119,9 @@ async function main(): Promise<void> {
     say(`\nthroughput: 4 workloads (gen:turns=${TURNS}) × ${PRESETS.length} presets = ${4 * PRESETS.length} jobs, ${ROUNDS} rounds; load before: ${load()}`);
     say('  rein bench -j N: N worker threads, each started cold (timed from process start); queue: warm `rein worker` processes (timed from submission)');
     type Arm = { name: string; run: (seed: number) => Promise<number> };
+    // CPU seconds the last arm's processes used while timed (all their threads).
+    let lastCpu = 0;
+    if (autogroups()) say('  note: this kernel shares CPU per session (sched_autogroup_enabled=1): while other sessions are busy, all arms share one slice and two workers cannot outrun one');
     const queued = (n: number): Arm => ({
       name: `queue, ${n} worker${n > 1 ? 's' : ''}`,
       run: async (seed) => {
@@ -98,14 +129,17 @@ async function main(): Promise<void> {
         const plan = await planBench({ workloads: m.workloads, presets: PRESETS, cwd: dir });
         await startWorkers(n);
         try {
+          const pids = workers.map((w) => w.child.pid);
           // Warm-up, not timed: a fresh worker's first replays run before V8 has optimised the
           // kernel (a cold replay takes about twice as long), which a long-lived worker pays once.
           const warm = await planBench({ workloads: Array.from({ length: n }, (_, i) => `gen:turns=100,seed=${seed + 500 + i}`), presets: PRESETS, cwd: dir });
           await awaitBench(q, (await submitBench(warm, q)).manifest, warm.workloads);
+          const cpu0 = pids.reduce((sum: number, p) => sum + cpuOf(p), 0);
           const t = performance.now();
           const s = await submitBench(plan, q);
           const report = await awaitBench(q, s.manifest, plan.workloads);
           const ms = performance.now() - t;
+          lastCpu = pids.reduce((sum: number, p) => sum + cpuOf(p), 0) - cpu0;
           if (report.workloads.some((w) => w.runs.some((r) => r.error))) throw new Error('a replay failed');
           return ms;
         } finally {
@@ -113,19 +147,29 @@ async function main(): Promise<void> {
         }
       },
     });
-    const local = (j: number): Arm => ({ name: `rein bench -j ${j}`, run: (seed) => wall(['bench', ...matrix(seed).args, '-j', String(j), '--no-progress'], dir) });
+    const local = (j: number): Arm => ({
+      name: `rein bench -j ${j}`,
+      run: async (seed) => {
+        const cpu0 = childrenCpu();
+        const ms = await wall(['bench', ...matrix(seed).args, '-j', String(j), '--no-progress'], dir);
+        lastCpu = childrenCpu() - cpu0;
+        return ms;
+      },
+    });
     const arms = [local(1), local(2), queued(1), queued(2)];
     const times = new Map<string, number[]>(arms.map((a) => [a.name, []]));
+    const cpus = new Map<string, number[]>(arms.map((a) => [a.name, []]));
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 ? [...arms].reverse() : arms;
       for (const [i, a] of order.entries()) {
         const ms = await a.run(1_000 * (r + 1) + 10 * arms.indexOf(a));
         times.get(a.name)!.push(ms);
-        say(`  round ${r + 1}.${i + 1} ${a.name.padEnd(18)} ${(ms / 1000).toFixed(2)} s   load ${load()}`);
+        cpus.get(a.name)!.push(lastCpu);
+        say(`  round ${r + 1}.${i + 1} ${a.name.padEnd(18)} ${(ms / 1000).toFixed(2)} s   CPU ${lastCpu.toFixed(1)} s (${(lastCpu / (ms / 1000)).toFixed(2)} cores, ${(lastCpu / JOBS).toFixed(2)} s/job)   load ${load()}`);
       }
     }
     const med = (name: string) => median(times.get(name)!);
-    for (const a of arms) say(`  median ${a.name.padEnd(18)} ${(med(a.name) / 1000).toFixed(2)} s`);
+    for (const a of arms) say(`  median ${a.name.padEnd(18)} ${(med(a.name) / 1000).toFixed(2)} s   CPU ${(median(cpus.get(a.name)!) / JOBS).toFixed(2)} s/job`);
     say(`  local: 2 threads / 1 thread  throughput ×${(med('rein bench -j 1') / med('rein bench -j 2')).toFixed(2)}`);
     say(`  queue: 2 workers / 1 worker  throughput ×${(med('queue, 1 worker') / med('queue, 2 workers')).toFixed(2)}`);
     say(`  load after: ${load()}`);

@@ -15,9 +15,11 @@ import { createToolSearchTool, TOOL_SEARCH_NAME, toolSearchDescription } from '.
 export { createToolSearchTool, searchTools, toolSearchDescription, TOOL_SEARCH_NAME, MAX_RESULTS } from './tool.js';
 
 /**
- * Tools deferred when the preset names none: the subagent, web and task-list tools, background
- * shells' companions and every MCP server's tools. On the shared traces these are called in few
- * sessions (bench/README.md, "Lean prefix"), while their definitions are sent with every request.
+ * Tools deferred when the preset names none: the search tools, the subagent, web and task-list
+ * tools, background shells' companions and every MCP server's tools. Their definitions are about
+ * 5,300 tokens of the default preset's 9,700-token prefix, sent with every request; in the Claude
+ * Code sessions of the shared traces the model called Glob 17 and Grep 12 times, against Bash
+ * 343, Read 74, Edit 74 and Write 27 (tool_use blocks), and pi's sessions have no search tool.
  */
 export const DEFAULT_DEFERRED = ['Glob', 'Grep', 'Task', 'WebFetch', 'TodoWrite', 'BashOutput', 'KillShell', 'mcp__*'] as const;
 

@@ -26,7 +26,7 @@ describe('tools/tool-search in the default preset', () => {
       const { result } = await rig.run('Plan the work.');
       expect(result.isError).toBe(false);
       expect(result.text).toBe('Planned.');
-      const reqs = rig.requests() as { body: Record<string, any>; usage: Usage }[];
+      const reqs = rig.requests() as unknown as { body: Record<string, any>; usage: Usage }[];
       expect(reqs).toHaveLength(3);
       const [first, second, third] = reqs;
       const tools = first!.body.tools as Record<string, any>[];

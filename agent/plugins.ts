@@ -22,6 +22,7 @@ const loaders = {
   'tools/glob': async () => (await import('../plugins/tools/glob/index.js')).default,
   'tools/grep': async () => (await import('../plugins/tools/grep/index.js')).default,
   'tools/bash': async () => (await import('../plugins/tools/bash/index.js')).default,
+  'tools/tool-search': async () => (await import('../plugins/tools/tool-search/index.js')).default,
   'tool-result-budget': async () => (await import('../plugins/tool-result-budget/index.js')).default,
   permissions: async () => (await import('../plugins/permissions/index.js')).default,
   'permissions/default': async () => (await import('../plugins/permissions/default/index.js')).default,
@@ -77,6 +78,7 @@ export const TOOL_PLUGINS: Record<string, string> = {
   'mcp__*': 'tools/mcp',
   Task: 'tools/task',
   Skill: 'tools/skill',
+  ToolSearch: 'tools/tool-search',
 };
 
 /** Listed plugins loaded first, before the tools and the rest (see impliedPlugins). */

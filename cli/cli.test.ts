@@ -179,7 +179,7 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     writeFileSync(join(tmp.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "never" }]\n');
     const r = await runCli(['run', 'hi', '--preset', './p.yaml', '--sim', 's.yaml', '--no-layers'], { cwd: tmp.dir, env });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe('rein: p.yaml:2:15: tools: unknown tool "Frobnicate"; rein\'s tools are Read, Write, Edit, Glob, Grep, Bash, BashOutput, KillShell, TodoWrite, WebFetch, Task, Skill (a plugin\'s own tools need no entry here)');
+    expect(r.stderr.trim()).toBe('rein: p.yaml:2:15: tools: unknown tool "Frobnicate"; rein\'s tools are Read, Write, Edit, Glob, Grep, Bash, BashOutput, KillShell, TodoWrite, WebFetch, Task, Skill, ToolSearch (a plugin\'s own tools need no entry here)');
     const v = await runCli(['preset', 'validate', 'p.yaml'], { cwd: tmp.dir, env });
     expect(v.code).toBe(2);
   });

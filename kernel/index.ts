@@ -23,6 +23,7 @@ export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
 // Tools: the contract, the pipeline a batch of calls goes through, and the permission decision
 // (the same answer the loop would give; a parent agent answers for its child with it).
 export { defineTool, ToolError, DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolContext, type ToolOutput, type ToolSpec, type JsonSchema } from './tool.js';
+export { inputSchemaOf } from './tool-registry.js';
 export { runToolCalls, partitionToolCalls, decidePermission, abortedText, MAX_TOOL_CONCURRENCY, type ToolBatchOutcome, type ToolCallOutcome } from './loop/tools.js';
 export { persistLargeResult, formatPersistedOutput, isPersistedOutput, type PersistedOutput } from './loop/tool-results.js';
 

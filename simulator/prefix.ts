@@ -285,6 +285,13 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const systemTokens = (b: unknown) => counter.block(b, false);
   const firstTokens = (b: unknown) => counter.block(b, true);
   const laterTokens = (b: unknown) => counter.block(b, false);
+  // A tool_result that references deferred tools: its own tokens plus each definition it expands.
+  const expandedTokens = (b: unknown, first: boolean) => {
+    const e = b as Expanded;
+    return counter.block(e[EXPANDS].block, first) + e[EXPANDS].definitions.reduce((n, d) => n + counter.tool(d), 0);
+  };
+  const expandedFirst = (b: unknown) => expandedTokens(b, true);
+  const expandedLater = (b: unknown) => expandedTokens(b, false);
   const blocks: PrefixBlock[] = [];
   const byBlock = new Map<number, Breakpoint>();
   let explicitCount = 0;
@@ -303,7 +310,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
     const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
     const i = blocks.length;
-    const kind: BlockKind = tokensOf === toolTokens ? 't' : tokensOf === firstTokens ? 'f' : 'l';
+    const kind: BlockKind = tokensOf === toolTokens ? 't' : tokensOf === firstTokens || tokensOf === expandedFirst ? 'f' : 'l';
     const old = inStep ? prev![i] : undefined;
     // In step with the previous request, another object with the same JSON as the block at its
     // place needs no digest, only a walk of both: a body parsed from HTTP has new objects every
@@ -339,7 +346,12 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
       byBlock.set(i, { block: i, ttl, automatic: false });
     }
   };
-  (request.tools ?? []).forEach((t, i) => push('tools', i, 0, t, toolTokens, 0));
+  // Deferred tools (`defer_loading: true`) are not part of the prefix: the API expands a deferred
+  // definition where a `tool_reference` block in a `tool_result` names it, so finding a tool
+  // appends to the conversation and leaves the cached prefix as it was.
+  // https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching
+  const deferred = deferredTools(request.tools);
+  (request.tools ?? []).forEach((t, i) => { if (!isDeferred(t)) push('tools', i, 0, t, toolTokens, 0); });
   const system = request.system;
   if (typeof system === 'string') {
     if (system.length > 0) push('system', 0, 0, system, systemTokens, 0);
@@ -356,7 +368,13 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   request.messages.forEach((m, i) => {
     const roleBit = m.role === 'assistant' ? 1 : 0;
     if (typeof m.content === 'string') push('messages', i, 0, m.content, firstTokens, roleBit);
-    else m.content.forEach((b, j) => push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit));
+    else {
+      m.content.forEach((b, j) => {
+        const expanded = deferred.size ? expandReferences(b, deferred) : undefined;
+        if (expanded) push('messages', i, j, expanded, j === 0 ? expandedFirst : expandedLater, roleBit);
+        else push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit);
+      });
+    }
   });
   let count = explicitCount;
   const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');
@@ -386,6 +404,51 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   }
   const totalTokens = blocks.length ? blocks[blocks.length - 1]!.prefixTokens : 0;
   return { blocks, breakpoints, totalTokens, model: request.model, params };
+}
+
+/** Whether a `tools` entry is deferred (`defer_loading: true`): loaded only through a `tool_reference`. */
+export function isDeferred(tool: unknown): boolean {
+  return !!tool && typeof tool === 'object' && (tool as Obj).defer_loading === true;
+}
+
+/** The deferred tools of a request by name, as the API expands them (without `defer_loading` and markers). */
+function deferredTools(tools: readonly unknown[] | null | undefined): Map<string, Obj> {
+  const out = new Map<string, Obj>();
+  for (const t of tools ?? []) {
+    if (!isDeferred(t)) continue;
+    const { defer_loading: _d, cache_control: _c, ...def } = t as Obj;
+    out.set(String(def.name), def);
+  }
+  return out;
+}
+
+const EXPANDS = Symbol('expands');
+
+/** A tool_result as the cache sees it once its `tool_reference` blocks are expanded: the definitions ride along. */
+interface Expanded extends Obj {
+  [EXPANDS]: { block: unknown; definitions: Obj[] };
+}
+
+/**
+ * The block with the definitions its `tool_reference` blocks load, or undefined when it references
+ * none. The definitions are part of the block's JSON (so its digest changes with them) and are
+ * counted as tool definitions, at this place in the prompt.
+ */
+function expandReferences(block: unknown, deferred: ReadonlyMap<string, Obj>): Expanded | undefined {
+  if (!block || typeof block !== 'object') return undefined;
+  const b = block as Obj;
+  if (b.type !== 'tool_result' || !Array.isArray(b.content)) return undefined;
+  const definitions: Obj[] = [];
+  for (const c of b.content) {
+    if (c && typeof c === 'object' && (c as Obj).type === 'tool_reference') {
+      const def = deferred.get(String((c as Obj).tool_name));
+      if (def) definitions.push(def);
+    }
+  }
+  if (!definitions.length) return undefined;
+  const expanded: Obj = { ...b, expanded_tools: definitions };
+  Object.defineProperty(expanded, EXPANDS, { value: { block, definitions }, enumerable: false });
+  return expanded as Expanded;
 }
 
 function isNotAutoCacheable(block: unknown): boolean {

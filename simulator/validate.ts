@@ -44,6 +44,7 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean;
   (b.tools ?? []).forEach((t: any, i: number) => {
     if (!t || typeof t !== 'object' || typeof t.name !== 'string' || !t.name) throw invalidRequest(`tools.${i}.name: Field required`);
   });
+  checkDeferredTools(b.tools ?? [], b.messages);
   b.messages.forEach((m: any, i: number) => {
     if (!m || typeof m !== 'object') throw invalidRequest(`messages.${i}: Input should be an object`);
     if (m.role === 'system' && systemMessages) {
@@ -91,6 +92,30 @@ function checkThinking(b: Body, betas: ReadonlySet<string>): void {
   if (effort !== undefined && facts && !(facts.effort as readonly unknown[]).includes(effort)) {
     throw invalidRequest(facts.effort.length ? `output_config.effort: ${String(b.model)} does not support effort "${String(effort)}" (supported: ${facts.effort.join(', ')})` : `output_config.effort: effort is not supported on ${String(b.model)}`);
   }
+}
+
+/**
+ * The tool search rules (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool):
+ * at least one tool must be loaded up front, and a `tool_reference` in a `tool_result` must name
+ * a tool of the request that is deferred (`defer_loading: true`).
+ */
+function checkDeferredTools(tools: any[], messages: any[]): void {
+  const deferred = new Set(tools.filter((t) => t?.defer_loading === true).map((t) => String(t.name)));
+  if (deferred.size && deferred.size === tools.length) {
+    throw invalidRequest('tools: every tool has defer_loading set; at least one tool must be loaded without deferral (the tool that searches the rest).');
+  }
+  messages.forEach((m, i) => {
+    if (!Array.isArray(m?.content)) return;
+    m.content.forEach((c: any, j: number) => {
+      if (c?.type !== 'tool_result' || !Array.isArray(c.content)) return;
+      c.content.forEach((r: any, k: number) => {
+        if (r?.type !== 'tool_reference') return;
+        if (!deferred.has(String(r.tool_name))) {
+          throw invalidRequest(`messages.${i}.content.${j}.content.${k}: tool_reference names ${JSON.stringify(r.tool_name)}, which is not a tool of this request with defer_loading: true.`);
+        }
+      });
+    });
+  });
 }
 
 function toolUseIds(m: any): string[] {

@@ -188,7 +188,8 @@ describe('rein run on a real Claude Code session (harbor fix_async_worker_queue)
   it('replays the recorded replies to end_turn through the real server and SDK', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', cwd: ws, simulated: false });
-    expect([...lines[0]!.tools].sort()).toEqual([...DEFAULT_TOOLS].sort());
+    // default's tools, and the ToolSearch tool its deferred ones come with.
+    expect([...lines[0]!.tools].sort()).toEqual([...DEFAULT_TOOLS, 'ToolSearch'].sort());
     // 21 recorded replies and the appended closing one, each one main-loop request.
     expect(workload.steps).toHaveLength(21);
     expect(calls).toHaveLength(33);

@@ -167,7 +167,8 @@ describe('rein preset (process)', () => {
     const events = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     const init = events.find((e) => e.type === 'system' && e.subtype === 'init');
     expect(init.model).toBe('claude-sonnet-4-5');
-    expect([...init.tools].sort()).toEqual([...preset.tools].sort());
+    // The preset's tools, and default's ToolSearch (Glob is deferred behind it).
+    expect([...init.tools].sort()).toEqual([...preset.tools, 'ToolSearch'].sort());
     // The rest of `default` is there too: its cache breakpoints make the later requests read the cache.
     expect(events.at(-1).usage.cache_read_input_tokens).toBeGreaterThan(0);
   });

@@ -203,7 +203,8 @@ export function calibratedCounter(c: CounterCoefficients = COEFFICIENTS): TokenC
       return count(f, !(typeof block === 'string' && block.length === 0));
     },
     tool(tool: unknown): number {
-      if (!tool || typeof tool !== 'object') return 0;
+      // A deferred tool is not in the prompt until a tool_reference loads it (estimateToolTokens).
+      if (!tool || typeof tool !== 'object' || (tool as Obj).defer_loading === true) return 0;
       const { cache_control: _cc, ...rest } = tool as Obj;
       const f = textFeatures(JSON.stringify(rest));
       return Math.max(1, Math.round(dot(w, [...f, 0, 0, 0, 0, 0])));

@@ -86,10 +86,12 @@ export function estimateMessageTokens(message: { content: string | readonly unkn
 
 /**
  * Tokens of one entry of the `tools` parameter: the whole definition (name, description,
- * input_schema, ...; `cache_control` excluded) as JSON.
+ * input_schema, ...; `cache_control` excluded) as JSON. A deferred tool (`defer_loading: true`)
+ * adds nothing to the prompt until a `tool_reference` loads it, so it counts 0 here
+ * (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching).
  */
 export function estimateToolTokens(tool: unknown): number {
-  if (!tool || typeof tool !== 'object') return 0;
+  if (!tool || typeof tool !== 'object' || (tool as AnyBlock).defer_loading === true) return 0;
   const { cache_control: _cc, ...rest } = tool as AnyBlock;
   return estimateJsonTokens(rest);
 }

@@ -54,7 +54,7 @@ const EXPECTED: Record<string, string[]> = {
     "extends-self.yaml:1:10: extends cycle: extends-self.yaml → extends-self.yaml",
   ],
   "extends-unknown-builtin.yaml": [
-    "extends-unknown-builtin.yaml:1:10: extends: unknown built-in preset \"minimall\"; did you mean \"minimal\"? (built-ins: auto, default, minimal, plan, readonly; for a file, write ./minimall.yaml)",
+    "extends-unknown-builtin.yaml:1:10: extends: unknown built-in preset \"minimall\"; did you mean \"minimal\"? (built-ins: auto, default, lean, minimal, plan, readonly; for a file, write ./minimall.yaml)",
   ],
   "hooks-empty-list.yaml": [
     "hooks-empty-list.yaml:3:14: hooks.Stop.0.hooks: must list at least 1 item",
@@ -124,7 +124,7 @@ const EXPECTED: Record<string, string[]> = {
   ],
   "subagent-missing.yaml": [
     "subagent-missing.yaml:2:13: subagents.reviewer: cannot read \"./agents/reviewer.yaml\": no such file (<fixtures>/bad/agents/reviewer.yaml)",
-    "subagent-missing.yaml:3:13: subagents.explorer: unknown built-in preset \"minimall\"; did you mean \"minimal\"? (built-ins: auto, default, minimal, plan, readonly; for a file, write ./minimall.yaml)",
+    "subagent-missing.yaml:3:13: subagents.explorer: unknown built-in preset \"minimall\"; did you mean \"minimal\"? (built-ins: auto, default, lean, minimal, plan, readonly; for a file, write ./minimall.yaml)",
   ],
   "syntax-bad-indent.yaml": [
     "syntax-bad-indent.yaml:3:1: YAML: All mapping items must start at the same column",

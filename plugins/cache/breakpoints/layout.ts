@@ -226,10 +226,12 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
   }
 
   const wantTools = input.layout !== 'system' && input.layout !== 'tail' && input.layout !== 'system+last-two';
-  if (wantTools && out.tools?.length) {
-    const i = out.tools.length - 1;
-    if (!hasMarker(out.tools[i]) && take(`tools.${i}`)) {
-      const tools = out.tools.slice();
+  // The last tool the prompt holds: a deferred one (`defer_loading`) is not in the prefix.
+  const lastTool = out.tools ? out.tools.findLastIndex((t) => (t as unknown as Obj).defer_loading !== true) : -1;
+  if (wantTools && lastTool >= 0) {
+    const i = lastTool;
+    if (!hasMarker(out.tools![i]) && take(`tools.${i}`)) {
+      const tools = out.tools!.slice();
       tools[i] = markedCopy(tools[i]!, cc);
       out.tools = tools;
     }

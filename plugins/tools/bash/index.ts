@@ -13,12 +13,15 @@ import { CONTEXT_STAGE, definePlugin, type Kernel, type Message } from '../../..
 import { DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES, shellsOf, type Shell } from './background.js';
 import { createBashOutputTool, createKillShellTool } from './shell-tools.js';
 import { createBashTool, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from './tool.js';
+import { descriptionStyle } from '../shared/schema.js';
 
 export { bashCwd, bashTool, createBashTool, BASH_MAX_OUTPUT_CHARS, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from './tool.js';
 export { isReadOnlyCommand } from './read-only.js';
 export { shellsOf, DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES, type Shell, type ShellStatus } from './background.js';
 
 export const bashOptions = z.strictObject({
+  /** The tool description: `full` (default) or `condensed` (same contract, fewer words). */
+  description: descriptionStyle,
   /** Timeout of a call that gives none, ms (default 120,000; at most 600,000). */
   defaultTimeoutMs: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).default(DEFAULT_BASH_TIMEOUT_MS),
   /** Environment variables set for every command. */

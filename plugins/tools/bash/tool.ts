@@ -10,6 +10,7 @@ import { type Kernel, abortedText, formatPersistedOutput, defineTool, type Spawn
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
+import { condensedTool } from '../shared/schema.js';
 import { isReadOnlyCommand } from './read-only.js';
 import { bashLaunch, groupAlive, logFileFor, MAX_LOG_BYTES, NON_INTERACTIVE_ENV, runCleanup, runShell, stopGroups } from './run.js';
 import { shellsOf } from './background.js';
@@ -76,7 +77,7 @@ export const bashInput = z.strictObject({
 
 /** Bash's input with background shells on (Claude Code's `run_in_background`). */
 export const bashBackgroundInput = bashInput.extend({
-  run_in_background: z.boolean().optional().describe('Run the command in the background and return its shell id at once; read its output later with BashOutput, stop it with KillShell'),
+  run_in_background: z.boolean().optional().describe('Run it in the background and return a shell id at once (see Background commands)'),
 });
 
 export type BashInput = z.output<typeof bashBackgroundInput>;
@@ -85,7 +86,7 @@ const DESCRIPTION = `Runs a command in a bash shell and returns its output (stdo
 
 The working directory carries over between calls (a cd stays in effect); environment variables and shell state do not.
 
-Use the dedicated tools instead of shell commands where one exists; they are faster, their output is easier to use, and permission rules can check them precisely:
+Use the dedicated tools instead of shell commands where one exists (faster, clearer output, precise permission rules):
 - find files by name: Glob (not find or ls -R)
 - search file contents: Grep (not grep or rg)
 - read files: Read (not cat, head or tail)
@@ -98,18 +99,22 @@ Running commands:
 - Prefer absolute paths over cd, so the working directory stays predictable.
 - Commands time out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s unless you pass timeout (in ms, at most ${MAX_BASH_TIMEOUT_MS / 1000} s); on timeout the command and everything it started are killed.
 - Output over ${groupDigits(BASH_MAX_OUTPUT_CHARS)} characters is saved to a file; you get its beginning and end and the file's path, which you can Read or Grep.
-- Commands get no input: anything that waits for a keypress or a password fails, and git never opens an editor. Use non-interactive flags (apt-get -y, npm init -y).
-- Independent commands: make several Bash calls in one message. Read-only ones (ls, git status, cat, ...) run in parallel, and if one of them fails the others of that message are cancelled. Dependent commands: chain them in one call with &&, or with ; when a failure should not stop the rest. Do not separate commands with newlines.
-- Do not sleep between commands that can run at once, and do not poll in sleep loops; find out why something is not ready instead. If you must wait, keep it to a few seconds.
+- Commands get no input: a keypress or password prompt fails, and git never opens an editor. Use non-interactive flags (apt-get -y).
+- Independent commands: several Bash calls in one message; read-only ones run in parallel, and one failing cancels the others of that message. Dependent commands: one call, chained with && (or ; when a failure should not stop the rest), not newlines.
+- Do not sleep between commands or poll in sleep loops; find out why something is not ready. If you must wait, keep it to a few seconds.
 
 Git:
 - Never change git config, force-push, rewrite published history, or run destructive commands (reset --hard, clean -f, checkout -- .) unless the user asked for exactly that.
 - Do not skip hooks (--no-verify). If a hook fails, fix the problem and make a new commit rather than amending.
 - Stage files by name rather than with git add -A or git add ., which can sweep in secrets or build output.
-- Commit only when the user asks. Write the message with a heredoc: git commit -m "$(cat <<'EOF'
-  Message here.
-  EOF
-  )".`;
+- Commit only when the user asks; pass the message with a heredoc: git commit -m "$(cat <<'EOF' ... EOF)".`;
+
+/** The same contract in fewer words (the plugin's `description: condensed`). */
+const CONDENSED_DESCRIPTION = `Runs command in bash; returns stdout and stderr together and the exit code. description: what it does in 5-10 words. The working directory carries over between calls; environment and shell state do not. Prefer Read, Edit, Write, Glob and Grep to cat, sed, echo >, find and grep. Commands get no input (use -y flags); they time out after ${DEFAULT_BASH_TIMEOUT_MS / 1000} s unless timeout (ms, at most ${MAX_BASH_TIMEOUT_MS / 1000} s) says otherwise, and everything they started is killed. Output over ${groupDigits(BASH_MAX_OUTPUT_CHARS)} characters is saved to a file (you get its start, end and path). Chain dependent commands with &&; independent ones go in separate calls in one message. Git: never change config, force-push, skip hooks or run destructive commands unless asked; stage files by name; commit only when asked.`;
+
+/** The background part of the condensed description. */
+const CONDENSED_BACKGROUND = `
+run_in_background: true for long or endless commands returns a shell id at once; read it with BashOutput, stop it with KillShell; you are told when it ends. Do not add &.`;
 
 /** Reads `bytes` bytes at `position` of `file` as text. */
 function readSlice(file: string, position: number, bytes: number): string {
@@ -169,10 +174,18 @@ export interface BashToolOptions {
   env?: Record<string, string>;
   /** Offer `run_in_background` (the BashOutput and KillShell tools come with it). Default true. */
   background?: boolean;
+  /** `condensed`: the same contract in fewer words. Default `full`. */
+  description?: 'full' | 'condensed';
 }
 
 /** Builds the Bash tool. */
 export function createBashTool(options: BashToolOptions = {}): Tool<BashInput> {
+  const tool = bashToolWith(options);
+  if (options.description !== 'condensed') return tool;
+  return condensedTool(tool, options.background !== false ? CONDENSED_DESCRIPTION + CONDENSED_BACKGROUND : CONDENSED_DESCRIPTION);
+}
+
+function bashToolWith(options: BashToolOptions): Tool<BashInput> {
   const defaultTimeout = options.defaultTimeoutMs ?? DEFAULT_BASH_TIMEOUT_MS;
   const background = options.background !== false;
   return defineTool<BashInput>({

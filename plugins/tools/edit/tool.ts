@@ -27,9 +27,9 @@ export type EditInput = z.output<typeof editInput>;
 const DESCRIPTION = `Replaces exact text in a file.
 
 Usage:
-- Read the file earlier in this session first: Edit refuses a file you have not read, and a file that changed on disk after you read it (Read it again then).
+- Edit refuses a file you have not Read in this session, or that changed on disk since you read it (Read it again then).
 - old_string must match the file exactly: same indentation (tabs or spaces), same line breaks. When copying from Read output, take only the text after the line number and its tab; never include the number or the tab.
-- The edit fails if old_string occurs more than once. Add surrounding lines to make it unique, or set replace_all to change every occurrence (handy for renaming a variable across a file).
+- The edit fails if old_string occurs more than once: add surrounding lines to make it unique, or set replace_all to change every occurrence (a rename).
 - Keep old_string short but unique: usually 2 to 4 adjacent lines are enough.
 - An empty old_string creates a new file containing new_string (the file must not exist yet).
 - Prefer editing existing files to creating new ones.`;
@@ -87,6 +87,9 @@ function notFoundHint(content: string, old: string): string {
   }
   return ' Read the file again and copy the text exactly, including indentation and line breaks.';
 }
+
+/** The same contract in fewer words (the plugin's `description: condensed`). */
+export const CONDENSED_DESCRIPTION = `Replaces old_string with new_string in the file at file_path, which you must have Read in this session and which must not have changed on disk since. old_string must match exactly (indentation and line breaks; never the line-number prefix of Read output) and occur once, unless replace_all is true (every occurrence); add surrounding lines to make it unique. An empty old_string creates a new file. new_string must differ from old_string.`;
 
 export const editTool = defineTool<EditInput>({
   name: 'Edit',

@@ -45,6 +45,9 @@ export function globRoot(input: Pick<GlobInput, 'pattern' | 'path'>): { root: st
   return scan.base ? { root: join(path, scan.base), glob: scan.glob, isGlob: scan.isGlob } : { root: path, glob: input.pattern, isGlob: scan.isGlob };
 }
 
+/** The same contract in fewer words (the plugin's `description: condensed`). */
+export const CONDENSED_DESCRIPTION = `Finds files whose path matches pattern ("**/*.ts", "src/**/*.{ts,tsx}"), relative to path (default: the working directory). Returns paths newest first, at most ${GLOB_MAX_RESULTS}; .gitignore'd files and .git are left out. Use it instead of find or ls -R; use Grep to search contents.`;
+
 export const globTool = defineTool<GlobInput>({
   name: 'Glob',
   description: DESCRIPTION,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { definePlugin } from '../../../kernel/index.js';
 import { createGrepTool } from './tool.js';
+import { descriptionStyle } from '../shared/schema.js';
 
 export { createGrepTool, grepTool, type GrepBackendChoice } from './tool.js';
 export { DEFAULT_HEAD_LIMIT } from './format.js';
@@ -12,6 +13,8 @@ export { DEFAULT_HEAD_LIMIT } from './format.js';
 export const grepOptions = z.strictObject({
   /** Search backend: ripgrep when on PATH (`auto`), always ripgrep, or always the JS implementation. */
   backend: z.enum(['auto', 'ripgrep', 'js']).default('auto'),
+  /** The tool description: `full` (default) or `condensed` (same contract, fewer words). */
+  description: descriptionStyle,
 });
 
 export default definePlugin({
@@ -19,6 +22,6 @@ export default definePlugin({
   description: 'The Grep tool: regex search over files with ripgrep (or a JS fallback with the same output).',
   options: grepOptions,
   apply(kernel, options) {
-    kernel.tools.register(createGrepTool(options.backend), 'tools/grep');
+    kernel.tools.register(createGrepTool(options.backend, options.description), 'tools/grep');
   },
 });

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../../../kernel/index.js';
 import { displayPath, errnoCode } from '../shared/paths.js';
 import { assertSameDirectory, callTarget, underWritten } from '../shared/target.js';
-import { wholeNumber } from '../shared/schema.js';
+import { condensedTool, wholeNumber } from '../shared/schema.js';
 import { DEFAULT_HEAD_LIMIT, formatGrep } from './format.js';
 import { searchWithJs } from './js-search.js';
 import { checkPattern, splitGlobs, type GrepQuery } from './query.js';
@@ -43,11 +43,19 @@ Usage:
 - For open-ended exploration that needs many rounds of searching, delegate to a subagent with the Task tool when one is available.
 - Make independent searches in one message: they run in parallel.`;
 
+/** The same contract in fewer words (the plugin's `description: condensed`). */
+export const CONDENSED_DESCRIPTION = `Searches file contents for pattern (a regex, ripgrep syntax; escape literal braces) under path (file or folder, default: the working directory). Use it, not grep or rg through Bash: it respects .gitignore and the permission rules. glob ("*.{ts,tsx}", ! excludes) or type (js, py, ...) filter files. output_mode: files_with_matches (default, newest first), content (path:line:text; -n line numbers, -A/-B/-C context lines) or count. -i ignores case. Matches stay within a line unless multiline is true. At most ${DEFAULT_HEAD_LIMIT} results unless head_limit says otherwise (0: no limit); narrow the search rather than raising it.`;
+
 /** Which search backend a Grep tool uses: ripgrep when found on PATH (`auto`), always the JS one (`js`), or ripgrep or fail (`ripgrep`). */
 export type GrepBackendChoice = 'auto' | 'ripgrep' | 'js';
 
 /** Builds the Grep tool with a backend choice (the `tools/grep` plugin's `backend` option). */
-export function createGrepTool(backend: GrepBackendChoice = 'auto'): Tool<GrepInput> {
+export function createGrepTool(backend: GrepBackendChoice = 'auto', description: 'full' | 'condensed' = 'full'): Tool<GrepInput> {
+  const tool = grepToolWith(backend);
+  return description === 'condensed' ? condensedTool(tool, CONDENSED_DESCRIPTION) : tool;
+}
+
+function grepToolWith(backend: GrepBackendChoice): Tool<GrepInput> {
   return defineTool<GrepInput>({
     name: 'Grep',
     description: DESCRIPTION,

@@ -46,14 +46,14 @@ const DESCRIPTION = `Reads a file from the local file system.
 
 Usage:
 - file_path should be an absolute path. A relative path is taken from the session's working directory.
-- By default it returns up to ${DEFAULT_READ_LINES} lines from the start of the file. For a long file, pass offset (the first line wanted, counting from 1) and limit (how many lines); otherwise read the whole file.
+- It returns up to ${DEFAULT_READ_LINES} lines from the start. For a long file, pass offset (first line wanted, from 1) and limit (how many lines); otherwise read the whole file.
 - Output is numbered like \`cat -n\`: each line is its line number, a tab, then the line's text exactly as in the file. The number and the tab are not part of the file.
 - Lines longer than 2,000 characters are cut. One call returns at most ${groupDigits(MAX_READ_CHARS)} characters; for more, read in ranges or search with Grep.
 - PNG, JPEG, GIF and WebP images are returned as images you can look at (at most 8,000 pixels on a side, 2,000 once the conversation holds more than 20 images).
-- Other binary files (archives, executables, PDFs, fonts, ...) are refused; inspect them with Bash tools instead.
+- Other binary files (archives, executables, PDFs, ...) are refused; inspect them through Bash.
 - It reads files, not directories: list a directory with Glob, or with ls through Bash.
 - Read a file before you Edit or overwrite it with Write; those tools refuse files not read in this session.
-- When you need several files, read them in one message with several Read calls: they run in parallel.`;
+- Several Read calls in one message run in parallel.`;
 
 /** Lists a few names in `dir` close to `name`, for a "did you mean" hint. */
 async function similarName(path: string): Promise<string | undefined> {
@@ -67,6 +67,9 @@ async function similarName(path: string): Promise<string | undefined> {
     return undefined;
   }
 }
+
+/** The same contract in fewer words (the plugin's `description: condensed`). */
+export const CONDENSED_DESCRIPTION = `Reads the file at file_path (absolute, or relative to the working directory). Returns lines numbered like cat -n (number, tab, text; the number and tab are not part of the file): up to ${DEFAULT_READ_LINES} lines, from line offset (from 1) for limit lines when given. Lines over 2,000 characters are cut; at most ${groupDigits(MAX_READ_CHARS)} characters a call. PNG, JPEG, GIF and WebP come back as images; other binary files and directories are refused. Read a file before you Edit or Write it. Several Reads in one message run in parallel.`;
 
 export const readTool = defineTool<ReadInput>({
   name: 'Read',

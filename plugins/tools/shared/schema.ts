@@ -4,8 +4,35 @@
  * request; a whole-number check as a refinement validates the same without them.
  */
 import { z } from 'zod';
+import { inputSchemaOf, type JsonSchema, type Tool } from '../../../kernel/index.js';
 
 /** A whole number ≥ `min`; its JSON Schema is `{ type: 'number', minimum: min }`. */
 export function wholeNumber(min = 0) {
   return z.number().min(min).refine(Number.isInteger, { message: 'must be a whole number' });
+}
+
+/**
+ * The `description` option of the built-in tool plugins: `full` (the default) or `condensed`, the
+ * same contract (parameters, limits, the rules the tool enforces) in fewer words, for presets
+ * whose every request should carry a small prefix (`lean`).
+ */
+export const descriptionStyle = z.enum(['full', 'condensed']).default('full');
+
+/** `schema` without the `description` of its top-level properties (the condensed description names each one). */
+function withoutPropertyDescriptions(schema: JsonSchema): JsonSchema {
+  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => {
+    if (!v || typeof v !== 'object') return [k, v];
+    const { description: _d, ...rest } = v as Record<string, unknown>;
+    return [k, rest];
+  }));
+  return { ...schema, properties };
+}
+
+/**
+ * `tool` with its condensed description and an input schema whose properties carry no
+ * descriptions of their own: `description` must name every parameter and what it means. Input is
+ * still validated with the tool's zod schema.
+ */
+export function condensedTool<I>(tool: Tool<I>, description: string): Tool<I> {
+  return { ...tool, description, inputJsonSchema: withoutPropertyDescriptions(inputSchemaOf(tool) as JsonSchema) };
 }

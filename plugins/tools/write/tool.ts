@@ -30,6 +30,9 @@ function countLines(text: string): number {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 }
 
+/** The same contract in fewer words (the plugin's `description: condensed`). */
+export const CONDENSED_DESCRIPTION = `Writes content as the whole file at file_path (absolute; missing folders are created). Overwriting an existing file needs a Read of it in this session and fails if it changed on disk since. To change part of a file use Edit. Create files only when the task needs them; no documentation files unless asked.`;
+
 export const writeTool = defineTool<WriteInput>({
   name: 'Write',
   description: DESCRIPTION,

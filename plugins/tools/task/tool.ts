@@ -180,6 +180,11 @@ function mcpTools(parent: Kernel, wanted: string[]): Tool[] {
   return parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
 }
 
+/** The parent's built-in compaction plugins (`compaction/*`). */
+function compactionPlugins(parent: Kernel): string[] {
+  return parent.plugins.map((lp) => lp.plugin.name).filter((n) => n.startsWith('compaction/'));
+}
+
 /** The built-in plugins that register `tools` (Task's own included: a fork keeps the tool, refusing calls). */
 function toolPlugins(parent: Kernel, tools: string[]): string[] {
   return tools.map((t) => parent.subagents.pluginForTool(t)).filter((n): n is string => n !== undefined);
@@ -202,7 +207,9 @@ async function spawnFork(parent: Kernel, input: TaskInput, toolUseId: string, ct
     tools,
     limits: { maxTurns },
     session: { dir: join(parent.sessionDir(), 'subagents') },
-    plugins: pluginOptionsFor(parent, toolPlugins(parent, tools)),
+    // The parent's compaction plugins too, with the parent's options: a long fork compacts itself
+    // (its requests then start from its own summary instead of the parent's prefix).
+    plugins: pluginOptionsFor(parent, [...toolPlugins(parent, tools), ...compactionPlugins(parent)]),
     permissions: { mode: 'default' },
   };
   const agent = await parent.subagents.create({ preset: presetArg, cwd: parent.cwd, client: sharedClient(parent.client), parent: { sessionId: parent.sessionId, toolUseId } });

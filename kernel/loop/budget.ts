@@ -54,8 +54,12 @@ export class BudgetGate {
         return 'go';
       }
       await new Promise<void>((resolve) => {
-        this.waiters.push(resolve);
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        const wake = () => {
+          signal.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.waiters.push(wake);
+        signal.addEventListener('abort', wake, { once: true });
       });
     }
   }

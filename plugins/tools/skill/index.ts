@@ -186,6 +186,8 @@ export default definePlugin({
       const content = await expandShell(kernel, expandSkill(skill, args, kernel.sessionId), ctx);
       s.invoked.set(skill.name, { skill, content, at: Date.now(), seq: ++seq });
       if (skill.fields.context === 'fork') {
+        // Its allowed-tools narrowed its own commands; the child has the tools of its agent.
+        s.active = undefined;
         const r = await runForkedSkill(kernel, skill, content, ctx);
         return { text: r.isError ? r.text : `The skill "${skill.name}" ran in a separate agent. Its report:\n\n${r.text}`, isError: r.isError };
       }
@@ -224,17 +226,15 @@ export default definePlugin({
       return { ...ctxState, messages: [...ctxState.messages, note] };
     });
 
-    {
-      h.postToolUse.tap(PLUGIN_NAME, (r, ctx) => {
-        if (!matchers.size || ctx.agent) return r; // a child's call: its files do not change this agent's skills
-        const p = touchedPath(r.input);
-        if (!p) return r;
-        const rel = relative(kernel.cwd, isAbsolute(p) ? p : resolve(kernel.cwd, p));
-        if (!rel || rel.startsWith('..') || isAbsolute(rel)) return r;
-        for (const [name, m] of matchers) if (!s.activated.has(name) && m.ignores(rel.split('\\').join('/'))) s.activated.add(name);
-        return r;
-      });
-    }
+    h.postToolUse.tap(PLUGIN_NAME, (r, ctx) => {
+      if (!matchers.size || ctx.agent) return r; // a child's call: its files do not change this agent's skills
+      const p = touchedPath(r.input);
+      if (!p) return r;
+      const rel = relative(kernel.cwd, isAbsolute(p) ? p : resolve(kernel.cwd, p));
+      if (!rel || rel.startsWith('..') || isAbsolute(rel)) return r;
+      for (const [name, m] of matchers) if (!s.activated.has(name) && m.ignores(rel.split('\\').join('/'))) s.activated.add(name);
+      return r;
+    });
 
     h.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE.DENY_RULES }, (q, ctx) => {
       const active = s.active;
@@ -244,8 +244,9 @@ export default definePlugin({
     });
     h.userPromptSubmit.tapPromise(PLUGIN_NAME, async (p, ctx) => {
       s.active = undefined;
-      // `/name args` invokes a skill, as a person does in Claude Code: the prompt stays as typed
-      // and the skill's text (or a fork skill's report) comes with it. Other slash text is left alone.
+      // `/name args` invokes a skill, as a person does in Claude Code: the prompt becomes the
+      // command's name and arguments, followed by the skill's text (or a fork skill's report).
+      // Slash text that names no skill is left alone.
       const first = p.content.length === 1 && p.content[0]!.type === 'text' ? p.content[0]!.text.trim() : undefined;
       const m = first ? SLASH.exec(first) : null;
       if (!m) return p;

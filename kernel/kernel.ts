@@ -13,6 +13,7 @@ import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
 import { Transcript } from './session/transcript.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
+import type { BudgetGate } from './loop/budget.js';
 import { runCompaction } from './loop/compact.js';
 import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type TerminalReason, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
@@ -136,6 +137,8 @@ export class Kernel {
   private readonly fixedSessionId: string | undefined;
   private readonly presetRef: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
+  /** The kernel whose run this one's spending counts toward (see `shareBudget`). */
+  private budgetParent: Kernel | undefined;
   private readonly closers: (() => void | Promise<void>)[] = [];
   /**
    * Where the session is (the loop and `close()` keep it): `sessionStart` fired and `sessionEnd`
@@ -405,9 +408,33 @@ export class Kernel {
    */
   addSideUsage(source: Exclude<QuerySource, 'main_loop'>, model: string, usage: Usage): void {
     const state = this.current?.state;
-    if (!state) return;
-    addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
-    state.costUsd += costUsd(model, usage).usd;
+    if (state) {
+      addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
+      state.costUsd += costUsd(model, usage).usd;
+    }
+    this.forwardUsage(source, model, usage);
+  }
+
+  /**
+   * Makes this kernel (a child agent) spend from `parent`'s run: each of its requests is added to
+   * the parent run's side usage and cost as it is paid (its main-loop requests as `subagent`, its
+   * side requests by their own source), and its requests pass the parent run's spending gate, so
+   * no request of either starts once their total reached the parent's `limits.maxBudgetUsd`. The
+   * child's own `limits.maxBudgetUsd`, if any, still applies to its own spending. Call before the
+   * child's run starts.
+   */
+  shareBudget(parent: Kernel): void {
+    this.budgetParent = parent;
+  }
+
+  /** @internal The loop's gate for a run: the parent run's when this kernel shares its budget, else `own`. */
+  budgetGateFor(own: BudgetGate): BudgetGate {
+    return this.budgetParent?.current?.state.gate ?? own;
+  }
+
+  /** @internal Adds a request of this kernel to the run it shares a budget with (nothing otherwise). */
+  forwardUsage(source: Exclude<QuerySource, 'main_loop'>, model: string, usage: Usage): void {
+    this.budgetParent?.addSideUsage(source, model, usage);
   }
 
   /**

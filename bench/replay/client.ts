@@ -134,7 +134,6 @@ export function pendingResponder(get: () => Reply, summary: (body: Record<string
 export class ReplayClient implements ModelClient {
   readonly kind = 'simulator' as const;
   readonly baseURL = 'rein-simulator:in-process';
-  private pending: Reply = replyFor(undefined);
 
   /** Called with each main request's body just before the simulator sees it (a mimic pins its shared prefix). */
   beforeMain?: (body: Record<string, unknown>, now: number) => void;
@@ -143,15 +142,21 @@ export class ReplayClient implements ModelClient {
   /** Summaries to answer compaction requests with, in order (the recording's own), while any are left. */
   summaries: string[] = [];
 
+  /**
+   * @param slot where the reply for the request being handled is put for the simulator's responder;
+   *   a live child's client shares its parent's (the simulator's `handle()` is synchronous, so one
+   *   slot serves every client of a simulator)
+   */
   constructor(
     private readonly sim: Simulator,
     readonly cursor: StepCursor,
     private readonly onExchange: (x: Exchange) => void,
+    readonly slot: { pending: Reply } = { pending: replyFor(undefined) },
   ) {}
 
   /** The reply `handle()` should give (read by the responder). */
   current(): Reply {
-    return this.pending;
+    return this.slot.pending;
   }
 
   /** The recording's next summary as a compaction reply, or undefined when none is left. */
@@ -163,7 +168,7 @@ export class ReplayClient implements ModelClient {
   async send(params: ModelRequest, options: SendOptions): Promise<SendResult> {
     const main = options.source === 'main_loop' || options.source === 'subagent';
     const step = main ? this.cursor.take() : undefined;
-    this.pending = main ? replyFor(step) : replyFor(undefined);
+    this.slot.pending = main ? replyFor(step) : replyFor(undefined);
     const now = (main ? undefined : this.sideAt?.()) ?? this.cursor.now;
     const { betas, ...body } = params;
     if (main) this.beforeMain?.(body as Record<string, unknown>, now);

@@ -49,6 +49,8 @@ export interface StepSettings {
   model: boolean;
   /** Tool results exactly as recorded, never cut to the preset's size limits (mimics). */
   resultsAsRecorded?: boolean;
+  /** Task calls (tool_use ids) that start a live child (children.ts): the preset's own Task tool runs them. */
+  live?: ReadonlySet<string>;
 }
 
 /** Builds the replay plugin for one workload replay. */
@@ -57,7 +59,7 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
     name: REPLAY_PLUGIN_NAME,
     description: 'Replays a recorded session: recorded tool results, recorded permission decisions, recorded clock.',
     apply(kernel: Kernel) {
-      added.push(...installRecordedTools(kernel, w, { asRecorded: settings.resultsAsRecorded === true }));
+      added.push(...installRecordedTools(kernel, w, { asRecorded: settings.resultsAsRecorded === true, ...(settings.live ? { live: settings.live } : {}) }));
       // A recording that tells the effort of some step sent the API default on the others.
       const effortRecorded = w.steps.some((s) => s.effort);
 
@@ -82,8 +84,9 @@ export function replayPlugin(w: Workload, cursor: StepCursor, typedPrompts: Read
 
       kernel.hooks.permission.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, () => ({ behavior: 'allow' as const, reason: 'replay: the recorded session ran this call', source: REPLAY_PLUGIN_NAME }));
       kernel.hooks.permissionRequest.tap({ name: REPLAY_PLUGIN_NAME, stage: FIRST }, () => ({ behavior: 'allow' as const, reason: 'replay', source: REPLAY_PLUGIN_NAME }));
-      kernel.hooks.postToolUse.tap({ name: REPLAY_PLUGIN_NAME, stage: LAST }, (post) => {
-        if (cursor.turnEndsHere()) post.preventContinuation = 'replay: the recording goes on with a new prompt here';
+      kernel.hooks.postToolUse.tap({ name: REPLAY_PLUGIN_NAME, stage: LAST }, (post, ctx) => {
+        // A live child's calls reach these hooks too (ctx.agent): its turns are its own steps'.
+        if (!ctx.agent && cursor.turnEndsHere()) post.preventContinuation = 'replay: the recording goes on with a new prompt here';
         return post;
       });
 

@@ -33,6 +33,7 @@ import { extractiveSummary, summaryBudget } from './summary.js';
 import { setRestoreFileSource } from '../../plugins/compaction/auto/index.js';
 import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
+import { LiveChildren, type LiveChildRun } from './children.js';
 
 /** The prompt used when a recorded step must start a turn but the recording has no prompt for it. */
 export const CONTINUE_PROMPT = 'Continue.';
@@ -107,6 +108,8 @@ export interface ReplayResult {
   events: ClientEvent[];
   /** The mimic's fixed prefix and where its sizes came from, when the preset models a client. */
   mimic?: { client: MimicClient; sizes: MimicPlan['sizes']; source: string };
+  /** The workload's live children (children.ts), each beside the parent request that started it. */
+  children?: LiveChildRun[];
 }
 
 const MAX_PROBLEMS = 20;
@@ -154,6 +157,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
   const refetched = new Set<number>();
   let apiCleared = 0;
+  // Prompt tokens of the main request each step answered: a live child's first request is set beside it.
+  const promptOfStep = new Map<number, number>();
 
   const onExchange = (x: Exchange) => {
     const msg = x.response.message!;
@@ -169,6 +174,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     // The prompt as the simulator accounted it (after its context edits): hashing it again here
     // would double the replay's hashing work for the same blocks.
     const prefix = x.response.prefix!;
+    if (x.step) promptOfStep.set(x.step.index, prefix.totalTokens);
     const r: RequestMetrics = {
       n: requests.length + 1,
       source: x.source,
@@ -244,6 +250,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     };
   }
   const addedTools: string[] = [];
+  const live = w.children?.length ? new LiveChildren(w, sim, client, (step) => promptOfStep.get(step)) : undefined;
   // Post-compaction file restoration reads the recorded session's files as of the current step.
   const workspace = new VirtualWorkspace(w, dir);
   const plugin = replayPlugin(w, cursor, typedPrompts, {
@@ -256,7 +263,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       if (c.kind === 'compaction') compactedSince = true;
       else editedSince = true;
     },
-  }, addedTools, { model: !options.model, resultsAsRecorded: plan !== undefined });
+  }, addedTools, { model: !options.model, resultsAsRecorded: plan !== undefined, ...(live ? { live: live.ids() } : {}) });
 
   // Every recorded reply must fit the request's max_tokens, or the simulator would cut it short
   // (stop_reason max_tokens) and the kernel would ask again for a reply the recording does not have.
@@ -294,6 +301,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       client,
       plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
+      ...(live ? { subagents: live.factory() } : {}),
       // A subagent's recording replays as a child agent, so its requests are attributed to the child (`subagent`).
       ...(w.sidechain ? { parent: { sessionId: w.sessionId ?? 'recorded-parent', toolUseId: w.parentToolUseId ?? w.agentId ?? 'recorded-subagent' } } : {}),
     });
@@ -377,6 +385,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     durationMs: performance.now() - started,
     events: events.filter((e) => e.kind !== 'restart' || plan),
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
+    ...(live ? { children: live.results() } : {}),
   };
 }
 

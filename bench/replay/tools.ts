@@ -21,20 +21,20 @@ const ANY_INPUT = z.record(z.string(), z.unknown());
 const OPEN_SCHEMA: JsonSchema = { type: 'object', additionalProperties: true };
 
 /** Every recorded result of a workload by tool_use id. */
-export function recordedResults(w: Workload): Map<string, RecordedToolResult> {
+export function recordedResults(w: Pick<Workload, 'steps'>): Map<string, RecordedToolResult> {
   const map = new Map<string, RecordedToolResult>();
   for (const s of w.steps) for (const r of s.toolResults) map.set(r.toolUseId, r);
   return map;
 }
 
 /** Names of the tools a workload's replies call, in first-call order. */
-export function recordedToolNames(w: Workload): string[] {
+export function recordedToolNames(w: Pick<Workload, 'steps'>): string[] {
   const names = new Set<string>();
   for (const s of w.steps) for (const b of s.reply) if (b.type === 'tool_use') names.add((b as { name: string }).name);
   return [...names];
 }
 
-function replayTool(base: { name: string; description: string; schema: JsonSchema; maxResultSizeChars: number }, results: ReadonlyMap<string, RecordedToolResult>): Tool {
+function replayTool(base: { name: string; description: string; schema: JsonSchema; maxResultSizeChars: number }, results: ReadonlyMap<string, RecordedToolResult>, live?: { tool: Tool; ids: ReadonlySet<string> }): Tool {
   return defineTool({
     name: base.name,
     description: base.description,
@@ -45,7 +45,9 @@ function replayTool(base: { name: string; description: string; schema: JsonSchem
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     maxResultSizeChars: base.maxResultSizeChars,
-    async call(_input, ctx) {
+    async call(input, ctx) {
+      // A call the workload runs live (a scripted child agent): the preset's own tool answers it.
+      if (live?.ids.has(ctx.toolUseId)) return live.tool.call(live.tool.inputSchema.parse(input), ctx);
       const r = results.get(ctx.toolUseId);
       if (!r) return { content: MISSING_RESULT_TEXT, isError: true };
       return { content: r.content.length ? r.content : '', isError: r.isError };
@@ -56,16 +58,18 @@ function replayTool(base: { name: string; description: string; schema: JsonSchem
 /**
  * Replaces every registered tool of `kernel` by its recorded-result twin and registers the
  * recording's other tools. Returns the names added that the preset did not have. `asRecorded`:
- * results are not cut to the tools' size limits (a mimic sends what its client sent).
+ * results are not cut to the tools' size limits (a mimic sends what its client sent). `live`: the
+ * tool_use ids whose calls the preset's own tool runs (the workload's live children).
  */
-export function installRecordedTools(kernel: Kernel, w: Workload, options: { asRecorded?: boolean } = {}): string[] {
+export function installRecordedTools(kernel: Kernel, w: Pick<Workload, 'steps'>, options: { asRecorded?: boolean; live?: ReadonlySet<string> } = {}): string[] {
   const results = recordedResults(w);
   // A mimic sends each result as the recording's client did: what the model saw, never cut again.
   const cap = (c: number) => (options.asRecorded ? Infinity : c);
   for (const tool of kernel.tools.list()) {
     const schema = inputSchemaOf(tool) as JsonSchema;
     kernel.tools.unregister(tool.name);
-    kernel.tools.register(replayTool({ name: tool.name, description: tool.description, schema, maxResultSizeChars: cap(tool.maxResultSizeChars) }, results), tool.plugin);
+    const live = options.live?.size ? { tool, ids: options.live } : undefined;
+    kernel.tools.register(replayTool({ name: tool.name, description: tool.description, schema, maxResultSizeChars: cap(tool.maxResultSizeChars) }, results, live), tool.plugin);
   }
   const added: string[] = [];
   for (const name of recordedToolNames(w)) {

@@ -15,6 +15,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import { fmtTokens, TINY_WORKLOAD_REQUESTS } from './table.js';
 import { RECORDED, unrankedDetail, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 import { costRecallPoints, costRecallSpec, recallHtmlTable, recallOverTimeSpec } from './recall.js';
+import { firstRequestText } from './subagents.js';
 
 /** Token classes drawn, in stack order (bottom first), with their colours. */
 export const TOKEN_CLASSES = [
@@ -214,8 +215,8 @@ export async function renderHtml(report: BenchReport): Promise<string> {
     parts.push(`<h2 id="unranked">Not ranked</h2><p class="note">Incomplete or failed runs: their cost covers less work than the recording, so they are left out of the totals.</p><ul>${report.unranked.map((u) => `<li>${esc(u.preset)} × ${esc(u.workload)}: ${u.status}: ${esc(u.detail)}</li>`).join('')}</ul>`);
   }
   if (report.subagents?.length) {
-    const rows = report.subagents.flatMap((a) => a.runs.map((r) => `<tr data-subagent="${esc(a.child)}"><td>${esc(a.child)}</td><td>${esc(a.parent)}</td><td>${esc(r.preset)}</td><td>${fmtTokens(r.childCacheRead)}</td><td>${pctOf(r.childCacheRead, r.childPrompt)}</td><td>${fmtTokens(r.parentCacheRead)}</td><td>${pctOf(r.parentCacheRead, r.parentPrompt)}</td></tr>`)).join('');
-    parts.push(`<h2 id="subagents">Subagents</h2><p class="note">Each subagent's requests, attributed to it rather than to the agent that started it, beside that agent's: cache-read tokens and their share of all prompt tokens.</p><table><thead><tr><th>subagent</th><th>parent</th><th>preset</th><th>child cache read</th><th>child share</th><th>parent cache read</th><th>parent share</th></tr></thead><tbody>${rows}</tbody></table>`);
+    const rows = report.subagents.flatMap((a) => a.runs.map((r) => `<tr data-subagent="${esc(a.child)}"><td>${esc(a.child)}</td><td>${esc(a.parent)}</td><td>${esc(r.preset)}</td><td>${fmtTokens(r.childCacheRead)}</td><td>${pctOf(r.childCacheRead, r.childPrompt)}</td><td>${fmtTokens(r.parentCacheRead)}</td><td>${pctOf(r.parentCacheRead, r.parentPrompt)}</td><td data-first-request>${r.first ? esc(firstRequestText(r, fmtTokens)) : '—'}</td></tr>`)).join('');
+    parts.push(`<h2 id="subagents">Subagents</h2><p class="note">Each subagent's requests, attributed to it rather than to the agent that started it, beside that agent's: cache-read tokens and their share of all prompt tokens. For a child the workload started live, on the same simulator as its parent: its first request's cache reads against the prompt of the parent request that started it.</p><table><thead><tr><th>subagent</th><th>parent</th><th>preset</th><th>child cache read</th><th>child share</th><th>parent cache read</th><th>parent share</th><th>first request (live children)</th></tr></thead><tbody>${rows}</tbody></table>`);
   }
   for (const w of full) {
     parts.push(`<h2 id="${anchor(w.name)}">${esc(w.name)}${w.sidechain ? ' (subagent)' : ''}</h2>`);

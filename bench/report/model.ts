@@ -9,6 +9,7 @@ import type { MimicClient, MimicSizes } from '../replay/mimic.js';
 import type { Fidelity } from './fidelity.js';
 import type { SkippedFile } from '../workloads/load.js';
 import type { SubagentRow } from './subagents.js';
+import type { LiveChildRun } from '../replay/children.js';
 
 /** The row name used for the recording client's own numbers. */
 export const RECORDED = 'recorded';
@@ -35,6 +36,8 @@ export interface RunReport {
   error?: string;
   /** The client this preset models (`bench.mimic`), with the prefix it sent and where its sizes came from. */
   mimic?: { client: MimicClient; sizes: MimicSizes; source: string };
+  /** Children the workload started live, each beside the parent request that started it (replay/children.ts). */
+  children?: LiveChildRun[];
 }
 
 export interface WorkloadReport {

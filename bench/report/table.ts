@@ -9,6 +9,7 @@
  * reason) is in the JSON and the HTML report.
  */
 import Table from 'cli-table3';
+import { firstRequestText } from './subagents.js';
 import { RECORDED, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 import type { RunSummary } from '../metrics/types.js';
 import { fidelityLines } from './fidelity.js';
@@ -127,7 +128,7 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   }
   out.push(costTables(report, color));
   if (report.subagents?.length) {
-    out.push(['Subagents (their own requests; cache-read tokens, child beside parent):', ...report.subagents.flatMap((a) => a.runs.map((r) => `- ${a.child} (of ${a.parent}) × ${r.preset}: child ${fmtTokens(r.childCacheRead)} of ${fmtTokens(r.childPrompt)} read from cache, parent ${fmtTokens(r.parentCacheRead)} of ${fmtTokens(r.parentPrompt)}`))].join('\n'));
+    out.push(['Subagents (their own requests; cache-read tokens, child beside parent):', ...report.subagents.flatMap((a) => a.runs.map((r) => `- ${a.child} (of ${a.parent}) × ${r.preset}: child ${fmtTokens(r.childCacheRead)} of ${fmtTokens(r.childPrompt)} read from cache, parent ${fmtTokens(r.parentCacheRead)} of ${fmtTokens(r.parentPrompt)}${r.first ? `; ${firstRequestText(r, fmtTokens)}` : ''}`))].join('\n'));
   }
   out.push(notes(report).map((n) => `- ${n}`).join('\n'));
   out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);

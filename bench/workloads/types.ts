@@ -125,6 +125,20 @@ export interface ImportStats {
   examples: SkipNote[];
 }
 
+/**
+ * A child agent the workload starts live: the replay runs the preset's own Task tool for this
+ * call, and the child's requests go to the same simulator (the same prompt cache) as the parent's,
+ * answered with these steps in order (its tool calls with their recorded results).
+ */
+export interface LiveChild {
+  /** The parent's Task tool_use id that starts the child. */
+  toolUseId: string;
+  /** A label for tables: the Task call's description, else the tool_use id. */
+  name: string;
+  /** The child's own requests: reply and tool results (no prompts: the Task call's prompt starts it). */
+  steps: WorkloadStep[];
+}
+
 export interface Workload {
   /** Short name for tables: the file name without extension, or the generator spec. */
   name: string;
@@ -146,6 +160,8 @@ export interface Workload {
   /** The parent's tool_use id that started this subagent, when known. */
   parentToolUseId?: string;
   steps: WorkloadStep[];
+  /** Children started live at Task calls of the steps (scripted workloads), when any. */
+  children?: LiveChild[];
   /** false when the recorded timestamps cannot drive the clock (absent, or known to be compressed). */
   timed: boolean;
   /** Remarks the report should show (compressed timestamps, warm-up stub, ...). */

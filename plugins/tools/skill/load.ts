@@ -141,4 +141,28 @@ export function discoverSkills(dirs: SkillDir[]): Discovery {
   return { skills: [...byName.values()], shadowed };
 }
 
+/**
+ * A cheap fingerprint of what `discoverSkills(dirs)` would find: every `<dir>/<name>/SKILL.md` with
+ * its size and modification time (ms). Two equal fingerprints mean nothing was added, removed or
+ * changed, so the skills need not be read again.
+ */
+export function skillsFingerprint(dirs: SkillDir[]): string {
+  const parts: string[] = [];
+  for (const { dir } of dirs) {
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const entry of entries.sort()) {
+      try {
+        const st = statSync(join(dir, entry, 'SKILL.md'));
+        parts.push(`${dir}/${entry}:${st.size}:${st.mtimeMs}`);
+      } catch { /* not a skill folder */ }
+    }
+  }
+  return parts.join('\n');
+}
+
 export { FrontmatterError };

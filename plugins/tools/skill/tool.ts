@@ -4,7 +4,7 @@
  * see index.ts), so adding or activating a skill never changes the request's tool bytes.
  */
 import { z } from 'zod';
-import { defineTool, ToolError, type Tool } from '../../../kernel/index.js';
+import { defineTool, ToolError, type Tool, type ToolContext, type ToolOutput } from '../../../kernel/index.js';
 import type { Skill } from './load.js';
 
 export const skillInput = z.strictObject({
@@ -42,8 +42,12 @@ export interface SkillToolHost {
   find(name: string): Skill | undefined;
   /** Names the model may call now. */
   names(): string[];
-  /** Records the invocation (for allowed-tools and re-injection after compaction). */
-  invoked(skill: Skill, content: string): void;
+  /**
+   * Invokes the skill: expands its body (arguments, `` !`command` ``), records the invocation (for
+   * allowed-tools and re-injection after compaction) and returns what the model gets: the body, or
+   * for a `context: fork` skill the child agent's report.
+   */
+  invoke(skill: Skill, args: string | undefined, ctx: ToolContext): Promise<ToolOutput>;
 }
 
 /** Builds the Skill tool over `host`. */
@@ -63,10 +67,7 @@ export function createSkillTool(host: SkillToolHost): Tool<SkillInput> {
         const known = host.names();
         throw new ToolError(`Unknown skill "${name}". ${known.length ? `Available: ${known.join(', ')}.` : 'No skills are available.'}`);
       }
-      const content = expandSkill(skill, input.args, ctx.kernel.sessionId);
-      host.invoked(skill, content);
-      const limits = skill.allowedTools ? `\n\n(While this skill is active, only these tools run: ${skill.allowedTools.join(', ')}.)` : '';
-      return `${content}${limits}`;
+      return host.invoke(skill, input.args, ctx);
     },
   });
 }

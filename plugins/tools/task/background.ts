@@ -30,6 +30,8 @@ export interface BackgroundChildren {
   /** Resolves when the next running child ends (at once when none runs). */
   next(): Promise<void>;
   stopAll(): void;
+  /** Resolves when every running child has ended. */
+  settled(): Promise<void>;
 }
 
 const outputText = (o: ToolOutput): { text: string; isError: boolean } => {
@@ -81,6 +83,7 @@ export function backgroundOf(kernel: Kernel): BackgroundChildren {
     },
     running: () => [...children.values()].some((c) => !c.outcome),
     next: () => (api.running() ? new Promise<void>((r) => { wake.push(r); }) : Promise.resolve()),
+    settled: async () => { await Promise.all([...children.values()].map((c) => c.done)); },
     stopAll: () => {
       if (!api.running()) return;
       abort.abort(new Error('the session ended'));

@@ -2,7 +2,8 @@
  * Fork mode through `rein run` (the built command, the embedded simulator and its prompt cache):
  * three forks made by one assistant message each send the parent's last request byte for byte,
  * then the same placeholders, then their own directive; each fork's first request reads at least
- * 95% of the parent's prefix from the cache; a fork's Task call is refused.
+ * 95% of the parent's prefix from the cache; a fork's Task call is refused; a long fork compacts
+ * itself with the parent's compaction plugin, and the guard survives it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,5 +88,53 @@ turns:
     // A fork cannot fork again: its Task call got an error result.
     const refused = forks.find((f) => JSON.stringify(f.body.messages).includes('Fork is not available inside a forked worker'));
     expect(refused).toBeDefined();
+  }, 60_000);
+
+  it('a long fork compacts itself with the parent\'s compaction plugin, and still cannot fork', async () => {
+    const project = join(tmp.dir, 'project');
+    const notes = (tag: string) => Array.from({ length: 300 }, (_, i) => `${tag} ${i}: ${'the quick brown fox '.repeat(3)}`).join('\n');
+    write(project, {
+      'notes.txt': notes('note'),
+      'more.txt': notes('more'),
+      'agent.yaml': [
+        'tools: [Read, Task]',
+        'plugins:',
+        '  cache/breakpoints: {}',
+        '  compaction/auto: { triggerTokens: 10000 }',
+        '  tools/task: { fork: { enabled: true } }',
+        '',
+      ].join('\n'),
+      's.yaml': `
+turns:
+  - reply: [{ tool_use: { name: Read, input: { file_path: notes.txt } } }]
+  - reply: [{ tool_use: { name: Task, input: { description: More notes, prompt: "Read more.txt and sum it up." } } }]
+  - reply: [{ tool_use: { name: Read, input: { file_path: more.txt } } }]
+  - reply: [{ tool_use: { name: Task, input: { description: Nested, prompt: "Fork again." } } }]
+  - reply: [{ text: "more.txt is 300 more notes." }]
+  - reply: [{ text: "Done." }]
+`,
+    });
+    const log = join(tmp.dir, 'requests.jsonl');
+    const r = await runCli(['run', '--preset', './agent.yaml', '--sim', 's.yaml', '--no-layers', '--output-format', 'json', 'Study the notes'], { cwd: project, env: { HOME: join(tmp.dir, 'home'), REIN_HOME: join(tmp.dir, 'rein-home'), REIN_SIM_LOG: log } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).result).toBe('Done.');
+    const entries = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Entry).filter((e) => e.path === '/v1/messages');
+    // The parent never compacted; the fork did, once its own reading took it over the threshold.
+    const compacts = entries.filter((e) => e.source === 'compact');
+    expect(compacts).toHaveLength(1);
+    const forks = entries.filter((e) => e.source === 'subagent');
+    const at = entries.indexOf(compacts[0]!);
+    // Its first request (the parent's prefix, read from the cache), then its Read took it over.
+    expect(entries.slice(0, at).filter((e) => e.source === 'subagent')).toHaveLength(1);
+    expect(forks[0]!.usage.cache_read_input_tokens).toBeGreaterThan(0);
+    // After its compaction the fork's request starts from its own summary, far smaller than before.
+    const after = forks.filter((e) => entries.indexOf(e) > at);
+    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(prompt(after[0]!.usage)).toBeLessThan(prompt(forks[0]!.usage) / 2);
+    expect(JSON.stringify(after[0]!.body.messages)).not.toContain('more 299:');
+    // The guard survived the compaction: the fork's Task call after it was refused.
+    expect(JSON.stringify(after.at(-1)!.body.messages)).toContain('Fork is not available inside a forked worker');
+    const main = entries.filter((e) => e.source === 'main_loop');
+    expect(JSON.stringify(main.at(-1)!.body.messages)).toContain('more.txt is 300 more notes.');
   }, 60_000);
 });

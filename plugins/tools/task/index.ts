@@ -7,6 +7,7 @@
  *              the tail of the history, once, so the Task tool's description never changes; and
  *              background children that finished are announced as `<task-notification>` messages
  *   stop       while background children run, the turn waits for the next to finish and goes on with its report
+ *   turnEnd    a run that spent its budget waits for its background children's last requests (their cost is the run's)
  *   request    (fork mode, last stage) the request as sent is kept: a fork child starts with it (fork.ts)
  *   sessionEnd background children still running are stopped
  *
@@ -108,6 +109,11 @@ export default definePlugin({
         notes = bg.takeFinished();
       }
       return notes.length ? { action: 'block' as const, reason: notes.join('\n') } : undefined;
+    });
+    // The budget is spent: no child starts another request, and the ones in flight are still
+    // paid, so the run's total waits for them (each ends at its next request).
+    kernel.hooks.turnEnd.tapPromise(PLUGIN_NAME, async (t) => {
+      if (t.terminal === 'budget_exhausted') await bg.settled();
     });
     kernel.hooks.sessionEnd.tap(PLUGIN_NAME, () => { bg.stopAll(); });
     kernel.onClose(() => bg.stopAll());

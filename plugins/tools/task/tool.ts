@@ -5,7 +5,10 @@
  * the parent's permission hooks (the same answer the parent would give, asks included) and passes
  * through the parent's PreToolUse / PostToolUse hooks, with the child named in `ctx.agent`; its
  * commands start through the parent's `spawn` hook (the parent's sandbox); `subagentStart` /
- * `subagentStop` fire on the parent. The child's usage is added to the parent run's side usage (`subagent`) and cost.
+ * `subagentStop` fire on the parent. The child spends from the parent's run (`Kernel.shareBudget`):
+ * each of its requests is added to the parent run's side usage (`subagent`) and cost as it is paid,
+ * and no request of the parent or of any child starts once their total reached the parent's
+ * `limits.maxBudgetUsd`.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -146,7 +149,7 @@ async function spawnNamed(parent: Kernel, input: TaskInput, type: string, def: A
   let overrides: Record<string, unknown> | undefined;
   if (def.preset) {
     presetArg = agentPresetRef(def.preset, parent.presetDir);
-    overrides = { session: { dir: sessionDir }, limits: { maxTurns, ...budgetLeft(parent) }, ...(resolveModel(def.model) || resolveModel(input.model) ? { model: { name: model } } : {}) };
+    overrides = { session: { dir: sessionDir }, limits: { maxTurns }, ...(resolveModel(def.model) || resolveModel(input.model) ? { model: { name: model } } : {}) };
   } else {
     const wanted = (def.tools ?? parent.tools.names().filter((n) => n !== 'Task')).filter((n) => !def.disallowedTools?.includes(n));
     // MCP tools are the parent's own tool objects (its connections), shared rather than reconnected.
@@ -157,7 +160,7 @@ async function spawnNamed(parent: Kernel, input: TaskInput, type: string, def: A
       model: { ...parent.preset.model, name: model },
       tools,
       system: def.prompt ? { sections: [{ name: 'agent', text: def.prompt }] } : undefined,
-      limits: { maxTurns, ...budgetLeft(parent) },
+      limits: { maxTurns },
       session: { dir: sessionDir },
       plugins: pluginOptionsFor(parent, toolPlugins(parent, tools)),
       // The parent decides every call (forwardHooks), so the child's own mode never answers; default needs no opt-ins.
@@ -168,6 +171,7 @@ async function spawnNamed(parent: Kernel, input: TaskInput, type: string, def: A
   const child = agent.kernel;
   for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
   forwardHooks(child, parent, type, def.permissionMode);
+  child.shareBudget(parent);
   return { agent, type, prompt: input.prompt, maxTurns, info: { parentSessionId: parent.sessionId, toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId } };
 }
 
@@ -176,16 +180,14 @@ function mcpTools(parent: Kernel, wanted: string[]): Tool[] {
   return parent.tools.list().filter((t) => t.name.startsWith('mcp__') && wanted.some((w) => w === t.name || (w.endsWith('*') && t.name.startsWith(w.slice(0, -1)))));
 }
 
+/** The parent's built-in compaction plugins (`compaction/*`). */
+function compactionPlugins(parent: Kernel): string[] {
+  return parent.plugins.map((lp) => lp.plugin.name).filter((n) => n.startsWith('compaction/'));
+}
+
 /** The built-in plugins that register `tools` (Task's own included: a fork keeps the tool, refusing calls). */
 function toolPlugins(parent: Kernel, tools: string[]): string[] {
   return tools.map((t) => parent.subagents.pluginForTool(t)).filter((n): n is string => n !== undefined);
-}
-
-/** `maxBudgetUsd` for a child: what is left of the parent's, when it has one. */
-function budgetLeft(parent: Kernel): { maxBudgetUsd?: number } {
-  const max = parent.preset.limits?.maxBudgetUsd;
-  if (max === undefined) return {};
-  return { maxBudgetUsd: Math.max(0.000_001, max - (parent.runCostUsd() ?? 0)) };
 }
 
 /**
@@ -203,9 +205,11 @@ async function spawnFork(parent: Kernel, input: TaskInput, toolUseId: string, ct
     name: `${parent.preset.name ?? 'agent'}/fork`,
     model: { ...parent.preset.model, name: ctx.model },
     tools,
-    limits: { maxTurns, ...budgetLeft(parent) },
+    limits: { maxTurns },
     session: { dir: join(parent.sessionDir(), 'subagents') },
-    plugins: pluginOptionsFor(parent, toolPlugins(parent, tools)),
+    // The parent's compaction plugins too, with the parent's options: a long fork compacts itself
+    // (its requests then start from its own summary instead of the parent's prefix).
+    plugins: pluginOptionsFor(parent, [...toolPlugins(parent, tools), ...compactionPlugins(parent)]),
     permissions: { mode: 'default' },
   };
   const agent = await parent.subagents.create({ preset: presetArg, cwd: parent.cwd, client: sharedClient(parent.client), parent: { sessionId: parent.sessionId, toolUseId } });
@@ -216,6 +220,7 @@ async function spawnFork(parent: Kernel, input: TaskInput, toolUseId: string, ct
   child.messages = [...history.slice(0, at + 1), start.placeholders];
   makeFork(child, request, toolUseId);
   forwardHooks(child, parent, 'fork');
+  child.shareBudget(parent);
   return { agent, type: 'fork', prompt: start.prompt, maxTurns, info: { parentSessionId: parent.sessionId, toolUseId, preset: 'fork', prompt: input.prompt, childSessionId: child.sessionId } };
 }
 
@@ -230,8 +235,6 @@ async function runChild(parent: Kernel, s: Spawned, signal: AbortSignal, notify:
   } finally {
     await s.agent.close();
   }
-  parent.addSideUsage('subagent', result.model, result.usage);
-  for (const [source, usage] of Object.entries(result.sideUsage)) if (usage && source !== 'main_loop') parent.addSideUsage(source as 'subagent', result.model, usage);
   await parent.hooks.subagentStop.promise({ ...s.info, result }, pctx);
   notify(`subagent ${s.type} finished: ${result.terminalReason} after ${result.numTurns} turns`);
   return { result, output: reportOf(result, s.maxTurns) };

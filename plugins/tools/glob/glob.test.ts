@@ -1,3 +1,4 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import globPlugin, { GLOB_MAX_RESULTS } from './index.js';
@@ -55,5 +56,23 @@ describe('Glob', () => {
     const r = await callTool(await kernel(), 'Glob', { pattern: '*', path: join(dir, 'nope') });
     expect(r.is_error).toBe(true);
     expect(textOf(r)).toContain('Directory does not exist');
+  });
+
+  it('lists no links, no .git file, nothing under an ignored folder, and applies the .gitignore above the searched folder', async () => {
+    const repo = tempDir();
+    writeFileSync(join(repo, '.gitignore'), 'gen/\n*.tmp\n');
+    mkdirSync(join(repo, '.git'));
+    mkdirSync(join(repo, 'pkg/gen/deep'), { recursive: true });
+    mkdirSync(join(repo, 'pkg/sub'), { recursive: true });
+    writeFileSync(join(repo, 'pkg/a.ts'), 'a');
+    writeFileSync(join(repo, 'pkg/b.tmp'), 'b');
+    writeFileSync(join(repo, 'pkg/gen/deep/g.ts'), 'g');
+    writeFileSync(join(repo, 'pkg/sub/.git'), 'gitdir: elsewhere\n');
+    writeFileSync(join(repo, 'pkg/sub/s.ts'), 's');
+    symlinkSync(join(repo, 'pkg/a.ts'), join(repo, 'pkg/link.ts'));
+    symlinkSync(join(repo, 'pkg/sub'), join(repo, 'pkg/linked-dir'));
+    const k = await toolKernel({ plugins: [{ plugin: globPlugin }], cwd: join(repo, 'pkg') });
+    expect(textOf(await callTool(k, 'Glob', { pattern: '**/*' })).split('\n').sort()).toEqual(['a.ts', 'sub/s.ts']);
+    expect(textOf(await callTool(k, 'Glob', { pattern: '*' })).split('\n')).toEqual(['a.ts']);
   });
 });

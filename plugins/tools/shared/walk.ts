@@ -8,10 +8,10 @@
  *   (the folder holding `.git`), or up to `/` outside a repository;
  * - ignored folders are not entered; symbolic links are not followed (and not listed).
  */
-import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { existsSync, opendirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fdir } from 'fdir';
 import ignore, { type Ignore } from 'ignore';
-import { slicer } from './yield.js';
 
 /** Folders never walked: version-control metadata (Claude Code's Grep excludes the same set). */
 export const VCS_DIRECTORIES: ReadonlySet<string> = new Set(['.git', '.svn', '.hg', '.bzr', '.jj', '_darcs']);
@@ -91,48 +91,47 @@ function isIgnored(levels: readonly Level[], abs: string, isDir: boolean): boole
   return ignored;
 }
 
-/** Absolute paths of the files under `root`, in walk order. Throws when `root` cannot be read. */
+/**
+ * Absolute paths of the files under `root`, in no particular order (callers sort). Throws what
+ * opening `root` as a folder throws (ENOENT, ENOTDIR, EACCES); an unreadable folder inside it is
+ * skipped, as ripgrep does. The crawl is fdir's (asynchronous reads, so parallel tool calls and
+ * aborts stay live); the rules above decide, per folder as it is reached, what is entered and listed.
+ */
 export async function walkFiles(root: string, opts: WalkOptions = {}): Promise<string[]> {
   const useIgnore = opts.gitignore ?? true;
-  const maxDepth = opts.maxDepth ?? Infinity;
-  const tick = slicer(opts.signal);
-  const out: string[] = [];
-  // Depth first with an explicit stack; synchronous reads in slices (see yield.ts).
-  const stack: { dir: string; levels: Level[]; depth: number }[] = [{ dir: root, levels: useIgnore ? parentIgnoreLevels(root) : [], depth: 0 }];
-  while (stack.length) {
-    const { dir, levels: inherited, depth } = stack.pop()!;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (err) {
-      // The root must be readable; an unreadable folder inside it is skipped, as ripgrep does.
-      if (dir === root) throw err;
-      continue;
-    }
-    let levels = inherited;
-    if (useIgnore && entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-      const own = loadIgnore(dir);
-      if (own) levels = [...inherited, own];
-    }
-    const subdirs: string[] = [];
-    for (const e of entries) {
+  const top = resolve(root);
+  opendirSync(top).closeSync();
+  const rootDir = top.endsWith(sep) ? top : top + sep;
+  // The `.gitignore` levels that apply in each folder reached, by its path with a trailing separator.
+  const levelsOf = new Map<string, Level[]>();
+  const withOwn = (inherited: Level[], dir: string): Level[] => {
+    if (!useIgnore || !statSync(join(dir, '.gitignore'), { throwIfNoEntry: false })?.isFile()) return inherited;
+    const own = loadIgnore(dir);
+    return own ? [...inherited, own] : inherited;
+  };
+  levelsOf.set(rootDir, withOwn(useIgnore ? parentIgnoreLevels(top) : [], top));
+  const parentOf = (path: string, end: number) => path.slice(0, path.lastIndexOf(sep, end) + 1);
+  let crawler = new fdir({ excludeSymlinks: true })
+    .withFullPaths()
+    .exclude((name, dirPath) => {
+      if (VCS_DIRECTORIES.has(name)) return true;
+      const levels = levelsOf.get(parentOf(dirPath, dirPath.length - 2)) ?? [];
+      const abs = dirPath.slice(0, -1);
+      if (levels.length && isIgnored(levels, abs, true)) return true;
+      levelsOf.set(dirPath, withOwn(levels, abs));
+      return false;
+    })
+    .filter((path) => {
+      const dir = parentOf(path, path.length - 1);
       // A `.git` file (worktrees, submodules) is left out like the folder, as ripgrep's `!.git` glob does.
-      if (VCS_DIRECTORIES.has(e.name)) continue;
-      const abs = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (depth >= maxDepth) continue;
-        if (useIgnore && levels.length && isIgnored(levels, abs, true)) continue;
-        subdirs.push(abs);
-      } else if (e.isFile()) {
-        if (useIgnore && levels.length && isIgnored(levels, abs, false)) continue;
-        if (opts.accept && !opts.accept(under(root, abs) ?? toPosix(relative(root, abs)))) continue;
-        out.push(abs);
-      }
-    }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ dir: subdirs[i]!, levels, depth: depth + 1 });
-    const wait = tick();
-    if (wait) await wait;
-  }
+      if (VCS_DIRECTORIES.has(path.slice(dir.length))) return false;
+      const levels = levelsOf.get(dir) ?? [];
+      if (levels.length && isIgnored(levels, path, false)) return false;
+      return !opts.accept || opts.accept(toPosix(path.slice(rootDir.length)));
+    });
+  if (opts.maxDepth !== undefined) crawler = crawler.withMaxDepth(opts.maxDepth);
+  if (opts.signal) crawler = crawler.withAbortSignal(opts.signal);
+  const out = await crawler.crawl(top).withPromise();
   if (opts.signal?.aborted) throw opts.signal.reason;
   return out;
 }

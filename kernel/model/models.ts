@@ -20,6 +20,8 @@ export interface ModelFacts {
   adaptiveThinking: boolean;
   /** `output_config.effort` levels it accepts (empty: the parameter is not supported). */
   effort: readonly EffortLevel[];
+  /** Accepts tools sent with `defer_loading: true` and `tool_reference` blocks (tool search). */
+  toolSearch: boolean;
 }
 
 const ALL_EFFORT: readonly EffortLevel[] = EFFORT_ORDER;
@@ -42,22 +44,25 @@ const NONE: readonly EffortLevel[] = [];
  *   need `type: enabled` with `budget_tokens`);
  * - effort: https://platform.claude.com/docs/en/build-with-claude/effort (supported on Opus 4.5 and
  *   later and Sonnet 4.6; `max` on Opus 4.6 and later and Sonnet 4.6, not on Opus 4.5; `xhigh`,
- *   between `high` and `max`, on Opus 4.7 and later only).
+ *   between `high` and `max`, on Opus 4.7 and later only);
+ * - tool search (`defer_loading`, `tool_reference`): the supported models of
+ *   https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool (Haiku 4.5,
+ *   Sonnet 4.5, Opus 4.5 and later; none of the older models).
  */
 export const MODEL_FACTS: readonly (readonly [prefix: string, facts: ModelFacts])[] = Object.freeze(([
-  ['claude-opus-4-8', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT }],
-  ['claude-opus-4-7', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT }],
-  ['claude-opus-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: EFFORT_NO_XHIGH }],
-  ['claude-sonnet-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: EFFORT_NO_XHIGH }],
-  ['claude-opus-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: EFFORT_TO_HIGH }],
-  ['claude-sonnet-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE }],
-  ['claude-haiku-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE }],
-  ['claude-opus-4-1', { maxOutputTokens: 32_000, adaptiveThinking: false, effort: NONE }],
-  ['claude-opus-4', { maxOutputTokens: 32_000, adaptiveThinking: false, effort: NONE }],
-  ['claude-sonnet-4', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE }],
-  ['claude-3-7-sonnet', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE }],
-  ['claude-3-5-haiku', { maxOutputTokens: 8_192, adaptiveThinking: false, effort: NONE }],
-  ['claude-3-haiku', { maxOutputTokens: 4_096, adaptiveThinking: false, effort: NONE }],
+  ['claude-opus-4-8', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT, toolSearch: true }],
+  ['claude-opus-4-7', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: ALL_EFFORT, toolSearch: true }],
+  ['claude-opus-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: EFFORT_NO_XHIGH, toolSearch: true }],
+  ['claude-sonnet-4-6', { maxOutputTokens: 128_000, adaptiveThinking: true, effort: EFFORT_NO_XHIGH, toolSearch: true }],
+  ['claude-opus-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: EFFORT_TO_HIGH, toolSearch: true }],
+  ['claude-sonnet-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE, toolSearch: true }],
+  ['claude-haiku-4-5', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE, toolSearch: true }],
+  ['claude-opus-4-1', { maxOutputTokens: 32_000, adaptiveThinking: false, effort: NONE, toolSearch: false }],
+  ['claude-opus-4', { maxOutputTokens: 32_000, adaptiveThinking: false, effort: NONE, toolSearch: false }],
+  ['claude-sonnet-4', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE, toolSearch: false }],
+  ['claude-3-7-sonnet', { maxOutputTokens: 64_000, adaptiveThinking: false, effort: NONE, toolSearch: false }],
+  ['claude-3-5-haiku', { maxOutputTokens: 8_192, adaptiveThinking: false, effort: NONE, toolSearch: false }],
+  ['claude-3-haiku', { maxOutputTokens: 4_096, adaptiveThinking: false, effort: NONE, toolSearch: false }],
 ] as [string, ModelFacts][]).sort((a, b) => b[0].length - a[0].length));
 
 /** The facts of `model`, or undefined for a model the table does not know. */

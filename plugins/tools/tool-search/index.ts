@@ -9,7 +9,7 @@
  * sends every tool in full and offers no ToolSearch: the plain tool array.
  */
 import { z } from 'zod';
-import { definePlugin, type Kernel, type ToolDefinition } from '../../../kernel/index.js';
+import { definePlugin, modelFacts, type Kernel, type ToolDefinition } from '../../../kernel/index.js';
 import { createToolSearchTool, TOOL_SEARCH_NAME, toolSearchDescription } from './tool.js';
 
 export { createToolSearchTool, searchTools, toolSearchDescription, TOOL_SEARCH_NAME, MAX_RESULTS } from './tool.js';
@@ -32,7 +32,8 @@ export const toolSearchOptions = z.strictObject({
   /**
    * `defer`: deferred tools go out with `defer_loading: true` and ToolSearch loads them; `full`:
    * every tool in full, no ToolSearch (a provider without tool search); `auto`: `defer` with the
-   * providers in DEFERRING_PROVIDERS (or none named), else `full`.
+   * providers in DEFERRING_PROVIDERS (or none named) and a model that takes tool search
+   * (`modelFacts(model).toolSearch`; unknown models count as taking it), else `full`.
    */
   loading: z.enum(['auto', 'defer', 'full']).default('auto'),
 });
@@ -53,7 +54,11 @@ export default definePlugin({
   options: toolSearchOptions,
   apply(kernel, options) {
     const provider = kernel.preset.model?.provider;
-    const defer = options.loading === 'defer' || (options.loading === 'auto' && (!provider || (DEFERRING_PROVIDERS as readonly string[]).includes(provider)));
+    const model = kernel.preset.model?.name;
+    // `auto` also needs a model that takes deferred tools: the API answers 400 to `defer_loading`
+    // from an older one. A model the table does not know is taken as a newer one.
+    const modelTakesIt = !model || modelFacts(model)?.toolSearch !== false;
+    const defer = options.loading === 'defer' || (options.loading === 'auto' && modelTakesIt && (!provider || (DEFERRING_PROVIDERS as readonly string[]).includes(provider)));
     if (!defer) return;
     kernel.tools.register(createToolSearchTool((k) => deferredByKernel.get(k) ?? []), 'tools/tool-search');
     // One deferred copy per definition object, and one ToolSearch definition per list of names:

@@ -75,6 +75,20 @@ describe('tools/tool-search in the default preset', () => {
     }
   });
 
+  it('by default sends every tool in full to a model without tool search (the API answers defer_loading from it with a 400)', async () => {
+    const scenario = 'turns:\n  - reply: [{ text: "Done." }]\n';
+    const rig = await startAgent({ cwd: env.dir, preset: { extends: 'default', model: { name: 'claude-sonnet-4-20250514' } }, scenario });
+    try {
+      await rig.run('Hello.');
+      const tools = rig.requests()[0]!.body.tools as Record<string, any>[];
+      expect(tools.map((t) => t.name)).toContain('TodoWrite');
+      expect(tools.map((t) => t.name)).not.toContain('ToolSearch');
+      expect(tools.some((t) => 'defer_loading' in t)).toBe(false);
+    } finally {
+      await rig.close();
+    }
+  });
+
   it('answers a search that matches nothing with the list of deferred tools, as text', async () => {
     const scenario = `
 turns:

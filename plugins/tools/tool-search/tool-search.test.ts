@@ -61,23 +61,14 @@ describe('tools/tool-search in the default preset', () => {
     }
   });
 
-  it('with loading: full sends every tool in full and offers no ToolSearch', async () => {
+  // The API answers `defer_loading` from a model without tool search with a 400, so `auto` sends
+  // such a model the full array too.
+  it.each([
+    ['with loading: full', { extends: 'default', plugins: { 'tools/tool-search': { loading: 'full' as const } } }],
+    ['by default, to a model without tool search', { extends: 'default', model: { name: 'claude-sonnet-4-20250514' } }],
+  ])('%s sends every tool in full and offers no ToolSearch', async (_label, preset) => {
     const scenario = 'turns:\n  - reply: [{ text: "Done." }]\n';
-    const rig = await startAgent({ cwd: env.dir, preset: { extends: 'default', plugins: { 'tools/tool-search': { loading: 'full' } } }, scenario });
-    try {
-      await rig.run('Hello.');
-      const tools = rig.requests()[0]!.body.tools as Record<string, any>[];
-      expect(tools.map((t) => t.name)).toContain('TodoWrite');
-      expect(tools.map((t) => t.name)).not.toContain('ToolSearch');
-      expect(tools.some((t) => 'defer_loading' in t)).toBe(false);
-    } finally {
-      await rig.close();
-    }
-  });
-
-  it('by default sends every tool in full to a model without tool search (the API answers defer_loading from it with a 400)', async () => {
-    const scenario = 'turns:\n  - reply: [{ text: "Done." }]\n';
-    const rig = await startAgent({ cwd: env.dir, preset: { extends: 'default', model: { name: 'claude-sonnet-4-20250514' } }, scenario });
+    const rig = await startAgent({ cwd: env.dir, preset, scenario });
     try {
       await rig.run('Hello.');
       const tools = rig.requests()[0]!.body.tools as Record<string, any>[];

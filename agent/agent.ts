@@ -233,8 +233,7 @@ function pluginProviders(
 /** The client checkpoint last kept in a resumed session's responses (a plugin provider's), if any. */
 function resumedCheckpoint(resume: string, cwd: string, root: string | undefined): Record<string, unknown> | undefined {
   try {
-    const entries = Transcript.open(resume, { cwd, root }).entries as readonly { type: string; client?: Record<string, unknown> }[];
-    for (let i = entries.length - 1; i >= 0; i--) if (entries[i]!.type === 'response' && entries[i]!.client) return entries[i]!.client;
+    return Transcript.findLast(resume, { cwd, root }, (e) => (e.type === 'response' && e.client ? e.client : undefined));
   } catch {
     // opening the session for the run reports what is wrong with it
   }
@@ -244,7 +243,7 @@ function resumedCheckpoint(resume: string, cwd: string, root: string | undefined
 /** Where the embedded simulator of a resumed session got to (read without taking the session's lock). */
 function resumedSimulator(resume: string, cwd: string, root: string | undefined): SimulatorCheckpoint | undefined {
   try {
-    return simulatorCheckpoint(Transcript.open(resume, { cwd, root }).entries);
+    return Transcript.findLast(resume, { cwd, root }, (e) => simulatorCheckpoint([e]));
   } catch {
     return undefined; // opening the session for the run reports what is wrong with it
   }
@@ -264,7 +263,7 @@ function sessionPresetRef(options: AgentOptions, cwd: string, env: NodeJS.Proces
   let ref: string | undefined;
   try {
     const id = options.resume ?? Transcript.latest({ cwd });
-    ref = id ? Transcript.open(id, { cwd }).header.presetRef : undefined;
+    ref = id ? Transcript.readHeader(id, { cwd }).presetRef : undefined;
   } catch {
     return undefined; // the resume itself reports a missing session, with the preset's own session.dir
   }

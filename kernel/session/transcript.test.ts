@@ -38,6 +38,32 @@ describe('Transcript', () => {
     expect(Transcript.open(t.sessionId, { cwd: '/p', root }).replayMessages()).toEqual([user('kept')]);
   });
 
+  it('reads the header from the first line alone, and falls back to a full open (and its error) when that line is damaged', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', presetRef: 'presets/x.yaml', root });
+    t.append({ type: 'message', message: user('kept') });
+    // A damaged compacted history makes open() refuse the file; the header read never reaches it.
+    appendFileSync(t.file, '{"type":"history","messages":[{"role":"user","cont\n');
+    expect(() => Transcript.open(t.sessionId, { cwd: '/p', root })).toThrow(SessionError);
+    expect(Transcript.readHeader(t.sessionId, { cwd: '/p', root })).toMatchObject({ type: 'session', sessionId: t.sessionId, presetRef: 'presets/x.yaml' });
+    const bad = join(root, 'bad.jsonl');
+    writeFileSync(bad, '{"type":"sess\n{"type":"message"}\n');
+    expect(() => Transcript.readHeader(bad, { cwd: '/p', root })).toThrow(/not a rein transcript/);
+    expect(() => Transcript.readHeader('nope', { cwd: '/p', root })).toThrow(/no session nope/);
+  });
+
+  it('finds the newest matching entry from the end of the file, skipping damaged lines', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    const response = (turn: number, client?: Record<string, unknown>) => ({ type: 'response' as const, turn, model: 'm', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, stopReason: 'end_turn', at: turn, source: 'main_loop', ...(client ? { client } : {}) });
+    t.append(response(1, { n: 1 }));
+    appendFileSync(t.file, '{"type":"history","messages":[{"role":"user","cont\n');
+    t.append(response(2, { n: 2 }));
+    t.append(response(3));
+    appendFileSync(t.file, 'not json\n');
+    const pick = (e: { type: string; client?: Record<string, unknown> }) => (e.type === 'response' && e.client ? e.client : undefined);
+    expect(Transcript.findLast(t.sessionId, { cwd: '/p', root }, pick)).toEqual({ n: 2 });
+    expect(Transcript.findLast(t.sessionId, { cwd: '/p', root }, (e) => (e.type === 'plugin' ? e : undefined))).toBeUndefined();
+  });
+
   it('names the missing session', () => {
     expect(() => Transcript.open('nope', { cwd: '/p', root })).toThrow(SessionError);
     expect(() => Transcript.open('nope', { cwd: '/p', root })).toThrow(/no session nope/);

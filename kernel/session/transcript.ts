@@ -18,7 +18,7 @@
  * with them are dropped from the replayed history; a damaged compacted history is refused with
  * the command that repairs it.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, truncateSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -71,6 +71,9 @@ export class SessionError extends Error {
  * path) is refused, so an id can only name a transcript inside the sessions directory.
  */
 export const SESSION_ID = /^[A-Za-z0-9-]{1,128}$/;
+
+/** Bytes read at a time when only a transcript's first line (its header) is needed. */
+const HEADER_READ_BYTES = 4_096;
 
 /** Throws SessionError unless `id` is a valid session id. */
 export function assertSessionId(id: string, what = 'session id'): void {
@@ -233,17 +236,8 @@ export class Transcript {
    * process (`opts.lock`). Other damaged lines are skipped and listed in `damaged`.
    */
   static open(idOrPath: string, opts: OpenOptions): Transcript {
-    if (!idOrPath.endsWith('.jsonl')) assertSessionId(idOrPath);
-    const file = idOrPath.endsWith('.jsonl') ? resolve(opts.cwd, idOrPath) : join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${idOrPath}.jsonl`);
-    let text: string;
-    try {
-      if (!statSync(file).isFile()) throw new SessionError(`${file} is not a file`);
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      if (err instanceof SessionError) throw err;
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionError(`no session ${idOrPath} (looked for ${file})`);
-      throw new SessionError(`cannot read the session transcript ${file}: ${fsReason(err)}`);
-    }
+    const file = Transcript.fileOf(idOrPath, opts);
+    const text = Transcript.readText(idOrPath, file);
     const entries: TranscriptEntry[] = [];
     const damaged: DamagedLine[] = [];
     const lines = text.split('\n');
@@ -278,6 +272,88 @@ export class Transcript {
     const t = new Transcript(head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
     if (opts.lock) t.lock();
     return t;
+  }
+
+  /** Absolute path of the file `idOrPath` names: a session id under the sessions root, or a `.jsonl` path. Throws SessionError for an id that is not one. */
+  private static fileOf(idOrPath: string, opts: { cwd: string; root?: string }): string {
+    if (!idOrPath.endsWith('.jsonl')) assertSessionId(idOrPath);
+    return idOrPath.endsWith('.jsonl') ? resolve(opts.cwd, idOrPath) : join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${idOrPath}.jsonl`);
+  }
+
+  /** The whole file as text. Throws SessionError when it is missing, not a file, or unreadable. */
+  private static readText(idOrPath: string, file: string): string {
+    try {
+      if (!statSync(file).isFile()) throw new SessionError(`${file} is not a file`);
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      if (err instanceof SessionError) throw err;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionError(`no session ${idOrPath} (looked for ${file})`);
+      throw new SessionError(`cannot read the session transcript ${file}: ${fsReason(err)}`);
+    }
+  }
+
+  /**
+   * The `session` header of a transcript, from its first line only: what a resume needs to know
+   * before the history is read (the preset it was started with), without parsing the history.
+   * Falls back to a full `open` (and its errors) when the first line is not a whole, valid header.
+   * Takes no lock. Throws SessionError as `open` does.
+   */
+  static readHeader(idOrPath: string, opts: { cwd: string; root?: string }): Extract<TranscriptEntry, { type: 'session' }> {
+    const file = Transcript.fileOf(idOrPath, opts);
+    let first: string | undefined;
+    try {
+      const fd = openSync(file, 'r');
+      try {
+        // Headers are a few hundred bytes; read on until the first newline in case one is longer.
+        const chunks: Buffer[] = [];
+        const buf = Buffer.alloc(HEADER_READ_BYTES);
+        for (let n: number; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) {
+          const nl = buf.subarray(0, n).indexOf(0x0a);
+          chunks.push(Buffer.from(buf.subarray(0, nl === -1 ? n : nl)));
+          if (nl !== -1) { first = Buffer.concat(chunks).toString('utf8'); break; }
+        }
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // open() names what is wrong with the file
+    }
+    if (first !== undefined) {
+      try {
+        const head = JSON.parse(first) as TranscriptEntry;
+        if (!shapeProblem(head) && head.type === 'session' && typeof head.sessionId === 'string' && SESSION_ID.test(head.sessionId)) return head;
+      } catch {
+        // a damaged first line: open() says so
+      }
+    }
+    return Transcript.open(idOrPath, opts).header;
+  }
+
+  /**
+   * The newest entry `pick` accepts (its value), parsing the file's lines from the end and stopping
+   * at the first hit, so a resume can read the last checkpoint without parsing the whole history.
+   * Lines that are not valid JSON are skipped. Takes no lock. Returns undefined when no entry
+   * matches. Throws SessionError when the file is missing or unreadable.
+   */
+  static findLast<T>(idOrPath: string, opts: { cwd: string; root?: string }, pick: (entry: TranscriptEntry) => T | undefined): T | undefined {
+    const file = Transcript.fileOf(idOrPath, opts);
+    const text = Transcript.readText(idOrPath, file);
+    for (let end = text.length; end > 0;) {
+      const start = text.lastIndexOf('\n', end - 1) + 1;
+      const line = text.slice(start, end);
+      end = start - 1;
+      if (!line.trim()) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (shapeProblem(value)) continue;
+      const hit = pick(value as TranscriptEntry);
+      if (hit !== undefined) return hit;
+    }
+    return undefined;
   }
 
   /**

@@ -14,7 +14,11 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 // `import()` alike), with ESLint's own `no-restricted-imports` and `no-restricted-syntax`:
 //
 //   kernel/     imports nothing outside kernel/ (its tests may use the harness in testing/);
-//   plugins/    import the kernel through its public entry, kernel/index.js, only; share code
+//   lib/        token counting, prices, cache models, model facts, the Anthropic client, fs and
+//               text helpers: imports only the kernel's public entry from outside lib/; other
+//               layers import it through lib/index.js (agent/, bench/ and the CLI may go deeper);
+//   plugins/    import the kernel and lib/ through their public entries (kernel/index.js,
+//               lib/index.js) only; share code
 //               through the `shared/` folder of their own family (plugins/tools/shared/), never
 //               another plugin's module; tests may also import testing/, simulator/index.js and
 //               other plugins' index.js (to compose them);
@@ -30,6 +34,7 @@ const ROOT = dirname(fileURLToPath(import.meta.url));
 
 const BENCH = { regex: String.raw`^\.{1,2}/(.*/)?bench/`, message: 'bench/ is imported only by bench itself, the `rein bench` commands and `rein worker`.' };
 const KERNEL_DEEP = { regex: String.raw`(^|/)kernel/(?!index\.js$)`, message: 'Import the kernel through its public entry, kernel/index.js (export what you need there).' };
+const LIB_DEEP = { regex: String.raw`(^|/)lib/(?!index\.js$)`, message: 'Import lib/ through its public entry, lib/index.js (export what you need there).' };
 const up = (n) => String.raw`^(\.\./){${n}}`;
 
 /** `*.ts` files exactly `depth` folders below `root`. */
@@ -107,15 +112,15 @@ function pluginRules() {
     // Folders inside this one that are units of their own (permissions/default) have their own rules.
     const inner = units.filter((o) => o.root.startsWith(`${u.root}/`)).map((o) => `${o.root}/**`);
     const shared = (u.nested ? '|shared/' : '') + (CROSS_FAMILY[u.root] ? `|(\\.\\./)*(${CROSS_FAMILY[u.root].join('|')})/` : '');
-    const outside = (k) => ({ regex: `${up(k + 1)}(?!(\\.\\./)*kernel/index\\.js$${shared})`, message: `${u.root}: outside its own folder, a plugin imports only kernel/index.js${u.nested ? ' and its family\'s shared/ folder' : ''}, never another plugin's module (share state with createKernelState).` });
-    const outsideInTests = (k) => ({ regex: `${up(k + 1)}(?!(\\.\\./)*(kernel/index|simulator/index|testing/[\\w-]+)\\.js$|(\\.\\./)*([\\w-]+/){0,2}index\\.js$${shared})`, message: `${u.root}: a plugin's test imports other plugins through their index.js only, and the harness from testing/.` });
+    const outside = (k) => ({ regex: `${up(k + 1)}(?!(\\.\\./)*(kernel|lib)/index\\.js$${shared})`, message: `${u.root}: outside its own folder, a plugin imports only kernel/index.js, lib/index.js${u.nested ? ' and its family\'s shared/ folder' : ''}, never another plugin's module (share state with createKernelState).` });
+    const outsideInTests = (k) => ({ regex: `${up(k + 1)}(?!(\\.\\./)*(kernel/index|lib/index|simulator/index|testing/[\\w-]+)\\.js$|(\\.\\./)*([\\w-]+/){0,2}index\\.js$${shared})`, message: `${u.root}: a plugin's test imports other plugins through their index.js only, and the harness from testing/.` });
     const layers = { regex: String.raw`(^|/)(agent|simulator|testing|cli)/`, message: 'Plugins do not import the assembly layer (agent/), the simulator, the test harness or the CLI.' };
     const layersInTests = { regex: String.raw`(^|/)(agent|cli)/|(^|/)simulator/(?!index\.js$)`, message: 'Plugin tests use the harness (testing/) and the simulator\'s public entry (simulator/index.js).' };
     if (u.familyRoot) {
       // Only the files directly in a family folder (plugins/tools/*.ts); its subfolders are units.
-      return [restrict([atDepth(u.root, 0)], [BENCH, KERNEL_DEEP, layers, outside(0)]), restrict([atDepth(u.root, 0, '*.test.ts')], [BENCH, KERNEL_DEEP, layersInTests])];
+      return [restrict([atDepth(u.root, 0)], [BENCH, KERNEL_DEEP, LIB_DEEP, layers, outside(0)]), restrict([atDepth(u.root, 0, '*.test.ts')], [BENCH, KERNEL_DEEP, LIB_DEEP, layersInTests])];
     }
-    return folderRules(u.root, { prod: (k) => [BENCH, KERNEL_DEEP, layers, outside(k)], test: (k) => [BENCH, KERNEL_DEEP, layersInTests, outsideInTests(k)], ignores: inner });
+    return folderRules(u.root, { prod: (k) => [BENCH, KERNEL_DEEP, LIB_DEEP, layers, outside(k)], test: (k) => [BENCH, KERNEL_DEEP, LIB_DEEP, layersInTests, outsideInTests(k)], ignores: inner });
   });
 }
 
@@ -126,10 +131,14 @@ const layers = [
     prod: (k) => [BENCH, { regex: up(k + 1), message: 'kernel/ imports nothing outside kernel/.' }],
     test: (k) => [BENCH, { regex: `${up(k + 1)}(?!testing/)`, message: 'kernel/ tests import nothing outside kernel/ but the harness in testing/.' }],
   }),
+  ...folderRules('lib', {
+    prod: (k) => [BENCH, KERNEL_DEEP, { regex: `${up(k + 1)}(?!(\\.\\./)*kernel/index\\.js$)`, message: 'lib/ imports only the kernel\'s public entry from outside lib/.' }],
+    test: (k) => [BENCH, KERNEL_DEEP, { regex: `${up(k + 1)}(?!(\\.\\./)*(kernel/index\\.js$|testing/))`, message: 'lib/ tests import only the kernel\'s public entry and testing/ from outside lib/.' }],
+  }),
   ...pluginRules(),
   ...folderRules('simulator', {
-    prod: (k) => [BENCH, KERNEL_DEEP, { regex: `${up(k + 1)}(?!(\\.\\./)*kernel/index\\.js$)`, message: 'simulator/ imports only the kernel\'s public entry from outside its folder.' }],
-    test: (k) => [BENCH, KERNEL_DEEP, { regex: `${up(k + 1)}(?!(\\.\\./)*(kernel/index\\.js$|testing/))`, message: 'simulator/ tests import only the kernel\'s public entry and testing/ from outside their folder.' }],
+    prod: (k) => [BENCH, KERNEL_DEEP, LIB_DEEP, { regex: `${up(k + 1)}(?!(\\.\\./)*(kernel|lib)/index\\.js$)`, message: 'simulator/ imports only the public entries of the kernel and lib/ from outside its folder.' }],
+    test: (k) => [BENCH, KERNEL_DEEP, LIB_DEEP, { regex: `${up(k + 1)}(?!(\\.\\./)*((kernel|lib)/index\\.js$|testing/))`, message: 'simulator/ tests import only the public entries of the kernel and lib/, and testing/, from outside their folder.' }],
   }),
   ...folderRules('agent', {
     prod: () => [BENCH, { regex: String.raw`(^|/)(testing|cli)/`, message: 'The assembly layer (agent/) does not import the test harness or the CLI.' }],

@@ -14,6 +14,9 @@
  * for await (const event of agent.run('What is in this directory?')) console.log(event.type);
  */
 export * from './kernel/index.js';
+export * from './lib/index.js';
+// rein's createKernel: the kernel's, with lib/'s services (it takes the place of the kernel entry's).
+export { createKernel } from './agent/kernel.js';
 export { createAgent, DEFAULT_PRESET, type Agent, type AgentOptions, type PresetObject } from './agent/agent.js';
 export type { Preset, PresetInput } from './agent/preset/index.js';
 export type { BuiltinPluginOptions } from './agent/plugins.js';

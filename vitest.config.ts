@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // npm is needed (tests that need a system package are *.system.test.ts).
 export default defineConfig({
   test: {
-    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,queue,batch,examples,docs,test}/**/*.test.ts'],
+    include: ['{kernel,lib,plugins,agent,simulator,testing,cli,bench,queue,batch,examples,docs,test}/**/*.test.ts'],
     exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts', '**/*.system.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // redis-server, jq), which .ci/run installs first. `npm test` leaves them out.
 export default defineConfig({
   test: {
-    include: ['{kernel,plugins,agent,simulator,testing,cli,bench,queue,batch,examples,docs,test}/**/*.system.test.ts'],
+    include: ['{kernel,lib,plugins,agent,simulator,testing,cli,bench,queue,batch,examples,docs,test}/**/*.system.test.ts'],
     exclude: ['**/node_modules/**', 'dist/**', '**/*.traces.test.ts'],
     // bwrap runs under the suite start several real sandboxed processes per test.
     testTimeout: 120_000,

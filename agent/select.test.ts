@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgent } from './agent.js';
-import { createAnthropicClient, definePlugin } from '../kernel/index.js';
+import { definePlugin } from '../kernel/index.js';
+import { createAnthropicClient } from '../lib/index.js';
 import { cleanEnv, serveScenario } from '../testing/support.js';
 import { useTestEnv } from '../testing/env.js';
 

@@ -14,7 +14,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../kernel/errors.js';
 import { PluginError } from '../kernel/plugin.js';
-import { createAnthropicClient } from '../kernel/model/anthropic.js';
+import { createAnthropicClient } from '../lib/model/anthropic.js';
 import type { ModelClient } from '../kernel/model/client.js';
 import type { ModelProvider, ProviderChoice, ProviderContext } from '../kernel/model/provider.js';
 

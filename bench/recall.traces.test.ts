@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN_COUNTERS } from '../kernel/tokens/counter.js';
+import { TOKEN_COUNTERS } from '../lib/tokens/counter.js';
 import type { BenchReport } from './report/model.js';
 import { costRecallPoints } from './report/recall.js';
 import { fitSummarySize, SUMMARY_SIZE } from './replay/summary.js';

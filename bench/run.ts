@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
-import { CALIBRATED_COUNTER } from '../kernel/tokens/counter.js';
+import { CALIBRATED_COUNTER } from '../lib/tokens/counter.js';
 import { detectEvents, recordedBreakCauses, recordedPrefix } from './workloads/events.js';
 import { fidelityOf } from './report/fidelity.js';
 import { parentsOf, subagentRows } from './report/subagents.js';
@@ -55,7 +55,7 @@ export interface BenchOptions {
   onProgress?: (done: number, total: number, label: string) => void;
 }
 
-/** Where the kernel prices come from (kernel/pricing.ts). */
+/** Where the kernel prices come from (lib/pricing.ts). */
 export const PRICE_SOURCE = "Anthropic's published Claude API prices (anthropic.com/pricing), November 2025";
 
 /** The row of one replay (labelled with the preset's name; callers relabel it). */

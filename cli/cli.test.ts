@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { estimateRequestTokens } from '../kernel/tokens/estimate.js';
+import { estimateRequestTokens } from '../lib/tokens/estimate.js';
 import { cleanEnv, REIN_BIN, REPO, runCli, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;

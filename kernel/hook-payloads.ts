@@ -1,9 +1,8 @@
 /**
  * What each hook in `hooks.ts` carries. Kept apart so the hook table itself reads as one list.
  */
-import type { ResolvedPath } from './fs/resolve.js';
 import type { Kernel } from './kernel.js';
-import type { Tool, ToolOutput } from './tool.js';
+import type { ResolvedPath, Tool, ToolOutput } from './tool.js';
 import type {
   ApiMessage, ContentBlock, Message, MessageRequest, PermissionDecision, QuerySource, RunResult,
   StopReason, TerminalReason, Usage,

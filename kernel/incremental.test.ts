@@ -1,12 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HistoryDriver, historyOps } from '../testing/histories.js';
-import { toolKernel, useTestEnv } from '../testing/index.js';
 import { Incremental, sharedPrefixLength } from './incremental.js';
-import { tokenCounter } from './tokens/accounting.js';
 import type { Message } from './types.js';
-
-const env = useTestEnv({ prefix: 'rein-incremental-' });
 
 /** Characters of every message's JSON, in order: a per-item state that can be rolled back. */
 const lengths = () => new Incremental<Message, number[]>({
@@ -73,23 +69,5 @@ describe('Incremental', () => {
     expect(sharedPrefixLength([x, y, z], 3, [x, y, {}])).toBe(2);
     expect(sharedPrefixLength([x, y, z], 1, [x, y, z])).toBe(1);
     expect(sharedPrefixLength([], 0, [x])).toBe(0);
-  });
-});
-
-describe('tokenCounter.messagesTokens as a running total', () => {
-  it('equals the sum of every message\'s estimate after any change to the history', async () => {
-    const kernel = await toolKernel({ plugins: [], cwd: env.dir });
-    try {
-      const counter = tokenCounter(kernel);
-      fc.assert(fc.property(historyOps(fc), (ops) => {
-        const h = new HistoryDriver();
-        for (const op of ops) {
-          const ms = h.apply(op);
-          expect(counter.messagesTokens(ms)).toBe(ms.reduce((n, m) => n + counter.messageTokens(m), 0));
-        }
-      }), { numRuns: 100 });
-    } finally {
-      await kernel.close();
-    }
   });
 });

@@ -6,8 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { createHooks, takeEventFailure, type KernelHooks } from './hooks.js';
 import type { RunContext, SubprocessInfo } from './hook-payloads.js';
 import { checkPluginRelations, parsePluginOptions, PluginError, type Plugin } from './plugin.js';
-import type { Tool, ToolContext } from './tool.js';
-import { resolvePath, type ResolvedPath } from './fs/resolve.js';
+import type { ResolvedPath, Tool, ToolContext } from './tool.js';
 import { ToolRegistry } from './tool-registry.js';
 import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
@@ -17,7 +16,7 @@ import type { BudgetGate } from './loop/budget.js';
 import { runCompaction } from './loop/compact.js';
 import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type TerminalReason, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
-import { costUsd } from './pricing.js';
+import { DEFAULT_SERVICES, type KernelServices } from './services.js';
 
 /**
  * The parts of a preset the kernel itself reads. The preset loader (`agent/preset/`) produces a
@@ -72,6 +71,8 @@ export interface KernelOptions {
   presetRef?: string;
   /** Starts child agents (the Task tool). `createAgent()` passes its own; without one, `kernel.subagents` throws. */
   subagents?: SubagentFactory;
+  /** Token estimates, prices, model facts and path resolution (kernel/services.ts); each one left out gets its default. */
+  services?: Partial<KernelServices>;
 }
 
 /** What the Task tool asks the assembly layer for: a child agent built like `createAgent()` builds one. */
@@ -146,6 +147,8 @@ export class Kernel {
    */
   readonly session: { started: boolean; runs: number; lastResult?: RunResult } = { started: false, runs: 0 };
   private readonly subagentFactory: SubagentFactory | undefined;
+  /** What the loop uses from outside the kernel (kernel/services.ts). */
+  readonly services: KernelServices;
 
   constructor(options: Omit<KernelOptions, 'plugins'>) {
     this.preset = options.preset;
@@ -158,6 +161,10 @@ export class Kernel {
     this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
     this.parent = options.parent;
     this.subagentFactory = options.subagents;
+    this.services = { ...DEFAULT_SERVICES, ...options.services };
+    if (this.preset.limits?.maxBudgetUsd !== undefined && !options.services?.costUsd) {
+      throw new Error('limits.maxBudgetUsd needs prices: pass a `costUsd` service to createKernel (the `rein` entry\'s createKernel does)');
+    }
   }
 
   /** How child agents are made (the Task tool). Throws when the kernel was created without a factory. */
@@ -308,7 +315,7 @@ export class Kernel {
 
   /**
    * The path a call of `tool` touches (its `filePath`), resolved with every symbolic link followed
-   * (see kernel/fs/resolve.ts), or undefined for a tool without one. The loop resolves it once per
+   * (`services.resolvePath`), or undefined for a tool without one. The loop resolves it once per
    * call, before the permission decision, and hands the same object to the tool.
    */
   resolveTarget(tool: Tool, input: unknown): ResolvedPath | undefined {
@@ -318,7 +325,7 @@ export class Kernel {
     } catch {
       return undefined; // a throwing filePath means "no path known"; the permission plugins judge the call without one
     }
-    return typeof p === 'string' && p ? resolvePath(p, this.cwd) : undefined;
+    return typeof p === 'string' && p ? this.services.resolvePath(p, this.cwd) : undefined;
   }
 
   /**
@@ -394,7 +401,7 @@ export class Kernel {
   async sideRequest(params: Omit<ModelRequest, 'model'> & { model?: string }, source: Exclude<QuerySource, 'main_loop'>, ctx?: RunContext): Promise<ApiMessage> {
     const c = ctx ?? this.runContext();
     const full = { ...params, model: params.model ?? c.model } as ModelRequest;
-    const r = await callModel(full, { client: this.client, hooks: this.hooks, ctx: c, source, idleTimeoutMs: this.streamIdleTimeoutMs, emit: (e) => this.emit(e) });
+    const r = await callModel(full, { client: this.client, hooks: this.hooks, fit: this.services.fitRequest, ctx: c, source, idleTimeoutMs: this.streamIdleTimeoutMs, emit: (e) => this.emit(e) });
     this.addSideUsage(source, r.message.model ?? full.model, r.message.usage as Usage);
     const client = this.client.checkpoint?.();
     this.transcript.append({ type: 'response', turn: c.turn, model: r.message.model ?? full.model, usage: r.message.usage as Usage, stopReason: r.message.stop_reason, requestId: r.requestId, at: r.sentAt, source, ...(client ? { client } : {}), ...(this.client.kind === 'simulator' ? { simulated: true as const } : {}) });
@@ -410,7 +417,7 @@ export class Kernel {
     const state = this.current?.state;
     if (state) {
       addUsage((state.sideUsage[source] ??= emptyUsage()), usage);
-      state.costUsd += costUsd(model, usage).usd;
+      state.costUsd += this.services.costUsd(model, usage);
     }
     this.forwardUsage(source, model, usage);
   }

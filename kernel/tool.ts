@@ -6,9 +6,28 @@
  * not read-only and not safe to run concurrently.
  */
 import type { z } from 'zod';
-import type { ResolvedPath } from './fs/resolve.js';
 import type { ContentBlock } from './types.js';
 import type { Kernel } from './kernel.js';
+
+/** A path resolved the way `open(2)` resolves it (by `KernelServices.resolvePath`; lib/fs/resolve.ts is rein's). All paths are absolute. */
+export interface ResolvedPath {
+  /** The path as written, made absolute and normalised lexically (what path rules are written against). */
+  written: string;
+  /** Each symbolic link followed on the way, by the absolute path of the link itself, in order. */
+  links: string[];
+  /** Where the path leads once every link is followed (dangling links included); missing components kept as written. */
+  real: string;
+  /** True when `real` exists. */
+  exists: boolean;
+  /**
+   * Which file `real` was when resolved (device and inode), when it existed: opening it later
+   * checks that it is still that file, so a replacement (even a hard link, which no path check
+   * can tell from the original) is noticed.
+   */
+  identity?: { dev: number; ino: number };
+  /** Set when the walk could not finish (a loop of links, a component that cannot be read); `real` is then as far as it got. */
+  error?: string;
+}
 
 /** What a tool's `call` may return: text, content blocks, or either with an error flag. */
 export type ToolOutput = string | ContentBlock[] | { content: string | ContentBlock[]; isError?: boolean };

@@ -3,7 +3,7 @@ import { applyContextManagement, CLEARED_TOOL_RESULT_TEXT, CONTEXT_MANAGEMENT_BE
 import { SimulatorApiError } from './errors.js';
 import { createSimulator } from './simulator.js';
 import { assistant, EPHEMERAL, text, user } from './test-support.js';
-import { estimateBlockTokens } from '../kernel/index.js';
+import { estimateBlockTokens } from '../lib/index.js';
 
 const BETA = new Set([CONTEXT_MANAGEMENT_BETA]);
 const headers = { 'anthropic-beta': `${CONTEXT_MANAGEMENT_BETA},other-beta` };

@@ -16,7 +16,7 @@
  * The thinking edit must come first when both are present (the API rejects the other order).
  * Edits never mutate the caller's request: changed messages and blocks are copies.
  */
-import { BYTE_COUNTER, countRequestTokens, type ContentTokenCounter as TokenCounter } from '../kernel/index.js';
+import { BYTE_COUNTER, countRequestTokens, type ContentTokenCounter as TokenCounter } from '../lib/index.js';
 import { invalidRequest } from './errors.js';
 
 /** The beta that enables `context_management`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BYTE_COUNTER } from '../kernel/index.js';
+import { BYTE_COUNTER } from '../lib/index.js';
 import { SimulatorApiError } from './errors.js';
 import { buildPrefix } from './prefix.js';
 import { assistant, text, tool, user } from './test-support.js';

@@ -2,7 +2,7 @@
  * Per-model facts the simulator needs: the minimum cacheable prefix length and the context window.
  * Model ids match by prefix, longest first, so date-suffixed ids behave like their alias.
  */
-import { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from '../kernel/index.js';
+import { acceptsLongContext, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from '../lib/index.js';
 
 /**
  * Minimum cacheable prefix, tokens, by model-id prefix. A breakpoint whose prefix is shorter is

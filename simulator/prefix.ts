@@ -4,7 +4,7 @@
  * and including it; and the request's cache breakpoints, validated as the API validates them.
  */
 import * as crypto from 'node:crypto';
-import { BYTE_COUNTER, type BlockPosition, type ContentTokenCounter as TokenCounter, type EstimatableRequest } from '../kernel/index.js';
+import { BYTE_COUNTER, type BlockPosition, type ContentTokenCounter as TokenCounter, type EstimatableRequest } from '../lib/index.js';
 import { invalidRequest } from './errors.js';
 
 /** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */

@@ -6,7 +6,8 @@
  * Everything is synchronous and deterministic: ids are `msg_sim_0001`, `toolu_sim_0001_1`,
  * `req_sim_0001`, ...
  */
-import { BYTE_COUNTER, countRequestTokens, TOKEN_COUNTERS, type ContentTokenCounter as TokenCounter, type QuerySource, type StopReason } from '../kernel/index.js';
+import { type QuerySource, type StopReason } from '../kernel/index.js';
+import { BYTE_COUNTER, countRequestTokens, TOKEN_COUNTERS, type ContentTokenCounter as TokenCounter } from '../lib/index.js';
 import { accountPrefix, type CacheAccounting, type CacheUsage } from './accounting.js';
 import { PromptCache } from './cache.js';
 import { applyContextManagement, dropEarlierThinking, hasThinkingEdit, type AppliedEdit } from './context-edits.js';
@@ -34,9 +35,9 @@ export interface SimulatorOptions {
   /** Minimum cacheable prefix, tokens: a number for every model, or a function of the model id. Default: the per-model table (models.ts). */
   minCacheableTokens?: number | ((model: string) => number);
   /**
-   * How input tokens are counted: `bytes` (rein's documented estimate, kernel/tokens/estimate.ts; the
+   * How input tokens are counted: `bytes` (rein's documented estimate, lib/tokens/estimate.ts; the
    * default, easy to work out by hand) or `calibrated` (fitted on provider usage,
-   * kernel/tokens/counter.ts), or any TokenCounter.
+   * lib/tokens/counter.ts), or any TokenCounter.
    */
   tokenCounter?: 'bytes' | 'calibrated' | TokenCounter;
   /**

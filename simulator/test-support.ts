@@ -3,7 +3,7 @@
  * estimator's rules (text = bytes/4, JSON = bytes/2) each helper makes a block of exactly the
  * requested number of tokens, so expected usage can be written down by hand.
  */
-import { estimateBlockTokens, estimateToolTokens } from '../kernel/index.js';
+import { estimateBlockTokens, estimateToolTokens } from '../lib/index.js';
 
 export type CC = { type: 'ephemeral'; ttl?: '5m' | '1h' };
 export const EPHEMERAL: CC = { type: 'ephemeral' };

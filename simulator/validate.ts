@@ -3,7 +3,7 @@
  * on recognising the error (tool_use / tool_result pairing, prompt too long).
  */
 import { invalidRequest } from './errors.js';
-import { maxOutputTokens, modelFacts } from '../kernel/index.js';
+import { maxOutputTokens, modelFacts } from '../lib/index.js';
 import { THINKING_BINDING_BETA } from './preserved-thinking.js';
 
 type Body = Record<string, any>;
@@ -28,7 +28,7 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean;
   if (!options.countTokens) {
     if (b.max_tokens === undefined) throw invalidRequest('max_tokens: Field required');
     if (!Number.isInteger(b.max_tokens) || b.max_tokens < 1) throw invalidRequest('max_tokens: Input should be an integer greater than or equal to 1');
-    // The API refuses a max_tokens over the model's output limit (kernel/model/models.ts), in these words.
+    // The API refuses a max_tokens over the model's output limit (lib/model/models.ts), in these words.
     const limit = maxOutputTokens(b.model);
     if (limit !== undefined && b.max_tokens > limit) throw invalidRequest(`max_tokens: ${b.max_tokens} > ${limit}, which is the maximum allowed number of output tokens for ${b.model}`);
   }

@@ -28,8 +28,13 @@ describe('import boundaries', () => {
     ['plugins/retry/scratch.test.ts', "import '../../bench/strategies/run.js';", /bench\/ is imported only by bench/],
     ['plugins/tools/read/scratch.test.ts', "import '../../../simulator/simulator.js';", /simulator's public entry/],
     ['cli/commands/scratch.ts', "import '../../bench/run.js';", /bench\/ is imported only by bench/],
-    ['simulator/scratch.ts', "import '../plugins/retry/index.js';", /simulator\/ imports only the kernel's public entry/],
+    ['simulator/scratch.ts', "import '../plugins/retry/index.js';", /simulator\/ imports only the public entries of the kernel and lib/],
     ['examples/custom-tool/scratch.ts', "export { definePlugin } from '../../kernel/index.js';", /Examples import only the package entry/],
+    ['kernel/loop/scratch.ts', "export { tokenCounter } from '../../lib/index.js';", /kernel\/ imports nothing outside kernel/],
+    ['lib/tokens/scratch.ts', "export { runLoop } from '../../kernel/loop/run.js';", /public entry, kernel\/index\.js/],
+    ['lib/scratch.ts', "export { default } from '../plugins/retry/index.js';", /lib\/ imports only the kernel's public entry/],
+    ['plugins/compaction/snip/scratch.ts', "export { tokenCounter } from '../../../lib/tokens/accounting.js';", /public entry, lib\/index\.js/],
+    ['simulator/scratch.ts', "export { costUsd } from '../lib/pricing.js';", /public entry, lib\/index\.js/],
   ])('%s: %s fails', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors.length).toBeGreaterThan(0);
@@ -42,7 +47,9 @@ describe('import boundaries', () => {
     ['plugins/compaction/snip/scratch.ts', "export { definePlugin } from '../../../kernel/index.js';\nexport { groupByRound } from '../shared/history.js';"],
     ['plugins/compaction/snip/scratch.test.ts', "export { default } from '../../cache/breakpoints/index.js';\nexport { useTestEnv } from '../../../testing/index.js';\nexport { createSimulator } from '../../../simulator/index.js';"],
     ['plugins/retry/scratch.ts', "export const load = () => import('../../kernel/index.js');"],
-    ['simulator/scratch.ts', "export { estimateTextTokens } from '../kernel/index.js';"],
+    ['simulator/scratch.ts', "export { estimateTextTokens } from '../lib/index.js';\nexport { definePlugin } from '../kernel/index.js';"],
+    ['lib/tokens/scratch.ts', "export { createKernelState } from '../../kernel/index.js';\nexport { estimateTextTokens } from './estimate.js';"],
+    ['plugins/compaction/snip/scratch.ts', "export { tokenCounter } from '../../../lib/index.js';"],
     ['examples/custom-tool/scratch.ts', "export { createAgent } from '../../index.js';\nexport { useTestEnv } from '../../testing/index.js';"],
     ['cli/commands/bench.ts', "export const run = () => import('../../bench/run.js');"],
   ])('%s: %s passes', async (path, code) => {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collect, serveScenario, simKernel, tempDir, type SimHarness } from '../testing/support.js';
-import { estimateMessageTokens } from '../kernel/tokens/estimate.js';
+import { estimateMessageTokens } from '../lib/tokens/estimate.js';
 import type { AgentEvent } from '../kernel/types.js';
 import autoCompact from '../plugins/compaction/auto/index.js';
 import readTool from '../plugins/tools/read/index.js';

@@ -248,8 +248,8 @@ turns:
     const url = sim.server.url;
     await sim.close();
     sim = undefined;
-    const { createKernel } = await import('../kernel/kernel.js');
-    const { createAnthropicClient } = await import('../kernel/model/anthropic.js');
+    const { createKernel } = await import('../agent/kernel.js');
+    const { createAnthropicClient } = await import('../lib/model/anthropic.js');
     const kernel = await createKernel({ preset: {}, cwd: env.dir, client: createAnthropicClient({ baseURL: url, apiKey: 't' }), plugins: [{ plugin: retry, options: { maxRetries: 1, baseDelayMs: 1 } }] });
     const { result, events } = await collect(kernel, 'x');
     expect(result.terminalReason).toBe('model_error');

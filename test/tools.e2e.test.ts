@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent/agent.js';
-import { createAnthropicClient, type ContentBlock, type Message } from '../kernel/index.js';
+import { type ContentBlock, type Message } from '../kernel/index.js';
+import { createAnthropicClient } from '../lib/index.js';
 import { collect, runCli, serveScenario, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;

@@ -4,7 +4,8 @@
  * request the model got read back from the server's log.
  */
 import { createAgent, type Agent, type AgentOptions, type PresetObject } from '../agent/agent.js';
-import { createAnthropicClient, type AgentEvent, type RunResult } from '../kernel/index.js';
+import { type AgentEvent, type RunResult } from '../kernel/index.js';
+import { createAnthropicClient } from '../lib/index.js';
 import { serveScenario, type SimHarness } from './support.js';
 
 export interface AgentRig {

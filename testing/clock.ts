@@ -4,7 +4,7 @@
  * it with `setCacheClock(kernel, clock)` and give the simulator `clock: () => clock.now()`: a
  * six-minute tool call then takes milliseconds.
  */
-import type { CacheClock } from '../kernel/index.js';
+import type { CacheClock } from '../lib/index.js';
 
 export interface VirtualClock extends CacheClock {
   /** Moves the clock forward by `ms`, running every timer due on the way (and awaiting what they start). */

@@ -16,4 +16,6 @@ export * from './support.js';
 export { unusedClient, useTempReinHome, toolKernel, use, runCalls, callTool, textOf } from './tools.js';
 export * from './strategy.js';
 export { embeddedSimulator } from '../agent/select.js';
+/** rein's `createKernel` (the kernel's, with lib/'s services), for tests that build a kernel by hand. */
+export { createKernel } from '../agent/kernel.js';
 export { createSimulator, parseScenario, type Simulator } from '../simulator/index.js';

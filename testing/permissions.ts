@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  createKernel, type Kernel, type KernelPreset, type ModelClient, definePlugin, type Plugin, defineTool,
+  type Kernel, type KernelPreset, type ModelClient, definePlugin, type Plugin, defineTool,
   ToolError, type Tool, type PermissionDecision,
 } from '../kernel/index.js';
+import { createKernel } from '../agent/kernel.js';
 
 /** A client for tests that never reach the model: any request fails loudly. */
 export const noModelClient: ModelClient = {

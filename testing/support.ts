@@ -8,9 +8,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  createKernel, type Kernel, type KernelPreset, createAnthropicClient, type Plugin, type AgentEvent,
+  type Kernel, type KernelPreset, type Plugin, type AgentEvent,
   type RunResult,
 } from '../kernel/index.js';
+import { createKernel } from '../agent/kernel.js';
+import { createAnthropicClient } from '../lib/index.js';
 import { parseScenario } from '../simulator/scenario.js';
 import { createSimulator, type Simulator } from '../simulator/simulator.js';
 import { startSimServer, type SimServer } from '../simulator/server.js';

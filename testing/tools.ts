@@ -7,9 +7,10 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createKernel, type Kernel, type KernelPreset, type ModelClient, type Plugin, runToolCalls,
+  type Kernel, type KernelPreset, type ModelClient, type Plugin, runToolCalls,
   type ToolBatchOutcome, type ToolResultBlock, type ToolUseBlock,
 } from '../kernel/index.js';
+import { createKernel } from '../agent/kernel.js';
 
 /** A model client for kernels that only run tools: any request fails the test loudly. */
 export const unusedClient: ModelClient = {

@@ -6,8 +6,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BYTE_COUNTER, CALIBRATED_COUNTER } from '../../kernel/tokens/counter.js';
-import { COEFFICIENTS } from '../../kernel/tokens/coefficients.js';
+import { BYTE_COUNTER, CALIBRATED_COUNTER } from '../../lib/tokens/counter.js';
+import { COEFFICIENTS } from '../../lib/tokens/coefficients.js';
 import { loadWorkloads } from '../workloads/load.js';
 import { crossValidate, fitRows, fitWeights, predictRows } from './fit.js';
 import { growthError, growthPairs, predictedGrowth, type GrowthPair } from './pairs.js';

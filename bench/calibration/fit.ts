@@ -1,5 +1,5 @@
 /**
- * Fitting the calibrated token counter (kernel/tokens/counter.ts) on growth pairs (pairs.ts).
+ * Fitting the calibrated token counter (lib/tokens/counter.ts) on growth pairs (pairs.ts).
  *
  * Each pair gives one equation: the features of the blocks that entered the context, less those of
  * the thinking the API dropped, times the weights, equals the recorded growth. The weights minimise
@@ -11,7 +11,7 @@
  * `crossValidate` refits with each session left out and predicts that session: the error a user
  * should expect on sessions the weights were not fitted on.
  */
-import { BLOCK_KINDS, blockFeatures, TEXT_FEATURES, type CounterCoefficients } from '../../kernel/tokens/counter.js';
+import { BLOCK_KINDS, blockFeatures, TEXT_FEATURES, type CounterCoefficients } from '../../lib/tokens/counter.js';
 import { growthError, type GrowthError, type GrowthPair } from './pairs.js';
 
 const NW = TEXT_FEATURES.length + BLOCK_KINDS.length;

@@ -1,10 +1,10 @@
 /**
- * Fits the gap model (kernel/cache/gap-model.ts) on recorded sessions: for every two consecutive
+ * Fits the gap model (lib/cache/gap-model.ts) on recorded sessions: for every two consecutive
  * requests of one timed recording, the time between them (seconds, request to request) is one
  * observation of the wait kind the first request's reply started (`waitKindOf`). Per kind, the
  * log-normal's `mu` and `sigma` are the mean and deviation of `ln(seconds)`.
  */
-import { waitKindOf, type GapParamSet, type GapParams } from '../../kernel/index.js';
+import { waitKindOf, type GapParamSet, type GapParams } from '../../lib/index.js';
 import type { Workload } from '../workloads/types.js';
 
 /** Tool kinds with fewer observations than this are left to the pooled `tool` kind. */

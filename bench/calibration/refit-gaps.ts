@@ -1,7 +1,7 @@
 /**
  * Refits the gap model on a folder of recorded sessions (any format `rein bench` reads that has
  * timestamps) and prints the parameters per wait kind. `--write` replaces
- * kernel/cache/gap-params.ts with them.
+ * lib/cache/gap-params.ts with them.
  *
  *   npm run bench:fit-gaps -- ../shared/traces [--write]
  */
@@ -28,7 +28,7 @@ for (const [k, p] of Object.entries(set.kinds)) {
   process.stdout.write(`${k.padEnd(24)} n=${String(p.n).padStart(5)}  median ${Math.exp(p.mu).toFixed(1)} s  sigma ${p.sigma}\n`);
 }
 if (args.includes('--write')) {
-  const file = fileURLToPath(new URL('../../kernel/cache/gap-params.ts', import.meta.url));
+  const file = fileURLToPath(new URL('../../lib/cache/gap-params.ts', import.meta.url));
   const body = `/**
  * Gap-model parameters (see gap-model.ts): per wait kind, ln(seconds from one request to the next)
  * ~ Normal(mu, sigma), fitted on ${set.fittedOn}.

@@ -1,7 +1,7 @@
 /**
  * Refits the calibrated token counter on a folder of recorded sessions (any format `rein bench`
  * reads that carries provider usage) and prints the error in-sample and with each session held
- * out. `--write` replaces kernel/tokens/coefficients.ts with the new weights.
+ * out. `--write` replaces lib/tokens/coefficients.ts with the new weights.
  *
  *   npm run bench:fit-counter -- ../shared/traces [--write]
  */
@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { crossValidate, coefficientsOf, fitRows, fitWeights, predictRows } from './fit.js';
 import { growthError, growthPairs, predictedGrowth, type GrowthPair } from './pairs.js';
 import { loadWorkloads } from '../workloads/load.js';
-import { COEFFICIENTS } from '../../kernel/tokens/coefficients.js';
-import { BYTE_COUNTER } from '../../kernel/tokens/counter.js';
+import { COEFFICIENTS } from '../../lib/tokens/coefficients.js';
+import { BYTE_COUNTER } from '../../lib/tokens/counter.js';
 
 const args = process.argv.slice(2);
 const dir = args.find((a) => !a.startsWith('--'));
@@ -49,7 +49,7 @@ const out = [
 process.stdout.write(out.join('\n') + '\n');
 
 if (args.includes('--write')) {
-  const file = fileURLToPath(new URL('../../kernel/tokens/coefficients.ts', import.meta.url));
+  const file = fileURLToPath(new URL('../../lib/tokens/coefficients.ts', import.meta.url));
   writeFileSync(file, `/**
  * Coefficients of the calibrated token counter (counter.ts). Written by
  * \`npm run bench:fit-counter -- DIR --write\`; do not edit by hand.

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createAgent } from '../../agent/agent.js';
-import { createAnthropicClient } from '../../kernel/model/anthropic.js';
+import { createAnthropicClient } from '../../lib/model/anthropic.js';
 import type { Scenario } from '../../simulator/scenario.js';
 import { startSimServer } from '../../simulator/server.js';
 import { createSimulator } from '../../simulator/simulator.js';

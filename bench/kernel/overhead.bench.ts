@@ -11,7 +11,7 @@
  * With REIN_BENCH_BASE set, the same tasks run on that checkout too (its modules loaded from its own
  * folder); the tasks run in 5 rounds, so both checkouts' samples are taken under the same load.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -50,7 +50,9 @@ export interface Modules {
 }
 
 export async function modulesOf(root: string): Promise<Modules> {
-  const kernel = await import(pathToFileURL(join(root, 'kernel/kernel.ts')).href) as { createKernel: Modules['createKernel'] };
+  // rein's createKernel (with lib/'s services) is agent/kernel.ts; a tree before lib/ had it in kernel/.
+  const kernelFile = existsSync(join(root, 'agent/kernel.ts')) ? 'agent/kernel.ts' : 'kernel/kernel.ts';
+  const kernel = await import(pathToFileURL(join(root, kernelFile)).href) as { createKernel: Modules['createKernel'] };
   const preset = await import(pathToFileURL(join(root, 'agent/preset/index.ts')).href) as { loadPreset: Modules['loadPreset'] };
   return { createKernel: kernel.createKernel, loadPreset: preset.loadPreset };
 }

@@ -22,7 +22,7 @@
  * unavoidable first write. A cache that expired during an idle gap is a loss only a longer TTL
  * avoids; `bench/presets/ttl-1h.yaml` is that comparison row.
  */
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, costUsd, priceFor } from '../../kernel/pricing.js';
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, costUsd, priceFor } from '../../lib/pricing.js';
 
 /** Input-side usage of one request, tokens. */
 export interface InputUsage {

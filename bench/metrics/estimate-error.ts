@@ -7,7 +7,7 @@
  * the previous reply, its tool results and any new prompt went in, earlier-turn thinking went out),
  * and each reply's content against its recorded `output_tokens`.
  */
-import type { TokenCounter } from '../../kernel/tokens/counter.js';
+import type { TokenCounter } from '../../lib/tokens/counter.js';
 import { growthError, growthPairs, predictedGrowth } from '../calibration/pairs.js';
 import type { Workload } from '../workloads/types.js';
 import type { EstimateError } from './types.js';

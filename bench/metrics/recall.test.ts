@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
+import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import type { Workload, WorkloadStep } from '../workloads/types.js';
 import { requestCost } from './efficiency.js';

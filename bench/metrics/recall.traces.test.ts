@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
+import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import { loadWorkloads } from '../workloads/load.js';
 import type { Workload } from '../workloads/types.js';

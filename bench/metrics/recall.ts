@@ -11,7 +11,7 @@
  * preset; the presence test per request (`recallAt`) indexes each string of the context once per run.
  */
 import type { ContentBlock } from '../../kernel/types.js';
-import type { ContentTokenCounter } from '../../kernel/index.js';
+import type { ContentTokenCounter } from '../../lib/index.js';
 import type { Workload } from '../workloads/types.js';
 
 /** The kinds of fact the extractor finds. */

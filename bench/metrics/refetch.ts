@@ -10,7 +10,7 @@
  * content of the context, which clearing strategies clear last. Later requests carrying the
  * re-fetched tokens are not charged (a lower bound of the closed-loop cost).
  */
-import type { ContentTokenCounter } from '../../kernel/index.js';
+import type { ContentTokenCounter } from '../../lib/index.js';
 import { requestCost } from './efficiency.js';
 import { sourceTokens, type FactSource, type NeededFact } from './recall.js';
 

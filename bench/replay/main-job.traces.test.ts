@@ -26,9 +26,9 @@ import { stringify } from 'yaml';
 import { importClaudeCodeSession } from '../workloads/importers/claude-code.js';
 import type { Workload } from '../workloads/types.js';
 import { cleanEnv, REIN_BIN, runCli, tempDir, type CliResult } from '../../testing/support.js';
-import { costUsd } from '../../kernel/pricing.js';
+import { costUsd } from '../../lib/pricing.js';
 import { computeThresholds } from '../../plugins/compaction/shared/threshold.js';
-import { estimateMessageTokens } from '../../kernel/tokens/estimate.js';
+import { estimateMessageTokens } from '../../lib/tokens/estimate.js';
 import {
   fileFromReadListing, numberedLines, reconstructFiles, recordedCalls, recordedPrompt, resultText, scenarioFromSession, type RecordedCall,
 } from './trace-scenario.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { REQUEST_STAGE } from '../../kernel/hooks.js';
 import type { ModelRequest } from '../../kernel/model/client.js';
 import { definePlugin } from '../../kernel/plugin.js';
-import { CALIBRATED_COUNTER } from '../../kernel/tokens/counter.js';
+import { CALIBRATED_COUNTER } from '../../lib/tokens/counter.js';
 import { newStats, promptTokens, type RecordedUsage, type Workload, type WorkloadStep } from '../workloads/types.js';
 import { fillerTools } from './mimic.js';
 import { loadBenchPreset, replayWorkload, type LoadedPreset } from './replay.js';

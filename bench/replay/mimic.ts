@@ -27,7 +27,7 @@
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ModelRequest } from '../../kernel/model/client.js';
 import { definePlugin, type Plugin } from '../../kernel/plugin.js';
-import type { TokenCounter } from '../../kernel/tokens/counter.js';
+import type { TokenCounter } from '../../lib/tokens/counter.js';
 import type { ToolDefinition } from '../../kernel/types.js';
 import { isBreak } from '../metrics/breaks.js';
 import type { ClientEvent, RecordedPrefix } from '../workloads/events.js';

@@ -10,7 +10,7 @@
  */
 import type { Kernel } from '../../kernel/kernel.js';
 import { definePlugin, type Plugin } from '../../kernel/plugin.js';
-import { estimateMessageTokens, estimateTextTokens } from '../../kernel/tokens/estimate.js';
+import { estimateMessageTokens, estimateTextTokens } from '../../lib/tokens/estimate.js';
 import type { Message } from '../../kernel/types.js';
 import { extractFacts, retained, type Facts } from '../metrics/retention.js';
 import type { CompactionMetrics } from '../metrics/types.js';

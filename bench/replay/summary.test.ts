@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_COUNTERS } from '../../kernel/tokens/counter.js';
+import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
 import { extractFacts } from '../metrics/recall.js';
 import { extractiveSummary, MIN_SUMMARY_TOKENS, SUMMARY_SIZE, summaryBudget } from './summary.js';
 

@@ -9,7 +9,7 @@
  * asks for a longer summary (up to the cap) gets one that keeps more facts; one that asks for less
  * gets fewer.
  */
-import type { ContentTokenCounter } from '../../kernel/index.js';
+import type { ContentTokenCounter } from '../../lib/index.js';
 import type { Workload } from '../workloads/types.js';
 import { promptTokens } from '../workloads/types.js';
 import { blockStrings, extractFacts, type Fact } from '../metrics/recall.js';

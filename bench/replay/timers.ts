@@ -4,7 +4,7 @@
  * is, before the first main-loop request recorded after it. While a timer runs, the clock reads the
  * timer's time, and the replay client sends side requests at that time.
  */
-import type { CacheClock } from '../../kernel/index.js';
+import type { CacheClock } from '../../lib/index.js';
 
 export class ReplayTimers {
   private readonly timers = new Map<number, { at: number; fn: () => unknown }>();

@@ -102,7 +102,7 @@ export interface BenchReport {
   efficiency: string;
   /** Each recording beside the replay of its client's mimic preset (fidelity.ts), when one ran. */
   fidelity?: Fidelity;
-  /** Price table used (kernel/pricing.ts). */
+  /** Price table used (lib/pricing.ts). */
   prices: string;
   /** Each subagent's workload beside its parent's, with both cache reads (subagents.ts). */
   subagents?: SubagentRow[];

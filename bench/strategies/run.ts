@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ModelClient } from '../../kernel/model/client.js';
-import { costUsd } from '../../kernel/pricing.js';
+import { costUsd } from '../../lib/pricing.js';
 import { createSimulator } from '../../simulator/simulator.js';
 import type { AgentEvent, QuerySource, Usage } from '../../kernel/types.js';
 import { detectorRecords } from '../../plugins/cache/break-detector/index.js';

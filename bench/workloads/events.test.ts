@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CALIBRATED_COUNTER } from '../../kernel/tokens/counter.js';
+import { CALIBRATED_COUNTER } from '../../lib/tokens/counter.js';
 import { detectEvents, recordedBreakCauses, recordedPrefix, RECORDED_CAUSES } from './events.js';
 import { newStats, type RecordedUsage, type Workload, type WorkloadStep } from './types.js';
 

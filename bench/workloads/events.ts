@@ -23,7 +23,7 @@
  * (counted with the replay's token counter); a first request that read the cache shows how much of
  * that prefix other sessions of the same client had cached (`sharedTokens`).
  */
-import type { TokenCounter } from '../../kernel/tokens/counter.js';
+import type { TokenCounter } from '../../lib/tokens/counter.js';
 import { TTL_MS } from '../../simulator/prefix.js';
 import { keepsEarlierThinking } from '../../simulator/models.js';
 import { RESET_DROP } from '../calibration/pairs.js';

@@ -4,7 +4,7 @@
  */
 const INPUT_ERRORS = new Set(['PresetError', 'PluginError', 'SessionError', 'ScenarioError', 'InputError']);
 
-import { statusLine } from '../../kernel/index.js';
+import { statusLine } from '../../lib/index.js';
 
 export { InputError } from '../../kernel/errors.js';
 

@@ -5,8 +5,6 @@
  */
 import type { CompactResult, RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
-import { tokenCounter } from '../tokens/accounting.js';
-import { estimateMessageTokens } from '../tokens/estimate.js';
 import type { ContentBlock, Message } from '../types.js';
 
 /**
@@ -18,12 +16,12 @@ export async function runCompaction(
   kernel: Kernel, trigger: 'auto' | 'manual' | 'reactive', ctx: RunContext, instructions?: string,
   messages: Message[] = kernel.messages,
 ): Promise<CompactResult | undefined> {
-  const tokens = messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
+  const services = kernel.services;
+  const tokens = services.messageTokens(messages);
   // The `compact` event (stream-json `compact_boundary` pre/post tokens) reports the context's size
   // as the shared counter sees it: tools, system and messages, the number thresholds compare and
   // what Claude Code's `preTokens` means. The hook payloads keep the messages-only estimate.
-  const counter = tokenCounter(kernel);
-  const contextBefore = counter.count(messages).tokens;
+  const contextBefore = services.contextTokens(kernel, messages);
   const pre = await kernel.hooks.preCompact.promise({ trigger, instructions, messages, tokens }, ctx);
   if (pre.cancel) {
     kernel.emit({ type: 'notice', level: 'info', source: 'compact', message: `compaction cancelled: ${pre.cancel}` });
@@ -41,7 +39,7 @@ export async function runCompaction(
   await kernel.hooks.postCompact.promise(post, ctx);
   const next = post.attachments.length ? withAttachments(result.messages, post.attachments) : result.messages;
   replaceHistory(kernel, next, `compact:${trigger}:${result.strategy}`);
-  kernel.emit({ type: 'compact', trigger, tokensBefore: contextBefore, tokensAfter: counter.count(next).tokens, strategy: result.strategy });
+  kernel.emit({ type: 'compact', trigger, tokensBefore: contextBefore, tokensAfter: services.contextTokens(kernel, next), strategy: result.strategy });
   return next === result.messages ? result : { ...result, messages: next };
 }
 

@@ -7,7 +7,6 @@ import type { Kernel } from '../kernel.js';
 import type { ModelRequest } from '../model/client.js';
 import type { Message, TextBlock } from '../types.js';
 import { Incremental } from '../incremental.js';
-import { acceptsLongContext, CONTEXT_1M_BETA, STANDARD_CONTEXT_WINDOW } from '../model/long-context.js';
 
 /** The preset's own `system` key as sections: its sections first, then `append` as a last static section. */
 export function presetSections(system: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string } | undefined): SystemSection[] {
@@ -84,7 +83,8 @@ export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunCo
   const thinking = preset.model?.thinking;
   if (thinking && thinking.type !== 'disabled') params.thinking = thinking as ModelRequest['thinking'];
   if (preset.model?.effort) params.output_config = { effort: preset.model.effort } as ModelRequest['output_config'];
-  // A window past the standard 200k asks for the 1M-token window, on the models that accept it.
-  if ((preset.model?.contextWindow ?? 0) > STANDARD_CONTEXT_WINDOW && acceptsLongContext(input.model)) params.betas = [CONTEXT_1M_BETA];
+  // A window past the model's standard one asks for the larger window, on the models that take it.
+  const beta = preset.model?.contextWindow ? kernel.services.longContextBeta(input.model, preset.model.contextWindow) : undefined;
+  if (beta) params.betas = [beta];
   return (await kernel.hooks.request.promise(params, ctx)) as ModelRequest;
 }

@@ -14,8 +14,6 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
 import { callModel } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
-import { maxOutputTokens } from '../model/models.js';
-import { costUsd } from '../pricing.js';
 import { BudgetGate } from './budget.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
@@ -30,7 +28,7 @@ import { Incremental } from '../incremental.js';
 
 /**
  * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
- * 64k), or the model's own output limit when that is lower (kernel/model/models.ts).
+ * 64k), or the model's own output limit when that is lower (lib/model/models.ts).
  */
 export const ESCALATED_MAX_TOKENS = 64_000;
 /** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
@@ -273,7 +271,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
     let paid = 0;
     try {
       call = await callModel(params, {
-        client: kernel.client, hooks: kernel.hooks, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
+        client: kernel.client, hooks: kernel.hooks, fit: kernel.services.fitRequest, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
         fallbackModel: preset.model?.fallbackModel, idleTimeoutMs: kernel.streamIdleTimeoutMs,
         onEvent: (e) => { kernel.hooks.streamEvent.call(e, ctx); kernel.emit({ type: 'stream_event', event: e }); },
         onFallback: (_from, to, p) => { state.model = to; return stripThinking(p); },
@@ -293,7 +291,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       }
       return finish('model_error', err.info.message);
     } finally {
-      if (call) paid = costUsd(call.message.model ?? params.model, call.message.usage as unknown as Usage).usd;
+      if (call) paid = kernel.services.costUsd(call.message.model ?? params.model, call.message.usage as unknown as Usage);
       gate.done(paid);
     }
 
@@ -316,7 +314,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
 
     // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
     if (message.stop_reason === 'max_tokens') {
-      const escalated = Math.min(ESCALATED_MAX_TOKENS, maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
+      const escalated = Math.min(ESCALATED_MAX_TOKENS, kernel.services.maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
       if (v.maxTokensOverride === undefined && call.params.max_tokens < escalated) {
         v.maxTokensOverride = escalated;
         state.turn--;

@@ -7,11 +7,13 @@ import type { ApiErrorDecision, RunContext } from '../hook-payloads.js';
 import type { KernelHooks } from '../hooks.js';
 import type { ApiMessage, QuerySource, StreamEvent } from '../types.js';
 import { ModelRequestError, type ModelClient, type ModelRequest } from './client.js';
-import { fitRequestToModel } from './models.js';
+import type { KernelServices } from '../services.js';
 
 export interface CallOptions {
   client: ModelClient;
   hooks: KernelHooks;
+  /** Fits each attempt to its model (`KernelServices.fitRequest`). */
+  fit: (params: ModelRequest) => ReturnType<KernelServices['fitRequest']>;
   ctx: RunContext;
   source: QuerySource;
   fallbackModel?: string;
@@ -45,12 +47,12 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** What `fitRequestToModel` changed, already reported, per kernel (by its hook table): one notice each. */
+/** What `fit` changed, already reported, per kernel (by its hook table): one notice each. */
 const reported = new WeakMap<KernelHooks, Set<string>>();
 
-/** `params` as its model accepts it (kernel/model/models.ts), with a notice the first time a change is made. */
+/** `params` as its model accepts it (`opts.fit`), with a notice the first time a change is made. */
 function fitted(params: ModelRequest, opts: CallOptions): ModelRequest {
-  const fit = fitRequestToModel(params);
+  const fit = opts.fit(params);
   if (fit.changes.length) {
     let seen = reported.get(opts.hooks);
     if (!seen) reported.set(opts.hooks, (seen = new Set()));
@@ -66,7 +68,7 @@ function fitted(params: ModelRequest, opts: CallOptions): ModelRequest {
 /**
  * Sends `params`, retrying as the `apiError` hook decides. Throws the last ModelRequestError when
  * the hook says `surface` (or nothing). Every attempt is fitted to its model first (output limit,
- * thinking and effort support: kernel/model/models.ts).
+ * thinking and effort support: `opts.fit`).
  */
 export async function callModel(params: ModelRequest, opts: CallOptions): Promise<CallResult> {
   const sleep = opts.sleep ?? abortableSleep;

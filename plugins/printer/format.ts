@@ -8,7 +8,8 @@
  * envelope: `{ type: 'system', subtype: ..., uuid, session_id }`.
  */
 import { randomUUID } from 'node:crypto';
-import { costUsd, emptyUsage, addUsage } from '../../kernel/index.js';
+import { emptyUsage, addUsage } from '../../kernel/index.js';
+import { costUsd } from '../../lib/index.js';
 import type { AgentEvent, RunResult, StreamEvent, TerminalReason, Usage } from '../../kernel/index.js';
 
 /** The `subtype` of the final result object for each terminal reason. */

@@ -7,7 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { emptyUsage, escapeControls, terminalSafeJson, type RunResult } from '../../kernel/index.js';
+import { emptyUsage, type RunResult } from '../../kernel/index.js';
+import { escapeControls, terminalSafeJson } from '../../lib/index.js';
 import { testKernel } from '../../testing/permissions.js';
 import printer from './index.js';
 

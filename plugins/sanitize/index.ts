@@ -16,7 +16,8 @@
  */
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { definePlugin, neutralizeText, type ContentBlock, type ToolOutput } from '../../kernel/index.js';
+import { definePlugin, type ContentBlock, type ToolOutput } from '../../kernel/index.js';
+import { neutralizeText } from '../../lib/index.js';
 import { wrapExternal } from './provenance.js';
 import { MAX_SANITIZE_PASSES, sanitizeText } from './unicode.js';
 

@@ -14,7 +14,8 @@
  * pipeline (replays, imported sessions); and it runs in a fixed order with the other strategies.
  */
 import { z } from 'zod';
-import { CONTEXT_STAGE, type Kernel, definePlugin, estimateMessageTokens, Incremental, type Message, type ToolUseBlock } from '../../kernel/index.js';
+import { CONTEXT_STAGE, type Kernel, definePlugin, Incremental, type Message, type ToolUseBlock } from '../../kernel/index.js';
+import { estimateMessageTokens } from '../../lib/index.js';
 import { applyResultBudget, MAX_RESULTS_PER_MESSAGE_CHARS, type ReplacementMap } from './budget.js';
 
 const NAME = 'tool-result-budget';

@@ -2,7 +2,7 @@
  * Class: a path swapped for a symlink between the permission check and the open. A PreToolUse
  * hook (a real process, run after the decision) swaps each call's file or directory for a link
  * to outside; the tool must notice and refuse (it opens exactly what was judged, see
- * kernel/fs/pinned.ts). Through `rein run` in acceptEdits, where all these calls are allowed.
+ * lib/fs/pinned.ts). Through `rein run` in acceptEdits, where all these calls are allowed.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,8 +4,9 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKernel, type KernelPreset } from '../../../kernel/kernel.js';
-import { createAnthropicClient } from '../../../kernel/model/anthropic.js';
+import type { KernelPreset } from '../../../kernel/kernel.js';
+import { createKernel } from '../../kernel.js';
+import { createAnthropicClient } from '../../../lib/model/anthropic.js';
 import { collect, serveScenario, tempDir, type SimHarness } from '../../../testing/support.js';
 import { TOOL_PLUGINS } from '../../plugins.js';
 import { builtinPresetNames, builtinPresetsDir, loadPreset, validatePresetFile } from '../index.js';

@@ -18,7 +18,7 @@ import { basename } from 'node:path';
 import type { ContentBlock } from '../../../kernel/types.js';
 import { parseTime, StepBuilder, timestampsUsable } from '../builder.js';
 import { readJsonl } from '../jsonl.js';
-import { modelFacts } from '../../../kernel/index.js';
+import { modelFacts } from '../../../lib/index.js';
 import { newStats, skip, type ImportStats, type PromptPart, type RecordedEffort, type RecordedThinking, type RecordedUsage, type Workload } from '../types.js';
 
 type Obj = Record<string, any>;

@@ -13,9 +13,9 @@
  */
 import { z } from 'zod';
 import {
-  cacheClock, cacheCostModel, definePlugin, KEEPALIVE_OUTPUT_TOKENS, REQUEST_STAGE, TTL_SECONDS,
-  type CacheTtl, type Kernel, type ModelRequest,
+  definePlugin, REQUEST_STAGE, type Kernel, type ModelRequest,
 } from '../../../kernel/index.js';
+import { cacheClock, cacheCostModel, KEEPALIVE_OUTPUT_TOKENS, TTL_SECONDS, type CacheTtl } from '../../../lib/index.js';
 
 export const PLUGIN_NAME = 'cache/keepalive';
 

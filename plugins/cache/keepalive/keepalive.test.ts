@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cacheCostModel, costUsd, defineTool, definePlugin, setCacheClock, type Kernel, type Usage } from '../../../kernel/index.js';
+import { defineTool, definePlugin, type Kernel, type Usage } from '../../../kernel/index.js';
+import { cacheCostModel, costUsd, setCacheClock } from '../../../lib/index.js';
 import { createSimulator } from '../../../simulator/index.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, writeAgentsMd } from '../../../testing/strategy.js';
 import { virtualClock, type VirtualClock } from '../../../testing/clock.js';

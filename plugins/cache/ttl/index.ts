@@ -15,9 +15,9 @@
  */
 import { z } from 'zod';
 import {
-  cacheCostModel, definePlugin, estimateSystemTokens, estimateToolTokens, REQUEST_STAGE,
-  type CacheTtl, type ModelRequest,
+  definePlugin, REQUEST_STAGE, type ModelRequest,
 } from '../../../kernel/index.js';
+import { cacheCostModel, estimateSystemTokens, estimateToolTokens, type CacheTtl } from '../../../lib/index.js';
 
 export const PLUGIN_NAME = 'cache/ttl';
 

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CacheCostModel, cacheCostModel, GapModel, type ModelRequest } from '../../../kernel/index.js';
+import { type ModelRequest } from '../../../kernel/index.js';
+import { CacheCostModel, cacheCostModel, GapModel } from '../../../lib/index.js';
 import { createSimulator } from '../../../simulator/index.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, writeAgentsMd } from '../../../testing/strategy.js';
 import { useTestEnv } from '../../../testing/index.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../../simulator/index.js';
 import { createSimulator } from '../../../simulator/index.js';
-import { estimateBlockTokens, estimateSystemTokens, estimateToolTokens } from '../../../kernel/index.js';
+import { estimateBlockTokens, estimateSystemTokens, estimateToolTokens } from '../../../lib/index.js';
 import { httpClient, loggedRequests, notices, runPrompt, strategyKernel } from '../../../testing/strategy.js';
 import breakpoints from '../../cache/breakpoints/index.js';
 import memoryFiles from '../../memory-files/index.js';

@@ -28,8 +28,9 @@ import { z } from 'zod';
 import {
   type CompactRequest, type CompactResult, type PreCompact, type RunContext, CONTEXT_STAGE, type Kernel,
   type KernelPreset, DEFAULT_MAX_TOKENS, runCompaction, createKernelState, definePlugin,
-  type PluginProblem, tokenCounter, type ContentBlock, type Message,
+  type PluginProblem, type ContentBlock, type Message,
 } from '../../../kernel/index.js';
+import { tokenCounter } from '../../../lib/index.js';
 import { isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { RESTORED_FILES_PREAMBLE, summaryMessageText, summaryPrompt } from './prompt.js';
 import { MAX_FILES_TO_RESTORE, MAX_TOKENS_PER_FILE, RESTORE_TOKEN_BUDGET, restoreFiles } from './restore.js';

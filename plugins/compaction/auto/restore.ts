@@ -7,7 +7,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { type Message, type ToolResultBlock, estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../kernel/index.js';
+import { type Message, type ToolResultBlock} from '../../../kernel/index.js';
+import { estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../lib/index.js';
 import { toolUses } from '../shared/history.js';
 
 /** Files restored at most (Claude Code's POST_COMPACT_MAX_FILES_TO_RESTORE = 5). */

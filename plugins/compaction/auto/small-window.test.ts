@@ -6,7 +6,8 @@
  * back after a summary are budgeted against the threshold and never make a compaction fail.
  */
 import { describe, expect, it } from 'vitest';
-import { createKernel, type AgentEvent } from '../../../kernel/index.js';
+import type { AgentEvent } from '../../../kernel/index.js';
+import { createKernel } from '../../../testing/index.js';
 import { startAgent } from '../../../testing/agent.js';
 import { useTestEnv } from '../../../testing/env.js';
 import { writeFiles } from '../../../testing/support.js';

@@ -4,9 +4,10 @@
  * rounds to cover the token gap the error names, else a fifth of them).
  */
 import {
-  type RunContext, type Kernel, ModelRequestError, type ModelRequest, type TokenCounter, type ApiMessage,
+  type RunContext, type Kernel, ModelRequestError, type ModelRequest, type ApiMessage,
   type Message,
 } from '../../../kernel/index.js';
+import { type TokenCounter } from '../../../lib/index.js';
 import { groupByRound, renderTranscript, type RenderOptions } from '../shared/history.js';
 import { formatSummary, SUMMARIZER_SYSTEM, summaryPrompt } from './prompt.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLEARED_TOOL_RESULT_TEXT } from '../../../simulator/index.js';
 import { createSimulator } from '../../../simulator/index.js';
-import { estimateBlockTokens } from '../../../kernel/index.js';
+import { estimateBlockTokens } from '../../../lib/index.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, writeLines } from '../../../testing/strategy.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import breakpoints from '../../cache/breakpoints/index.js';

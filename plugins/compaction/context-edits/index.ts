@@ -12,7 +12,8 @@
  * and the response reports it in `context_management.applied_edits`.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE, type Kernel, type ModelRequest, definePlugin, tokenCounter } from '../../../kernel/index.js';
+import { REQUEST_STAGE, type Kernel, type ModelRequest, definePlugin} from '../../../kernel/index.js';
+import { tokenCounter } from '../../../lib/index.js';
 
 export const PLUGIN_NAME = 'compaction/context-edits';
 

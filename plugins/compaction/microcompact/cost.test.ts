@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CacheCostModel, cacheCostModel } from '../../../kernel/index.js';
+import { CacheCostModel, cacheCostModel } from '../../../lib/index.js';
 import { createSimulator } from '../../../simulator/index.js';
 import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines, type PlannedTurn } from '../../../testing/strategy.js';
 import { useTestEnv } from '../../../testing/index.js';

@@ -16,9 +16,10 @@
  */
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, tokenCounter, estimateBlockTokens, estimateMessageTokens, Incremental, cacheCostModel, lastCacheUse,
+  CONTEXT_STAGE, type Kernel, createKernelState, definePlugin, Incremental,
   type ContentBlock, type Message, type ToolResultBlock,
 } from '../../../kernel/index.js';
+import { tokenCounter, estimateBlockTokens, estimateMessageTokens, cacheCostModel, lastCacheUse } from '../../../lib/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
 import { toolUses } from '../shared/history.js';
 

@@ -8,9 +8,10 @@
  */
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, type Kernel, DEFAULT_MAX_TOKENS, definePlugin, tokenCounter, type TokenCounter,
+  CONTEXT_STAGE, type Kernel, DEFAULT_MAX_TOKENS, definePlugin,
   type Message,
 } from '../../../kernel/index.js';
+import { tokenCounter, type TokenCounter } from '../../../lib/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
 import { groupByRound, isPinned, latestUserPromptIndex } from '../shared/history.js';
 import { computeThresholds, DEFAULT_CONTEXT_WINDOW } from '../shared/threshold.js';

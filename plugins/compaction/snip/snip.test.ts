@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../../simulator/index.js';
-import { defaultEstimator, type Message } from '../../../kernel/index.js';
+import { type Message } from '../../../kernel/index.js';
+import { defaultEstimator } from '../../../lib/index.js';
 import {
   httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, withoutMarkers, writeAgentsMd, writeLines,
 } from '../../../testing/strategy.js';

@@ -12,7 +12,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
-import { pathForms as formsOf, resolvePath } from '../../../kernel/index.js';
+import { pathForms as formsOf, resolvePath } from '../../../lib/index.js';
 
 /** Directories rein needs to resolve rule paths. */
 export interface PathBase {
@@ -62,7 +62,7 @@ export function absolutePath(p: string, cwd: string, home = homedir()): string {
 /**
  * Every path a check must judge for `p` (absolute, relative to `cwd`, or `~/…`): as written, each
  * symbolic link on the way and where it really leads, every component resolved with lstat and
- * readlink, dangling links included (kernel/fs/resolve.ts). A link inside the project that points
+ * readlink, dangling links included (lib/fs/resolve.ts). A link inside the project that points
  * at `~/.bashrc`, or at a file that does not exist yet outside the project, is judged as that
  * target too.
  */

@@ -7,7 +7,8 @@
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
 import { join } from 'node:path';
-import { pathForms as targetPathForms, type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
+import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
+import { pathForms as targetPathForms } from '../../../lib/index.js';
 import { absolutePath, compilePathSpec, formsInside, resolveForms, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';

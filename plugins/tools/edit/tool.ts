@@ -5,7 +5,8 @@
  */
 import { closeSync, fstatSync, ftruncateSync, lstatSync, readFileSync, writeSync, type Stats } from 'node:fs';
 import { z } from 'zod';
-import { defineTool, neutralizeWithMap, openResolvedForWrite, restoreReservedTags, ToolError, type ResolvedPath } from '../../../kernel/index.js';
+import { defineTool, ToolError, type ResolvedPath } from '../../../kernel/index.js';
+import { neutralizeWithMap, openResolvedForWrite, restoreReservedTags } from '../../../lib/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { assertFreshForWrite } from '../shared/guard.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';

@@ -8,7 +8,8 @@
 import { closeSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
-import { openResolvedForRead, ToolError } from '../../../kernel/index.js';
+import { ToolError } from '../../../kernel/index.js';
+import { openResolvedForRead } from '../../../lib/index.js';
 import { displayPath } from '../shared/paths.js';
 import { comparePaths, walkFiles } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';

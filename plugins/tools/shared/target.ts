@@ -5,7 +5,8 @@
  */
 import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
-import { PathChangedError, resolvePath, ToolError, type ResolvedPath, type ToolContext } from '../../../kernel/index.js';
+import { ToolError, type ResolvedPath, type ToolContext } from '../../../kernel/index.js';
+import { PathChangedError, resolvePath } from '../../../lib/index.js';
 import { resolveToolPath } from './paths.js';
 
 /**

@@ -16,9 +16,9 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import ignore from 'ignore';
 import { z } from 'zod';
 import {
-  CONTEXT_STAGE, PERMISSION_STAGE, STANDARD_CONTEXT_WINDOW, createKernelState, definePlugin, estimateTextTokens,
-  TEXT_BYTES_PER_TOKEN, type Kernel, type Message, type RunContext, type ToolOutput,
+  CONTEXT_STAGE, PERMISSION_STAGE, createKernelState, definePlugin, type Kernel, type Message, type RunContext, type ToolOutput,
 } from '../../../kernel/index.js';
+import { STANDARD_CONTEXT_WINDOW, estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../lib/index.js';
 import { discoverSkills, skillDirs, skillsFingerprint, type Skill } from './load.js';
 import { expandShell, runForkedSkill } from './expand.js';
 import { formatListing, listedNames, listingBudget, type ListingLevel } from './listing.js';

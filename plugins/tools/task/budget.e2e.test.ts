@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costUsd } from '../../../kernel/index.js';
+import { costUsd } from '../../../lib/index.js';
 import { runCli, tempDir, writeFiles as write } from '../../../testing/support.js';
 
 const BUDGET = 0.1;

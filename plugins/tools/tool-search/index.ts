@@ -9,7 +9,8 @@
  * sends every tool in full and offers no ToolSearch: the plain tool array.
  */
 import { z } from 'zod';
-import { definePlugin, modelFacts, type Kernel, type ToolDefinition } from '../../../kernel/index.js';
+import { definePlugin, type Kernel, type ToolDefinition } from '../../../kernel/index.js';
+import { modelFacts } from '../../../lib/index.js';
 import { createToolSearchTool, TOOL_SEARCH_NAME, toolSearchDescription } from './tool.js';
 
 export { createToolSearchTool, searchTools, toolSearchDescription, TOOL_SEARCH_NAME, MAX_RESULTS } from './tool.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateToolTokens } from '../../../kernel/index.js';
+import { estimateToolTokens } from '../../../lib/index.js';
 import { useTestEnv } from '../../../testing/index.js';
 import { startAgent } from '../../../testing/agent.js';
 import { searchTools, toolSearchDescription } from './tool.js';

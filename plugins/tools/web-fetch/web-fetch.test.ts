@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webFetchPlugin from './index.js';
 import { embeddedSimulator } from '../../../testing/index.js';
 import { parseScenario } from '../../../simulator/index.js';
-import { createKernel } from '../../../kernel/index.js';
+import { createKernel } from '../../../testing/index.js';
 import { callTool, cleanupTempDirs, tempDir, textOf, toolKernel, useTempReinHome } from '../../../testing/tools.js';
 
 let dir: string;

@@ -4,7 +4,8 @@
  */
 import { closeSync, fstatSync, ftruncateSync, lstatSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { defineTool, openResolvedForWrite, ToolError } from '../../../kernel/index.js';
+import { defineTool, ToolError } from '../../../kernel/index.js';
+import { openResolvedForWrite } from '../../../lib/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { assertFreshForWrite } from '../shared/guard.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';

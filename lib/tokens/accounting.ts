@@ -18,17 +18,14 @@
  * The estimator is pluggable (`setEstimator`); exact counts go through the API's
  * `POST /v1/messages/count_tokens` (`exact`).
  */
-import type { RunContext } from '../hook-payloads.js';
-import type { Kernel } from '../kernel.js';
-import { presetSections, systemBlocks } from '../loop/request.js';
-import type { ModelRequest } from '../model/client.js';
-import type { Message, Usage } from '../types.js';
-import { Incremental } from '../incremental.js';
+import {
+  Incremental, presetSections, systemBlocks, type Kernel, type Message, type ModelRequest, type RunContext, type Usage,
+} from '../../kernel/index.js';
 import {
   estimateMessageTokens, estimateRequestTokens, estimateSystemTokens, estimateToolTokens, type EstimatableRequest,
 } from './estimate.js';
 
-/** A token estimator: the default is rein's (kernel/tokens/estimate.ts). */
+/** A token estimator: the default is rein's (lib/tokens/estimate.ts). */
 export interface Estimator {
   /** Tokens of one message's content. */
   message(message: { content: string | readonly unknown[] }): number;

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../testing/index.js';
-import type { Message } from '../types.js';
+import type { Message } from '../../kernel/index.js';
 import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../testing/strategy.js';
 import { defaultEstimator, tokenCounter, usageTotal } from './accounting.js';
 import { estimateMessageTokens, estimateToolTokens } from './estimate.js';

@@ -13,6 +13,9 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { ResolvedPath } from '../../kernel/index.js';
+
+export type { ResolvedPath };
 
 /**
  * Most symbolic links one resolution follows before giving up, as Linux does (MAXSYMLINKS = 40,
@@ -20,25 +23,6 @@ import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
  */
 export const MAX_SYMLINK_HOPS = 40;
 
-/** A path resolved the way `open(2)` resolves it. All paths are absolute. */
-export interface ResolvedPath {
-  /** The path as written, made absolute and normalised lexically (what path rules are written against). */
-  written: string;
-  /** Each symbolic link followed on the way, by the absolute path of the link itself, in order. */
-  links: string[];
-  /** Where the path leads once every link is followed (dangling links included); missing components kept as written. */
-  real: string;
-  /** True when `real` exists. */
-  exists: boolean;
-  /**
-   * Which file `real` was when resolved (device and inode), when it existed: opening it later
-   * checks that it is still that file, so a replacement (even a hard link, which no path check
-   * can tell from the original) is noticed.
-   */
-  identity?: { dev: number; ino: number };
-  /** Set when the walk could not finish (a loop of links, a component that cannot be read); `real` is then as far as it got. */
-  error?: string;
-}
 
 /**
  * Makes `p` absolute without normalising it: `~` and `~/` are the home directory, a relative path

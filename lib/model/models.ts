@@ -7,7 +7,7 @@
  * Model ids match by prefix, longest first, so dated ids (`claude-opus-4-1-20250805`) and aliases
  * (`claude-opus-4-1`) behave the same. A model the table does not know is sent as configured.
  */
-import type { ModelRequest } from './client.js';
+import type { ModelRequest } from '../../kernel/index.js';
 
 /** Effort levels of `output_config.effort`, lowest first (`xhigh` sits between `high` and `max`). */
 export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max';

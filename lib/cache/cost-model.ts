@@ -11,8 +11,7 @@
  * `cacheCostModel(kernel)`: the same figures `cache/break-detector` compares (read + written of the
  * last main-loop response).
  */
-import { createKernelState } from '../state.js';
-import type { Kernel } from '../kernel.js';
+import { createKernelState, type Kernel } from '../../kernel/index.js';
 import { priceFor } from '../pricing.js';
 import { GapModel, waitKindOf, type WaitKind } from './gap-model.js';
 

@@ -1,7 +1,7 @@
 /**
  * The 1M-token context window: which models accept it and the beta that turns it on
  * (https://platform.claude.com/docs/en/build-with-claude/context-windows, "1M token context window").
- * Requests past 200,000 input tokens are billed at long-context rates (kernel/pricing.ts).
+ * Requests past 200,000 input tokens are billed at long-context rates (lib/pricing.ts).
  */
 
 /** The beta that turns on the 1M-token window. */
@@ -21,4 +21,13 @@ export const LONG_CONTEXT_MODELS: readonly string[] = Object.freeze([
 /** True when `model` accepts the 1M-token window. */
 export function acceptsLongContext(model: string): boolean {
   return LONG_CONTEXT_MODELS.some((p) => model.startsWith(p));
+}
+
+/**
+ * The beta a request for a `contextWindow`-token window on `model` needs: CONTEXT_1M_BETA past the
+ * standard 200k on a model that accepts the 1M window, else undefined (the kernel's
+ * `longContextBeta` service).
+ */
+export function longContextBeta(model: string, contextWindow: number): string | undefined {
+  return contextWindow > STANDARD_CONTEXT_WINDOW && acceptsLongContext(model) ? CONTEXT_1M_BETA : undefined;
 }

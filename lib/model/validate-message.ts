@@ -6,7 +6,7 @@
  * with one id) is reported as an `invalid_response` failure naming the first problem, instead of
  * failing later deep in the loop.
  */
-import type { ApiMessage } from '../types.js';
+import type { ApiMessage } from '../../kernel/index.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 

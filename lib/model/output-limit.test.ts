@@ -1,5 +1,5 @@
 /**
- * Every `max_tokens` rein sends is capped at the model's output limit (kernel/model/models.ts): the
+ * Every `max_tokens` rein sends is capped at the model's output limit (lib/model/models.ts): the
  * escalation after a reply cut by max_tokens, a preset's own maxTokens, and side requests. The
  * simulator refuses a larger value as the API does, so an uncapped request fails these runs.
  */

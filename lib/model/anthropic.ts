@@ -3,13 +3,11 @@
  * kernel's `apiError` hook (the `retry` plugin) is the only retry policy, and its own transport.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import {
-  isPromptTooLong, ModelRequestError, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions,
-  type SendResult,
-} from './client.js';
-import type { ApiError } from '../hook-payloads.js';
 import { createRequire } from 'node:module';
-import type { StreamEvent } from '../types.js';
+import {
+  isPromptTooLong, ModelRequestError, parseRetryAfter, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
+  type SendResult, type StreamEvent,
+} from '../../kernel/index.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {

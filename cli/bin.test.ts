@@ -196,4 +196,29 @@ describe('bin/rein.js', () => {
     expect(result.result).toContain('README.md');
     expect(result.usage.cache_read_input_tokens).toBeGreaterThan(0);
   });
+
+  it('does no lazy work before its first request: no ICU data, no module through Node\'s require (default preset)', () => {
+    // A first Intl call loads ICU's locale data (~15 ms); a package the bundle leaves external, or
+    // one that looks for another with require (fdir for picomatch), is a file read and compile.
+    // Either belongs after the first request, on the path that needs it.
+    const pkg = copyPackage(join(tmp.dir, 'pkg'));
+    const spy = join(tmp.dir, 'spy.cjs');
+    writeFileSync(spy, [
+      "const say = (what) => process.stderr.write('SPY ' + what + '\\n');",
+      "const toLocale = Number.prototype.toLocaleString;",
+      "Number.prototype.toLocaleString = function (...a) { say('Number#toLocaleString'); return toLocale.apply(this, a); };",
+      "for (const k of ['NumberFormat', 'DateTimeFormat', 'Collator', 'PluralRules']) { const O = Intl[k]; Intl[k] = function (...a) { say('Intl.' + k); return new O(...a); }; }",
+      "const Module = require('node:module');",
+      "const load = Module._load;",
+      "Module._load = function (request, parent, isMain) { if (!isMain && !Module.isBuiltin(request)) say('require ' + request); return load.apply(this, arguments); };",
+    ].join('\n'));
+    const r = spawnSync(process.execPath, ['-r', spy, join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'default', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stderr.split('\n');
+    const first = lines.findIndex((l) => /request 1 built/.test(l));
+    expect(first).toBeGreaterThan(0);
+    expect(lines.slice(0, first).filter((l) => l.startsWith('SPY '))).toEqual([]);
+    // The spy works: the demo's answer formats numbers after the first request.
+    expect(lines.slice(first).some((l) => l.startsWith('SPY '))).toBe(true);
+  });
 });

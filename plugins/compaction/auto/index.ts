@@ -209,24 +209,24 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 /**
  * Why these thresholds can never compact, with the option to change, or none: a threshold above
  * the blocking limit is never reached (the run ends `blocking_limit` first), and one at or below
- * zero compacts before every request.
+ * zero compacts before every request. The messages are built only for a problem: this check runs
+ * at every start-up, and the first `toLocaleString` loads ICU's locale data (~15 ms).
  */
 export function thresholdProblems(t: Thresholds, o: AutoCompactOptions): PluginProblem[] {
   if (!o.enabled) return [];
+  const above = t.threshold > t.blocking;
+  if (!above && t.threshold > 0) return [];
   const path = o.triggerTokens !== undefined ? ['triggerTokens'] : o.triggerRatio !== undefined ? ['triggerRatio'] : ['bufferTokens'];
   const how = o.triggerTokens !== undefined ? `${fmt(t.threshold)} tokens`
     : o.triggerRatio !== undefined ? `${fmt(t.threshold)} tokens: ${o.triggerRatio} × the ${fmt(t.contextWindow)}-token window`
       : `${fmt(t.threshold)} tokens: the ${fmt(t.contextWindow)}-token window − ${fmt(t.reserve)} of output reserve − ${fmt(o.bufferTokens)} of buffer`;
-  const fix = o.triggerTokens !== undefined ? `use a triggerTokens of at most ${fmt(t.blocking)}`
-    : o.triggerRatio !== undefined ? `use a triggerRatio of at most ${Math.floor((t.blocking / t.contextWindow) * 100) / 100}`
-      : `set triggerTokens or triggerRatio, or a bufferTokens of at least ${fmt(o.blockingOffsetTokens)}`;
-  if (t.threshold > t.blocking) {
+  if (above) {
+    const fix = o.triggerTokens !== undefined ? `use a triggerTokens of at most ${fmt(t.blocking)}`
+      : o.triggerRatio !== undefined ? `use a triggerRatio of at most ${Math.floor((t.blocking / t.contextWindow) * 100) / 100}`
+        : `set triggerTokens or triggerRatio, or a bufferTokens of at least ${fmt(o.blockingOffsetTokens)}`;
     return [{ path, message: `the compaction threshold (${how}) is above the blocking limit (${fmt(t.blocking)} tokens: the window − ${fmt(t.reserve)} of output reserve − ${fmt(o.blockingOffsetTokens)}), so compaction would never run and the session would end with blocking_limit; ${fix}` }];
   }
-  if (t.threshold <= 0) {
-    return [{ path, message: `the compaction threshold (${how}) is not above zero, so every request would compact; the window is too small for these settings (set triggerRatio or triggerTokens)` }];
-  }
-  return [];
+  return [{ path, message: `the compaction threshold (${how}) is not above zero, so every request would compact; the window is too small for these settings (set triggerRatio or triggerTokens)` }];
 }
 
 export default definePlugin({

@@ -34,7 +34,13 @@ export interface FileRecord {
   partial?: boolean;
 }
 
-type Entry = { op: 'set'; record: FileRecord } | { op: 'clear' };
+/**
+ * A transcript entry of the store. `seen` is a file read again unchanged (same mtime, size, hash and
+ * range as its record): only the new time is written, so a session that keeps re-reading a file
+ * adds ~80 bytes per read instead of a whole record.
+ */
+export type FileStateEntry = { op: 'set'; record: FileRecord } | { op: 'seen'; path: string; at: number } | { op: 'clear' };
+type Entry = FileStateEntry;
 
 /** sha256 of `data`, hex. */
 export function hashContent(data: string | Uint8Array): string {
@@ -54,6 +60,10 @@ export class FileStateStore {
     for (const e of entries) {
       if (e.op === 'clear') this.files.clear();
       else if (e.op === 'set') this.files.set(e.record.path, e.record);
+      else if (e.op === 'seen') {
+        const rec = this.files.get(e.path);
+        if (rec) this.files.set(e.path, { ...rec, at: e.at });
+      }
     }
   }
 
@@ -63,8 +73,13 @@ export class FileStateStore {
     const rec: FileRecord = { path, mtimeMs: st.mtimeMs, size: st.size, at: Date.now() };
     if (opts.content !== undefined) rec.hash = hashContent(opts.content);
     if (opts.partial) rec.partial = true;
+    const prev = this.files.get(path);
     this.files.set(path, rec);
-    this.persist?.({ op: 'set', record: rec });
+    if (prev && prev.mtimeMs === rec.mtimeMs && prev.size === rec.size && prev.hash === rec.hash && prev.partial === rec.partial) {
+      this.persist?.({ op: 'seen', path, at: rec.at });
+    } else {
+      this.persist?.({ op: 'set', record: rec });
+    }
     return rec;
   }
 

@@ -6,7 +6,7 @@
  * replays are measured by the same formula. Output tokens do not depend on caching and are left out.
  *
  * Actual input cost: uncached input + 0.1× cache read + 1.25× 5-minute write + 2× 1-hour write, at
- * the model's input price (Anthropic's prompt-caching prices, kernel/pricing.ts).
+ * the model's input price (Anthropic's prompt-caching prices, lib/pricing.ts).
  *
  * Ideal input cost, per request of one thread (the main conversation, one subagent, the summary
  * requests, ...), with P its prompt tokens and R its cache read:
@@ -35,7 +35,7 @@ export interface InputUsage {
 
 const M = 1_000_000;
 
-/** Full cost of a request, USD (kernel/pricing.ts rates, long-context rates included). */
+/** Full cost of a request, USD (lib/pricing.ts rates, long-context rates included). */
 export function requestCost(model: string, u: InputUsage): number {
   return costUsd(model, {
     input_tokens: u.input,

@@ -15,7 +15,7 @@
  * agrees with the one the recording shows; bash ran and logged); what they do not allow was denied
  * with a reason and changed nothing; the context budget (a small `model.contextWindow`) forced an automatic
  * compaction whose summary request reached the server, and every request fits the budget; the
- * reported usage is the sum of the per-request usage and the cost is what kernel/pricing.ts gives.
+ * reported usage is the sum of the per-request usage and the cost is what lib/pricing.ts gives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -339,7 +339,7 @@ describe('rein run on a real Claude Code session (harbor fix_async_worker_queue)
     expect(result.side_usage.compact).toBeDefined();
   });
 
-  it('reports usage that is the sum of the per-request usage, and the cost kernel/pricing.ts gives', () => {
+  it('reports usage that is the sum of the per-request usage, and the cost lib/pricing.ts gives', () => {
     const sum = (entries: Json[]) => {
       const u = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } };
       for (const e of entries) {

@@ -2,7 +2,7 @@
  * `compaction/auto`: summarises the conversation when the context nears the window.
  *
  * When: before each request (the `context` hook, at CONTEXT_STAGE.AUTOCOMPACT) the context is counted
- * (kernel/tokens/accounting.ts); at the threshold (default `window − min(max output, 20,000) −
+ * (lib/tokens/accounting.ts); at the threshold (default `window − min(max output, 20,000) −
  * 13,000`, or `triggerTokens` / `triggerRatio`) a compaction runs through `runCompaction`, which fires
  * `preCompact` / `compact` / `postCompact`. A warning event comes 20,000 tokens earlier; at the
  * blocking limit (`effective window − 3,000`) the run ends with `blocking_limit` rather than send a

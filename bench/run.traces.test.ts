@@ -81,6 +81,25 @@ describe('rein bench on every shared trace', () => {
     expect(report.totals.default!.cacheEfficiency).toBeGreaterThan(report.totals[RECORDED]!.cacheEfficiency);
   });
 
+  it('the default preset costs at most 0.75× the cheaper client mimic, forgets no more than it, and costs less than either mimic on every session of 20 or more requests', () => {
+    // Summed over every session (the totals leave out the sessions `minimal` could not finish).
+    const sum = (preset: string) => {
+      const runs = report.workloads.map((w) => w.runs.find((r) => r.preset === preset)!);
+      expect(runs.every((r) => !r.incomplete)).toBe(true);
+      return { cost: runs.reduce((n, r) => n + r.summary.costUsd, 0), recalled: runs.reduce((n, r) => n + r.summary.recallCounts.recalled, 0), needed: runs.reduce((n, r) => n + r.summary.recallCounts.needed, 0) };
+    };
+    const best = [sum('claude-code-like'), sum('pi-like')].sort((a, b) => a.cost - b.cost)[0]!;
+    const def = sum('default');
+    expect(def.cost / best.cost).toBeLessThanOrEqual(0.75);
+    expect(def.needed).toBe(best.needed);
+    expect(def.recalled).toBeGreaterThanOrEqual(best.recalled);
+    for (const w of report.workloads) {
+      const cost = (p: string) => w.runs.find((r) => r.preset === p)!.summary.costUsd;
+      if (w.runs.find((r) => r.preset === 'default')!.summary.requests < 20) continue;
+      expect([w.name, cost('default') < Math.min(cost('claude-code-like'), cost('pi-like'))]).toEqual([w.name, true]);
+    }
+  });
+
   it("compares rein's estimate with the provider counts for every recorded session", () => {
     for (const w of report.workloads.filter((x) => x.steps > 5)) {
       expect(w.estimate!.pairs).toBeGreaterThan(0);

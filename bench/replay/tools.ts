@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { Kernel } from '../../kernel/kernel.js';
-import { defineTool, type JsonSchema, type Tool } from '../../kernel/tool.js';
+import { DEFAULT_MAX_RESULT_SIZE_CHARS, defineTool, type JsonSchema, type Tool } from '../../kernel/tool.js';
 import { inputSchemaOf } from '../../kernel/tool-registry.js';
 import type { RecordedToolResult, Workload } from '../workloads/types.js';
 
@@ -71,10 +71,16 @@ export function installRecordedTools(kernel: Kernel, w: Pick<Workload, 'steps'>,
     const live = options.live?.size ? { tool, ids: options.live } : undefined;
     kernel.tools.register(replayTool({ name: tool.name, description: tool.description, schema, maxResultSizeChars: cap(tool.maxResultSizeChars) }, results, live), tool.plugin);
   }
+  // The preset's own tools by lower-case name: another client's `read` or `bash` is the call the
+  // preset's `Read` or `Bash` would have made, so its result is cut where that tool cuts (Read: never,
+  // it limits itself by lines; Bash: 30,000 characters) rather than at the default for a tool rein
+  // does not know.
+  const own = new Map(kernel.tools.list().map((t) => [t.name.toLowerCase(), t.maxResultSizeChars] as const));
   const added: string[] = [];
   for (const name of recordedToolNames(w)) {
     if (kernel.tools.has(name)) continue;
-    kernel.tools.register(replayTool({ name, description: RECORDED_TOOL_DESCRIPTION, schema: OPEN_SCHEMA, maxResultSizeChars: cap(50_000) }, results), 'bench/replay');
+    const limit = own.get(name.toLowerCase()) ?? DEFAULT_MAX_RESULT_SIZE_CHARS;
+    kernel.tools.register(replayTool({ name, description: RECORDED_TOOL_DESCRIPTION, schema: OPEN_SCHEMA, maxResultSizeChars: cap(limit) }, results), 'bench/replay');
     added.push(name);
   }
   return added;

@@ -60,6 +60,32 @@ export const microcompactOptions = z.object({
   idleMinutes: z.number().positive().optional(),
   /** Tools whose results may be cleared (names compared case-insensitively). */
   tools: z.array(z.string().min(1)).default([...CLEARABLE_TOOLS]),
+  /**
+   * The working set a clearing keeps besides the newest `keepRecent` results: the latest read of
+   * each of the `maxFiles` files used most recently (read, edited or written), when it is at most
+   * `perFileTokens`, within `totalTokens` in all (a read that does not fit is skipped and the next
+   * file is tried). The same budget compaction restores files with (Claude Code: 5 files, 5,000
+   * tokens each, 50,000 in all), so a clearing never forgets more of the files in use than a
+   * compaction would. `maxFiles: 0` (the default) keeps only the newest `keepRecent`.
+   */
+  keepFiles: z.object({
+    maxFiles: z.number().int().min(0).default(0),
+    perFileTokens: z.number().int().min(1).default(5_000),
+    totalTokens: z.number().int().min(0).default(50_000),
+    /** Tools whose `file_path` (or `path`) input reads a file (compared case-insensitively). */
+    readTools: z.array(z.string().min(1)).default(['Read']),
+  }).strict().default({ maxFiles: 0, perFileTokens: 5_000, totalTokens: 50_000, readTools: ['Read'] }),
+  /**
+   * Results the model is still using are kept besides the newest `keepRecent`: an older result
+   * whose distinctive words (identifiers in camelCase or snake_case, paths) the model wrote in at
+   * least `minWords` of its own words in its last `turns` messages (text and tool inputs), the
+   * most used first, within `totalTokens` in all. `totalTokens: 0` (the default) keeps none.
+   */
+  keepReferenced: z.object({
+    turns: z.number().int().min(1).default(20),
+    minWords: z.number().int().min(1).default(2),
+    totalTokens: z.number().int().min(0).default(0),
+  }).strict().default({ turns: 20, minWords: 2, totalTokens: 0 }),
 }).strict().refine((o) => o.countTrigger > o.keepRecent, { message: 'countTrigger must be larger than keepRecent' });
 
 export type MicrocompactOptions = z.output<typeof microcompactOptions>;
@@ -173,6 +199,115 @@ export function pruneSelection(messages: readonly Message[], protectTokens: numb
   };
 }
 
+/** Where a file tool's call points: its `file_path` (Claude Code) or `path` (other agents' tools) input. */
+function filePathOf(input: Record<string, unknown>): string | undefined {
+  const p = input.file_path ?? input.path;
+  return typeof p === 'string' && p ? p : undefined;
+}
+
+/**
+ * The `keepFiles` choice, for `clearOldResults`' `select`: all but the newest `keepRecent`
+ * results, less the latest read of each of the `maxFiles` most recently used files (a read, edit or
+ * write of the path, by any tool whose input names it) that fits the token budget.
+ */
+export function workingSetSelection(messages: readonly Message[], keepRecent: number, o: { maxFiles: number; perFileTokens: number; totalTokens: number; readTools: readonly string[] }) {
+  return (results: readonly { m: number; b: number; id: string }[]) => {
+    const old = results.slice(0, Math.max(0, results.length - keepRecent));
+    if (!o.maxFiles || !old.length) return old;
+    const uses = toolUses(messages);
+    const isRead = clearableMatcher(o.readTools);
+    // Files by their last use, newest first: every tool_use naming a path counts as a use.
+    const lastUse = new Map<string, number>();
+    for (const [, use] of uses) {
+      const p = filePathOf(use.input);
+      if (p !== undefined) lastUse.set(p, Math.max(lastUse.get(p) ?? -1, use.message));
+    }
+    const recent = [...lastUse.entries()].sort((a, b) => b[1] - a[1]).slice(0, o.maxFiles).map(([p]) => p);
+    // The latest successful read of each of those files among the results.
+    const latestRead = new Map<string, { m: number; b: number; id: string }>();
+    for (const r of results) {
+      const use = uses.get(r.id)!;
+      const p = filePathOf(use.input);
+      const block = messages[r.m]!.content[r.b] as ToolResultBlock;
+      if (p !== undefined && isRead(use.name) && !block.is_error && !isCleared(block)) latestRead.set(p, r);
+    }
+    const keep = new Set<string>();
+    let used = 0;
+    for (const p of recent) {
+      const r = latestRead.get(p);
+      if (!r) continue;
+      const t = estimateBlockTokens(messages[r.m]!.content[r.b]!);
+      if (t > o.perFileTokens || used + t > o.totalTokens) continue;
+      used += t;
+      keep.add(r.id);
+    }
+    return keep.size ? old.filter((r) => !keep.has(r.id)) : old;
+  };
+}
+
+/**
+ * Words that tell one text from another: identifiers of 6 or more characters in camelCase or
+ * snake_case or with a digit, and path-like words (with a `/` or a file extension).
+ */
+const DISTINCTIVE = /[A-Za-z_][\w$]{5,}|[\w.-]*\/[\w./-]+|\b\w+\.[a-z]{1,4}\b/g;
+
+function distinctiveWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.match(DISTINCTIVE) ?? []) {
+    if (w.includes('/') || w.includes('.') || /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\d/.test(w)) out.add(w);
+  }
+  return out;
+}
+
+function blockText(block: ContentBlock): string {
+  const c = (block as { content?: unknown }).content;
+  if (typeof c === 'string') return c;
+  if (!Array.isArray(c)) return '';
+  return c.map((x: { type?: string; text?: string }) => (x.type === 'text' ? x.text ?? '' : '')).join('\n');
+}
+
+/**
+ * The `keepReferenced` choice, for `clearOldResults`' `select`, applied to the results another
+ * choice (`base`) would clear: keeps the ones whose distinctive words the model wrote again in its
+ * last `turns` messages after the result (at least `minWords` different words), the most used
+ * first, within `totalTokens`.
+ */
+export function referencedSelection(messages: readonly Message[], o: { turns: number; minWords: number; totalTokens: number }, base: (results: readonly { m: number; b: number; id: string }[]) => { m: number; b: number; id: string }[]) {
+  return (results: readonly { m: number; b: number; id: string }[]) => {
+    const old = base(results);
+    if (!o.totalTokens || !old.length) return old;
+    // The model's own words in its last `turns` messages, each with the index of its message.
+    const said = new Map<string, number>();
+    let turns = 0;
+    for (let i = messages.length - 1; i >= 0 && turns < o.turns; i--) {
+      const m = messages[i]!;
+      if (m.role !== 'assistant') continue;
+      turns++;
+      for (const b of m.content) {
+        const text = b.type === 'text' ? b.text : b.type === 'tool_use' ? JSON.stringify(b.input) : '';
+        for (const w of distinctiveWords(text)) if (!said.has(w)) said.set(w, i);
+      }
+    }
+    const scored: { r: { m: number; b: number; id: string }; used: number; tokens: number }[] = [];
+    for (const r of old) {
+      const block = messages[r.m]!.content[r.b]!;
+      if (isCleared(block as ToolResultBlock)) continue;
+      let used = 0;
+      for (const w of distinctiveWords(blockText(block))) if ((said.get(w) ?? -1) > r.m) used++;
+      if (used >= o.minWords) scored.push({ r, used, tokens: estimateBlockTokens(block) });
+    }
+    scored.sort((a, b) => b.used - a.used);
+    const keep = new Set<string>();
+    let total = 0;
+    for (const x of scored) {
+      if (total + x.tokens > o.totalTokens) continue;
+      total += x.tokens;
+      keep.add(x.r.id);
+    }
+    return keep.size ? old.filter((r) => !keep.has(r.id)) : old;
+  };
+}
+
 /** Number of clearable results not cleared yet. */
 export function unclearedCount(messages: readonly Message[], tools: readonly string[]): number {
   const clearable = clearableMatcher(tools);
@@ -233,6 +368,10 @@ export default definePlugin({
     stats.set(kernel, s);
     const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
     const uncleared = unclearedCounter(options.tools);
+    const workingSet = (messages: readonly Message[]) => {
+      const files = workingSetSelection(messages, options.keepRecent, options.keepFiles);
+      return options.keepReferenced.totalTokens ? referencedSelection(messages, options.keepReferenced, files) : options.keepFiles.maxFiles ? files : undefined;
+    };
 
     // Only the `cost` trigger asks the cost model (which then follows every response).
     const costModel = options.trigger === 'cost' ? cacheCostModel(kernel) : undefined;
@@ -246,7 +385,7 @@ export default definePlugin({
       const cold = Number.isFinite(last) && Date.now() - last > idleMs();
       // Warm: clear in batches of more than countTrigger results, one re-write per batch.
       if (!cold && n <= options.countTrigger) return state;
-      const r = clearOldResults(state.messages, options.tools, options.keepRecent);
+      const r = clearOldResults(state.messages, options.tools, options.keepRecent, workingSet(state.messages));
       if (!r.cleared.length) return state;
       // Everything after the first cleared result is written again (unless the cache is cold).
       const first = r.messages.findIndex((m, i) => m !== state.messages[i]);
@@ -279,7 +418,7 @@ export default definePlugin({
       }
       if (!reason && options.trigger !== 'idle' && uncleared(state.messages) > options.countTrigger) reason = 'count';
       if (!reason) return state;
-      const r = clearOldResults(state.messages, options.tools, options.keepRecent);
+      const r = clearOldResults(state.messages, options.tools, options.keepRecent, workingSet(state.messages));
       if (!r.cleared.length) return state;
       return cleared(state, r, reason);
     });

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSimulator } from '../../../simulator/index.js';
@@ -8,7 +9,9 @@ import {
 import breakpoints from '../../cache/breakpoints/index.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';
-import microcompact, { CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, pruneSelection, unclearedCount } from './index.js';
+import microcompact, {
+  CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, pruneSelection, referencedSelection, unclearedCount, workingSetSelection,
+} from './index.js';
 import { useTestEnv } from '../../../testing/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
@@ -62,6 +65,78 @@ describe('prune (opencode\'s pruning)', () => {
     expect(clearOldResults(h, ['Read'], 1, pruneSelection(h, 2_000, 3_000)).cleared).toEqual(['t1', 't2', 't3']);
     // 3,000 older tokens are less than a 3,500 minimum: nothing is cleared.
     expect(clearOldResults(h, ['Read'], 1, pruneSelection(h, 2_000, 3_500)).cleared).toEqual([]);
+  });
+});
+
+describe('keepFiles: the working set a clearing keeps', () => {
+  // t1 reads a.ts, t2 reads b.ts (large), t3 reads c.ts, t4 edits a.ts, t5..t6 run commands.
+  const history = (): Message[] => {
+    const h: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'go' }] }];
+    const call = (id: string, name: string, input: Record<string, unknown>, out: string) => {
+      h.push({ role: 'assistant', content: [{ type: 'tool_use', id, name, input }] });
+      h.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: out }] });
+    };
+    call('t1', 'Read', { file_path: 'a.ts' }, 'a'.repeat(4_000));
+    call('t2', 'read', { path: 'b.ts' }, 'b'.repeat(40_000));
+    call('t3', 'Read', { file_path: 'c.ts' }, 'c'.repeat(4_000));
+    call('t4', 'Edit', { file_path: 'a.ts', old_string: 'x', new_string: 'y' }, 'ok');
+    call('t5', 'Bash', { command: 'ls' }, 'd'.repeat(400));
+    call('t6', 'Bash', { command: 'pwd' }, 'e'.repeat(400));
+    return h;
+  };
+  const tools = ['Read', 'Edit', 'Bash'];
+
+  it('keeps the latest read of the most recently used files that fit the budget, whatever case the read tool is spelt in', () => {
+    const h = history();
+    const o = { maxFiles: 5, perFileTokens: 5_000, totalTokens: 50_000, readTools: ['Read'] };
+    // b.ts (10,000 tokens) is over the per-file limit; a.ts (edited last) and c.ts are kept.
+    expect(clearOldResults(h, tools, 1, workingSetSelection(h, 1, o)).cleared).toEqual(['t2', 't4', 't5']);
+    // One file: only the most recently used (a.ts, by its edit).
+    expect(clearOldResults(h, tools, 1, workingSetSelection(h, 1, { ...o, maxFiles: 1 })).cleared).toEqual(['t2', 't3', 't4', 't5']);
+    // A larger per-file limit admits b.ts; a total of 1,500 tokens admits a.ts (1,000) but then neither c.ts nor b.ts.
+    expect(clearOldResults(h, tools, 1, workingSetSelection(h, 1, { ...o, perFileTokens: 20_000 })).cleared).toEqual(['t4', 't5']);
+    expect(clearOldResults(h, tools, 1, workingSetSelection(h, 1, { ...o, totalTokens: 1_500 })).cleared).toEqual(['t2', 't3', 't4', 't5']);
+    // maxFiles 0 is the plain rule.
+    expect(clearOldResults(h, tools, 1, workingSetSelection(h, 1, { ...o, maxFiles: 0 })).cleared).toEqual(clearOldResults(h, tools, 1).cleared);
+  });
+});
+
+describe('keepReferenced: results the model is still using', () => {
+  const history = (said: string): Message[] => {
+    const h: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'go' }] }];
+    const read = (id: string, file: string, text: string) => {
+      h.push({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: file } }] });
+      h.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
+    };
+    read('t1', 'config.ts', 'export function parseConfigFile(path) {}\nexport const load_user_settings = () => readSettings();\n'.repeat(20));
+    read('t2', 'notes.md', 'Plain words about the weather and nothing else of interest here.\n'.repeat(20));
+    read('t3', 'other.ts', 'export function renderThemePreview() {}\nconst previewWidthPx = 80;\n'.repeat(20));
+    h.push({ role: 'assistant', content: [{ type: 'text', text: said }] });
+    h.push({ role: 'user', content: [{ type: 'text', text: 'next' }] });
+    return h;
+  };
+  const o = { turns: 20, minWords: 2, totalTokens: 10_000 };
+  // The plain rule with keepRecent 1: all but the newest result.
+  const plain = () => (results: readonly { m: number; b: number; id: string }[]) => results.slice(0, results.length - 1);
+
+  it('keeps an older result whose distinctive words the model wrote since, and clears the rest', () => {
+    const h = history('I will change parseConfigFile so that load_user_settings is called once.');
+    expect(clearOldResults(h, ['Read'], 1, referencedSelection(h, o, plain())).cleared).toEqual(['t2']);
+  });
+
+  it('needs minWords different words: one shared word, or common words, keep nothing', () => {
+    const one = history('parseConfigFile it is.');
+    expect(clearOldResults(one, ['Read'], 1, referencedSelection(one, o, plain())).cleared).toEqual(['t1', 't2']);
+    const h = history('The weather and nothing else.');
+    expect(clearOldResults(h, ['Read'], 1, referencedSelection(h, o, plain())).cleared).toEqual(['t1', 't2']);
+  });
+
+  it('respects the token budget and counts only what the model wrote after the result', () => {
+    const h = history('parseConfigFile and load_user_settings');
+    expect(clearOldResults(h, ['Read'], 1, referencedSelection(h, { ...o, totalTokens: 100 }, plain())).cleared).toEqual(['t1', 't2']);
+    // The same words written before the result was read do not count.
+    const early: Message[] = [h[0]!, { role: 'assistant', content: [{ type: 'text', text: 'parseConfigFile and load_user_settings' }] }, { role: 'user', content: [{ type: 'text', text: 'ok' }] }, ...h.slice(1, 7)];
+    expect(clearOldResults(early, ['Read'], 1, referencedSelection(early, o, plain())).cleared).toEqual(['t1', 't2']);
   });
 });
 
@@ -165,6 +240,40 @@ describe('compaction/microcompact in a session', () => {
       const total = tokensOf(after.tools) + tokensOf(after.system) + after.messages.reduce((n: number, m: { content: unknown[] }) => n + tokensOf(m), 0);
       expect(reqs[4]!.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: total, input_tokens: 0 });
       expect(detectorRecords(kernel)[4]!.verdict.kind).toBe('expected');
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it('idle trigger with keepReferenced: a result the model wrote about since stays, the others are cleared', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-03-01T10:00:00Z'));
+    writeFileSync(join(dir, 'config.ts'), 'export function parseConfigFile(path: string) {}\nexport const load_user_settings = () => 1;\n'.repeat(30));
+    for (const f of ['f2', 'f3']) writeLines(dir, `${f}.txt`, 60, f);
+    const simulator = createSimulator({
+      responder: plannedResponder([read('config.ts'), read('f2.txt'), read('f3.txt'), [{ type: 'text', text: 'parseConfigFile reads the path; load_user_settings returns 1.' }], [{ type: 'text', text: 'Still here.' }]]),
+    });
+    const log = join(home, 'requests.jsonl');
+    const { client } = await httpClient(simulator, log);
+    const kernel = await strategyKernel({
+      cwd: dir, client,
+      plugins: [
+        { plugin: microcompact, options: { trigger: 'idle', keepRecent: 1, keepReferenced: { totalTokens: 10_000 } } },
+        { plugin: breakpoints },
+      ],
+    });
+    try {
+      await runPrompt(kernel, 'Read the three files.');
+      vi.setSystemTime(new Date('2026-03-01T10:06:00Z'));
+      const { result } = await runPrompt(kernel, 'Anything else?');
+      expect(result.terminalReason).toBe('end_turn');
+      const after = loggedRequests(log)[4]!.body;
+      // config.ts (referenced by the model's answer) and f3 (the newest) stay; f2 is cleared.
+      expect(after.messages[1].content[1].input).toEqual({ file_path: 'config.ts' });
+      expect(after.messages[2].content[0].content[0].text).toContain('parseConfigFile');
+      expect(after.messages[4].content[0].content[0].text).toMatch(/^\[Old tool result cleared to save context: Read f2\.txt/);
+      expect(after.messages[6].content[0].content[0].text).toMatch(/^ {5}1\tf3 line 0000/);
+      expect(microcompactStats(kernel)).toMatchObject({ passes: 1, cleared: 1 });
     } finally {
       await kernel.close();
     }

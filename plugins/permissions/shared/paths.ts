@@ -22,6 +22,19 @@ export interface PathBase {
   presetDir: string;
   /** Home directory, absolute. */
   home: string;
+  /**
+   * Where the next shell command runs (absolute), when a shell tool says so (kernel state
+   * `shell`, set by tools/bash: a `cd` carries over from call to call). A shell command's
+   * relative paths are resolved against it; undefined means `cwd`.
+   */
+  shellCwd?: () => string;
+}
+
+/** `base` with `cwd` set to where the next shell command runs (see PathBase.shellCwd). */
+export function shellBase(base: PathBase): PathBase {
+  if (!base.shellCwd) return base;
+  const cwd = base.shellCwd();
+  return cwd === base.cwd ? base : { ...base, cwd };
 }
 
 export interface PathMatcher {

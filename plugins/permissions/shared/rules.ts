@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, formsInside, resolveForms, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, formsInside, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
@@ -102,7 +102,9 @@ export function pathFormsOf(q: PermissionQuery, p: string, base: PathBase): stri
   let forms = cache.get(p);
   if (!forms) {
     const t = q.target;
-    forms = t && t.written === absolutePath(p, base.cwd, base.home) ? targetPathForms(t) : resolveForms(p, base);
+    // A shell command's relative paths are relative to where the shell is (a `cd` carries over).
+    const b = q.toolName === SHELL_TOOL ? shellBase(base) : base;
+    forms = t && t.written === absolutePath(p, b.cwd, b.home) ? targetPathForms(t) : resolveForms(p, b);
     cache.set(p, forms);
   }
   return forms;
@@ -223,7 +225,8 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
     // one of them, so it is asked about instead of being left to a mode that would run it.
     const dynamicRead = hasReadGuards(rules) ? parsed.parts.find((p) => p.reads?.some((w) => w.dynamic)) : undefined;
     if (dynamicRead) {
-      const why = `${JSON.stringify(dynamicRead.source)} reads a file whose name is known only at run time, so the Read deny and ask rules cannot be checked against it`;
+      const w = dynamicRead.reads!.find((r) => r.dynamic)!;
+      const why = `${JSON.stringify(dynamicRead.source)} reads ${w.why ?? 'a file whose name is known only at run time'}, so the Read deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
     }
     const opaque = hasShellGuards(rules) ? parsed.parts.find((p) => p.opaque) : undefined;

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, formsInside, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
@@ -136,6 +136,16 @@ function domainMatches(host: string, domain: string): boolean {
 /** What a generous match found: the rule and the text or path it matched. */
 export interface RuleHit { rule: CompiledRule; subject: string }
 
+/**
+ * A Read rule against a file read under another name: the real target of `forms` is a hard link
+ * to a file the rule covers. Returns the subject for messages, or undefined.
+ */
+export function hardLinkMatch(rule: CompiledRule & { kind: 'path' }, forms: readonly string[]): string | undefined {
+  const real = forms[forms.length - 1];
+  const named = real === undefined ? undefined : hardLinkNamed(rule.path, real);
+  return named === undefined ? undefined : `${real}, ${named.startsWith('/') ? `the same file as ${named} (a hard link)` : named}`;
+}
+
 /** Deny/ask matching: any reading of the call matches. */
 function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): string | undefined {
   switch (rule.kind) {
@@ -153,7 +163,7 @@ function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): str
     case 'path': {
       if (q.toolName === SHELL_TOOL) return shellFileMatch(rule, q, base);
       const forms = callPathForms(q, base);
-      const hit = forms?.find((f) => rule.path.test(f));
+      const hit = forms?.find((f) => rule.path.test(f)) ?? (forms && rule.appliesTo('Read') && READ_TOOLS.has(q.toolName) ? hardLinkMatch(rule, forms) : undefined);
       if (hit || !forms || !WALKERS.has(q.toolName)) return hit;
       // A search of a directory whose whole content a rule covers (`Read(./secrets/**)`) is
       // that rule's call too: every file it could read is covered.
@@ -182,7 +192,8 @@ function shellFileMatch(rule: CompiledRule & { kind: 'path' }, q: PermissionQuer
   for (const part of parsed.parts) {
     for (const w of reads ? part.reads ?? [] : part.writes) {
       if (w.dynamic) continue; // the ask stage asks about targets known only at run time
-      const hit = pathFormsOf(q, w.value, base).find((f) => rule.path.test(f));
+      const forms = pathFormsOf(q, w.value, base);
+      const hit = forms.find((f) => rule.path.test(f)) ?? (reads ? hardLinkMatch(rule, forms) : undefined);
       if (hit) return hit;
     }
   }

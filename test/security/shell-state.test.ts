@@ -12,6 +12,8 @@
  *    `> config` writes `.git/config`.
  * 3. Redirection targets bash expands: a pattern (`> .mcp.js?n` writes `.mcp.json`, `< .en[v]`
  *    reads `.env`) and tilde prefixes other than `~/` (`~-` is `$OLDPWD`, `~user` a home).
+ * 4. Here-documents bash ends on another line than the parser: what the parser takes for inert
+ *    text after `<<'EOF'` runs as commands in bash.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -175,5 +177,42 @@ describe('patterns and tilde prefixes in redirection targets', () => {
   it('denies every read of a file a Read deny rule covers, and the secret never reaches the model', () => {
     expect(deniedWithReason(o, reads)).toEqual([]);
     expect(allText(o)).not.toContain('hunter2');
+  });
+});
+
+/** Class 4: the parser reads the `touch` line as here-document text; bash runs it. */
+const HEREDOCS: { command: string; marker: string }[] = [
+  { command: 'cat <<EOF\nE\\\nOF\ntouch m40\nEOF', marker: 'm40' },
+  { command: 'echo <<EOF\nxx\nE\\\nO\\\nF\ntouch m41\nEOF', marker: 'm41' },
+  { command: "echo $(cat <<'EOF'\nx\nEOF)\ntouch m42\nEOF\n)", marker: 'm42' },
+  { command: "echo \"$(cat <<'EOF'\nx\nEOF)\"\ntouch m43\nEOF\n)\"", marker: 'm43' },
+  { command: "echo <<$'E\\x4fF'\nEOF\ntouch m44\nE\\x4fF", marker: 'm44' },
+  { command: 'echo <<EOF\r\nx\r\nEOF\r\ntouch m45\r\nEOF', marker: 'm45\r' },
+  { command: "cat <<'EOF'\nEOF\r\ntouch m46\nEOF", marker: 'm46' },
+  { command: "cat <<-'EOF'\n\t EOF\ntouch m47\nEOF", marker: 'm47' },
+  { command: "cat <<''\n\ntouch m48\n", marker: 'm48' },
+  { command: 'cat <<"E"\\O"F"\nEOF\ntouch m49\nEO', marker: 'm49' },
+];
+
+describe('here-documents whose end bash and the parser may see differently, default mode', () => {
+  const calls = ids('st4', HEREDOCS.map((h) => ({ name: 'Bash', input: { command: h.command } })));
+  let s: Sandbox;
+  let o: Outcome;
+  beforeAll(async () => {
+    s = sandbox();
+    o = await reinRun(s, 'name: st4\ntools: [Bash]\npermissions:\n  mode: default\n  allow: ["Bash(echo:*)", "Bash(cat:*)"]\n', [calls]);
+  });
+  afterAll(() => s.cleanup());
+
+  it('denies every one with a reason, and no marker appears', () => {
+    expect(o.code, o.stderr).toBe(0);
+    expect(deniedWithReason(o, calls)).toEqual([]);
+    expect(HEREDOCS.filter((h) => existsSync(join(s.proj, h.marker))).map((h) => h.command)).toEqual([]);
+  });
+  it('still runs an ordinary here-document', async () => {
+    const ok = ids('st4ok', [{ name: 'Bash', input: { command: "cat <<'EOF'\nthe end of file: EOF marks it\n$(not run)\nEOF" } }]);
+    const o2 = await reinRun(s, 'name: st4\ntools: [Bash]\npermissions:\n  mode: default\n  allow: ["Bash(cat:*)"]\n', [ok]);
+    expect([...o2.denials.keys()]).toEqual([]);
+    expect(o2.results.get(ok[0]!.id)?.text).toContain('$(not run)');
   });
 });

@@ -178,6 +178,11 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
     const writes = redirs.filter((r) => r.kind === 'write').map((r) => r.target);
     const reads = redirs.filter((r) => r.kind === 'read' && r.op === '<').map((r) => r.target);
     const cmd = node.Cmd as Node | undefined;
+    const hdoc = ((node.Redirs ?? []) as Node[]).map((r) => hereDocDoubt(r, bytes)).find((d) => d !== undefined);
+    if (hdoc) {
+      push({ kind: 'unknown', source: text(node), why: hdoc, deny: [text(node).trim()], writes, reads, nested });
+      return;
+    }
     const type = cmd ? cmd.type : 'None';
     const hazard = mayHaveHazard(text(node)) ? findHazard(node) : undefined;
     const c: Ctx = { source: cmd ? text(cmd) : text(node), writes, reads, hazard, depth, nested, push, pending, lead };
@@ -218,6 +223,46 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
       parts.push({ kind: 'unknown', source: p.script, why: `a nested script could not be parsed: ${(err as Error).message}`, deny: [p.script.trim()], writes: [], nested: true });
     }
   }
+}
+
+/** A here-document delimiter no reading can disagree about: letters, digits, `_`, `.`, `-`. */
+const PLAIN_DELIMITER = /^[A-Za-z0-9_.-]+$/;
+
+/**
+ * Why bash might end the here-document of redirection `r` on another line than the parser did,
+ * or undefined. The parser takes the body of `<<'EOF'` as inert text; if bash ends it earlier, the
+ * rest of the body runs as commands. Bash and mvdan/sh differ on lines such as `E\<newline>OF`
+ * (a continuation bash joins before comparing), `EOF)` inside `$( … )`, `EOF<CR>`, and on
+ * delimiters written with `$'…'`. So the delimiter must be plain, and no line of the body other
+ * than the parser's own last line may look like the delimiter once continuations are joined,
+ * carriage returns removed, and blanks, quotes and `)` `;` `&` `|` trimmed from its ends.
+ */
+function hereDocDoubt(r: Node, bytes: Buffer): string | undefined {
+  const body = r.Hdoc as Node | undefined;
+  const word = r.Word as Node | undefined;
+  if (!body && !word) return undefined;
+  const at = r.OpPos as number;
+  if (!/^<<(?!<)/.test(bytes.subarray(at, at + 3).toString())) return undefined;
+  const raw = word && !Number.isNaN(word.start) ? bytes.subarray(word.start, word.end).toString() : '';
+  const value = word ? evalWord(word).value : '';
+  const bare = raw.replace(/["'\\]/g, '');
+  if (!PLAIN_DELIMITER.test(value) || !PLAIN_DELIMITER.test(bare) || raw.startsWith('$')) {
+    return `a here-document delimiter (${JSON.stringify(raw)}) that bash may read differently from the parser`;
+  }
+  if (!body || Number.isNaN(body.start)) return undefined;
+  const lines = bytes.subarray(body.start, body.end).toString().split('\n');
+  const last = lines.length - 1;
+  const loose = (l: string) => l.replace(/\r/g, '').replace(/^\s+/, '').replace(/[\s);&|"'`]+$/, '');
+  for (let i = 0; i < lines.length; i++) {
+    if (i === last && lines[i]!.replace(/^\t+/, '') === value) continue; // where the parser ended it
+    // The line with the continuations that follow it joined (`E\`, `O\`, `F` is `EOF`).
+    let joined = lines[i]!;
+    for (let k = i; joined.endsWith('\\') && k < last; k++) joined = joined.slice(0, -1) + lines[k + 1]!;
+    if ([lines[i]!, joined].some((l) => { const x = loose(l); return x === value || x === bare; })) {
+      return `a here-document line (${JSON.stringify(lines[i])}) that bash may take as the end of the here-document`;
+    }
+  }
+  return undefined;
 }
 
 /**

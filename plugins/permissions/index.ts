@@ -15,6 +15,7 @@ import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig,
 import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './shared/rules.js';
 import { safetyDecision } from './shared/safety.js';
 import { SAFETY_STAGE } from './shared/stages.js';
+import { hardLinkNamed } from './shared/paths.js';
 
 /** Options: the same keys as the preset's `permissions` (lists are appended to the preset's). */
 export const permissionsOptions = permissionsConfigSchema.omit({ mode: true, allowBypassPermissions: true }).partial().strict();
@@ -36,7 +37,8 @@ export default definePlugin({
     const writeDeny = rules.deny.filter((r) => r.kind === 'path' && r.appliesTo('Edit'));
     if (readDeny.length || writeDeny.length) {
       kernel.hooks.pathAccess.tap('permissions', (a) => {
-        const hit = (a.access === 'read' ? readDeny : writeDeny).find((r) => r.kind === 'path' && r.path.test(a.path));
+        // A file read under another name (a hard link to a denied file) is denied as well.
+        const hit = (a.access === 'read' ? readDeny : writeDeny).find((r) => r.kind === 'path' && (r.path.test(a.path) || (a.access === 'read' && hardLinkNamed(r.path, a.path) !== undefined)));
         return hit ? `the rule ${hit.text} denies it` : undefined;
       });
     }

@@ -52,6 +52,12 @@ export interface PermissionContext {
 const contextState = createKernelState('permissions', () => ({ context: undefined as PermissionContext | undefined }));
 
 /**
+ * Kernel state `shell`, which a shell tool (tools/bash) fills with `cwd()`: where its next command
+ * runs. Declared here by key so the families stay apart (see plugins/tools/bash/tool.ts).
+ */
+const shellState = createKernelState('shell', () => ({ cwd: undefined as (() => string) | undefined }));
+
+/**
  * Reads and validates `kernel.preset.permissions`, merged with `extra` (plugin options: lists are
  * appended, scalars override). Throws an Error naming each bad field or rule.
  */
@@ -74,7 +80,7 @@ export function readPermissionsConfig(kernel: Kernel, extra: Partial<Permissions
 
 /** Builds a context from a config. Throws RuleSyntaxError for a bad rule. */
 export function buildPermissionContext(kernel: Kernel, config: PermissionsConfig): PermissionContext {
-  const base: PathBase = { cwd: kernel.cwd, presetDir: kernel.presetDir, home: homedir() };
+  const base: PathBase = { cwd: kernel.cwd, presetDir: kernel.presetDir, home: homedir(), shellCwd: () => shellState(kernel).cwd?.() ?? kernel.cwd };
   const dirs = [kernel.cwd, ...config.additionalDirectories.map((d) => absolutePath(d, kernel.cwd, base.home))];
   // Each directory as written and where it really leads (a working directory reached through a link).
   const workingDirs = [...new Set(dirs.flatMap((d) => pathForms(d)))];

@@ -9,6 +9,7 @@
  * - `./path` or `path`: relative to the working directory (a pattern without a slash, like
  *   `*.env`, matches at any depth, as in .gitignore).
  */
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
@@ -22,6 +23,19 @@ export interface PathBase {
   presetDir: string;
   /** Home directory, absolute. */
   home: string;
+  /**
+   * Where the next shell command runs (absolute), when a shell tool says so (kernel state
+   * `shell`, set by tools/bash: a `cd` carries over from call to call). A shell command's
+   * relative paths are resolved against it; undefined means `cwd`.
+   */
+  shellCwd?: () => string;
+}
+
+/** `base` with `cwd` set to where the next shell command runs (see PathBase.shellCwd). */
+export function shellBase(base: PathBase): PathBase {
+  if (!base.shellCwd) return base;
+  const cwd = base.shellCwd();
+  return cwd === base.cwd ? base : { ...base, cwd };
 }
 
 export interface PathMatcher {
@@ -29,6 +43,9 @@ export interface PathMatcher {
   spec: string;
   /** True when the absolute path `abs` matches. */
   test(abs: string): boolean;
+  /** The directory the pattern is anchored at (absolute) and the gitignore pattern relative to it. */
+  root?: string;
+  pattern?: string;
 }
 
 /** Compiles a path specifier (the text inside `Read(…)` / `Edit(…)`). */
@@ -43,6 +60,8 @@ export function compilePathSpec(spec: string, base: PathBase): PathMatcher {
   const ig = ignore({ allowRelativePaths: true }).add(pattern);
   return {
     spec,
+    root,
+    pattern,
     test(abs: string): boolean {
       const rel = relative(root, abs);
       if (rel === '') return pattern === '**' || pattern === '/**';
@@ -50,6 +69,97 @@ export function compilePathSpec(spec: string, base: PathBase): PathMatcher {
       return ig.ignores(rel.split(sep).join('/'));
     },
   };
+}
+
+/**
+ * Most directory entries looked at to find the files a pattern covers (hardLinkNamed). Past it
+ * the answer is "may be one of them" (fail closed). 20,000 entries take a few ms to list.
+ */
+export const MAX_LINK_SEARCH_ENTRIES = 20_000;
+
+/**
+ * How long the files a pattern covers are remembered, ms: a Grep walk meets many files, and each
+ * with more than one link is compared against the same list.
+ */
+const LINK_SEARCH_TTL_MS = 1_000;
+
+/** The files a pattern covers, by `dev:ino`, or the reason they could not all be listed. */
+type Covered = { at: number; files: Map<string, string>; overflow?: string };
+const coveredCache = new WeakMap<PathMatcher, Covered>();
+
+const identity = (st: { dev: number; ino: number }) => `${st.dev}:${st.ino}`;
+
+/**
+ * The existing files `m` covers, found under the pattern's leading literal directory: one path
+ * for `./.env`, one directory for `./.env.*`, a walk (symbolic links not followed) for `**`,
+ * directory patterns (`./secrets`) and unanchored ones (`*.pem`, at any depth as in .gitignore).
+ */
+function coveredFiles(m: PathMatcher): Covered {
+  const now = performance.now();
+  const cached = coveredCache.get(m);
+  if (cached && now - cached.at < LINK_SEARCH_TTL_MS) return cached;
+  const out: Covered = { at: now, files: new Map() };
+  coveredCache.set(m, out);
+  const add = (p: string) => {
+    try {
+      const t = statSync(p);
+      if (t.isFile()) out.files.set(identity(t), p);
+      return t.isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const body = m.pattern!.replace(/^\/+/, '').replace(/\/+$/, '');
+  const anchored = m.pattern!.startsWith('/') || body.includes('/');
+  const segs = body.split('/');
+  let lit = 0;
+  while (lit < segs.length && !/[*?[\\!]/.test(segs[lit]!)) lit++;
+  // `./.env`: one file; `./secrets`: everything below the directory.
+  if (anchored && lit === segs.length && !add(join(m.root!, ...segs))) return out;
+  const whole = anchored && lit === segs.length;
+  const start = anchored ? join(m.root!, ...segs.slice(0, lit)) : m.root!;
+  const maxDepth = whole || !anchored || segs.slice(lit).some((x) => x.includes('**')) ? Infinity : segs.length - lit;
+  let seen = 0;
+  const stack: [string, number][] = [[start, 1]];
+  while (stack.length) {
+    const [dir, depth] = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_LINK_SEARCH_ENTRIES) {
+        out.overflow = `more than ${MAX_LINK_SEARCH_ENTRIES} entries under ${start} to compare`;
+        return out;
+      }
+      const p = join(dir, e.name);
+      if (e.isDirectory()) { if (depth < maxDepth) stack.push([p, depth + 1]); continue; }
+      if (e.isFile() && m.test(p)) add(p);
+    }
+  }
+  return out;
+}
+
+/**
+ * When the existing file `real` has more than one hard link, the path of a file `m` covers that is
+ * the same file (same device and inode): a hard link is the same bytes under another name, which
+ * no name-based rule sees (`ln .env notes.txt`, then read `notes.txt`). Undefined for a file with
+ * one link (the common case: one `lstat`) or one `m` does not cover. When the files `m` covers
+ * are too many to list, the answer describes the doubt instead of a path, so a deny or ask rule
+ * fails closed.
+ */
+export function hardLinkNamed(m: PathMatcher, real: string): string | undefined {
+  let st;
+  try {
+    st = lstatSync(real);
+  } catch {
+    return undefined;
+  }
+  if (!st.isFile() || st.nlink < 2 || m.root === undefined || m.pattern === undefined) return undefined;
+  const covered = coveredFiles(m);
+  return covered.files.get(identity(st)) ?? (covered.overflow ? `a file with ${st.nlink} hard links, which may be one ${m.spec} covers (${covered.overflow})` : undefined);
 }
 
 /** Expands a leading `~` and resolves against `cwd` (lexically: for rule anchors and messages). */

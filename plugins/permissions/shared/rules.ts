@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, formsInside, resolveForms, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
@@ -102,7 +102,9 @@ export function pathFormsOf(q: PermissionQuery, p: string, base: PathBase): stri
   let forms = cache.get(p);
   if (!forms) {
     const t = q.target;
-    forms = t && t.written === absolutePath(p, base.cwd, base.home) ? targetPathForms(t) : resolveForms(p, base);
+    // A shell command's relative paths are relative to where the shell is (a `cd` carries over).
+    const b = q.toolName === SHELL_TOOL ? shellBase(base) : base;
+    forms = t && t.written === absolutePath(p, b.cwd, b.home) ? targetPathForms(t) : resolveForms(p, b);
     cache.set(p, forms);
   }
   return forms;
@@ -134,6 +136,16 @@ function domainMatches(host: string, domain: string): boolean {
 /** What a generous match found: the rule and the text or path it matched. */
 export interface RuleHit { rule: CompiledRule; subject: string }
 
+/**
+ * A Read rule against a file read under another name: the real target of `forms` is a hard link
+ * to a file the rule covers. Returns the subject for messages, or undefined.
+ */
+export function hardLinkMatch(rule: CompiledRule & { kind: 'path' }, forms: readonly string[]): string | undefined {
+  const real = forms[forms.length - 1];
+  const named = real === undefined ? undefined : hardLinkNamed(rule.path, real);
+  return named === undefined ? undefined : `${real}, ${named.startsWith('/') ? `the same file as ${named} (a hard link)` : named}`;
+}
+
 /** Deny/ask matching: any reading of the call matches. */
 function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): string | undefined {
   switch (rule.kind) {
@@ -151,7 +163,7 @@ function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): str
     case 'path': {
       if (q.toolName === SHELL_TOOL) return shellFileMatch(rule, q, base);
       const forms = callPathForms(q, base);
-      const hit = forms?.find((f) => rule.path.test(f));
+      const hit = forms?.find((f) => rule.path.test(f)) ?? (forms && rule.appliesTo('Read') && READ_TOOLS.has(q.toolName) ? hardLinkMatch(rule, forms) : undefined);
       if (hit || !forms || !WALKERS.has(q.toolName)) return hit;
       // A search of a directory whose whole content a rule covers (`Read(./secrets/**)`) is
       // that rule's call too: every file it could read is covered.
@@ -180,7 +192,8 @@ function shellFileMatch(rule: CompiledRule & { kind: 'path' }, q: PermissionQuer
   for (const part of parsed.parts) {
     for (const w of reads ? part.reads ?? [] : part.writes) {
       if (w.dynamic) continue; // the ask stage asks about targets known only at run time
-      const hit = pathFormsOf(q, w.value, base).find((f) => rule.path.test(f));
+      const forms = pathFormsOf(q, w.value, base);
+      const hit = forms.find((f) => rule.path.test(f)) ?? (reads ? hardLinkMatch(rule, forms) : undefined);
       if (hit) return hit;
     }
   }
@@ -223,7 +236,8 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
     // one of them, so it is asked about instead of being left to a mode that would run it.
     const dynamicRead = hasReadGuards(rules) ? parsed.parts.find((p) => p.reads?.some((w) => w.dynamic)) : undefined;
     if (dynamicRead) {
-      const why = `${JSON.stringify(dynamicRead.source)} reads a file whose name is known only at run time, so the Read deny and ask rules cannot be checked against it`;
+      const w = dynamicRead.reads!.find((r) => r.dynamic)!;
+      const why = `${JSON.stringify(dynamicRead.source)} reads ${w.why ?? 'a file whose name is known only at run time'}, so the Read deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
     }
     const opaque = hasShellGuards(rules) ? parsed.parts.find((p) => p.opaque) : undefined;

@@ -39,7 +39,7 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
     if (!parsed.ok) return undefined; // the ask stage handles commands it cannot read
     for (const part of parsed.parts) {
       for (const w of part.writes) {
-        if (w.dynamic) return ask(q, `the command writes to a file whose name is known only at run time (${part.source})`);
+        if (w.dynamic) return ask(q, `the command writes to ${w.why ?? 'a file whose name is known only at run time'} (${part.source})`);
         const d = checkTarget(pc, pathFormsOf(q, w.value, pc.base), q);
         if (d) return d;
       }

@@ -7,7 +7,7 @@
  */
 import type { PermissionQuery } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
-import { absolutePath, resolveForms } from './paths.js';
+import { absolutePath, resolveForms, shellBase } from './paths.js';
 import { freelyWritable } from './safety.js';
 import { parseCommand } from './shell/parse.js';
 import { DYNAMIC } from './shell/words.js';
@@ -49,6 +49,8 @@ export function shellEditDecision(mode: string, pc: PermissionContext, q: Permis
   const parsed = parseCommand(q.input.command);
   if (!parsed.ok || parsed.parts.length === 0) return undefined;
   const paths: string[] = [];
+  // Paths are relative to where the shell is (a `cd` in an earlier call carries over).
+  const base = shellBase(pc.base);
   for (const part of parsed.parts) {
     if (part.kind !== 'command' || part.allow === undefined || part.nested || part.writes.length) return undefined;
     const [name, ...args] = words(part.allow);
@@ -65,10 +67,10 @@ export function shellEditDecision(mode: string, pc: PermissionContext, q: Permis
         if (!options.test(a)) return undefined;
         continue;
       }
-      paths.push(absolutePath(a, pc.base.cwd, pc.base.home));
+      paths.push(absolutePath(a, base.cwd, base.home));
     }
     if (expectMode) return undefined;
   }
-  if (!paths.length || !paths.every((p) => freelyWritable(pc, resolveForms(p, pc.base)))) return undefined;
+  if (!paths.length || !paths.every((p) => freelyWritable(pc, resolveForms(p, base)))) return undefined;
   return { behavior: 'allow', reason: `mkdir/touch inside the working directories (mode ${mode})`, source: `permissions/${mode}` };
 }

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { CONTEXT_STAGE, definePlugin, type Kernel, type Message } from '../../../kernel/index.js';
 import { DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES, shellsOf, type Shell } from './background.js';
 import { createBashOutputTool, createKillShellTool } from './shell-tools.js';
-import { createBashTool, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from './tool.js';
+import { createBashTool, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS, nextBashCwd, shellState } from './tool.js';
 import { descriptionStyle } from '../shared/schema.js';
 
 export { bashCwd, bashTool, createBashTool, BASH_MAX_OUTPUT_CHARS, DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS } from './tool.js';
@@ -90,6 +90,8 @@ export default definePlugin({
   options: bashOptions,
   apply(kernel, options) {
     kernel.tools.register(createBashTool({ ...options, background: options.background.enabled }), 'tools/bash');
+    // Permission checks resolve a command's relative paths where it will really run.
+    shellState(kernel).cwd = () => nextBashCwd(kernel);
     if (options.background.enabled) installBackground(kernel, options.background);
   },
 });

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { type Kernel, abortedText, formatPersistedOutput, defineTool, type SpawnRequest, type Tool, type ToolOutput } from '../../../kernel/index.js';
+import { type Kernel, abortedText, createKernelState, formatPersistedOutput, defineTool, type SpawnRequest, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';
@@ -62,6 +62,27 @@ export function bashCwd(kernel: Kernel): string {
   }
   return cwd;
 }
+
+/**
+ * The directory the next Bash command will run in: the carried-over one, or the session's
+ * directory when that one no longer exists (as `call` does).
+ */
+export function nextBashCwd(kernel: Kernel): string {
+  const cwd = bashCwd(kernel);
+  try {
+    return statSync(cwd).isDirectory() ? cwd : kernel.cwd;
+  } catch {
+    return kernel.cwd;
+  }
+}
+
+/**
+ * Kernel state `shell`: `cwd()` answers where the next shell command runs. The permissions plugin
+ * resolves a command's relative paths (`> notes.txt`) against it, not against the session's
+ * directory: after `cd .git` a call's `> config` writes `.git/config`. It declares the same state
+ * key, so neither family imports the other.
+ */
+export const shellState = createKernelState('shell', () => ({ cwd: undefined as (() => string) | undefined }));
 
 function setBashCwd(kernel: Kernel, cwd: string): void {
   if (cwds.get(kernel) === cwd) return;

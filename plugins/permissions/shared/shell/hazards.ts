@@ -14,8 +14,8 @@
  * - builtins that take a variable *name* (`printf -v`, `read`, `mapfile`, `unset`, `getopts`,
  *   `wait -p`, `declare` and friends, `test -v`, `[[ -v ]]`): a name with a subscript
  *   (`'a[$(id)]'`) runs the subscript, even when it is a quoted literal;
- * - `mapfile -C`, `compgen`/`complete -C`, `enable -f`, and `trap`, `eval` and `sh -c` with a
- *   script known only at run time;
+ * - `mapfile -C`, `compgen`/`complete -C`, `enable -f`, `fc` (it runs history entries), and
+ *   `trap`, `eval` and `sh -c` with a script known only at run time;
  * - assignments that do not look like one and change what later commands run: a `for`/`select`
  *   loop variable, `${X:=…}` / `${X=…}`, and the names `read`, `printf -v`, `mapfile`, `getopts`,
  *   `wait -p` and `declare` assign (`for PATH in ./bin; do ls; done` runs `./bin/ls`; `read HOME`
@@ -235,6 +235,15 @@ function nameArgs(name: string, args: readonly ShellWord[]): { names: ShellWord[
       return args.some((w) => /^-[A-Za-z]*[CF]/.test(w.value)) ? { names, hazard: `${name} -C/-F runs a command to complete words` } : { names };
     case 'enable':
       return args.some((w) => /^-[A-Za-z]*f/.test(w.value)) ? { names, hazard: 'enable -f loads a shared library into the shell' } : { names };
+    case 'alias':
+      // A value known only at run time is a command line nobody can check (parse.ts reads the others).
+      return args.some((w) => w.dynamic) ? { names, hazard: 'alias defines a command known only at run time' } : { names };
+    case 'fc':
+      // fc runs commands again from the history list (`history -s` fills it in a script); only
+      // listing (`fc -l`) runs nothing. bash(1) "fc".
+      return args.some((w) => !w.dynamic && /^-[A-Za-z]*l/.test(w.value)) && !args.some((w) => /^-[A-Za-z]*[es]/.test(w.value))
+        ? { names }
+        : { names, hazard: 'fc runs commands from the history list, which the command text does not show' };
     case 'let':
       return args.every((w) => !w.dynamic && /^[\s0-9+\-*/%()<>=!&|^~?:,xX]*$/.test(w.value)) ? { names } : { names, hazard: 'let evaluates its arguments as arithmetic, which expands the values they name' };
     default:

@@ -193,6 +193,8 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
   man: { options: [{ long: ['pager', 'html'], short: ['-P', '-H'], why: 'runs another program' }] },
   pip: PIP,
   pip3: PIP,
+  // bash(1) "hash": `-p FILE NAME` makes NAME run FILE from then on, whatever PATH says.
+  hash: { options: [{ short: ['-p'], why: 'makes a command name run another program' }] },
   find: {
     wholeWords: true,
     exactLong: true,

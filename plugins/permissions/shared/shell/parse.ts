@@ -81,6 +81,8 @@ export interface ShellPart {
    * run time (`eval "$X"`). Deny rules cannot be checked against what such a part really runs.
    */
   opaque?: string;
+  /** Set on a `cd`, `pushd` or `popd`: the shell's directory changes, and with it what relative paths name. */
+  changesDir?: true;
   /**
    * Options that run other programs or change what runs (`npm test --script-shell=…`), with the
    * index of their word in the `allow` text; an allow rule covers them only by writing them out.
@@ -118,7 +120,26 @@ export function parseCommand(command: string): ParsedCommand {
     if (err instanceof TooComplex) return { ok: false, error: err.message };
     return { ok: false, error: `the shell parser could not read it: ${(err as Error).message}` };
   }
+  if (parts.some((p) => p.changesDir)) unanchorRelativePaths(parts);
   return { ok: true, parts };
+}
+
+/** Builtins that change the shell's working directory. */
+const CHANGES_DIR: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd']);
+
+/**
+ * After a `cd` somewhere in the command (`cd .git && echo x > config`), a relative redirection
+ * target names a file in a directory rein cannot know before run time (the `cd` may fail, sit in a
+ * loop or a function, or take `CDPATH`), so every relative target of the command counts as known
+ * only at run time: the checks ask instead of judging the wrong file.
+ */
+function unanchorRelativePaths(parts: ShellPart[]): void {
+  const why = 'a relative path after a cd, whose directory is known only at run time';
+  const unanchor = (w: ShellWord): ShellWord => (w.dynamic || w.value.startsWith('/') || w.value === '~' || w.value.startsWith('~/') ? w : { ...w, dynamic: true, why });
+  for (const p of parts) {
+    p.writes = p.writes.map(unanchor);
+    if (p.reads) p.reads = p.reads.map(unanchor);
+  }
 }
 
 interface Pending { script: string; depth: number }
@@ -157,6 +178,11 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
     const writes = redirs.filter((r) => r.kind === 'write').map((r) => r.target);
     const reads = redirs.filter((r) => r.kind === 'read' && r.op === '<').map((r) => r.target);
     const cmd = node.Cmd as Node | undefined;
+    const hdoc = ((node.Redirs ?? []) as Node[]).map((r) => hereDocDoubt(r, bytes)).find((d) => d !== undefined);
+    if (hdoc) {
+      push({ kind: 'unknown', source: text(node), why: hdoc, deny: [text(node).trim()], writes, reads, nested });
+      return;
+    }
     const type = cmd ? cmd.type : 'None';
     const hazard = mayHaveHazard(text(node)) ? findHazard(node) : undefined;
     const c: Ctx = { source: cmd ? text(cmd) : text(node), writes, reads, hazard, depth, nested, push, pending, lead };
@@ -197,6 +223,46 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
       parts.push({ kind: 'unknown', source: p.script, why: `a nested script could not be parsed: ${(err as Error).message}`, deny: [p.script.trim()], writes: [], nested: true });
     }
   }
+}
+
+/** A here-document delimiter no reading can disagree about: letters, digits, `_`, `.`, `-`. */
+const PLAIN_DELIMITER = /^[A-Za-z0-9_.-]+$/;
+
+/**
+ * Why bash might end the here-document of redirection `r` on another line than the parser did,
+ * or undefined. The parser takes the body of `<<'EOF'` as inert text; if bash ends it earlier, the
+ * rest of the body runs as commands. Bash and mvdan/sh differ on lines such as `E\<newline>OF`
+ * (a continuation bash joins before comparing), `EOF)` inside `$( … )`, `EOF<CR>`, and on
+ * delimiters written with `$'…'`. So the delimiter must be plain, and no line of the body other
+ * than the parser's own last line may look like the delimiter once continuations are joined,
+ * carriage returns removed, and blanks, quotes and `)` `;` `&` `|` trimmed from its ends.
+ */
+function hereDocDoubt(r: Node, bytes: Buffer): string | undefined {
+  const body = r.Hdoc as Node | undefined;
+  const word = r.Word as Node | undefined;
+  if (!body && !word) return undefined;
+  const at = r.OpPos as number;
+  if (!/^<<(?!<)/.test(bytes.subarray(at, at + 3).toString())) return undefined;
+  const raw = word && !Number.isNaN(word.start) ? bytes.subarray(word.start, word.end).toString() : '';
+  const value = word ? evalWord(word).value : '';
+  const bare = raw.replace(/["'\\]/g, '');
+  if (!PLAIN_DELIMITER.test(value) || !PLAIN_DELIMITER.test(bare) || raw.startsWith('$')) {
+    return `a here-document delimiter (${JSON.stringify(raw)}) that bash may read differently from the parser`;
+  }
+  if (!body || Number.isNaN(body.start)) return undefined;
+  const lines = bytes.subarray(body.start, body.end).toString().split('\n');
+  const last = lines.length - 1;
+  const loose = (l: string) => l.replace(/\r/g, '').replace(/^\s+/, '').replace(/[\s);&|"'`]+$/, '');
+  for (let i = 0; i < lines.length; i++) {
+    if (i === last && lines[i]!.replace(/^\t+/, '') === value) continue; // where the parser ended it
+    // The line with the continuations that follow it joined (`E\`, `O\`, `F` is `EOF`).
+    let joined = lines[i]!;
+    for (let k = i; joined.endsWith('\\') && k < last; k++) joined = joined.slice(0, -1) + lines[k + 1]!;
+    if ([lines[i]!, joined].some((l) => { const x = loose(l); return x === value || x === bare; })) {
+      return `a here-document line (${JSON.stringify(lines[i])}) that bash may take as the end of the here-document`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -324,6 +390,15 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     if (cur.slice(1).some((w) => w.dynamic)) opaque ??= 'eval runs a script known only at run time';
     else nestedScript(cur.slice(1).map((w) => w.value).join(' '), 'eval');
   }
+  // An alias' value is a command line bash reads in place of the name on later lines (with
+  // expand_aliases on): its commands are parts of their own, as an eval script's are.
+  if (name === 'alias') {
+    for (const w of cur.slice(1)) {
+      const eq = w.value.indexOf('=');
+      if (w.value.startsWith('-') && !w.dynamic) continue;
+      if (!w.dynamic && eq > 0) nestedScript(w.value.slice(eq + 1), 'alias');
+    }
+  }
   if (name === 'trap') {
     const args = cur.slice(1).filter((w) => !(w.value.startsWith('-') && !w.dynamic));
     if (args.length >= 2 && args[0]!.value !== '-') {
@@ -354,7 +429,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
       if (found.length) risky = found.map((r) => ({ ...r, index: r.index + offset }));
     }
   }
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}) });
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**
@@ -399,7 +474,10 @@ const REDIRECT_OP = /^(&>>|&>|<<<|<<-|<<|>>|>&|<&|<>|>\||<|>)/;
 function redirection(r: Node, bytes: Buffer, lead?: LeadCheck): Redirection {
   const at = r.OpPos as number;
   const op = REDIRECT_OP.exec(bytes.subarray(at, at + 3).toString())?.[1] ?? '>';
-  const target = r.Word ? evalWord(r.Word, lead) : literalWord('');
+  const word = r.Word ? evalWord(r.Word, lead) : literalWord('');
+  // Bash expands a pattern in a redirection target to the one file it matches (`> .mcp.js?n`
+  // writes `.mcp.json`, `< .en[v]` reads `.env`), so the file is known only at run time.
+  const target = word.glob ? { ...word, dynamic: true } : word;
   if (op.startsWith('<') && op !== '<>' && op !== '<&') return { op, kind: 'read', target };
   if (op === '>&' || op === '<&') {
     if (!target.dynamic && /^(\d+-?|-)$/.test(target.value)) return { op, kind: 'dup', target };

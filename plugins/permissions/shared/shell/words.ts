@@ -24,6 +24,8 @@ export interface ShellWord {
    * words. False when its start is literal, or comes from a source that cannot print a `-`.
    */
   lead?: boolean;
+  /** Why a word is known only at run time, when the reason is not the word's own text (a `cd` earlier in the command). */
+  why?: string;
 }
 
 /** Answers whether an expansion at the start of a word is known never to begin with `-` (see evalWord). */
@@ -69,6 +71,23 @@ function hasBraceExpansion(raw: string): boolean {
 }
 
 /**
+ * A tilde prefix at the start of a word (or after the `=` of a word that looks like an assignment,
+ * `a=~x`) other than `~` alone or `~/`: bash replaces `~user` with that user's home directory,
+ * `~+` with `$PWD`, `~-` with `$OLDPWD` and `~N` with a directory-stack entry (bash(1) "Tilde
+ * Expansion"), so `> ~root/.ssh/authorized_keys` or `< ~-/.env` name files only known at run
+ * time. Returns the length of the prefix, or 0. `~` and `~/…` stay literal here: rein resolves
+ * them against the home directory, as bash does with `$HOME`.
+ */
+function tildePrefix(raw: string): number {
+  const at = raw.startsWith('~') ? 0 : /^[A-Za-z_][A-Za-z0-9_]*=~/.exec(raw) ? raw.indexOf('=') + 1 : -1;
+  if (at === -1) return 0;
+  const rest = raw.slice(at + 1);
+  const end = rest.indexOf('/');
+  const name = end === -1 ? rest : rest.slice(0, end);
+  return name === '' ? 0 : at + 1 + name.length;
+}
+
+/**
  * Evaluates a parsed Word node. `safeLead` tells whether an expansion that starts the word can be
  * trusted not to print a leading `-` (a loop variable over literal words, `$(git merge-base …)`).
  */
@@ -92,7 +111,14 @@ export function evalWord(word: Node, safeLead?: LeadCheck): ShellWord {
   for (const part of parts) {
     switch (part.type) {
       case 'Lit': {
-        const raw = part.Value as string;
+        let raw = part.Value as string;
+        const tilde = part === first ? tildePrefix(raw) : 0;
+        if (tilde) {
+          // `~user`, `~+`, `~-`, `~N`: a directory known only at run time.
+          value += unescapeBare(raw.slice(0, raw.indexOf('~'))) + DYNAMIC;
+          dynamic = true;
+          raw = raw.slice(tilde);
+        }
         if (hasGlob(raw)) glob = true;
         if (hasBraceExpansion(raw)) { dynamic = true; value += DYNAMIC; break; }
         value += unescapeBare(raw);

@@ -10,7 +10,8 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-// What the loop uses from outside the kernel (token estimates, prices, model facts, paths): given by
+// What the loop uses from outside the kernel (token estimates, prices, model facts, paths, the
+// session store): given by
 // createKernel's `services`; lib/ has rein's.
 export { DEFAULT_SERVICES, type KernelServices } from './services.js';
 export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
@@ -39,7 +40,8 @@ export type { ModelProvider, ProviderContext, ProviderChoice } from './model/pro
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 export { timeoutSignal } from './abort.js';
 
-// Sessions, and loading packages outside rein's command bundle.
-export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';
+// Sessions: the record the kernel keeps of each (the store is a service; rein's is lib/'s
+// JSONL transcripts), and loading packages outside rein's command bundle.
+export { SessionError, NO_SESSIONS, type SessionLog, type SessionStore, type TranscriptEntry, type DamagedLine } from './session.js';
 export { reinRoot } from './root.js';
 export { importExternal } from './import-external.js';

@@ -1,6 +1,6 @@
 /**
- * What the loop needs from outside the kernel: a token estimate, a price, what each model accepts
- * and where a path leads. The kernel owns none of them; `createKernel({ services })` is given them
+ * What the loop needs from outside the kernel: a token estimate, a price, what each model accepts,
+ * where a path leads and where sessions are kept. The kernel owns none of them; `createKernel({ services })` is given them
  * (the `rein` entry's `createKernel` and `createAgent` pass rein's own, from lib/). A service left
  * out gets the default below, which is small, knows no model, and fails closed.
  */
@@ -9,6 +9,7 @@ import type { ModelRequest } from './model/client.js';
 import type { ResolvedPath } from './tool.js';
 import type { Message, Usage } from './types.js';
 import type { Kernel } from './kernel.js';
+import { NO_SESSIONS, type SessionStore } from './session.js';
 
 export interface KernelServices {
   /**
@@ -45,6 +46,11 @@ export interface KernelServices {
    * the call instead of opening a path nobody resolved.
    */
   resolvePath(path: string, cwd: string): ResolvedPath;
+  /**
+   * Where sessions are kept (kernel/session.ts): the kernel creates its session there, or opens the
+   * one it resumes. Default: none (`NO_SESSIONS`), so a run fails with a SessionError that says so.
+   */
+  sessions: SessionStore;
 }
 
 const BYTES_PER_TOKEN = 4;
@@ -62,4 +68,5 @@ export const DEFAULT_SERVICES: Readonly<KernelServices> = Object.freeze({
     const written = resolve(cwd, path);
     return { written, links: [], real: written, exists: false, error: 'this kernel resolves no paths (createKernel was given no resolvePath service)' };
   },
+  sessions: NO_SESSIONS,
 });

@@ -1,7 +1,7 @@
 /**
  * rein's library layer: what the loop works with but is not the loop. Token counting and estimates,
  * prices, the prompt-cache cost and gap models, what each model accepts, the Anthropic model
- * client, where a path really leads, and untrusted-text helpers. It imports the kernel's public
+ * client, where a path really leads, session transcripts, and untrusted-text helpers. It imports the kernel's public
  * entry only (types, the state helper); the kernel never imports it: the kernel is given what it
  * needs of it through `createKernel({ services })` (see `libServices` below and kernel/services.ts).
  * Plugins import this file, never a module under lib/.
@@ -13,6 +13,7 @@ import { costUsd } from './pricing.js';
 import { fitRequestToModel, maxOutputTokens } from './model/models.js';
 import { longContextBeta } from './model/long-context.js';
 import { resolvePath } from './fs/resolve.js';
+import { jsonlSessions } from './session/transcript.js';
 
 // Token estimates and the context's token count.
 export {
@@ -40,6 +41,11 @@ export { costUsd, priceFor, type Cost } from './pricing.js';
 export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS } from './fs/resolve.js';
 export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
 
+// Sessions: one JSONL transcript per session, locked for its one writer (the kernel's session store).
+export {
+  Transcript, TranscriptWriteError, jsonlSessions, sessionsRoot, projectSlug, assertSessionId, SESSION_ID, pairToolCalls, type OpenOptions,
+} from './session/transcript.js';
+
 // Untrusted text: neutralising tool results, and escaping what goes to a terminal.
 export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
 export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';
@@ -56,8 +62,8 @@ export {
 
 /**
  * rein's implementation of the kernel's services: the shared token counter for the context's size,
- * rein's byte estimate for messages, list prices, the model table, the 1M-window beta, and paths
- * resolved link by link. The `rein` entry's `createKernel` and `createAgent` pass it.
+ * rein's byte estimate for messages, list prices, the model table, the 1M-window beta, paths
+ * resolved link by link, and sessions as JSONL transcripts. The `rein` entry's `createKernel` and `createAgent` pass it.
  */
 export const libServices: Readonly<KernelServices> = Object.freeze<KernelServices>({
   messageTokens: (messages) => messages.reduce((n, m) => n + estimateMessageTokens(m), 0),
@@ -67,4 +73,5 @@ export const libServices: Readonly<KernelServices> = Object.freeze<KernelService
   maxOutputTokens,
   longContextBeta,
   resolvePath: (path, cwd) => resolvePath(path, cwd),
+  sessions: jsonlSessions,
 });

@@ -17,7 +17,7 @@ export { DEFAULT_SERVICES, type KernelServices } from './services.js';
 export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
 
 // The hook table, stages, and state and hooks of a plugin's own.
-export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
+export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, PERMISSION_REQUEST_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
 export { Incremental, sharedPrefixLength, type IncrementalSpec } from './incremental.js';
 export type * from './hook-payloads.js';

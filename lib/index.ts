@@ -46,8 +46,11 @@ export {
   Transcript, TranscriptWriteError, jsonlSessions, sessionsRoot, projectSlug, assertSessionId, SESSION_ID, pairToolCalls, type OpenOptions,
 } from './session/transcript.js';
 
-// Untrusted text: neutralising tool results, and escaping what goes to a terminal.
+// Untrusted text: neutralising tool results, invisible characters, provenance tags, and escaping
+// what goes to a terminal.
 export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
+export { sanitizeText, sanitizeDeep, MAX_SANITIZE_PASSES, type SanitizeResult } from './text/unicode.js';
+export { escapeXml, escapeXmlAttr, wrapExternal } from './text/provenance.js';
 export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';
 
 // The prompt-cache cost model: what a change to the request costs over the expected rest of the

@@ -35,13 +35,10 @@ export { persistLargeResult, formatPersistedOutput, isPersistedOutput, type Pers
 export { runCompaction } from './loop/compact.js';
 export { presetSections, systemBlocks } from './loop/request.js';
 
-// The model client seam, its error type, the provider contract, and timeouts.
+// The model client seam, its error type, and the provider contract.
 export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
-export { timeoutSignal } from './abort.js';
 
 // Sessions: the record the kernel keeps of each (the store is a service; rein's is lib/'s
-// JSONL transcripts), and loading packages outside rein's command bundle.
+// JSONL transcripts).
 export { SessionError, NO_SESSIONS, type SessionLog, type SessionStore, type TranscriptEntry, type DamagedLine } from './session.js';
-export { reinRoot } from './root.js';
-export { importExternal } from './import-external.js';

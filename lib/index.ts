@@ -41,6 +41,11 @@ export { costUsd, priceFor, type Cost } from './pricing.js';
 export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS } from './fs/resolve.js';
 export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
 
+// Node helpers: rein's package folder, packages outside the command bundle, timeout signals.
+export { reinRoot } from './node/root.js';
+export { importExternal } from './node/import-external.js';
+export { timeoutSignal } from './node/abort.js';
+
 // Sessions: one JSONL transcript per session, locked for its one writer (the kernel's session store).
 export {
   Transcript, TranscriptWriteError, jsonlSessions, sessionsRoot, projectSlug, assertSessionId, SESSION_ID, pairToolCalls, type OpenOptions,

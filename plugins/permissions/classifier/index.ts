@@ -17,9 +17,10 @@
  * the main loop's, and the retry plugin does not retry them on 529.
  */
 import {
-  timeoutSignal, PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
+  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
   type ApiMessage, type PermissionDecision,
 } from '../../../kernel/index.js';
+import { timeoutSignal } from '../../../lib/index.js';
 import { z } from 'zod';
 import { publishAnswerCheck } from '../shared/callback.js';
 import { permissionContext } from '../shared/config.js';

@@ -29,7 +29,6 @@ export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
 export { defineTool, ToolError, DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolContext, type ToolOutput, type ToolSpec, type JsonSchema, type ResolvedPath } from './tool.js';
 export { inputSchemaOf } from './tool-registry.js';
 export { runToolCalls, partitionToolCalls, decidePermission, abortedText, MAX_TOOL_CONCURRENCY, type ToolBatchOutcome, type ToolCallOutcome } from './loop/tools.js';
-export { persistLargeResult, formatPersistedOutput, isPersistedOutput, type PersistedOutput } from './loop/tool-results.js';
 
 // Context: compaction through the hooks, and the system prompt as the loop builds it.
 export { runCompaction } from './loop/compact.js';

@@ -14,6 +14,7 @@ import { fitRequestToModel, maxOutputTokens } from './model/models.js';
 import { longContextBeta } from './model/long-context.js';
 import { resolvePath } from './fs/resolve.js';
 import { jsonlSessions } from './session/transcript.js';
+import { persistLargeResult } from './tools/persisted-output.js';
 
 // Token estimates and the context's token count.
 export {
@@ -40,6 +41,10 @@ export { costUsd, priceFor, type Cost } from './pricing.js';
 // Files: where a path really leads, and opening exactly the file a decision judged.
 export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS } from './fs/resolve.js';
 export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
+
+// Tool output too large for the context: saved beside the transcript, a `<persisted-output>` block
+// in its place (the kernel's per-result cap, the result budget and Bash all write this block).
+export { persistLargeResult, formatPersistedOutput, isPersistedOutput, PREVIEW_BYTES, type PersistedOutput } from './tools/persisted-output.js';
 
 // Node helpers: rein's package folder, packages outside the command bundle, timeout signals.
 export { reinRoot } from './node/root.js';
@@ -71,7 +76,8 @@ export {
 /**
  * rein's implementation of the kernel's services: the shared token counter for the context's size,
  * rein's byte estimate for messages, list prices, the model table, the 1M-window beta, paths
- * resolved link by link, and sessions as JSONL transcripts. The `rein` entry's `createKernel` and `createAgent` pass it.
+ * resolved link by link, oversized tool results saved beside the transcript, and sessions as JSONL
+ * transcripts. The `rein` entry's `createKernel` and `createAgent` pass it.
  */
 export const libServices: Readonly<KernelServices> = Object.freeze<KernelServices>({
   messageTokens: (messages) => messages.reduce((n, m) => n + estimateMessageTokens(m), 0),
@@ -81,5 +87,6 @@ export const libServices: Readonly<KernelServices> = Object.freeze<KernelService
   maxOutputTokens,
   longContextBeta,
   resolvePath: (path, cwd) => resolvePath(path, cwd),
+  persistResult: persistLargeResult,
   sessions: jsonlSessions,
 });

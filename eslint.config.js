@@ -93,25 +93,12 @@ function pluginUnits() {
   return units;
 }
 
-/**
- * Known imports across plugin families, still to be replaced by the kernel's public API or
- * createKernelState: the auto mode (classifier) builds on the permission rules and modes, and
- * shell hooks answer permission asks and clean their output with sanitize's text helpers.
- * Folder → folders (relative to plugins/) it may still import. Nothing may be added here.
- */
-const CROSS_FAMILY = {
-  'plugins/classifier': ['permissions/shared'],
-  // The Claude Code hook table (shared by shell hooks and SDK hooks) answers permission asks and
-  // cleans hook output with sanitize's text helpers.
-  'plugins/hooks/shared': ['permissions/shared', 'sanitize'],
-};
-
 function pluginRules() {
   const units = pluginUnits();
   return units.flatMap((u) => {
     // Folders inside this one that are units of their own (permissions/default) have their own rules.
     const inner = units.filter((o) => o.root.startsWith(`${u.root}/`)).map((o) => `${o.root}/**`);
-    const shared = (u.nested ? '|shared/' : '') + (CROSS_FAMILY[u.root] ? `|(\\.\\./)*(${CROSS_FAMILY[u.root].join('|')})/` : '');
+    const shared = u.nested ? '|shared/' : '';
     const outside = (k) => ({ regex: `${up(k + 1)}(?!(\\.\\./)*(kernel|lib)/index\\.js$${shared})`, message: `${u.root}: outside its own folder, a plugin imports only kernel/index.js, lib/index.js${u.nested ? ' and its family\'s shared/ folder' : ''}, never another plugin's module (share state with createKernelState).` });
     const outsideInTests = (k) => ({ regex: `${up(k + 1)}(?!(\\.\\./)*(kernel/index|lib/index|simulator/index|testing/[\\w-]+)\\.js$|(\\.\\./)*([\\w-]+/){0,2}index\\.js$${shared})`, message: `${u.root}: a plugin's test imports other plugins through their index.js only, and the harness from testing/.` });
     const layers = { regex: String.raw`(^|/)(agent|simulator|testing|cli)/`, message: 'Plugins do not import the assembly layer (agent/), the simulator, the test harness or the CLI.' };

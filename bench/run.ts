@@ -27,7 +27,7 @@ import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult }
 import { loadWorkloads, type SkippedFile } from './workloads/load.js';
 import type { Workload } from './workloads/types.js';
 import type { ReplayTask } from './worker.js';
-import { importExternal } from '../kernel/import-external.js';
+import { importExternal } from '../lib/node/import-external.js';
 
 export interface BenchOptions {
   /** Files, directories or generator specs. */

@@ -28,7 +28,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.stdout.write(`${pkg.version}\n`);
 } else {
   // A script compiled from a code cache cannot run `import()` on Node 20; the bundle imports
-  // packages that stay outside it through this function (kernel/import-external.ts).
+  // packages that stay outside it through this function (lib/node/import-external.ts).
   globalThis.__reinImport = (specifier) => import(specifier);
   const bundle = join(here, '../dist/bundle/rein.cjs');
   let bundleStat;

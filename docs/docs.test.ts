@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { CONTEXT_STAGE, HOOK_NAMES, PERMISSION_STAGE, REQUEST_STAGE, createHooks } from '../kernel/hooks.js';
+import { CONTEXT_STAGE, HOOK_NAMES, PERMISSION_REQUEST_STAGE, PERMISSION_STAGE, REQUEST_STAGE, createHooks } from '../kernel/hooks.js';
 import { generateDocs, readHooks, readPayloads, SOURCES, typeText } from '../scripts/gen-docs.js';
 import { REPO } from '../testing/support.js';
 
@@ -37,7 +37,7 @@ describe('what gen-docs reads', () => {
   });
 
   it('the stage constants with the values the code has', () => {
-    const live: Record<string, Record<string, number>> = { CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE };
+    const live: Record<string, Record<string, number>> = { CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, PERMISSION_REQUEST_STAGE };
     expect(parsed.stages.map((s) => s.name)).toEqual(Object.keys(live));
     for (const s of parsed.stages) {
       expect(Object.fromEntries(s.values.map((v) => [v.name, Number(v.value.replace(/,/g, ''))]))).toEqual(live[s.name]);

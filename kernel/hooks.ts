@@ -66,6 +66,16 @@ export const PERMISSION_STAGE = Object.freeze({
   MODE: 200,
 });
 
+/** `permissionRequest` stages, so answerers of different plugin families are asked in a known order. */
+export const PERMISSION_REQUEST_STAGE = Object.freeze({
+  /** dontAsk mode: every ask is denied before anyone is asked. */
+  DONT_ASK: -1000,
+  /** Shell and SDK PermissionRequest hooks (Claude Code runs them before its dialog). */
+  HOOKS: -100,
+  /** Host callbacks (`canUseTool`) and the prompt tool. */
+  HOST: 0,
+});
+
 /**
  * A tap threw. `plugin` is the tap's name (plugins tap with their plugin name), `hook` the hook's;
  * `message` is the tap's own error message, so texts built from it read as before.

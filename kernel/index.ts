@@ -10,13 +10,14 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-// What the loop uses from outside the kernel (token estimates, prices, model facts, paths): given by
+// What the loop uses from outside the kernel (token estimates, prices, model facts, paths, the
+// session store): given by
 // createKernel's `services`; lib/ has rein's.
 export { DEFAULT_SERVICES, type KernelServices } from './services.js';
 export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
 
 // The hook table, stages, and state and hooks of a plugin's own.
-export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
+export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, PERMISSION_REQUEST_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
 export { Incremental, sharedPrefixLength, type IncrementalSpec } from './incremental.js';
 export type * from './hook-payloads.js';
@@ -28,18 +29,15 @@ export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
 export { defineTool, ToolError, DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolContext, type ToolOutput, type ToolSpec, type JsonSchema, type ResolvedPath } from './tool.js';
 export { inputSchemaOf } from './tool-registry.js';
 export { runToolCalls, partitionToolCalls, decidePermission, abortedText, MAX_TOOL_CONCURRENCY, type ToolBatchOutcome, type ToolCallOutcome } from './loop/tools.js';
-export { persistLargeResult, formatPersistedOutput, isPersistedOutput, type PersistedOutput } from './loop/tool-results.js';
 
 // Context: compaction through the hooks, and the system prompt as the loop builds it.
 export { runCompaction } from './loop/compact.js';
 export { presetSections, systemBlocks } from './loop/request.js';
 
-// The model client seam, its error type, the provider contract, and timeouts.
+// The model client seam, its error type, and the provider contract.
 export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
 export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
-export { timeoutSignal } from './abort.js';
 
-// Sessions, and loading packages outside rein's command bundle.
-export { Transcript, SessionError, TranscriptWriteError, type DamagedLine } from './session/transcript.js';
-export { reinRoot } from './root.js';
-export { importExternal } from './import-external.js';
+// Sessions: the record the kernel keeps of each (the store is a service; rein's is lib/'s
+// JSONL transcripts).
+export { SessionError, NO_SESSIONS, type SessionLog, type SessionStore, type TranscriptEntry, type DamagedLine } from './session.js';

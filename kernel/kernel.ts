@@ -10,7 +10,7 @@ import type { ResolvedPath, Tool, ToolContext } from './tool.js';
 import { ToolRegistry } from './tool-registry.js';
 import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
-import { Transcript } from './session/transcript.js';
+import type { SessionLog } from './session.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
 import type { BudgetGate } from './loop/budget.js';
 import { runCompaction } from './loop/compact.js';
@@ -71,7 +71,7 @@ export interface KernelOptions {
   presetRef?: string;
   /** Starts child agents (the Task tool). `createAgent()` passes its own; without one, `kernel.subagents` throws. */
   subagents?: SubagentFactory;
-  /** Token estimates, prices, model facts and path resolution (kernel/services.ts); each one left out gets its default. */
+  /** Token estimates, prices, model facts, path resolution and the session store (kernel/services.ts); each one left out gets its default. */
   services?: Partial<KernelServices>;
 }
 
@@ -133,7 +133,7 @@ export class Kernel {
   private history: Message[] = [];
   /** Whether `history` is an array the kernel made itself (and so may grow in place). */
   private ownsHistory = true;
-  private transcriptRef: Transcript | undefined;
+  private transcriptRef: SessionLog | undefined;
   private readonly resumeId: string | undefined;
   private readonly fixedSessionId: string | undefined;
   private readonly presetRef: string | undefined;
@@ -217,12 +217,12 @@ export class Kernel {
     this.history.push(message);
   }
 
-  /** The session transcript, opened (resume) or created on first use. */
-  get transcript(): Transcript {
+  /** The session's record (`services.sessions`), opened (resume) or created on first use. */
+  get transcript(): SessionLog {
     if (!this.transcriptRef) {
       const root = this.preset.session?.dir;
       if (this.resumeId) {
-        const t = Transcript.open(this.resumeId, { cwd: this.cwd, root, lock: true });
+        const t = this.services.sessions.open(this.resumeId, { cwd: this.cwd, root });
         this.transcriptRef = t;
         // A new array from the transcript: the kernel may grow it in place.
         this.history = t.replayMessages();
@@ -230,7 +230,7 @@ export class Kernel {
         // What the damaged lines cost is recorded once, so later resumes replay the same history.
         if (t.repairs.length) t.append({ type: 'history', messages: this.history, reason: `repair: ${t.repairs.join('; ')}` });
       } else {
-        this.transcriptRef = Transcript.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, presetRef: this.presetRef, root, sessionId: this.fixedSessionId });
+        this.transcriptRef = this.services.sessions.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, presetRef: this.presetRef, root, sessionId: this.fixedSessionId });
       }
     }
     return this.transcriptRef;

@@ -1,6 +1,6 @@
 /**
- * What the loop needs from outside the kernel: a token estimate, a price, what each model accepts
- * and where a path leads. The kernel owns none of them; `createKernel({ services })` is given them
+ * What the loop needs from outside the kernel: a token estimate, a price, what each model accepts,
+ * where a path leads, where sessions are kept and where an oversized tool result goes. The kernel owns none of them; `createKernel({ services })` is given them
  * (the `rein` entry's `createKernel` and `createAgent` pass rein's own, from lib/). A service left
  * out gets the default below, which is small, knows no model, and fails closed.
  */
@@ -9,6 +9,7 @@ import type { ModelRequest } from './model/client.js';
 import type { ResolvedPath } from './tool.js';
 import type { Message, Usage } from './types.js';
 import type { Kernel } from './kernel.js';
+import { NO_SESSIONS, type SessionStore } from './session.js';
 
 export interface KernelServices {
   /**
@@ -45,9 +46,21 @@ export interface KernelServices {
    * the call instead of opening a path nobody resolved.
    */
   resolvePath(path: string, cwd: string): ResolvedPath;
+  /**
+   * The text that takes the place of a tool result longer than its tool's cap (`full`, characters).
+   * Default: the first 2,000 characters and a line saying the rest was dropped (nothing is saved).
+   */
+  persistResult(sessionDir: string, toolUseId: string, full: string): string;
+  /**
+   * Where sessions are kept (kernel/session.ts): the kernel creates its session there, or opens the
+   * one it resumes. Default: none (`NO_SESSIONS`), so a run fails with a SessionError that says so.
+   */
+  sessions: SessionStore;
 }
 
 const BYTES_PER_TOKEN = 4;
+/** What the default `persistResult` keeps of an oversized result, characters (as much as rein's preview). */
+const KEPT_CHARS = 2_000;
 
 /** The services of a kernel given none (see each member's default). */
 export const DEFAULT_SERVICES: Readonly<KernelServices> = Object.freeze({
@@ -62,4 +75,7 @@ export const DEFAULT_SERVICES: Readonly<KernelServices> = Object.freeze({
     const written = resolve(cwd, path);
     return { written, links: [], real: written, exists: false, error: 'this kernel resolves no paths (createKernel was given no resolvePath service)' };
   },
+  persistResult: (_sessionDir: string, _toolUseId: string, full: string) =>
+    `${full.slice(0, KEPT_CHARS)}\n...\n(output too large: ${full.length} characters; this kernel saves no large outputs, so the rest was dropped)`,
+  sessions: NO_SESSIONS,
 });

@@ -1,7 +1,7 @@
 /**
  * rein's library layer: what the loop works with but is not the loop. Token counting and estimates,
  * prices, the prompt-cache cost and gap models, what each model accepts, the Anthropic model
- * client, where a path really leads, and untrusted-text helpers. It imports the kernel's public
+ * client, where a path really leads, session transcripts, and untrusted-text helpers. It imports the kernel's public
  * entry only (types, the state helper); the kernel never imports it: the kernel is given what it
  * needs of it through `createKernel({ services })` (see `libServices` below and kernel/services.ts).
  * Plugins import this file, never a module under lib/.
@@ -13,6 +13,8 @@ import { costUsd } from './pricing.js';
 import { fitRequestToModel, maxOutputTokens } from './model/models.js';
 import { longContextBeta } from './model/long-context.js';
 import { resolvePath } from './fs/resolve.js';
+import { jsonlSessions } from './session/transcript.js';
+import { persistLargeResult } from './tools/persisted-output.js';
 
 // Token estimates and the context's token count.
 export {
@@ -40,8 +42,25 @@ export { costUsd, priceFor, type Cost } from './pricing.js';
 export { resolvePath, joinPath, pathForms, MAX_SYMLINK_HOPS } from './fs/resolve.js';
 export { openResolvedForRead, openResolvedForWrite, descriptorPath, PathChangedError, type WriteOpen } from './fs/pinned.js';
 
-// Untrusted text: neutralising tool results, and escaping what goes to a terminal.
+// Tool output too large for the context: saved beside the transcript, a `<persisted-output>` block
+// in its place (the kernel's per-result cap, the result budget and Bash all write this block).
+export { persistLargeResult, formatPersistedOutput, isPersistedOutput, PREVIEW_BYTES, type PersistedOutput } from './tools/persisted-output.js';
+
+// Node helpers: rein's package folder, packages outside the command bundle, timeout signals.
+export { reinRoot } from './node/root.js';
+export { importExternal } from './node/import-external.js';
+export { timeoutSignal } from './node/abort.js';
+
+// Sessions: one JSONL transcript per session, locked for its one writer (the kernel's session store).
+export {
+  Transcript, TranscriptWriteError, jsonlSessions, sessionsRoot, projectSlug, assertSessionId, SESSION_ID, pairToolCalls, type OpenOptions,
+} from './session/transcript.js';
+
+// Untrusted text: neutralising tool results, invisible characters, provenance tags, and escaping
+// what goes to a terminal.
 export { neutralizeText, neutralizeWithMap, neutraliseReservedTags, restoreReservedTags, RESERVED_TAGS, type NeutralizeCounts } from './text/neutralize.js';
+export { sanitizeText, sanitizeDeep, MAX_SANITIZE_PASSES, type SanitizeResult } from './text/unicode.js';
+export { escapeXml, escapeXmlAttr, wrapExternal } from './text/provenance.js';
 export { escapeControls, statusLine, terminalSafeJson } from './text/terminal.js';
 
 // The prompt-cache cost model: what a change to the request costs over the expected rest of the
@@ -56,8 +75,9 @@ export {
 
 /**
  * rein's implementation of the kernel's services: the shared token counter for the context's size,
- * rein's byte estimate for messages, list prices, the model table, the 1M-window beta, and paths
- * resolved link by link. The `rein` entry's `createKernel` and `createAgent` pass it.
+ * rein's byte estimate for messages, list prices, the model table, the 1M-window beta, paths
+ * resolved link by link, oversized tool results saved beside the transcript, and sessions as JSONL
+ * transcripts. The `rein` entry's `createKernel` and `createAgent` pass it.
  */
 export const libServices: Readonly<KernelServices> = Object.freeze<KernelServices>({
   messageTokens: (messages) => messages.reduce((n, m) => n + estimateMessageTokens(m), 0),
@@ -67,4 +87,6 @@ export const libServices: Readonly<KernelServices> = Object.freeze<KernelService
   maxOutputTokens,
   longContextBeta,
   resolvePath: (path, cwd) => resolvePath(path, cwd),
+  persistResult: persistLargeResult,
+  sessions: jsonlSessions,
 });

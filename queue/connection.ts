@@ -11,7 +11,7 @@ import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import { reinRoot } from '../agent/preset/paths.js';
 import { InputError } from '../kernel/errors.js';
-import { importExternal } from '../kernel/import-external.js';
+import { importExternal } from '../lib/node/import-external.js';
 
 /** A Redis server to queue jobs on. */
 export interface QueueTarget {

@@ -49,7 +49,7 @@ await build({
   // Strict throughout, as the ES modules it is built from are ("use strict" must come first).
   banner: { js: "\"use strict\";\nconst __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   // Loaded from node_modules at run time: loaders and report tooling that resolve files next to
-  // themselves, ES-module-only packages (through kernel/import-external.ts), and large modules
+  // themselves, ES-module-only packages (through lib/node/import-external.ts), and large modules
   // needed on few paths (the job queue's BullMQ and ioredis: only `--queue` and `rein worker` load them).
   external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown', 'bullmq', 'ioredis'],
 });

@@ -35,6 +35,10 @@ describe('import boundaries', () => {
     ['lib/scratch.ts', "export { default } from '../plugins/retry/index.js';", /lib\/ imports only the kernel's public entry/],
     ['plugins/compaction/snip/scratch.ts', "export { tokenCounter } from '../../../lib/tokens/accounting.js';", /public entry, lib\/index\.js/],
     ['simulator/scratch.ts', "export { costUsd } from '../lib/pricing.js';", /public entry, lib\/index\.js/],
+    // A family's shared/ folder is its own: hooks answer permission asks through kernel state, not permissions' modules.
+    ['plugins/hooks/shared/scratch.ts', "export { checkAnswer } from '../../permissions/shared/callback.js';", /never another plugin's module/],
+    ['plugins/hooks/shared/scratch.ts', "export { sanitizeText } from '../../sanitize/index.js';", /never another plugin's module/],
+    ['plugins/permissions/classifier/scratch.ts', "export { isDangerousAllow } from '../../hooks/shared/config.js';", /never another plugin's module/],
   ])('%s: %s fails', async (path, code, message) => {
     const errors = await boundaryErrors(path, code);
     expect(errors.length).toBeGreaterThan(0);
@@ -50,6 +54,7 @@ describe('import boundaries', () => {
     ['simulator/scratch.ts', "export { estimateTextTokens } from '../lib/index.js';\nexport { definePlugin } from '../kernel/index.js';"],
     ['lib/tokens/scratch.ts', "export { createKernelState } from '../../kernel/index.js';\nexport { estimateTextTokens } from './estimate.js';"],
     ['plugins/compaction/snip/scratch.ts', "export { tokenCounter } from '../../../lib/index.js';"],
+    ['plugins/permissions/classifier/scratch.ts', "export { permissionContext } from '../shared/config.js';"],
     ['examples/custom-tool/scratch.ts', "export { createAgent } from '../../index.js';\nexport { useTestEnv } from '../../testing/index.js';"],
     ['cli/commands/bench.ts', "export const run = () => import('../../bench/run.js');"],
   ])('%s: %s passes', async (path, code) => {

@@ -5,7 +5,8 @@
  * `rein cache explain` must say so, with the cause.
  */
 import { describe, expect, it } from 'vitest';
-import { definePlugin, Transcript } from '../kernel/index.js';
+import { definePlugin } from '../kernel/index.js';
+import { Transcript } from '../lib/index.js';
 import { explainTranscript } from '../cli/commands/cache.js';
 import { startAgent } from '../testing/agent.js';
 import { useTestEnv } from '../testing/env.js';

@@ -4,7 +4,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { reinRoot } from '../../kernel/index.js';
+import { reinRoot } from '../../lib/node/root.js';
 
 // rein's package root is the kernel's to find (the printer reports rein's version too).
 export { reinRoot };

@@ -22,7 +22,7 @@ import { findOrigin, isPlainObject, mergeLayers, type Origin } from './merge.js'
 import { isPluginPath, reinRoot, resolvePresetPath } from './paths.js';
 import { closest, didYouMean } from './suggest.js';
 import type { Preset } from './schema.js';
-import { importExternal } from '../../kernel/import-external.js';
+import { importExternal } from '../../lib/node/import-external.js';
 
 /** A plugin could not be resolved or imported. `message` names the plugin. */
 export class PluginResolveError extends Error {

@@ -21,7 +21,7 @@ import {
   type Document, type Node as YamlNode,
 } from 'yaml';
 import { DiagnosticSink, type KeyPath, type SourcePos } from './errors.js';
-import { importExternal } from '../../kernel/import-external.js';
+import { importExternal } from '../../lib/node/import-external.js';
 
 /**
  * Most alias expansions a preset may use (`yaml` counts expanded nodes); a billion-laughs document

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createSimulator } from '../../simulator/simulator.js';
 import { startSimServer } from '../../simulator/server.js';
 import { parseScenario } from '../../simulator/scenario.js';
-import { projectSlug } from '../../kernel/session/transcript.js';
+import { projectSlug } from '../../lib/session/transcript.js';
 import { checkouts, deciles, isBuilt, median, peakRssMb, runRein, type Checkout } from './harness.js';
 import type { BenchContext, Measurement } from './run.js';
 

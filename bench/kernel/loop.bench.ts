@@ -15,7 +15,7 @@ import { createKernel } from '../../agent/kernel.js';
 import { buildRequest } from '../../kernel/loop/request.js';
 import type { ModelClient } from '../../kernel/model/client.js';
 import { loadPreset } from '../../agent/preset/index.js';
-import { Transcript } from '../../kernel/session/transcript.js';
+import { Transcript } from '../../lib/session/transcript.js';
 import type { ApiMessage, Message, MessageRequest } from '../../kernel/types.js';
 
 /** A history of `n` messages shaped like a coding session: tool calls and results of ~2 KB. */

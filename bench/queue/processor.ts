@@ -8,7 +8,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
-import { importExternal } from '../../kernel/import-external.js';
+import { importExternal } from '../../lib/node/import-external.js';
 import type { ReplayResult } from '../replay/replay.js';
 import { workerFile } from '../run.js';
 import type { ReplayJobTask } from '../worker.js';

@@ -5,7 +5,7 @@ import { REQUEST_STAGE } from '../../kernel/hooks.js';
 import type { ModelRequest } from '../../kernel/model/client.js';
 import { definePlugin } from '../../kernel/plugin.js';
 import { createSimulator } from '../../simulator/simulator.js';
-import { Transcript } from '../../kernel/session/transcript.js';
+import { Transcript } from '../../lib/session/transcript.js';
 import { runCli } from '../../testing/support.js';
 import { httpClient, plannedResponder, runPrompt, strategyKernel, writeAgentsMd, writeLines } from '../../testing/strategy.js';
 import breakDetector from '../../plugins/cache/break-detector/index.js';

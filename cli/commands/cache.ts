@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import type { DetectorRecord } from '../../plugins/cache/break-detector/index.js';
 import { isBreak, TTL_1H_MS, TTL_5M_MS } from '../../plugins/cache/break-detector/detect.js';
 import { costUsd } from '../../lib/pricing.js';
-import { Transcript } from '../../kernel/session/transcript.js';
+import { Transcript } from '../../lib/session/transcript.js';
 import type { Usage } from '../../kernel/types.js';
 import { isClaudeCodeRecording, readClaudeCodeRecording } from './claude-code-usage.js';
 import { isInputError, printInputError } from './errors.js';

@@ -11,6 +11,7 @@
  * `classifier` for auto). A bare tool name in `deny` also removes that tool from the request.
  */
 import { PERMISSION_STAGE, definePlugin } from '../../kernel/index.js';
+import { publishAnswerCheck } from './shared/callback.js';
 import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './shared/config.js';
 import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './shared/rules.js';
 import { safetyDecision } from './shared/safety.js';
@@ -27,6 +28,7 @@ export default definePlugin({
   apply(kernel, options) {
     const pc = buildPermissionContext(kernel, readPermissionsConfig(kernel, options));
     setPermissionContext(kernel, pc);
+    publishAnswerCheck(kernel);
     const { rules, base } = pc;
     kernel.hooks.permission.tapPromise({ name: 'permissions', stage: PERMISSION_STAGE.DENY_RULES }, async (q) => denyDecision(rules, q, base));
     kernel.hooks.permission.tapPromise({ name: 'permissions', stage: SAFETY_STAGE }, async (q) => safetyDecision(pc, q));

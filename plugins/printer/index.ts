@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { createKernelState, definePlugin, DEFAULT_MAX_TOKENS, reinRoot, type Kernel } from '../../kernel/index.js';
-import { escapeControls, statusLine, terminalSafeJson } from '../../lib/index.js';
+import { createKernelState, definePlugin, DEFAULT_MAX_TOKENS, type Kernel } from '../../kernel/index.js';
+import { escapeControls, reinRoot, statusLine, terminalSafeJson } from '../../lib/index.js';
 import { retryLine, StreamFormatter, usageReport, type SessionInfo } from './format.js';
 
 /** The permission context the `permissions` family keeps in kernel state; the printer reads its mode. */

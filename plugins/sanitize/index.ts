@@ -17,9 +17,7 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { definePlugin, type ContentBlock, type ToolOutput } from '../../kernel/index.js';
-import { neutralizeText } from '../../lib/index.js';
-import { wrapExternal } from './provenance.js';
-import { MAX_SANITIZE_PASSES, sanitizeText } from './unicode.js';
+import { MAX_SANITIZE_PASSES, neutralizeText, sanitizeText, wrapExternal } from '../../lib/index.js';
 
 export const sanitizeOptions = z.object({
   /** Tool-name globs whose results come from outside: normalised (NFKC) and wrapped in provenance tags besides. */
@@ -100,5 +98,4 @@ export default definePlugin({
   },
 });
 
-export { sanitizeText, sanitizeDeep, MAX_SANITIZE_PASSES } from './unicode.js';
-export { escapeXml, escapeXmlAttr, wrapExternal, neutraliseReservedTags } from './provenance.js';
+export { sanitizeText, sanitizeDeep, MAX_SANITIZE_PASSES, escapeXml, escapeXmlAttr, wrapExternal, neutraliseReservedTags } from '../../lib/index.js';

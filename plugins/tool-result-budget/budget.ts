@@ -1,9 +1,10 @@
 /**
  * The per-message budget: keeps the tool results of one user message within a shared number of
  * characters by saving the largest to the session folder and putting a `<persisted-output>` preview
- * in their place (the kernel's `persistLargeResult`).
+ * in their place (lib/'s `persistLargeResult`).
  */
-import { isPersistedOutput, persistLargeResult, type Message, type ToolResultBlock } from '../../kernel/index.js';
+import type { Message, ToolResultBlock } from '../../kernel/index.js';
+import { isPersistedOutput, persistLargeResult } from '../../lib/index.js';
 
 /**
  * Budget for the tool results of one user message together, characters (Claude Code's

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { projectSlug } from '../../kernel/session/transcript.js';
+import { projectSlug } from '../../lib/session/transcript.js';
 import { cleanEnv, REPO } from '../../testing/support.js';
 import { sandbox, type Sandbox } from './harness.js';
 

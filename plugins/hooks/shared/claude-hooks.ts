@@ -15,13 +15,9 @@
  * beats ask beats allow; the last `updatedInput` wins). Text a hook sends to the model is
  * Unicode-sanitised and tagged with its origin.
  */
-import { PERMISSION_STAGE, PluginError } from '../../../kernel/index.js';
-import type { ContentBlock, Kernel, PermissionDecision, PermissionQuery, RunContext, ToolOutput } from '../../../kernel/index.js';
-import { checkAnswer } from '../../permissions/shared/callback.js';
-import { permissionContext } from '../../permissions/shared/config.js';
-import { REQUEST_STAGE } from '../../permissions/shared/stages.js';
-import { escapeXmlAttr, neutraliseReservedTags } from '../../sanitize/provenance.js';
-import { sanitizeText } from '../../sanitize/unicode.js';
+import { createKernelState, PERMISSION_REQUEST_STAGE, PERMISSION_STAGE, PluginError } from '../../../kernel/index.js';
+import type { ContentBlock, Kernel, PermissionAsk, PermissionDecision, PermissionQuery, RunContext, ToolOutput } from '../../../kernel/index.js';
+import { escapeXmlAttr, neutraliseReservedTags, sanitizeText } from '../../../lib/index.js';
 import {
   compileMatcher, DEFAULT_HOOK_TIMEOUT_S, GUARD_EVENTS, SESSION_END_TIMEOUT_S, SHELL_HOOK_EVENTS,
   type HandlerBase, type HooksConfig, type ShellHookEvent,
@@ -45,6 +41,36 @@ export interface HookRunner<H extends HandlerBase> {
 
 interface Group<H> { match: (v: string | undefined) => boolean; hooks: H[] }
 interface Ran<H> { hook: H; outcome: HookOutcome }
+
+/** A hook's answer to a permission ask (Claude Agent SDK's PermissionResult shape). */
+type HookAnswer = { behavior: 'allow'; updatedInput?: Record<string, unknown> } | { behavior: 'deny'; message: string; interrupt?: boolean };
+
+/**
+ * What the permission plugins publish in kernel state (plugins/permissions/shared/): the mode in
+ * force, and `check`, which turns an answer into a decision and checks a rewritten input against the
+ * deny rules again. Read here, not imported: a plugin never imports another family's modules.
+ */
+const permissionState = createKernelState('permissions', () => ({ context: undefined as { mode: string } | undefined }));
+const answerState = createKernelState('permissions/answer', () => ({
+  check: undefined as ((ask: PermissionAsk, answer: HookAnswer, source: string) => PermissionDecision | undefined) | undefined,
+}));
+
+/**
+ * A hook's answer as a permission decision, through the permission plugins' check. Without them
+ * (a kernel with no permission plugin), an answer that rewrites the input is denied: no one could
+ * check the new input against deny rules.
+ */
+function answerDecision(kernel: Kernel, ask: PermissionAsk, answer: HookAnswer, source: string): PermissionDecision | undefined {
+  const check = answerState(kernel).check;
+  if (check) return check(ask, answer, source);
+  if (answer.behavior === 'deny') {
+    return { behavior: 'deny', message: answer.message || `Permission to use ${ask.toolName} was denied by ${source}.`, reason: `denied by ${source}`, source, ...(answer.interrupt ? { interrupt: true } : {}) };
+  }
+  if (answer.updatedInput) {
+    return { behavior: 'deny', message: `Permission to use ${ask.toolName} was denied: ${source} rewrote the input, and no permission plugin is loaded to check it.`, reason: `${source} rewrote the input with no permission rules to check it`, source };
+  }
+  return { behavior: 'allow', reason: `allowed by ${source}`, source };
+}
 
 /** Text from a hook on its way to the model: sanitised, reserved tags neutralised. */
 function clean(s: string): string {
@@ -123,7 +149,7 @@ export class ClaudeHooks<H extends HandlerBase> {
     try { transcriptPath = this.kernel.transcript.file; } catch { transcriptPath = undefined; }
     const input = {
       session_id: ctx.sessionId, transcript_path: transcriptPath, cwd: ctx.cwd, hook_event_name: event,
-      permission_mode: permissionContext(this.kernel).mode,
+      permission_mode: permissionState(this.kernel).context?.mode ?? 'default',
       // A child agent's call decided by these hooks: which agent made it (Claude Code's fields).
       ...(ctx.agent ? { agent_id: ctx.agent.id, agent_type: ctx.agent.type } : {}),
       ...fields,
@@ -215,7 +241,7 @@ export class ClaudeHooks<H extends HandlerBase> {
       });
     }
     if (this.has('PermissionRequest')) {
-      h.permissionRequest.tapPromise({ name: this.name, stage: REQUEST_STAGE.HOOKS }, async (ask, ctx) => {
+      h.permissionRequest.tapPromise({ name: this.name, stage: PERMISSION_REQUEST_STAGE.HOOKS }, async (ask, ctx) => {
         for (const ran of await this.run('PermissionRequest', ask.toolName, { tool_name: ask.toolName, tool_input: ask.input, tool_use_id: ask.toolUseId }, ctx)) {
           const o = ran.outcome;
           const who = `PermissionRequest hook ${this.runner.label(ran.hook)}`;
@@ -224,9 +250,9 @@ export class ClaudeHooks<H extends HandlerBase> {
           if (o.kind === 'block') return deny(clean(o.message));
           if (o.kind !== 'ok' || !o.json) continue;
           const d = o.json.hookSpecificOutput?.decision;
-          if (d) return checkAnswer(k, ask, d.behavior === 'deny' ? { behavior: 'deny', message: clean(d.message ?? ''), interrupt: d.interrupt === true } : { behavior: 'allow', updatedInput: d.updatedInput }, who);
+          if (d) return answerDecision(k, ask, d.behavior === 'deny' ? { behavior: 'deny', message: clean(d.message ?? ''), interrupt: d.interrupt === true } : { behavior: 'allow', updatedInput: d.updatedInput }, who);
           if (o.json.decision === 'block') return deny(clean(o.json.reason ?? 'blocked'));
-          if (o.json.decision === 'approve') return checkAnswer(k, ask, { behavior: 'allow' }, who);
+          if (o.json.decision === 'approve') return answerDecision(k, ask, { behavior: 'allow' }, who);
         }
         return undefined;
       });

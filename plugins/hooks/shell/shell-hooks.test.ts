@@ -190,6 +190,19 @@ describe('other events', () => {
     expect(await deny.hooks.permissionRequest.promise({ ...ask, tool: deny.tools.get('Bash')! }, deny.runContext())).toMatchObject({ behavior: 'deny' });
   });
 
+  it('PermissionRequest: an input a hook rewrites is checked against the deny rules, and refused when no permission plugin can check it', async () => {
+    const d = dir();
+    const rewrite = { PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"rm -rf build"}}}}'` }] }] };
+    const asked = (k: Kernel) => ({ tool: k.tools.get('Bash')!, toolName: 'Bash', toolUseId: 't', input: { command: 'make' }, decision: { behavior: 'ask' as const, reason: 'x' } });
+    const ruled = await kernelWith(d, rewrite, [], ['Bash(rm:*)']);
+    const denied = await ruled.hooks.permissionRequest.promise(asked(ruled), ruled.runContext());
+    expect(denied).toMatchObject({ behavior: 'deny' });
+    expect(denied?.reason).toMatch(/rewrote the input, and .*Bash\(rm:\*\)/);
+    const bare = await testKernel({ cwd: d, plugins: [{ plugin: shellHooks, options: rewrite }] });
+    const unchecked = await bare.hooks.permissionRequest.promise(asked(bare), bare.runContext());
+    expect(unchecked).toMatchObject({ behavior: 'deny', reason: expect.stringContaining('no permission rules to check it') });
+  });
+
   it('PostToolUse feeds exit-2 stderr and additionalContext to the model', async () => {
     const d = dir();
     const k = await kernelWith(d, {

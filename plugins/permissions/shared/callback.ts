@@ -4,7 +4,7 @@
  * that rewrites the input is checked against the deny rules again, so a host cannot approve its
  * way past a deny rule.
  */
-import type { PermissionAsk, RunContext, Kernel, PermissionDecision } from '../../../kernel/index.js';
+import { createKernelState, type PermissionAsk, type RunContext, type Kernel, type PermissionDecision } from '../../../kernel/index.js';
 import { permissionContext } from './config.js';
 import { denyDecision } from './rules.js';
 import { REQUEST_STAGE } from './stages.js';
@@ -51,6 +51,19 @@ export function checkAnswer(kernel: Kernel, ask: PermissionAsk, answer: Permissi
     return { behavior: 'allow', updatedInput: answer.updatedInput, reason: `allowed by ${source}`, source };
   }
   return { behavior: 'allow', reason: `allowed by ${source}`, source };
+}
+
+/**
+ * `checkAnswer` for answerers outside this family (shell and SDK hooks), which read it from kernel
+ * state under `permissions/answer` instead of importing this module:
+ * `createKernelState('permissions/answer', () => ({ check: undefined as AnswerCheck | undefined }))`.
+ */
+export type AnswerCheck = (ask: PermissionAsk, answer: PermissionResult | undefined, source: string) => PermissionDecision | undefined;
+const answerState = createKernelState('permissions/answer', () => ({ check: undefined as AnswerCheck | undefined }));
+
+/** Publishes `checkAnswer` for `kernel` in kernel state (the rules engine and every mode plugin do). */
+export function publishAnswerCheck(kernel: Kernel): void {
+  answerState(kernel).check = (ask, answer, source) => checkAnswer(kernel, ask, answer, source);
 }
 
 /**

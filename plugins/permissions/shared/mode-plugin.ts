@@ -4,6 +4,7 @@
  */
 import { PERMISSION_STAGE, definePlugin, type Plugin } from '../../../kernel/index.js';
 import type { z } from 'zod';
+import { publishAnswerCheck } from './callback.js';
 import { permissionContext } from './config.js';
 import { MODE_DECISIONS, type RuleMode } from './modes.js';
 
@@ -23,6 +24,7 @@ export function defineModePlugin<S extends z.ZodType>(mode: RuleMode, descriptio
     async apply(kernel, opts) {
       const pc = permissionContext(kernel);
       pc.mode = mode;
+      publishAnswerCheck(kernel);
       await setup?.(kernel, opts);
       const decide = MODE_DECISIONS[mode];
       kernel.hooks.permission.tapPromise({ name, stage: PERMISSION_STAGE.MODE }, async (q) => decide(pc, q));

@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { type Kernel, abortedText, createKernelState, formatPersistedOutput, defineTool, type SpawnRequest, type Tool, type ToolOutput } from '../../../kernel/index.js';
+import { formatPersistedOutput } from '../../../lib/index.js';
+import { type Kernel, abortedText, createKernelState, defineTool, type SpawnRequest, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
 import { groupDigits } from '../shared/text.js';

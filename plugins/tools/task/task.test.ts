@@ -82,7 +82,7 @@ describe('Task', () => {
       expect(stopped[0]!.result?.terminalReason).toBe('end_turn');
       const childId = started[0]!.childSessionId;
       expect(childId).not.toBe(parent.sessionId);
-      const { Transcript } = await import('../../../kernel/index.js');
+      const { Transcript } = await import('../../../lib/index.js');
       const childTranscript = Transcript.open(childId, { cwd: dir, root: join(parent.sessionDir(), 'subagents') });
       const childResults = toolResults(childTranscript.replayMessages());
       expect(childResults.map((r) => r.isError)).toEqual([false, true]);

@@ -3,7 +3,8 @@
  * redirect to another host is reported, not followed, so a fetch of a trusted host cannot be
  * bounced to an untrusted one), HTML turned into Markdown, binary content refused.
  */
-import { timeoutSignal, ToolError, importExternal } from '../../../kernel/index.js';
+import { ToolError } from '../../../kernel/index.js';
+import { importExternal, timeoutSignal } from '../../../lib/index.js';
 
 /** Redirects followed within one host. */
 export const MAX_REDIRECTS = 10;

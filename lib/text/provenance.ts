@@ -5,9 +5,7 @@
  * one of rein's own tags (the wrapper, `system-reminder`, hook context) is escaped, so the content
  * cannot end its wrapper early or forge a system message. Other markup (code, HTML) stays readable.
  */
-import { neutraliseReservedTags } from '../../lib/index.js';
-
-export { neutraliseReservedTags, RESERVED_TAGS } from '../../lib/index.js';
+import { neutraliseReservedTags } from './neutralize.js';
 
 /** Escapes text for an XML element body: `&`, `<`, `>`. */
 export function escapeXml(s: string): string {

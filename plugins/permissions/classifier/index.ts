@@ -17,14 +17,16 @@
  * the main loop's, and the retry plugin does not retry them on 529.
  */
 import {
-  timeoutSignal, PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
+  PERMISSION_STAGE, type PermissionQuery, type RunContext, type Kernel, definePlugin,
   type ApiMessage, type PermissionDecision,
-} from '../../kernel/index.js';
+} from '../../../kernel/index.js';
+import { timeoutSignal } from '../../../lib/index.js';
 import { z } from 'zod';
-import { permissionContext } from '../permissions/shared/config.js';
-import { MODE_PLUGINS } from '../permissions/shared/mode-plugin.js';
-import { editDecision, readDecision } from '../permissions/shared/modes.js';
-import { shellEditDecision } from '../permissions/shared/shell-edits.js';
+import { publishAnswerCheck } from '../shared/callback.js';
+import { permissionContext } from '../shared/config.js';
+import { MODE_PLUGINS } from '../shared/mode-plugin.js';
+import { editDecision, readDecision } from '../shared/modes.js';
+import { shellEditDecision } from '../shared/shell-edits.js';
 import { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION, type AutoModeRules } from './prompt.js';
 import { isDangerousAllow } from './dangerous.js';
 import { DenialTracker, MAX_CONSECUTIVE_DENIALS, MAX_TOTAL_DENIALS } from './tracker.js';
@@ -129,6 +131,7 @@ export default definePlugin({
     };
     const pc = permissionContext(kernel);
     pc.mode = 'auto';
+    publishAnswerCheck(kernel);
     // Interpreter-wide allow rules would let any code past the classifier: set them aside.
     const stripped = pc.rules.allow.filter(isDangerousAllow);
     if (stripped.length) {

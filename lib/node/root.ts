@@ -25,7 +25,7 @@ export function reinRoot(): string {
       }
     }
     const up = dirname(dir);
-    if (up === dir) throw new Error('rein: cannot find the rein package root (a package.json named "rein") above kernel/');
+    if (up === dir) throw new Error('rein: cannot find the rein package root (a package.json named "rein") above lib/node/');
     dir = up;
   }
 }

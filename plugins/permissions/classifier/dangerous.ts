@@ -4,7 +4,7 @@
  * are set aside: every Bash rule for the whole tool, and interpreter-wide rules of the shapes
  * `X:*`, `X *` and `X -*` for the commands below.
  */
-import type { CompiledRule } from '../permissions/shared/rules.js';
+import type { CompiledRule } from '../shared/rules.js';
 
 /** Commands that run arbitrary code given in their arguments (the list Claude Code's auto mode uses). */
 export const DANGEROUS_COMMANDS: readonly string[] = Object.freeze([

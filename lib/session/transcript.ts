@@ -1,5 +1,6 @@
 /**
- * Sessions: one append-only JSONL transcript per session.
+ * rein's session store (the kernel's `sessions` service, kernel/session.ts): one append-only JSONL
+ * transcript per session.
  *
  * Location: `<root>/<project>/<sessionId>.jsonl`, where `<root>` is the preset's `session.dir`, else
  * `$REIN_HOME/sessions`, else `~/.rein/sessions`, and `<project>` is the working directory with every
@@ -22,33 +23,10 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock, Message, Transition, Usage } from '../types.js';
+import { SessionError, type ContentBlock, type DamagedLine, type Message, type SessionLog, type SessionStore, type TranscriptEntry } from '../../kernel/index.js';
 import { acquireLock, releaseLock, SessionLockedError } from './lock.js';
 
-/** One line of a transcript. */
-export type TranscriptEntry =
-  | {
-      type: 'session'; version: 1; sessionId: string; cwd: string; createdAt: string; model: string;
-      /** The preset's `name`. */
-      preset?: string;
-      /** How the preset was named: an absolute file path or a built-in name (reused by --resume / --continue). */
-      presetRef?: string;
-      /** The session this one was forked from (`--fork-session`). */
-      forkedFrom?: string;
-    }
-  | { type: 'message'; message: Message }
-  /** The whole history replaced (compaction, context strategies that rewrite old messages). */
-  | { type: 'history'; messages: Message[]; reason: string }
-  | { type: 'transition'; transition: Transition }
-  /** A model response; `simulated` when rein's simulator answered (its usage is the simulation's). */
-  | {
-      type: 'response'; turn: number; model: string; usage: Usage; stopReason: string | null; requestId?: string; at: number; source: string;
-      /** The model client's state after this response (`ModelClient.checkpoint()`), restored on resume. */
-      client?: Record<string, unknown>;
-      simulated?: true;
-    }
-  /** State a plugin needs back on resume (a frozen date, a chosen TTL, replaced tool results...). */
-  | { type: 'plugin'; plugin: string; data: unknown };
+export { SessionError, type DamagedLine, type TranscriptEntry };
 
 /** The root directory of session transcripts (see the module comment). */
 export function sessionsRoot(dir?: string): string {
@@ -60,10 +38,6 @@ export function sessionsRoot(dir?: string): string {
 /** The per-project folder name for a working directory. */
 export function projectSlug(cwd: string): string {
   return resolve(cwd).replace(/[^A-Za-z0-9]/g, '-');
-}
-
-export class SessionError extends Error {
-  override name = 'SessionError';
 }
 
 /**
@@ -109,13 +83,6 @@ export function fsReason(err: unknown): string {
   return w ? `${w} (${e.code})` : (e?.message ?? String(err));
 }
 
-/** A line of a transcript that could not be used, by 1-based line number. */
-export interface DamagedLine {
-  line: number;
-  /** What is wrong with it, in a sentence. */
-  problem: string;
-}
-
 const ENTRY_TYPES = new Set(['session', 'message', 'history', 'transition', 'response', 'plugin']);
 
 function isBlock(b: unknown): b is ContentBlock {
@@ -155,7 +122,7 @@ export interface OpenOptions {
   lock?: boolean;
 }
 
-export class Transcript {
+export class Transcript implements SessionLog {
   /** Directory for files the session keeps beside its transcript. */
   readonly dir: string;
   /** Lines of the file that could not be used (skipped), in order. */
@@ -513,3 +480,13 @@ export function danglingToolUses(messages: readonly Message[]): string[] {
   if (!last || last.role !== 'assistant') return [];
   return last.content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
 }
+
+/**
+ * rein's session store, given to the kernel as its `sessions` service (`libServices`): a new
+ * session is a new transcript, and an opened one is locked for the kernel, its one writer. Throws
+ * as `Transcript.create` and `Transcript.open` do.
+ */
+export const jsonlSessions: SessionStore = Object.freeze({
+  create: (options: Parameters<SessionStore['create']>[0]) => Transcript.create(options),
+  open: (idOrPath: string, options: { cwd: string; root?: string }) => Transcript.open(idOrPath, { ...options, lock: true }),
+});

@@ -3,7 +3,7 @@ import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { danglingToolUses, pairToolCalls, projectSlug, SessionError, Transcript, TranscriptWriteError } from './transcript.js';
-import type { Message } from '../types.js';
+import type { Message } from '../../kernel/index.js';
 
 let root: string;
 beforeEach(() => { root = mkdtempSync(join(tmpdir(), 'rein-transcript-')); });

@@ -8,9 +8,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { definePlugin } from '../plugin.js';
-import { defineTool } from '../tool.js';
-import { Transcript } from '../session/transcript.js';
+import { definePlugin, defineTool } from '../../kernel/index.js';
+import { Transcript } from './transcript.js';
 import { cleanEnv, collect, REIN_BIN, REPO, runCli, serveScenario, simKernel, type SimHarness } from '../../testing/support.js';
 import { useTestEnv } from '../../testing/index.js';
 

@@ -4,10 +4,10 @@
  * tracking, and separate usage accounting in a full run.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Kernel } from '../../kernel/index.js';
-import { collect, serveScenario, simKernel, tempDir, type SimHarness } from '../../testing/support.js';
-import permissions from '../permissions/index.js';
-import { decide, toolsPlugin, ALL_TEST_TOOLS } from '../../testing/permissions.js';
+import type { Kernel } from '../../../kernel/index.js';
+import { collect, serveScenario, simKernel, tempDir, type SimHarness } from '../../../testing/support.js';
+import permissions from '../index.js';
+import { decide, toolsPlugin, ALL_TEST_TOOLS } from '../../../testing/permissions.js';
 import classifier, { parseVerdict, projectTranscript } from './index.js';
 
 const harnesses: SimHarness[] = [];

@@ -4,7 +4,7 @@
  * to talk the classifier round). One JSON object per line, so a newline inside user text cannot
  * forge a line that looks like a tool call.
  */
-import type { Message } from '../../kernel/index.js';
+import type { Message } from '../../../kernel/index.js';
 
 /** One JSONL line per user text block and per tool_use block, in order. */
 export function projectTranscript(messages: readonly Message[]): string[] {

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseScenario } from '../../../simulator/index.js';
 import { createSimulator } from '../../../simulator/index.js';
 import { estimateBlockTokens, estimateSystemTokens, estimateToolTokens } from '../../../lib/index.js';
-import { httpClient, loggedRequests, notices, runPrompt, strategyKernel } from '../../../testing/strategy.js';
+import { httpClient, loggedRequests, notices, runPrompt, strategyKernel, withoutMarkers } from '../../../testing/strategy.js';
 import breakpoints from '../../cache/breakpoints/index.js';
 import memoryFiles from '../../memory-files/index.js';
 import systemPrompt from '../../system-prompt/index.js';
@@ -239,6 +239,47 @@ describe('summaryRequest: cached-prefix', () => {
       const prevTotal = reqs[2]!.usage!.input_tokens! + reqs[2]!.usage!.cache_creation_input_tokens! + reqs[2]!.usage!.cache_read_input_tokens!;
       expect(reqs[3]!.usage).toMatchObject({ cache_read_input_tokens: prevTotal, cache_creation_input_tokens: 0 });
       expect(autoCompactStats(kernel)).toMatchObject({ compactions: 1, summaryRequests: 1 });
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it('with keepRecentTokens: still continues the whole last request from cache, says where the kept tail starts, and the tail follows the summary verbatim', async () => {
+    writeFileSync(join(dir, 'AGENTS.md'), `# Project rules\n${'Keep every change small and tested. '.repeat(280)}\n`);
+    writeLines('a.txt', 100, 'a');
+    writeLines('b.txt', 100, 'b');
+    writeLines('c.txt', 100, 'c');
+    const simulator = createSimulator({ scenario: parseScenario(SCENARIO, 'auto.yaml') });
+    const log = join(home, 'requests.jsonl');
+    const { client } = await httpClient(simulator, log);
+    const kernel = await strategyKernel({
+      cwd: dir, client,
+      plugins: [
+        { plugin: memoryFiles, options: { userDirs: [home] } },
+        { plugin: autoCompact, options: { triggerTokens: 6_000, summaryRequest: 'cached-prefix', keepRecentTokens: 1_500, restore: { maxFiles: 0 } } },
+        { plugin: breakpoints },
+      ],
+    });
+    try {
+      const { result } = await runPrompt(kernel, 'Read a.txt, b.txt and c.txt.');
+      expect(result.terminalReason).toBe('end_turn');
+      const reqs = loggedRequests(log);
+      expect(reqs.map((r) => r.source)).toEqual(['main_loop', 'main_loop', 'main_loop', 'compact', 'main_loop']);
+      const lastMain = reqs[2]!.body;
+      const summary = reqs[3]!.body;
+      const next = reqs[4]!.body;
+      // The summary request is the cached-prefix one, not the transcript: same tools, the last request extended.
+      expect(summary.tools).toEqual(lastMain.tools);
+      expect(summary.messages.slice(0, lastMain.messages.length)).toEqual(lastMain.messages);
+      expect(reqs[3]!.usage!.cache_read_input_tokens).toBeGreaterThan(0);
+      expect(summary.messages.at(-1).content[0].text).toContain('The conversation from the assistant message that begins "Reading c." onwards stays verbatim after your summary');
+      // The next request: the summary, then the last round (the Read of c.txt and its result) as it was.
+      const texts = next.messages.map((m: { content: { type: string; text?: string }[] }) => m.content.map((b) => b.text ?? b.type).join(' '));
+      const at = texts.findIndex((t: string) => t.includes('read a, b and c'));
+      expect(at).toBeGreaterThanOrEqual(0);
+      expect(withoutMarkers(next.messages[at + 1])).toEqual(withoutMarkers(summary.messages[summary.messages.length - 3]));
+      expect(next.messages[at + 1].content[0].text).toBe('Reading c.');
+      expect(next.messages[at + 2].content[0].type).toBe('tool_result');
     } finally {
       await kernel.close();
     }

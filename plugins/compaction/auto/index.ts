@@ -122,6 +122,18 @@ export const autoCompactOptions = z.object({
 export type AutoCompactOptions = z.output<typeof autoCompactOptions>;
 
 /**
+ * The instruction that tells a summary request continuing the whole conversation where the
+ * verbatim tail starts: the first words of its first message's text or the tool it calls.
+ */
+export function keptTailInstruction(kept: readonly Message[]): string {
+  const first = kept[0]!;
+  const text = first.content.find((b) => b.type === 'text') as { text: string } | undefined;
+  const call = first.content.find((b) => b.type === 'tool_use') as { name: string } | undefined;
+  const what = text?.text.trim() ? `the ${first.role} message that begins "${text.text.trim().slice(0, 80)}"` : call ? `the ${first.role} message that calls ${call.name}` : `the last ${kept.length} messages`;
+  return `The conversation from ${what} onwards stays verbatim after your summary: summarise what came before it in full, and the rest only as far as the summary needs it to read on.`;
+}
+
+/**
  * Index of the first message kept verbatim: the most recent messages that fit in `tokens`, moved
  * forward to an assistant message or a user message that is more than tool results (a tool
  * result without its call is not a valid history). `messages.length` when nothing is kept.
@@ -350,8 +362,11 @@ export default definePlugin({
       }
       const instructions = [...extra, ...(req.instructions ? [req.instructions] : [])];
       const maxTokens = options.summaryMaxTokens ?? t.reserve;
+      // The cached-prefix request continues the last request whole (a request cut before the kept
+      // tail would share no cache entry with it), and is told the tail stays, so the summary says
+      // little of it.
       const cached = options.summaryRequest === 'cached-prefix'
-        ? cachedPrefixRequest(messages, counter, summaryPrompt(instructions), maxTokens, options.model)
+        ? cachedPrefixRequest(all, counter, summaryPrompt(kept.length ? [...instructions, keptTailInstruction(kept)] : instructions), maxTokens, options.model)
         : undefined;
       const out = await summarize({
         kernel, ctx, counter, messages: toSummarize, instructions, maxTokens,

@@ -154,7 +154,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   let compactedSince = false;
   let editedSince = false;
   const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w);
-  const testRecall = recallTester(needs?.index);
+  const testRecall = recallTester();
   // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
   const refetched = new Set<number>();
   let apiCleared = 0;

@@ -16,7 +16,7 @@
  * - `seed`: PRNG seed (default 1).
  */
 import type { ContentBlock } from '../../kernel/types.js';
-import { newStats, type Workload, type WorkloadStep } from './types.js';
+import { newStats, type RecordedToolResult, type Workload, type WorkloadStep } from './types.js';
 
 export interface GeneratorParams {
   turns: number;
@@ -92,16 +92,51 @@ export function parseGeneratorSpec(spec: string): GeneratorParams {
   };
 }
 
+/** A PRNG: floats in [0, 1); `state()` is the seed that makes the same numbers from here on. */
+export interface Prng {
+  (): number;
+  state(): number;
+}
+
 /** mulberry32: a small, fast, seedable PRNG with a 2^32 period. Returns floats in [0, 1). */
-export function prng(seed: number): () => number {
+export function prng(seed: number): Prng {
   let a = seed >>> 0;
-  return () => {
+  const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+  return Object.assign(next, { state: () => a });
+}
+
+/** Where a generated result's text comes from: the PRNG state before it and its size, characters. */
+const RESULT_SEED = Symbol('generated result');
+
+/**
+ * Reads a generated result's content. One function for every result: objects whose accessors share
+ * their getter share one hidden class in V8, where a closure per object would give each its own.
+ */
+function generatedContent(this: { [RESULT_SEED]: [number, number] }): ContentBlock[] {
+  const [state, size] = this[RESULT_SEED];
+  return [{ type: 'text', text: resultText(prng(state), size) }];
+}
+
+/**
+ * A generated tool result whose content is made from the PRNG state `state` each time it is read
+ * (a fresh array each time; the same text). Its `content` is an enumerable getter, so JSON and a
+ * worker thread's structured clone see the text as if it were stored; the seed is under a symbol
+ * that is not enumerable, which neither copies nor compares.
+ */
+function lazyResult(toolUseId: string, toolName: string, state: number, size: number, isError: boolean): RecordedToolResult {
+  const r = { toolUseId, toolName };
+  Object.defineProperties(r, {
+    [RESULT_SEED]: { value: [state, size] },
+    content: { enumerable: true, get: generatedContent },
+    isError: { enumerable: true, value: isError, writable: true, configurable: true },
+  });
+  return r as unknown as RecordedToolResult;
 }
 
 const WORDS = ['the', 'value', 'function', 'returns', 'when', 'cache', 'request', 'error', 'handler', 'module', 'config',
@@ -184,7 +219,12 @@ export function generateWorkload(spec: string): Workload {
           const id = `toolu_gen_${String(++callId).padStart(6, '0')}`;
           reply.push({ type: 'tool_use', id, name, input: toolInput(rand, name) });
           const size = Math.max(1, Math.round(p.results * (0.5 + rand())));
-          toolResults.push({ toolUseId: id, toolName: name, content: [{ type: 'text', text: resultText(rand, size) }], isError: rand() < 0.05 });
+          // The text is made again from the generator's state whenever it is read (lazyResult), so
+          // a long workload holds a few numbers per result instead of every result's text. Making
+          // it once here moves the generator past it, as the stored text did.
+          const state = rand.state();
+          resultText(rand, size);
+          toolResults.push(lazyResult(id, name, state, size, rand() < 0.05));
         }
       }
       const step: WorkloadStep = {

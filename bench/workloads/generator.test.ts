@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateWorkload, parseGeneratorSpec } from './generator.js';
+import { generateWorkload, parseGeneratorSpec, prng, resultText, skipResultText } from './generator.js';
 
 describe('generator', () => {
   it('makes exactly `turns` requests split over `prompts`, with parallel calls and their results', () => {
@@ -35,6 +35,16 @@ describe('generator', () => {
     expect(structuredClone(w)).toEqual(JSON.parse(JSON.stringify(w)));
     // The digest of this spec's JSON when every result's text was made up front and stored.
     expect(createHash('sha256').update(JSON.stringify(w)).digest('hex')).toBe('d8a23b9291f2a101a97b81c72483a994ecbe2145532be65f7e1ebec941838b92');
+  });
+
+  it('moves past a result with the same draws as making its text', () => {
+    for (const [seed, chars] of [[1, 1], [2, 40], [3, 2000], [4, 7777], [5, 60_000]] as const) {
+      const made = prng(seed);
+      const skipped = prng(seed);
+      expect(resultText(made, chars).length).toBeGreaterThanOrEqual(chars - 1);
+      skipResultText(skipped, chars);
+      expect(skipped.state()).toBe(made.state());
+    }
   });
 
   it('puts idle gaps before prompts and the step time between requests', () => {

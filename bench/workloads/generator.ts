@@ -133,7 +133,7 @@ function lazyResult(toolUseId: string, toolName: string, state: number, size: nu
   const r = { toolUseId, toolName };
   Object.defineProperties(r, {
     [RESULT_SEED]: { value: [state, size] },
-    content: { enumerable: true, get: generatedContent },
+    content: { enumerable: true, configurable: true, get: generatedContent },
     isError: { enumerable: true, value: isError, writable: true, configurable: true },
   });
   return r as unknown as RecordedToolResult;
@@ -159,7 +159,38 @@ function filePath(rand: () => number): string {
   return `src/${WORDS[Math.floor(rand() * WORDS.length)]}/${ident(rand)}.ts`;
 }
 
+/** Draws of `ident`, and the length of the name it makes. */
+function identLength(rand: () => number): number {
+  const a = WORDS[Math.floor(rand() * WORDS.length)]!;
+  const b = WORDS[Math.floor(rand() * WORDS.length)]!;
+  return a.length + b.length + String(Math.floor(rand() * 100)).length;
+}
+
+/**
+ * Makes the same draws as `resultText(rand, chars)` without building the text: lengths only. The
+ * generator moves past a result with it; the text is made when the result is read.
+ */
+export function skipResultText(rand: () => number, chars: number): void {
+  let n = 0;
+  let i = 1;
+  while (n < chars) {
+    let content: number;
+    // 'export function ' + name + '(' + name + ') {'
+    if (rand() < 0.3) content = 16 + identLength(rand) + 1 + identLength(rand) + 3;
+    else {
+      const want = 20 + Math.floor(rand() * 50);
+      let len = 0;
+      while (len < want) len += (len ? 1 : 0) + WORDS[Math.floor(rand() * WORDS.length)]!.length;
+      // '  ' + words + ';'
+      content = 2 + Math.min(len, want) + 1;
+    }
+    n += Math.max(5, String(i).length) + 1 + content + 1;
+    i++;
+  }
+}
+
 /** Code-like result text of about `chars` characters. */
+export
 function resultText(rand: () => number, chars: number): string {
   const lines: string[] = [];
   let n = 0;
@@ -220,10 +251,10 @@ export function generateWorkload(spec: string): Workload {
           reply.push({ type: 'tool_use', id, name, input: toolInput(rand, name) });
           const size = Math.max(1, Math.round(p.results * (0.5 + rand())));
           // The text is made again from the generator's state whenever it is read (lazyResult), so
-          // a long workload holds a few numbers per result instead of every result's text. Making
-          // it once here moves the generator past it, as the stored text did.
+          // a long workload holds a few numbers per result instead of every result's text. Here the
+          // generator only moves past it, making the draws the text would.
           const state = rand.state();
-          resultText(rand, size);
+          skipResultText(rand, size);
           toolResults.push(lazyResult(id, name, state, size, rand() < 0.05));
         }
       }

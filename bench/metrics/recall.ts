@@ -8,8 +8,8 @@
  * longest word run is a word run of the context and its text a substring), so a paraphrase does not
  * count. The needed facts depend
  * on the recording alone, so they are computed once per workload (`neededFacts`) and shared by every
- * preset; the presence test per request (`recallTester`) indexes each string of the context once
- * while it stays in the context.
+ * preset; the presence test per request (`recallTester`) splits each string of the context into
+ * words once while it stays among the strings tested lately.
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import type { ContentTokenCounter } from '../../lib/index.js';
@@ -330,8 +330,8 @@ export interface StepRecall {
 
 /**
  * The presence test of one run: `test(needs, body)` says which of a step's needed facts the sent
- * context holds. Each distinct string is split into words once while it is in the context (`index`);
- * the context is searched from the newest block back, where needed facts mostly are, until every
+ * context holds. A string is split into words once while it stays among the strings tested lately
+ * (`index`, which bounds how many word sets are kept); the context is searched from the newest block back, where needed facts mostly are, until every
  * fact is found.
  */
 export function recallTester(index = new StringIndex()): (needs: readonly NeededFact[], body: SentContext) => StepRecall {

@@ -240,12 +240,18 @@ export class Kernel {
     return this.transcript.sessionId;
   }
 
-  /** Directory for files the session keeps (created on demand). */
+  /** Directory for files the session keeps (created on demand, once: every tool call's context names it). */
   sessionDir(): string {
     const dir = this.transcript.dir;
-    mkdirSync(dir, { recursive: true });
+    if (this.madeSessionDir !== dir) {
+      mkdirSync(dir, { recursive: true });
+      this.madeSessionDir = dir;
+    }
     return dir;
   }
+
+  /** The session directory `sessionDir()` made last. */
+  private madeSessionDir: string | undefined;
 
   /** True when this kernel resumed an existing transcript. */
   get resumed(): boolean {

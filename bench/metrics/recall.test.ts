@@ -3,7 +3,7 @@ import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import type { Workload, WorkloadStep } from '../workloads/types.js';
 import { requestCost } from './efficiency.js';
-import { extractFacts, neededFacts, recallTester, sourceTokens } from './recall.js';
+import { extractFacts, neededFacts, recallTester, sourceTokens, StringIndex } from './recall.js';
 import { chargeRefetch } from './refetch.js';
 
 const counter = TOKEN_COUNTERS.calibrated;
@@ -98,6 +98,21 @@ describe('needed-later facts', () => {
     // A summary that keeps the literal keeps the fact.
     const summarised = { messages: [{ role: 'user', content: [text('<summary>computeTotal in src/billing/total.ts took 250ms (RangeError)</summary>')] }] };
     expect(test(need, summarised).recalled).toBe(need.length);
+  });
+});
+
+describe('string index', () => {
+  it('tests presence by word run and substring, and keeps the word sets of the last strings only', () => {
+    const index = new StringIndex(2);
+    const fact = { text: 'src/a.ts', anchor: 'ts' };
+    expect(index.has('read src/a.ts today', fact)).toBe(true);
+    expect(index.has('read src/a.tsx today', fact)).toBe(false);
+    const first = index.wordsOf('alpha beta');
+    expect(index.wordsOf('alpha beta')).toBe(first);
+    for (const s of ['one', 'two', 'three', 'four']) index.wordsOf(s);
+    const again = index.wordsOf('alpha beta');
+    expect(again).not.toBe(first);
+    expect([...again]).toEqual(['alpha', 'beta']);
   });
 });
 

@@ -8,11 +8,12 @@
  * longest word run is a word run of the context and its text a substring), so a paraphrase does not
  * count. The needed facts depend
  * on the recording alone, so they are computed once per workload (`neededFacts`) and shared by every
- * preset; the presence test per request (`recallAt`) indexes each string of the context once per run.
+ * preset; the presence test per request (`recallTester`) splits each string of the context into
+ * words once while it stays among the strings tested lately.
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import type { ContentTokenCounter } from '../../lib/index.js';
-import type { Workload } from '../workloads/types.js';
+import type { RecordedToolResult, Workload } from '../workloads/types.js';
 
 /** The kinds of fact the extractor finds. */
 export type FactKind = 'path' | 'url' | 'identifier' | 'number' | 'quoted' | 'error';
@@ -29,8 +30,11 @@ export interface FactSource {
   id: number;
   step: number;
   kind: 'prompt' | 'tool_result' | 'reply';
-  /** The source block: what getting it back re-sends (counted when first charged, `sourceTokens`). */
-  block: unknown;
+  /**
+   * The source block: what getting it back re-sends (counted when first charged, `sourceTokens`).
+   * A tool result's block is made when read (a getter), so the facts do not hold every result's text.
+   */
+  readonly block: unknown;
   /** The tool_use block that fetched a tool result: what asking for it again costs in output. */
   ask?: unknown;
 }
@@ -54,8 +58,6 @@ export interface NeededFacts {
   /** By step index; steps that needed nothing are absent. */
   byStep: Map<number, NeededFact[]>;
   sources: FactSource[];
-  /** The word runs of the recording's strings, shared with the presence test of each run. */
-  index: StringIndex;
 }
 
 /** Quoted strings and error messages are kept when at most this long, characters. */
@@ -157,20 +159,36 @@ export function blockStrings(block: unknown): string[] {
   }
 }
 
+/** The word runs (≥ 2 characters) of a string. */
+function wordsIn(s: string): Set<string> {
+  const w = new Set<string>();
+  for (const m of s.matchAll(WORD_RE)) w.add(m[0]);
+  return w;
+}
+
 /**
- * The word runs (≥ 2 characters) of each string, the prefilter of the presence test: a fact is in a
- * string when its anchor is one of the string's word runs and its text a substring of it.
+ * The word runs (≥ 2 characters) of the strings tested lately, the prefilter of the presence test: a
+ * fact is in a string when its anchor is one of the string's word runs and its text a substring of
+ * it. Holds the word sets of the last `limit` to 2 × `limit` strings seen (two generations: a string
+ * seen in the older one moves to the newer), so a long replay keeps those of its current context,
+ * not of every string it ever sent.
  */
 export class StringIndex {
-  private readonly words = new Map<string, Set<string>>();
+  private young = new Map<string, Set<string>>();
+  private old = new Map<string, Set<string>>();
+
+  /** `limit`: strings per generation (default 2,048: more than the distinct strings of one context). */
+  constructor(private readonly limit = 2048) {}
 
   wordsOf(s: string): Set<string> {
-    let w = this.words.get(s);
-    if (!w) {
-      w = new Set();
-      for (const m of s.matchAll(WORD_RE)) w.add(m[0]);
-      this.words.set(s, w);
+    let w = this.young.get(s);
+    if (w) return w;
+    w = this.old.get(s) ?? wordsIn(s);
+    if (this.young.size >= this.limit) {
+      this.old = this.young;
+      this.young = new Map();
     }
+    this.young.set(s, w);
     return w;
   }
 
@@ -178,6 +196,21 @@ export class StringIndex {
   has(s: string, fact: { text: string; anchor: string }): boolean {
     return s.length >= fact.text.length && this.wordsOf(s).has(fact.anchor) && s.includes(fact.text);
   }
+}
+
+const RESULT = Symbol('recorded result');
+
+/** A tool-result source's block, made from the recorded result when read (one getter for all: one hidden class). */
+function resultBlock(this: { [RESULT]: RecordedToolResult }): unknown {
+  const r = this[RESULT];
+  return { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content };
+}
+
+/** The source of a tool result: its block is made from the result (`content` may itself be made when read). */
+function resultSource(step: number, r: RecordedToolResult, ask: unknown): FactSource {
+  const src = ask ? { id: 0, step, kind: 'tool_result' as const, ask } : { id: 0, step, kind: 'tool_result' as const };
+  Object.defineProperties(src, { [RESULT]: { value: r }, block: { enumerable: true, get: resultBlock } });
+  return src as unknown as FactSource;
 }
 
 /**
@@ -196,25 +229,37 @@ export function neededFacts(w: Workload): NeededFacts {
   const key = `${w.path ?? ''}\0${w.name}\0${w.sessionId ?? ''}\0${w.agentId ?? ''}\0${w.steps.length}\0${w.steps[w.steps.length - 1]?.at ?? 0}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const index = new StringIndex();
   const sources: FactSource[] = [];
-  // Earlier strings by word: word → source ids (in order) and their strings.
+  // Earlier strings by word: word → source ids (in order). A source's strings are not kept: they are
+  // read again from the workload (`stringsOf`) when a fact's search reaches the source.
   const byWord = new Map<string, number[]>();
-  const stringsOf: string[][] = [];
-  const addSource = (step: number, kind: FactSource['kind'], block: unknown, ask?: unknown) => {
-    const strings = blockStrings(block).filter((s) => s.length > 0);
-    if (!strings.length) return;
+  const addSource = (source: FactSource) => {
+    const strings = blockStrings(source.block);
+    if (!strings.some((s) => s.length > 0)) return;
     const id = sources.length;
-    sources.push({ id, step, kind, block, ...(ask ? { ask } : {}) });
-    stringsOf.push(strings);
+    (source as { id: number }).id = id;
+    sources.push(source);
     const seen = new Set<string>();
-    for (const s of strings) for (const word of index.wordsOf(s)) {
+    for (const s of strings) for (const m of s.matchAll(WORD_RE)) {
+      const word = m[0];
       if (seen.has(word)) continue;
       seen.add(word);
       let list = byWord.get(word);
       if (!list) byWord.set(word, (list = []));
       list.push(id);
     }
+  };
+  // The strings of the sources searched last: a search mostly stops at its first candidate, and
+  // the next fact's often at the same source.
+  const recent = new Map<number, string[]>();
+  const stringsOf = (id: number): string[] => {
+    let out = recent.get(id);
+    if (!out) {
+      out = blockStrings(sources[id]!.block);
+      if (recent.size >= 64) recent.delete(recent.keys().next().value!);
+      recent.set(id, out);
+    }
+    return out;
   };
   // A fact's first source never changes once found; until then, the sources already searched need
   // not be searched again at a later step. Every word run of the fact must be a word run of the
@@ -236,7 +281,7 @@ export function neededFacts(w: Workload): NeededFacts {
     const list = byWord.get(memo.word)!;
     for (; memo.next < list.length; memo.next++) {
       const id = list[memo.next]!;
-      if (stringsOf[id]!.some((s) => s.includes(text))) return (memo.source = id);
+      if (stringsOf(id).some((s) => s.includes(text))) return (memo.source = id);
     }
     return undefined;
   };
@@ -253,17 +298,17 @@ export function neededFacts(w: Workload): NeededFacts {
       const anchor = anchorOf(f.text);
       if (promptStrings.some((s) => s.includes(f.text))) continue;
       const source = firstSource(f.text);
-      if (source !== undefined) needed.push({ ...f, anchor, source });
+      if (source !== undefined) needed.push({ text: f.text, kind: f.kind, anchor, source });
     }
     if (needed.length) byStep.set(step.index, needed);
-    for (const p of step.prompt ?? []) addSource(step.index, 'prompt', p.block);
-    for (const b of step.reply as ContentBlock[]) if (b.type === 'text' || b.type === 'tool_use') addSource(step.index, 'reply', b);
+    for (const p of step.prompt ?? []) addSource({ id: 0, step: step.index, kind: 'prompt', block: p.block });
+    for (const b of step.reply as ContentBlock[]) if (b.type === 'text' || b.type === 'tool_use') addSource({ id: 0, step: step.index, kind: 'reply', block: b });
     for (const r of step.toolResults) {
       const use = (step.reply as ContentBlock[]).find((b) => b.type === 'tool_use' && (b as { id?: string }).id === r.toolUseId);
-      addSource(step.index, 'tool_result', { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content }, use);
+      addSource(resultSource(step.index, r, use));
     }
   }
-  const out = { byStep, sources, index };
+  const out = { byStep, sources };
   cache.set(key, out);
   if (cache.size > CACHED_WORKLOADS) cache.delete(cache.keys().next().value!);
   return out;
@@ -285,9 +330,9 @@ export interface StepRecall {
 
 /**
  * The presence test of one run: `test(needs, body)` says which of a step's needed facts the sent
- * context holds. Each distinct string is split into words once (`index`: give the workload's, whose
- * recorded strings are split already); the context is searched from the newest block back, where
- * needed facts mostly are, until every fact is found.
+ * context holds. A string is split into words once while it stays among the strings tested lately
+ * (`index`, which bounds how many word sets are kept); the context is searched from the newest block back, where needed facts mostly are, until every
+ * fact is found.
  */
 export function recallTester(index = new StringIndex()): (needs: readonly NeededFact[], body: SentContext) => StepRecall {
   // Blocks are mostly the same objects from one request to the next: their strings are kept.

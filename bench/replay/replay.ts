@@ -35,6 +35,14 @@ import { setRestoreFileSource } from '../../plugins/compaction/auto/index.js';
 import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 import { LiveChildren, type LiveChildRun } from './children.js';
+import { gitState } from '../../plugins/system-prompt/user-context.js';
+
+/**
+ * The git state of the temp folder replays run in, asked once per process: each replay's folder is
+ * a fresh empty one in it, so the system prompt's git state is the same for all, and the replays
+ * need not spawn git twice each (`system-prompt`'s `gitState` option).
+ */
+let tempGitState: Promise<string> | undefined;
 
 /** The prompt used when a recorded step must start a turn but the recording has no prompt for it. */
 export const CONTINUE_PROMPT = 'Continue.';
@@ -154,7 +162,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   let compactedSince = false;
   let editedSince = false;
   const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w);
-  const testRecall = recallTester(needs?.index);
+  const testRecall = recallTester();
   // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
   const refetched = new Set<number>();
   let apiCleared = 0;
@@ -283,6 +291,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   };
   delete kernelPreset.limits;
 
+  const gitText = await (tempGitState ??= gitState(tmpdir()));
   // The agent sees the recording's clock: strategies that measure idle time (Date.now() against the
   // last response or a message's timestamp) see the recorded gaps. Restored when the replay ends;
   // replays in one thread run one at a time.
@@ -300,7 +309,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       presetDir: preset.baseDir,
       cwd: dir,
       client,
-      plugins: [...preset.plugins, { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
+      plugins: [...preset.plugins.map((p) => withGitState(p, gitText)), { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
       ...(live ? { subagents: live.factory() } : {}),
       // A subagent's recording replays as a child agent, so its requests are attributed to the child (`subagent`).
@@ -388,6 +397,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
     ...(live ? { children: live.results() } : {}),
   };
+}
+
+/** The `system-prompt` plugin told the git state (unless its options say otherwise); other plugins as they are. */
+function withGitState(p: LoadedPreset['plugins'][number], text: string): LoadedPreset['plugins'][number] {
+  if (p.plugin.name !== 'system-prompt') return p;
+  const options = p.options === undefined || p.options === null || p.options === true ? {} : p.options;
+  if (typeof options !== 'object' || 'gitState' in options) return p;
+  return { ...p, options: { ...options, gitState: text } };
 }
 
 /**

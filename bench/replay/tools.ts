@@ -50,7 +50,9 @@ function replayTool(base: { name: string; description: string; schema: JsonSchem
       if (live?.ids.has(ctx.toolUseId)) return live.tool.call(live.tool.inputSchema.parse(input), ctx);
       const r = results.get(ctx.toolUseId);
       if (!r) return { content: MISSING_RESULT_TEXT, isError: true };
-      return { content: r.content.length ? r.content : '', isError: r.isError };
+      // Read once: a generated workload makes the content each time it is read.
+      const content = r.content;
+      return { content: content.length ? content : '', isError: r.isError };
     },
   });
 }

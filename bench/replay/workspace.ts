@@ -13,7 +13,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { ContentBlock } from '../../kernel/types.js';
-import type { Workload } from '../workloads/types.js';
+import type { RecordedToolResult, Workload } from '../workloads/types.js';
 
 /** A file of the workspace as of a step. */
 export interface WorkspaceFile {
@@ -25,7 +25,7 @@ export interface WorkspaceFile {
 }
 
 type FileOp =
-  | { kind: 'read'; path: string; content: string; partial: boolean }
+  | { kind: 'read'; path: string; result: RecordedToolResult; partial: boolean }
   | { kind: 'write'; path: string; content: string }
   | { kind: 'edit'; path: string; edits: { old: string; new: string; all: boolean }[] };
 
@@ -51,6 +51,25 @@ export function readContent(text: string): string {
   return body;
 }
 
+const READ_RESULT = Symbol('read result');
+
+/** A read file's content, from its recorded result (one getter for all files: one hidden class). */
+function readFileContent(this: { [READ_RESULT]: RecordedToolResult }): string {
+  return readContent(resultText(this[READ_RESULT].content));
+}
+
+/**
+ * A file as a read showed it. Its content is taken from the recorded result when asked for (an
+ * enumerable getter): most files are only read, and a long recording reads thousands of them, so
+ * the workspace refers to the recording instead of holding a second copy of each.
+ */
+function readFile(result: RecordedToolResult, step: number, partial: boolean): WorkspaceFile {
+  // The result under a symbol that is not enumerable: a copy or a comparison sees a plain file.
+  const file = { step, partial };
+  Object.defineProperties(file, { [READ_RESULT]: { value: result }, content: { enumerable: true, get: readFileContent } });
+  return file as unknown as WorkspaceFile;
+}
+
 function opsOf(w: Workload): Map<number, FileOp[]> {
   const base = w.cwd ?? '/';
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
@@ -68,7 +87,7 @@ function opsOf(w: Workload): Map<number, FileOp[]> {
         if (!result || result.isError) continue;
         const text = resultText(result.content);
         if (!text || /^(EACCES|ENOENT|EISDIR|Error)\b/.test(text) || text.startsWith('<tool_use_error>')) continue;
-        ops.push({ kind: 'read', path: abs(path), content: readContent(text), partial: input.offset !== undefined || input.limit !== undefined });
+        ops.push({ kind: 'read', path: abs(path), result, partial: input.offset !== undefined || input.limit !== undefined });
       } else if (WRITE.has(use.name) && typeof input.content === 'string') {
         if (result?.isError) continue;
         ops.push({ kind: 'write', path: abs(path), content: input.content });
@@ -112,7 +131,7 @@ export class VirtualWorkspace {
     const cur = this.files.get(op.path);
     if (op.kind === 'read') {
       if (op.partial && cur) return;
-      this.files.set(op.path, { content: op.content, step, partial: op.partial });
+      this.files.set(op.path, readFile(op.result, step, op.partial));
     } else if (op.kind === 'write') {
       this.files.set(op.path, { content: op.content, step, partial: false });
     } else if (cur) {

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateWorkload, parseGeneratorSpec } from './generator.js';
+import { generateWorkload, parseGeneratorSpec, prng, resultText, skipResultText } from './generator.js';
 
 describe('generator', () => {
   it('makes exactly `turns` requests split over `prompts`, with parallel calls and their results', () => {
@@ -23,6 +24,27 @@ describe('generator', () => {
   it('is deterministic for a spec and differs by seed', () => {
     expect(JSON.stringify(generateWorkload('gen:turns=20,seed=3'))).toBe(JSON.stringify(generateWorkload('gen:turns=20,seed=3')));
     expect(JSON.stringify(generateWorkload('gen:turns=20,seed=3'))).not.toBe(JSON.stringify(generateWorkload('gen:turns=20,seed=4')));
+  });
+
+  it('makes results when read: the same text every time, in JSON and in a structured clone, as when they were stored', () => {
+    const w = generateWorkload('gen:turns=40,parallel=2,results=800,seed=11');
+    const r = w.steps[3]!.toolResults[1]!;
+    expect(r.content).not.toBe(r.content);
+    expect(r.content).toEqual(r.content);
+    expect(Object.keys(r)).toEqual(['toolUseId', 'toolName', 'content', 'isError']);
+    expect(structuredClone(w)).toEqual(JSON.parse(JSON.stringify(w)));
+    // The digest of this spec's JSON when every result's text was made up front and stored.
+    expect(createHash('sha256').update(JSON.stringify(w)).digest('hex')).toBe('d8a23b9291f2a101a97b81c72483a994ecbe2145532be65f7e1ebec941838b92');
+  });
+
+  it('moves past a result with the same draws as making its text', () => {
+    for (const [seed, chars] of [[1, 1], [2, 40], [3, 2000], [4, 7777], [5, 60_000]] as const) {
+      const made = prng(seed);
+      const skipped = prng(seed);
+      expect(resultText(made, chars).length).toBeGreaterThanOrEqual(chars - 1);
+      skipResultText(skipped, chars);
+      expect(skipped.state()).toBe(made.state());
+    }
   });
 
   it('puts idle gaps before prompts and the step time between requests', () => {

@@ -16,7 +16,7 @@
  * - `seed`: PRNG seed (default 1).
  */
 import type { ContentBlock } from '../../kernel/types.js';
-import { newStats, type Workload, type WorkloadStep } from './types.js';
+import { newStats, type RecordedToolResult, type Workload, type WorkloadStep } from './types.js';
 
 export interface GeneratorParams {
   turns: number;
@@ -92,16 +92,51 @@ export function parseGeneratorSpec(spec: string): GeneratorParams {
   };
 }
 
+/** A PRNG: floats in [0, 1); `state()` is the seed that makes the same numbers from here on. */
+export interface Prng {
+  (): number;
+  state(): number;
+}
+
 /** mulberry32: a small, fast, seedable PRNG with a 2^32 period. Returns floats in [0, 1). */
-export function prng(seed: number): () => number {
+export function prng(seed: number): Prng {
   let a = seed >>> 0;
-  return () => {
+  const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+  return Object.assign(next, { state: () => a });
+}
+
+/** Where a generated result's text comes from: the PRNG state before it and its size, characters. */
+const RESULT_SEED = Symbol('generated result');
+
+/**
+ * Reads a generated result's content. One function for every result: objects whose accessors share
+ * their getter share one hidden class in V8, where a closure per object would give each its own.
+ */
+function generatedContent(this: { [RESULT_SEED]: [number, number] }): ContentBlock[] {
+  const [state, size] = this[RESULT_SEED];
+  return [{ type: 'text', text: resultText(prng(state), size) }];
+}
+
+/**
+ * A generated tool result whose content is made from the PRNG state `state` each time it is read
+ * (a fresh array each time; the same text). Its `content` is an enumerable getter, so JSON and a
+ * worker thread's structured clone see the text as if it were stored; the seed is under a symbol
+ * that is not enumerable, which neither copies nor compares.
+ */
+function lazyResult(toolUseId: string, toolName: string, state: number, size: number, isError: boolean): RecordedToolResult {
+  const r = { toolUseId, toolName };
+  Object.defineProperties(r, {
+    [RESULT_SEED]: { value: [state, size] },
+    content: { enumerable: true, configurable: true, get: generatedContent },
+    isError: { enumerable: true, value: isError, writable: true, configurable: true },
+  });
+  return r as unknown as RecordedToolResult;
 }
 
 const WORDS = ['the', 'value', 'function', 'returns', 'when', 'cache', 'request', 'error', 'handler', 'module', 'config',
@@ -124,7 +159,38 @@ function filePath(rand: () => number): string {
   return `src/${WORDS[Math.floor(rand() * WORDS.length)]}/${ident(rand)}.ts`;
 }
 
+/** Draws of `ident`, and the length of the name it makes. */
+function identLength(rand: () => number): number {
+  const a = WORDS[Math.floor(rand() * WORDS.length)]!;
+  const b = WORDS[Math.floor(rand() * WORDS.length)]!;
+  return a.length + b.length + String(Math.floor(rand() * 100)).length;
+}
+
+/**
+ * Makes the same draws as `resultText(rand, chars)` without building the text: lengths only. The
+ * generator moves past a result with it; the text is made when the result is read.
+ */
+export function skipResultText(rand: () => number, chars: number): void {
+  let n = 0;
+  let i = 1;
+  while (n < chars) {
+    let content: number;
+    // 'export function ' + name + '(' + name + ') {'
+    if (rand() < 0.3) content = 16 + identLength(rand) + 1 + identLength(rand) + 3;
+    else {
+      const want = 20 + Math.floor(rand() * 50);
+      let len = 0;
+      while (len < want) len += (len ? 1 : 0) + WORDS[Math.floor(rand() * WORDS.length)]!.length;
+      // '  ' + words + ';'
+      content = 2 + Math.min(len, want) + 1;
+    }
+    n += Math.max(5, String(i).length) + 1 + content + 1;
+    i++;
+  }
+}
+
 /** Code-like result text of about `chars` characters. */
+export
 function resultText(rand: () => number, chars: number): string {
   const lines: string[] = [];
   let n = 0;
@@ -184,7 +250,12 @@ export function generateWorkload(spec: string): Workload {
           const id = `toolu_gen_${String(++callId).padStart(6, '0')}`;
           reply.push({ type: 'tool_use', id, name, input: toolInput(rand, name) });
           const size = Math.max(1, Math.round(p.results * (0.5 + rand())));
-          toolResults.push({ toolUseId: id, toolName: name, content: [{ type: 'text', text: resultText(rand, size) }], isError: rand() < 0.05 });
+          // The text is made again from the generator's state whenever it is read (lazyResult), so
+          // a long workload holds a few numbers per result instead of every result's text. Here the
+          // generator only moves past it, making the draws the text would.
+          const state = rand.state();
+          skipResultText(rand, size);
+          toolResults.push(lazyResult(id, name, state, size, rand() < 0.05));
         }
       }
       const step: WorkloadStep = {

@@ -45,6 +45,12 @@ export const systemPromptOptions = z.object({
     platform: z.boolean().default(true),
     git: z.boolean().default(true),
   }).strict().default({ date: true, cwd: true, platform: true, git: true }),
+  /**
+   * Git state to show instead of running git (`userContext.git` still decides whether it is shown):
+   * for a caller that knows the answer, such as a benchmark replay in a fresh folder that is not a
+   * repository (`NOT_A_REPOSITORY`), which then spawns no git process per session.
+   */
+  gitState: z.string().optional(),
   /** Fixed date for the reminder (YYYY-MM-DD) instead of today's. */
   date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
 }).strict();
@@ -108,7 +114,7 @@ export default definePlugin({
   },
   apply(kernel, options) {
     const fileOf = (f: string) => resolve(kernel.presetDir, f);
-    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext, env: options.userContext.git ? kernel.subprocessEnv({ kind: 'git', name: 'system-prompt' }) : undefined });
+    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext, ...(options.gitState !== undefined ? { gitState: options.gitState } : {}), env: options.userContext.git && options.gitState === undefined ? kernel.subprocessEnv({ kind: 'git', name: 'system-prompt' }) : undefined });
     // Prefetch: in a new session the git commands start now, while the other
     // plugins load and the session opens, instead of at session start, when the first request
     // would soon wait for them. A resumed session reads its record back and does not need them.

@@ -111,6 +111,25 @@ describe('system-prompt in a session', () => {
     }
   });
 
+  it('with `gitState` shows that text and runs no git command', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const calls = join(dir, 'git-calls.txt');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${calls}'\nexit 128\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const sim = await httpClient(createSimulator({ responder: plannedResponder([[{ type: 'text', text: 'ok' }]]) }), join(home, 'told.jsonl'));
+      const kernel = await strategyKernel({ cwd: dir, client: sim.client, plugins: [{ plugin: systemPrompt, options: { date: '2026-05-05', gitState: 'Git branch: told' } }] });
+      await runPrompt(kernel, 'go');
+      await kernel.close();
+      expect(loggedRequests(join(home, 'told.jsonl'))[0]!.body.messages[0].content[0].text).toContain('Git branch: told');
+      expect(existsSync(calls)).toBe(false);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
   it('static sections are resolved once (a changed file does not change the bytes), dynamic ones every request; static first, then dynamic', async () => {
     writeFileSync(join(dir, 'guide.md'), 'Guide v1');
     writeFileSync(join(dir, 'status.md'), 'Status v1');

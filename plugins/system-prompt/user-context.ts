@@ -15,6 +15,9 @@ export const GIT_LOG_COUNT = 5;
 /** Timeout for each git command, ms. */
 export const GIT_TIMEOUT_MS = 5_000;
 
+/** What the git state says of a folder that is not in a repository (or where git fails). */
+export const NOT_A_REPOSITORY = 'Git: not a git repository.';
+
 /** Local date as YYYY-MM-DD. */
 export function localIsoDate(now = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
@@ -52,7 +55,7 @@ export async function gitState(cwd: string, env?: Record<string, string>): Promi
     git(cwd, ['status', '--short', '--branch'], env),
     git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)], env).then((l) => l ?? ''),
   ]);
-  if (statusOut === undefined) return 'Git: not a git repository.';
+  if (statusOut === undefined) return NOT_A_REPOSITORY;
   const [header = '', ...changes] = statusOut.split('\n');
   const branch = branchOf(header);
   let status = changes.join('\n');
@@ -71,6 +74,8 @@ export interface UserContextOptions {
   include: { date: boolean; cwd: boolean; platform: boolean; git: boolean };
   /** Environment for the git commands (the kernel's `subprocessEnv`). Default: rein's own. */
   env?: Record<string, string>;
+  /** The git state's text, given instead of running git. */
+  gitState?: string;
 }
 
 /** The reminder text (empty when nothing is included). */
@@ -79,7 +84,7 @@ export async function buildUserContext(o: UserContextOptions): Promise<string> {
   if (o.include.date) parts.push(`Today's date: ${o.date ?? localIsoDate()}`);
   if (o.include.cwd) parts.push(`Working directory: ${o.cwd}`);
   if (o.include.platform) parts.push(`Platform: ${platform()} ${release()}`);
-  if (o.include.git) parts.push(await gitState(o.cwd, o.env));
+  if (o.include.git) parts.push(o.gitState ?? await gitState(o.cwd, o.env));
   if (!parts.length) return '';
   return `<system-reminder>\nThis is the session's context as of its start; it is not updated during the session.\n${parts.join('\n')}\n</system-reminder>`;
 }

@@ -91,6 +91,21 @@ describe('flags are the command-line preset layer', () => {
     for (const key of ['model.name', 'permissions.allow', 'limits.maxTurns', 'system.append', 'tools']) expect(origins[key].layer).toBe('flags');
   });
 
+  it('rein preset print --preset X --origins: the preset named as rein run names it, same output as FILE', async () => {
+    const flags = ['--no-layers', '--origins', '--model', 'opus'];
+    const byFlag = await rein(['preset', 'print', '--preset', './agent.yaml', ...flags]);
+    expect(byFlag.stderr).toBe('');
+    expect(byFlag.code).toBe(0);
+    expect(byFlag.stdout).toContain('  - Read # preset agent.yaml:2\n');
+    expect(byFlag.stdout).toContain('name: claude-opus-4-8 # flags\n');
+    const byFile = await rein(['preset', 'print', './agent.yaml', ...flags]);
+    expect(byFlag.stdout).toBe(byFile.stdout);
+    // Two different presets at once are one error line, not a silent pick.
+    const both = await rein(['preset', 'print', './agent.yaml', '--preset', 'minimal']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('rein: preset print got two presets, ./agent.yaml and --preset minimal: pass one\n');
+  });
+
   it('--dangerously-skip-permissions: one flag for bypassPermissions, and a write runs without asking', async () => {
     const printed = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json', '--dangerously-skip-permissions']);
     expect(JSON.parse(printed.stdout).preset.permissions).toMatchObject({ mode: 'bypassPermissions', allowBypassPermissions: true });

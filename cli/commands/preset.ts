@@ -226,14 +226,21 @@ export function registerPresetCommands(program: Command): void {
     .command('print')
     .description('Print the resolved preset: defaults < user < project < local < FILE < Claude Code settings < flags, merged (without FILE, the preset `rein run` gets without --preset). Takes the flags of `rein run` that shape the agent.')
     .argument('[file]', 'a preset file or built-in name (the --preset layer)')
+    .option('--preset <file|name>', 'the same as FILE, as `rein run` spells it')
     .option('--origins', 'show the layer and file:line each value came from')
     .option('--json', 'print JSON: { preset, origins, files }')
     .option('--cwd <dir>', 'working directory (where project and local layers are searched from)')
     .option('--no-layers', 'ignore user, project and local config layers')
     .option('--plugins', 'print the plugins that load, in order, with the options they run with and where those came from');
   addPresetFlags(print)
-    .action(async (file: string | undefined, opts: { origins?: boolean; json?: boolean; cwd?: string; layers?: boolean; plugins?: boolean } & ClaudeFlagValues) => {
-      process.exitCode = await presetPrint(file, opts, defaultIO(opts.cwd));
+    .action(async (file: string | undefined, opts: { preset?: string; origins?: boolean; json?: boolean; cwd?: string; layers?: boolean; plugins?: boolean } & ClaudeFlagValues) => {
+      // `--preset X` is how `rein run` names the preset layer; FILE is the older spelling of it.
+      if (file !== undefined && opts.preset !== undefined && file !== opts.preset) {
+        process.stderr.write(`rein: preset print got two presets, ${file} and --preset ${opts.preset}: pass one\n`);
+        process.exitCode = EXIT_BAD_INPUT;
+        return;
+      }
+      process.exitCode = await presetPrint(file ?? opts.preset, opts, defaultIO(opts.cwd));
     });
   preset
     .command('init')

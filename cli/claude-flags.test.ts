@@ -73,6 +73,22 @@ describe('-p is print, the prompt is positional', () => {
   });
 });
 
+describe('a list flag that took the prompt', () => {
+  it('--allowedTools "Bash(git diff:*)" Read "hi": says the list took "hi" and how to write it; with -- the prompt runs', async () => {
+    const r = await rein(['-p', ...BASE, '--allowedTools', 'Bash(git diff:*)', 'Read', 'hi']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('rein: no prompt: --allowedTools takes every word after it, so "hi" went to it: put the prompt before --allowedTools, or end its list with -- (rein -p --allowedTools \'Bash(git diff:*)\' Read -- "the prompt")\n');
+    const mcp = await rein(['-p', ...BASE, '--mcp-config', '{"mcpServers":{}}', 'what is here']);
+    expect(mcp.code).toBe(2);
+    expect(mcp.stderr.split('\n')[0]).toBe(`rein: --mcp-config: no such file what is here (looked for ${join(tmp.dir, 'what is here')}); --mcp-config takes every word after it, so "what is here" went to it: put the prompt before --mcp-config, or end its list with -- (rein -p --mcp-config '{"mcpServers":{}}' -- "the prompt")`);
+    const e = await serve('fine');
+    const ok = await rein(['-p', ...BASE, '--output-format', 'json', '--allowedTools', 'Bash(git diff:*)', 'Read', '--', 'hi'], { env: e });
+    expect(ok.code).toBe(0);
+    expect(prompt()).toBe('hi');
+    expect(JSON.parse(ok.stdout)).toMatchObject({ result: 'fine' });
+  });
+});
+
 describe('flags are the command-line preset layer', () => {
   it('rein preset print shows what each flag changed, with the flags layer as origin', async () => {
     const r = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json',

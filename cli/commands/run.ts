@@ -10,7 +10,7 @@ import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js
 import type { Kernel } from '../../kernel/kernel.js';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
-import { flagPlan, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';
+import { flagPlan, listTookPrompt, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';
 import { EXIT } from '../main.js';
 
 export interface RunFlags extends ClaudeFlagValues {
@@ -63,7 +63,10 @@ export function agentOptions(f: RunFlags, cwd: string): { options: AgentOptions;
 export function readPrompt(words: string[]): string {
   let prompt = words.join(' ');
   if (prompt === '-' || (!prompt && !process.stdin.isTTY)) prompt = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-  if (!prompt.trim()) throw new InputError('no prompt: pass it after the flags (rein -p "fix the test"), or on stdin');
+  if (!prompt.trim()) {
+    const took = listTookPrompt();
+    throw new InputError(took ? `no prompt: ${took.hint}` : 'no prompt: pass it after the flags (rein -p "fix the test"), or on stdin');
+  }
   return prompt;
 }
 

@@ -73,6 +73,21 @@ describe('-p is print, the prompt is positional', () => {
   });
 });
 
+describe('exit code 1', () => {
+  it('a model error says why on stderr in every output format (rein: model_error: <cause>), not only in text', async () => {
+    for (const format of ['text', 'json', 'stream-json']) {
+      sim = await serveScenario('turns:\n  - fault: { status: 400, body: "the request was refused" }\n', tmp.dir);
+      const e = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url };
+      const r = await rein(['-p', ...BASE, '--output-format', format, 'hi'], { env: e });
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n')).toContain('rein: model_error: 400 invalid_request_error: the request was refused');
+      if (format !== 'text') expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', is_error: true, errors: ['400 invalid_request_error: the request was refused'] });
+      await sim.close();
+      sim = undefined;
+    }
+  });
+});
+
 describe('a list flag that took the prompt', () => {
   it('--allowedTools "Bash(git diff:*)" Read "hi": says the list took "hi" and how to write it; with -- the prompt runs', async () => {
     const r = await rein(['-p', ...BASE, '--allowedTools', 'Bash(git diff:*)', 'Read', 'hi']);

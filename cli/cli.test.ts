@@ -196,6 +196,13 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
     for (const c of ['run', 'hooks', 'sim', 'preset', 'cache', 'bench']) expect(r.stderr).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
   });
+
+  it('a prompt without -p (`claude "..."` habit): the last line says how to run it as a prompt', async () => {
+    const r = await runCli(["what's in here", 'now'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'what's in here'/);
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(`rein: to run it as a prompt: rein -p 'what'\\''s in here now'`);
+  });
 });
 
 describe('rein --version and rein hooks', () => {

@@ -134,6 +134,11 @@ function startsWithRunFlag(argv: readonly string[]): boolean {
   return !['-V', '--version', '-h', '--help'].includes(first);
 }
 
+/** `text` as one word for a POSIX shell (single quotes). */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Runs the command line; sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
   mark('cli main');
@@ -170,6 +175,8 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (e.code?.startsWith('commander.')) {
+      // `claude "fix the test"` is Claude Code's interactive habit; rein is headless: say how to run it.
+      if (e.code === 'commander.unknownCommand') process.stderr.write(`rein: to run it as a prompt: rein -p ${shellQuote(argv.join(' '))}\n`);
       process.exitCode = EXIT.BAD_INPUT;
       return;
     }

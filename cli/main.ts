@@ -180,6 +180,16 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = EXIT.BAD_INPUT;
       return;
     }
-    throw err;
+    // Any command, not only `rein run`: bad input is one line and exit 2; anything else is a bug in
+    // rein, one line and exit 70 (REIN_DEBUG=1 prints the stack), never Node's raw stack trace.
+    const { isInputError, printInputError } = await import('./commands/errors.js');
+    if (isInputError(err)) {
+      printInputError(err);
+      process.exitCode = EXIT.BAD_INPUT;
+      return;
+    }
+    const x = err as Error | undefined;
+    process.stderr.write(`rein: internal error: ${x?.message ?? String(err)}${process.env.REIN_DEBUG ? `\n${x?.stack ?? ''}` : ' (REIN_DEBUG=1 prints the stack trace)'}\n`);
+    process.exitCode = EXIT.INTERNAL;
   }
 }

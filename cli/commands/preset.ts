@@ -206,7 +206,14 @@ export async function presetInit(file: string | undefined, opts: { force?: boole
   let ref = relative(dirname(target), schema);
   // A long climb out of the project is less robust than the absolute path.
   if (ref.split('/').filter((s) => s === '..').length > 3 || isAbsolute(ref)) ref = schema;
-  writeFileSync(target, starterPreset(ref));
+  try {
+    writeFileSync(target, starterPreset(ref));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? `its folder ${dirname(target)} does not exist` : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
+    io.err(`rein: cannot write ${target}: ${why}; name a file in an existing folder\n`);
+    return EXIT_BAD_INPUT;
+  }
   io.err(`wrote ${relative(io.cwd, target) || target}; check it with: rein preset validate ${relative(io.cwd, target) || target}\n`);
   return EXIT_OK;
 }

@@ -269,7 +269,7 @@ export class Transcript {
     }
     const head = entries[0];
     if (!head || head.type !== 'session' || damaged.some((d) => d.line === 1)) {
-      throw new SessionError(`${file} is not a rein transcript (its first line is no session header)`);
+      throw new SessionError(`${file} is not a rein transcript (its first line is no session header); ${NOT_READABLE_HINT}`);
     }
     // The id names the session's lock and may name files beside it: it must not point elsewhere.
     if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);

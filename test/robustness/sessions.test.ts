@@ -176,6 +176,12 @@ describe('a transcript that is no readable file', () => {
     }
   });
 
+  it('an empty file: exit 2, saying it is no rein transcript and what to do', async () => {
+    const { file, cont } = await refused((f) => writeFileSync(f, ''));
+    expect(cont.code).toBe(2);
+    expect(lines(cont)).toEqual([`rein: ${file} is not a rein transcript (its first line is no session header); move it out of the way, or resume another session with --resume ID`]);
+  });
+
   it('a FIFO: exit 2 at once, without waiting for a writer (a blocked open could not even be stopped by a signal)', async () => {
     const { file, cont, byPath } = await refused((f) => execFileSync('mkfifo', [f]));
     for (const r of [cont, byPath]) {

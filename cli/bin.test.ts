@@ -147,6 +147,17 @@ describe('bin/rein.js', () => {
     expect(stderr).not.toMatch(/EPIPE|Unhandled/);
   });
 
+  it('stops quietly with 141 when its reader closes stderr too (rein -p ... 2>&1 | head -1), not with a stack trace and 1', () => {
+    const env = { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') };
+    // The run's first stderr line (the simulator notice) is all head reads; -v writes more after it.
+    const both = spawnSync('bash', ['-c', '"$0" "$1" -p -v --no-layers hi 2>&1 | head -1 >/dev/null; echo "${PIPESTATUS[0]}"', process.execPath, bin], { cwd: tmp.dir, env, encoding: 'utf8', timeout: 60_000 });
+    expect(both.stdout).toBe('141\n');
+    // stderr alone to the reader that leaves, stdout to a file: the file has no stack trace either.
+    const errOnly = spawnSync('bash', ['-c', '"$0" "$1" -p -v --no-layers hi 2>&1 >out.txt | head -1 >/dev/null; echo "${PIPESTATUS[0]}"', process.execPath, bin], { cwd: tmp.dir, env, encoding: 'utf8', timeout: 60_000 });
+    expect(errOnly.stdout).toBe('141\n');
+    expect(readFileSync(join(tmp.dir, 'out.txt'), 'utf8')).not.toMatch(/EPIPE|node:events|\n\s+at /);
+  });
+
   it('loads packages kept outside the bundle: a TypeScript plugin through jiti', () => {
     const r = spawnSync(process.execPath, [bin, 'run', 'How many words are in poem.txt?', '--preset', './agent.yaml', '--sim', 'scenario.yaml', '--output-format', 'json', '--no-layers'], { cwd: join(REPO, 'examples/custom-tool'), env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') }, encoding: 'utf8', timeout: 60_000 });
     expect(r.stderr).toBe('rein: running against the embedded simulator with scenario scenario.yaml\n');

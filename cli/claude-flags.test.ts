@@ -73,6 +73,37 @@ describe('-p is print, the prompt is positional', () => {
   });
 });
 
+describe('exit code 1', () => {
+  it('a model error says why on stderr in every output format (rein: model_error: <cause>), not only in text', async () => {
+    for (const format of ['text', 'json', 'stream-json']) {
+      sim = await serveScenario('turns:\n  - fault: { status: 400, body: "the request was refused" }\n', tmp.dir);
+      const e = { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url };
+      const r = await rein(['-p', ...BASE, '--output-format', format, 'hi'], { env: e });
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n')).toContain('rein: model_error: 400 invalid_request_error: the request was refused');
+      if (format !== 'text') expect(JSON.parse(r.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', is_error: true, errors: ['400 invalid_request_error: the request was refused'] });
+      await sim.close();
+      sim = undefined;
+    }
+  });
+});
+
+describe('a list flag that took the prompt', () => {
+  it('--allowedTools "Bash(git diff:*)" Read "hi": says the list took "hi" and how to write it; with -- the prompt runs', async () => {
+    const r = await rein(['-p', ...BASE, '--allowedTools', 'Bash(git diff:*)', 'Read', 'hi']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('rein: no prompt: --allowedTools takes every word after it, so "hi" went to it: put the prompt before --allowedTools, or end its list with -- (rein -p --allowedTools \'Bash(git diff:*)\' Read -- "the prompt")\n');
+    const mcp = await rein(['-p', ...BASE, '--mcp-config', '{"mcpServers":{}}', 'what is here']);
+    expect(mcp.code).toBe(2);
+    expect(mcp.stderr.split('\n')[0]).toBe(`rein: --mcp-config: no such file what is here (looked for ${join(tmp.dir, 'what is here')}); --mcp-config takes every word after it, so "what is here" went to it: put the prompt before --mcp-config, or end its list with -- (rein -p --mcp-config '{"mcpServers":{}}' -- "the prompt")`);
+    const e = await serve('fine');
+    const ok = await rein(['-p', ...BASE, '--output-format', 'json', '--allowedTools', 'Bash(git diff:*)', 'Read', '--', 'hi'], { env: e });
+    expect(ok.code).toBe(0);
+    expect(prompt()).toBe('hi');
+    expect(JSON.parse(ok.stdout)).toMatchObject({ result: 'fine' });
+  });
+});
+
 describe('flags are the command-line preset layer', () => {
   it('rein preset print shows what each flag changed, with the flags layer as origin', async () => {
     const r = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json',
@@ -89,6 +120,21 @@ describe('flags are the command-line preset layer', () => {
     expect(preset.plugins['structured-output']).toEqual({ schema: { type: 'object' } });
     expect(preset.plugins.printer).toEqual({ format: 'stream-json' });
     for (const key of ['model.name', 'permissions.allow', 'limits.maxTurns', 'system.append', 'tools']) expect(origins[key].layer).toBe('flags');
+  });
+
+  it('rein preset print --preset X --origins: the preset named as rein run names it, same output as FILE', async () => {
+    const flags = ['--no-layers', '--origins', '--model', 'opus'];
+    const byFlag = await rein(['preset', 'print', '--preset', './agent.yaml', ...flags]);
+    expect(byFlag.stderr).toBe('');
+    expect(byFlag.code).toBe(0);
+    expect(byFlag.stdout).toContain('  - Read # preset agent.yaml:2\n');
+    expect(byFlag.stdout).toContain('name: claude-opus-4-8 # flags\n');
+    const byFile = await rein(['preset', 'print', './agent.yaml', ...flags]);
+    expect(byFlag.stdout).toBe(byFile.stdout);
+    // Two different presets at once are one error line, not a silent pick.
+    const both = await rein(['preset', 'print', './agent.yaml', '--preset', 'minimal']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('rein: preset print got two presets, ./agent.yaml and --preset minimal: pass one\n');
   });
 
   it('--dangerously-skip-permissions: one flag for bypassPermissions, and a write runs without asking', async () => {

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -195,6 +195,26 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
     for (const c of ['run', 'hooks', 'sim', 'preset', 'cache', 'bench']) expect(r.stderr).toMatch(new RegExp(`^  ${c}\\b`, 'm'));
+  });
+
+  it('commands other than run: a path that is no file is one line and exit 2, never a Node stack trace', async () => {
+    mkdirSync(join(tmp.dir, 'dir'));
+    for (const [args, line] of [
+      [['cache', 'explain', 'dir'], 'rein: dir is a directory; rein cache explain takes a transcript file (.jsonl) or a session id'],
+      [['sim', 'serve', '--port', '0', '--scenario', 'nope.yaml'], `rein: --scenario: scenario file nope.yaml does not exist (looked for ${join(tmp.dir, 'nope.yaml')})`],
+      [['sim', 'serve', '--port', '0', '--scenario', 'dir'], `rein: --scenario: dir is a directory (${join(tmp.dir, 'dir')}); it takes a scenario YAML file`],
+      [['preset', 'init', 'no/such/folder/agent.yaml'], `rein: cannot write ${join(tmp.dir, 'no/such/folder/agent.yaml')}: its folder ${join(tmp.dir, 'no/such/folder')} does not exist; name a file in an existing folder`],
+    ] as const) {
+      const r = await runCli([...args], { cwd: tmp.dir, env, timeoutMs: 20_000 });
+      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 2, stderr: `${line}\n` });
+    }
+  });
+
+  it('a prompt without -p (`claude "..."` habit): the last line says how to run it as a prompt', async () => {
+    const r = await runCli(["what's in here", 'now'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command 'what's in here'/);
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(`rein: to run it as a prompt: rein -p 'what'\\''s in here now'`);
   });
 });
 

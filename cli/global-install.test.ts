@@ -20,10 +20,10 @@ let tarballFile: string;
  * The repository's packages linked into `dir` one by one, without the optional chart packages (a
  * registry install of rein does not add them either); `replace` puts other folders in their place.
  */
-function linkDependencies(dir: string, replace: Record<string, string> = {}): void {
+function linkDependencies(dir: string, replace: Record<string, string> = {}, omit: string[] = []): void {
   mkdirSync(dir, { recursive: true });
   for (const name of readdirSync(join(REPO, 'node_modules'))) {
-    if (name.startsWith('.') || name === 'vega' || name === 'vega-lite') continue;
+    if (name.startsWith('.') || name === 'vega' || name === 'vega-lite' || omit.includes(name)) continue;
     symlinkSync(replace[name] ?? join(REPO, 'node_modules', name), join(dir, name));
   }
 }
@@ -112,6 +112,31 @@ describe('a global install', () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("Error: rein needs zod 4 (its peer dependency zod@^4.2), but the zod it loaded is zod 3: install zod 4 where rein is installed (npm install zod@^4)");
     expect(r.stderr).not.toMatch(/reading 'def'/);
+  });
+
+  it('rein, rein/preset, rein/simulator and rein/testing import from a plain .mjs in a project without vitest', () => {
+    // vitest is an optional peer dependency: a project that installed rein alone has none.
+    const app = join(tmp.dir, 'plain');
+    linkDependencies(join(app, 'node_modules'), {}, ['vitest', '@vitest']);
+    mkdirSync(join(app, 'node_modules/rein'));
+    execFileSync('tar', ['xzf', tarballFile, '-C', join(app, 'node_modules/rein'), '--strip-components=1']);
+    writeFileSync(join(app, 'probe.mjs'), [
+      "import { createAgent } from 'rein';",
+      "import { loadPreset } from 'rein/preset';",
+      "import { createSimulator } from 'rein/simulator';",
+      "import { runCli, tempDir, useTestEnv } from 'rein/testing';",
+      'console.log([createAgent, loadPreset, createSimulator, runCli, tempDir].map((f) => typeof f).join(" "));',
+      'try { useTestEnv(); } catch (err) { console.log(err.message); }',
+      '',
+    ].join('\n'));
+    const r = spawnSync(process.execPath, ['probe.mjs'], { cwd: app, env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      'function function function function function',
+      'useTestEnv registers vitest hooks, and vitest is not installed here: npm install --save-dev vitest (or make a temp folder with tempDir(), which needs no test runner)',
+      '',
+    ]);
   });
 
   it('says which packages `rein bench --html` needs and how to install them, before replaying anything', () => {

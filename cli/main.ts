@@ -13,7 +13,7 @@
  *   129  interrupted by SIGHUP, 130 by SIGINT, 143 by SIGTERM (128 + the signal's number): the
  *        run ended `aborted`, its SessionEnd hooks ran; a second signal exits at once, still
  *        recording `aborted`
- *   141  stdout was closed by its reader (`rein run ... | head`); what ran is in the transcript
+ *   141  stdout (or stderr) was closed by its reader (`rein run ... | head`); what ran is in the transcript
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { addClaudeFlags } from './commands/claude-flags.js';
@@ -134,6 +134,11 @@ function startsWithRunFlag(argv: readonly string[]): boolean {
   return !['-V', '--version', '-h', '--help'].includes(first);
 }
 
+/** `text` as one word for a POSIX shell (single quotes). */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Runs the command line; sets process.exitCode. */
 export async function main(argv: string[]): Promise<void> {
   mark('cli main');
@@ -144,10 +149,14 @@ export async function main(argv: string[]): Promise<void> {
   zodConfig({ jitless: true });
   // A reader that stops early (`| head`, `| jq` failing) closes the pipe: stop quietly, as a process
   // killed by SIGPIPE would (128 + 13), instead of crashing on the unhandled write error.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    process.exit(EXIT.STDOUT_CLOSED);
-  });
+  // The same for stderr (`rein -p ... 2>&1 | head -1` closes both): a reader that went away is not a
+  // crash with Node's stack trace (which could not be read anyway) and exit 1.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+      process.exit(EXIT.STDOUT_CLOSED);
+    });
+  }
   // `rein` alone: what it can do, on stderr (stdout stays for a command's output).
   if (argv.length === 0) {
     const program = buildProgram();
@@ -170,9 +179,21 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (e.code?.startsWith('commander.')) {
+      // `claude "fix the test"` is Claude Code's interactive habit; rein is headless: say how to run it.
+      if (e.code === 'commander.unknownCommand') process.stderr.write(`rein: to run it as a prompt: rein -p ${shellQuote(argv.join(' '))}\n`);
       process.exitCode = EXIT.BAD_INPUT;
       return;
     }
-    throw err;
+    // Any command, not only `rein run`: bad input is one line and exit 2; anything else is a bug in
+    // rein, one line and exit 70 (REIN_DEBUG=1 prints the stack), never Node's raw stack trace.
+    const { isInputError, printInputError } = await import('./commands/errors.js');
+    if (isInputError(err)) {
+      printInputError(err);
+      process.exitCode = EXIT.BAD_INPUT;
+      return;
+    }
+    const x = err as Error | undefined;
+    process.stderr.write(`rein: internal error: ${x?.message ?? String(err)}${process.env.REIN_DEBUG ? `\n${x?.stack ?? ''}` : ' (REIN_DEBUG=1 prints the stack trace)'}\n`);
+    process.exitCode = EXIT.INTERNAL;
   }
 }

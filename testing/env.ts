@@ -14,8 +14,17 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { cleanEnv } from './support.js';
+
+/**
+ * vitest's hooks, or undefined where vitest is not installed: vitest is an optional peer
+ * dependency, and the rest of `rein/testing` (the simulator, `runCli`, `tempDir`, ...) works
+ * without it, so importing this entry from a plain script must not fail.
+ */
+const vitest = await import('vitest').catch((err: NodeJS.ErrnoException) => {
+  if (err?.code === 'ERR_MODULE_NOT_FOUND') return undefined;
+  throw err;
+});
 
 export interface TestEnv {
   /** The working folder (absolute). Read it inside a test or hook, not at module load. */
@@ -33,7 +42,13 @@ export interface TestEnvOptions {
   prefix?: string;
 }
 
+/**
+ * Registers the hooks that make a fresh pair of folders per test (or per file, `scope: 'all'`).
+ * Throws an Error saying what to install when vitest is not installed (use `tempDir()` without it).
+ */
 export function useTestEnv(options: TestEnvOptions = {}): TestEnv {
+  if (!vitest) throw new Error('useTestEnv registers vitest hooks, and vitest is not installed here: npm install --save-dev vitest (or make a temp folder with tempDir(), which needs no test runner)');
+  const { afterAll, afterEach, beforeAll, beforeEach } = vitest;
   let root: string | undefined;
   let saved: string | undefined;
   const need = () => {

@@ -5,7 +5,7 @@
  * Code session files are read too (claude-code-usage.ts): their usage, with breaks found from the
  * cache reads and TTL expiries from the timestamps.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { DetectorRecord } from '../../plugins/cache/break-detector/index.js';
@@ -221,6 +221,8 @@ export function renderExplanation(x: Explanation): string {
 function recordingKind(arg: string, cwd: string): 'rein' | 'claude-code' {
   const file = resolve(cwd, arg);
   if (!existsSync(file)) return 'rein';
+  // Checked before reading: a directory would fail the read, a FIFO would block it.
+  if (!statSync(file).isFile()) throw new InputError(`${arg} is ${statSync(file).isDirectory() ? 'a directory' : 'not a regular file'}; rein cache explain takes a transcript file (.jsonl) or a session id`);
   const text = readFileSync(file, 'utf8');
   try {
     if ((JSON.parse(text.split('\n', 1)[0]!) as { type?: string }).type === 'session') return 'rein';

@@ -180,6 +180,27 @@ export function splitRules(values: readonly string[] | undefined): string[] {
   return out;
 }
 
+/** The flags that take every word after them (commander `<values...>`), as Claude Code's do. */
+const LIST_FLAGS = ['--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools', '--tools', '--mcp-config', '--add-dir'];
+
+/**
+ * When the command line ends in a list flag with more than one value (`--allowedTools Read "fix
+ * it"`), the last of them was most likely meant as the prompt: that flag, its values, and a
+ * sentence saying how to write it. Undefined otherwise (a `--` or another option after the list).
+ */
+export function listTookPrompt(argv: readonly string[] = process.argv.slice(2)): { flag: string; words: string[]; hint: string } | undefined {
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const a = argv[i]!;
+    if (LIST_FLAGS.includes(a)) {
+      const words = argv.slice(i + 1);
+      if (words.length < 2) return undefined;
+      return { flag: a, words, hint: `${a} takes every word after it, so ${JSON.stringify(words.at(-1))} went to it: put the prompt before ${a}, or end its list with -- (rein -p ${a} ${words.slice(0, -1).map((w) => (/^[\w./:-]+$/.test(w) ? w : `'${w}'`)).join(' ')} -- "the prompt")` };
+    }
+    if (a.startsWith('-')) return undefined;
+  }
+  return undefined;
+}
+
 /** A JSON value from a flag: inline JSON, or a file holding it. */
 function jsonArg(flag: string, value: string, cwd: string): unknown {
   const text = value.trim().startsWith('{') || value.trim().startsWith('[') ? value : readArgFile(flag, value, cwd);
@@ -192,7 +213,11 @@ function jsonArg(flag: string, value: string, cwd: string): unknown {
 
 function readArgFile(flag: string, file: string, cwd: string): string {
   const path = resolve(cwd, file);
-  if (!existsSync(path)) throw new InputError(`${flag}: no such file ${file} (looked for ${path})`);
+  if (!existsSync(path)) {
+    const took = listTookPrompt();
+    const hint = took && took.words.at(-1) === file ? `; ${took.hint}` : '';
+    throw new InputError(`${flag}: no such file ${file} (looked for ${path})${hint}`);
+  }
   return readFileSync(path, 'utf8');
 }
 

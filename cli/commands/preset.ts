@@ -206,7 +206,14 @@ export async function presetInit(file: string | undefined, opts: { force?: boole
   let ref = relative(dirname(target), schema);
   // A long climb out of the project is less robust than the absolute path.
   if (ref.split('/').filter((s) => s === '..').length > 3 || isAbsolute(ref)) ref = schema;
-  writeFileSync(target, starterPreset(ref));
+  try {
+    writeFileSync(target, starterPreset(ref));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? `its folder ${dirname(target)} does not exist` : code === 'EISDIR' ? 'it is a directory' : (err as Error).message;
+    io.err(`rein: cannot write ${target}: ${why}; name a file in an existing folder\n`);
+    return EXIT_BAD_INPUT;
+  }
   io.err(`wrote ${relative(io.cwd, target) || target}; check it with: rein preset validate ${relative(io.cwd, target) || target}\n`);
   return EXIT_OK;
 }
@@ -226,14 +233,21 @@ export function registerPresetCommands(program: Command): void {
     .command('print')
     .description('Print the resolved preset: defaults < user < project < local < FILE < Claude Code settings < flags, merged (without FILE, the preset `rein run` gets without --preset). Takes the flags of `rein run` that shape the agent.')
     .argument('[file]', 'a preset file or built-in name (the --preset layer)')
+    .option('--preset <file|name>', 'the same as FILE, as `rein run` spells it')
     .option('--origins', 'show the layer and file:line each value came from')
     .option('--json', 'print JSON: { preset, origins, files }')
     .option('--cwd <dir>', 'working directory (where project and local layers are searched from)')
     .option('--no-layers', 'ignore user, project and local config layers')
     .option('--plugins', 'print the plugins that load, in order, with the options they run with and where those came from');
   addPresetFlags(print)
-    .action(async (file: string | undefined, opts: { origins?: boolean; json?: boolean; cwd?: string; layers?: boolean; plugins?: boolean } & ClaudeFlagValues) => {
-      process.exitCode = await presetPrint(file, opts, defaultIO(opts.cwd));
+    .action(async (file: string | undefined, opts: { preset?: string; origins?: boolean; json?: boolean; cwd?: string; layers?: boolean; plugins?: boolean } & ClaudeFlagValues) => {
+      // `--preset X` is how `rein run` names the preset layer; FILE is the older spelling of it.
+      if (file !== undefined && opts.preset !== undefined && file !== opts.preset) {
+        process.stderr.write(`rein: preset print got two presets, ${file} and --preset ${opts.preset}: pass one\n`);
+        process.exitCode = EXIT_BAD_INPUT;
+        return;
+      }
+      process.exitCode = await presetPrint(file ?? opts.preset, opts, defaultIO(opts.cwd));
     });
   preset
     .command('init')

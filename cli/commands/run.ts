@@ -4,13 +4,14 @@
  * `--input-format stream-json` it reads user messages and control requests from stdin instead and
  * runs one turn per message (cli/stream-json/).
  */
-import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
+import { mark } from '../../kernel/trace.js';
 import { resolve } from 'node:path';
 import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { InputError } from '../../kernel/errors.js';
 import { isInputError, printInputError } from './errors.js';
-import { flagPlan, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';
+import { flagPlan, listTookPrompt, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';
 import { EXIT } from '../main.js';
 
 export interface RunFlags extends ClaudeFlagValues {
@@ -60,11 +61,40 @@ export function agentOptions(f: RunFlags, cwd: string): { options: AgentOptions;
  * The prompt: the words after the flags, joined with spaces (as `claude -p` takes them). With none,
  * or `-`, it is read from stdin; one trailing newline (what `echo` and editors add) is dropped.
  */
-export function readPrompt(words: string[]): string {
+export async function readPrompt(words: string[], signal?: AbortSignal): Promise<string> {
   let prompt = words.join(' ');
-  if (prompt === '-' || (!prompt && !process.stdin.isTTY)) prompt = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
-  if (!prompt.trim()) throw new InputError('no prompt: pass it after the flags (rein -p "fix the test"), or on stdin');
+  if (prompt === '-' || (!prompt && !isatty(0))) {
+    mark('reading the prompt from stdin');
+    prompt = (await readStdin(signal)).replace(/\r?\n$/, '');
+  }
+  if (!prompt.trim()) {
+    const took = listTookPrompt();
+    throw new InputError(took ? `no prompt: ${took.hint}` : 'no prompt: pass it after the flags (rein -p "fix the test"), or on stdin');
+  }
   return prompt;
+}
+
+/**
+ * All of stdin as UTF-8 text, read from the stream rather than with a blocking read: a pipe whose
+ * writer has not written yet (`slow_command | rein -p`) is non-blocking once Node opens it, where a
+ * synchronous read fails with EAGAIN, and a blocked read would not let a signal through. Resolves
+ * with what was read so far when `signal` aborts (the caller then stops).
+ */
+function readStdin(signal?: AbortSignal): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const chunks: Buffer[] = [];
+    const done = () => {
+      signal?.removeEventListener('abort', done);
+      process.stdin.off('data', onData).off('end', done).off('error', onError);
+      process.stdin.pause();
+      resolvePromise(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onData = (c: Buffer) => { chunks.push(c); };
+    const onError = (err: Error) => { signal?.removeEventListener('abort', done); reject(err); };
+    if (signal?.aborted) return done();
+    signal?.addEventListener('abort', done);
+    process.stdin.on('data', onData).once('end', done).once('error', onError);
+  });
 }
 
 export async function runCommand(words: string[], f: RunFlags): Promise<number> {
@@ -90,7 +120,8 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
       stop.remove();
       return await runStreamJson(options, f);
     }
-    const prompt = readPrompt(words);
+    const prompt = await readPrompt(words, stop.signal);
+    if (stop.received) return SIGNAL_EXIT[stop.received];
     agent = await createAgent(options);
     if (agent.client.kind !== 'api') process.stderr.write(`rein: ${agent.client.notice}\n`);
     if (stop.received) return SIGNAL_EXIT[stop.received];

@@ -49,6 +49,9 @@ export const SESSION_ID = /^[A-Za-z0-9-]{1,128}$/;
 /** Bytes read at a time when only a transcript's first line (its header) is needed. */
 const HEADER_READ_BYTES = 4_096;
 
+/** What to do about a transcript rein cannot read: the end of its errors. */
+const NOT_READABLE_HINT = 'move it out of the way, or resume another session with --resume ID';
+
 /** Throws SessionError unless `id` is a valid session id. */
 export function assertSessionId(id: string, what = 'session id'): void {
   if (!SESSION_ID.test(id)) throw new SessionError(`${JSON.stringify(id)} is not a valid ${what}: use letters, digits and "-" only, or give the path of a .jsonl transcript`);
@@ -78,6 +81,7 @@ export function fsReason(err: unknown): string {
     EIO: 'an I/O error',
     ENOENT: 'the directory no longer exists',
     ENOTDIR: 'a part of the path is not a directory',
+    ELOOP: 'a loop of symbolic links',
   };
   const w = e?.code ? words[e.code] : undefined;
   return w ? `${w} (${e.code})` : (e?.message ?? String(err));
@@ -232,7 +236,7 @@ export class Transcript implements SessionLog {
     }
     const head = entries[0];
     if (!head || head.type !== 'session' || damaged.some((d) => d.line === 1)) {
-      throw new SessionError(`${file} is not a rein transcript (its first line is no session header)`);
+      throw new SessionError(`${file} is not a rein transcript (its first line is no session header); ${NOT_READABLE_HINT}`);
     }
     // The id names the session's lock and may name files beside it: it must not point elsewhere.
     if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
@@ -250,12 +254,12 @@ export class Transcript implements SessionLog {
   /** The whole file as text. Throws SessionError when it is missing, not a file, or unreadable. */
   private static readText(idOrPath: string, file: string): string {
     try {
-      if (!statSync(file).isFile()) throw new SessionError(`${file} is not a file`);
+      if (!statSync(file).isFile()) throw new SessionError(`${file} is not a file (a directory, a FIFO or a device); ${NOT_READABLE_HINT}`);
       return readFileSync(file, 'utf8');
     } catch (err) {
       if (err instanceof SessionError) throw err;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionError(`no session ${idOrPath} (looked for ${file})`);
-      throw new SessionError(`cannot read the session transcript ${file}: ${fsReason(err)}`);
+      throw new SessionError(`cannot read the session transcript ${file}: ${fsReason(err)}; ${NOT_READABLE_HINT}`);
     }
   }
 
@@ -269,6 +273,9 @@ export class Transcript implements SessionLog {
     const file = Transcript.fileOf(idOrPath, opts);
     let first: string | undefined;
     try {
+      // Only a regular file is opened here: opening a FIFO would block until a writer comes, with
+      // no way to stop rein (not even a signal). open() names what else it is.
+      if (!statSync(file).isFile()) throw new SessionError(`${file} is not a file`);
       const fd = openSync(file, 'r');
       try {
         // Headers are a few hundred bytes; read on until the first newline in case one is longer.
@@ -348,7 +355,14 @@ export class Transcript implements SessionLog {
     let best: { id: string; mtime: number } | undefined;
     for (const name of readdirSync(dir)) {
       if (!name.endsWith('.jsonl') || !SESSION_ID.test(name.slice(0, -6))) continue;
-      const mtime = statSync(join(dir, name)).mtimeMs;
+      const file = join(dir, name);
+      let mtime: number;
+      try {
+        mtime = statSync(file).mtimeMs;
+      } catch (err) {
+        // A symbolic link to nothing (or to itself) is named, not taken for a bug in rein.
+        throw new SessionError(`cannot read the session transcript ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is a symbolic link to a file that does not exist (ENOENT)' : fsReason(err)}; ${NOT_READABLE_HINT}`);
+      }
       if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
     }
     return best?.id;

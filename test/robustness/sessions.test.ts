@@ -5,11 +5,11 @@
  * session resumed with its scenario going on from the turn it reached.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
-import { BASH_PRESET, entries, rein, startRein, terminals, transcripts, write } from './support.js';
+import { BASH_PRESET, entries, projectDir, rein, startRein, terminals, transcripts, write } from './support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
@@ -147,6 +147,47 @@ describe('damaged transcripts', () => {
     const fixed = await run(['go on', '--sim', 's.yaml', '--resume', repaired, '--output-format', 'json']);
     expect(fixed.code).toBe(0);
     expect(existsSync(repaired)).toBe(true);
+  });
+});
+
+describe('a transcript that is no readable file', () => {
+  /** A session named `id` whose transcript is replaced by `make(file)`, then `rein run --continue` and `--resume FILE`. */
+  async function refused(make: (file: string) => void) {
+    const id = '7d1e136a-9b97-46cd-b543-61e6d76f1e1f';
+    const file = join(projectDir(env.REIN_HOME!, tmp.dir), `${id}.jsonl`);
+    mkdirSync(dirname(file), { recursive: true });
+    make(file);
+    // Killed after 20 s (exit code null): a FIFO would hold an open() that blocks for ever.
+    const cont = await rein(['run', 'go on', '--continue', '--no-layers'], { cwd: tmp.dir, env, timeoutMs: 20_000 });
+    const byPath = await rein(['run', 'go on', '--resume', file, '--no-layers'], { cwd: tmp.dir, env, timeoutMs: 20_000 });
+    return { file, cont, byPath };
+  }
+  const lines = (r: { stderr: string }) => r.stderr.split('\n').filter((l) => l && !/running the built-in demo/.test(l));
+
+  it('a symbolic link to nothing, or to itself: exit 2 naming it and what to do, not an internal error', async () => {
+    for (const [make, reason] of [
+      [(f: string) => symlinkSync(join(tmp.dir, 'gone.jsonl'), f), 'it is a symbolic link to a file that does not exist (ENOENT)'],
+      [(f: string) => symlinkSync(f, f), 'a loop of symbolic links (ELOOP)'],
+    ] as const) {
+      const { file, cont } = await refused(make);
+      expect(cont.code).toBe(2);
+      expect(lines(cont)).toEqual([`rein: cannot read the session transcript ${file}: ${reason}; move it out of the way, or resume another session with --resume ID`]);
+      unlinkSync(file);
+    }
+  });
+
+  it('an empty file: exit 2, saying it is no rein transcript and what to do', async () => {
+    const { file, cont } = await refused((f) => writeFileSync(f, ''));
+    expect(cont.code).toBe(2);
+    expect(lines(cont)).toEqual([`rein: ${file} is not a rein transcript (its first line is no session header); move it out of the way, or resume another session with --resume ID`]);
+  });
+
+  it('a FIFO: exit 2 at once, without waiting for a writer (a blocked open could not even be stopped by a signal)', async () => {
+    const { file, cont, byPath } = await refused((f) => execFileSync('mkfifo', [f]));
+    for (const r of [cont, byPath]) {
+      expect(r.code).toBe(2);
+      expect(lines(r)).toEqual([`rein: ${file} is not a file (a directory, a FIFO or a device); move it out of the way, or resume another session with --resume ID`]);
+    }
   });
 });
 

@@ -5,10 +5,11 @@
  * resumed model is told the interrupted call may have completed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../testing/support.js';
-import { BASH_PRESET, entries, PLUGIN_IMPORTS, rein, startRein, terminals, transcripts, write } from './support.js';
+import { cleanEnv, tempDir } from '../../testing/support.js';
+import { BASH_PRESET, BIN, entries, PLUGIN_IMPORTS, rein, startRein, terminals, transcripts, write } from './support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
@@ -123,5 +124,42 @@ describe('after SIGKILL', () => {
     const closing = entries(file!).filter((e) => e.type === 'message' && e.message.meta?.source === 'kernel');
     expect(closing).toHaveLength(1);
     expect(closing[0]!.message.content[0].content[0].text).toMatch(/may have completed/);
+  });
+});
+
+describe('a prompt on a pipe whose writer has not written yet (slow_command | rein -p)', () => {
+  /** `rein -p ...args` with stdin a pipe left open; resolves once rein says it is reading the prompt from it. */
+  async function waiting(args: string[]) {
+    const child = spawn(process.execPath, [BIN, '-p', ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env, REIN_TRACE_STARTUP: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    await new Promise<void>((r, reject) => {
+      child.stderr.on('data', (d) => { err += d; if (/reading the prompt from stdin/.test(err)) r(); });
+      void exited.then(() => reject(new Error(`rein exited before reading stdin: ${err}`)));
+    });
+    return { child, exited, out: () => out, err: () => err };
+  }
+
+  it('reads the prompt when it comes (no EAGAIN internal error), and runs it', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "read it" }]\n' });
+    const r = await waiting(['--sim', 's.yaml', '--no-layers', '--output-format', 'json']);
+    r.child.stdin.end('what is here\n');
+    expect(await r.exited).toBe(0);
+    expect(r.err()).not.toMatch(/internal error|EAGAIN/);
+    expect(JSON.parse(r.out())).toMatchObject({ subtype: 'success', result: 'read it' });
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    expect(entries(file!).find((e) => e.type === 'message')!.message.content[0].text).toBe('what is here');
+  });
+
+  it('SIGINT while it waits: exit 130 at once, nothing ran', async () => {
+    const r = await waiting(['--no-layers']);
+    r.child.kill('SIGINT');
+    expect(await r.exited).toBe(130);
+    expect(r.err()).not.toMatch(/internal error|\n\s+at /);
+    expect(r.out()).toBe('');
+    expect(existsSync(join(env.REIN_HOME!, 'sessions'))).toBe(false);
+    r.child.stdin.destroy();
   });
 });

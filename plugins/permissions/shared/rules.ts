@@ -240,10 +240,49 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
       const why = `${JSON.stringify(dynamicRead.source)} reads ${w.why ?? 'a file whose name is known only at run time'}, so the Read deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
     }
+    const named = hasReadGuards(rules) ? argumentRead(rules, parsed, q, base) : undefined;
+    if (named) {
+      const why = `${JSON.stringify(named.part)} names ${JSON.stringify(named.word)}, which the rule ${named.rule} covers, and the program may read it`;
+      return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
     const opaque = hasShellGuards(rules) ? parsed.parts.find((p) => p.opaque) : undefined;
     if (opaque) {
       const why = `${JSON.stringify(opaque.source)} runs code the command text does not show (${opaque.opaque}), so the deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The paths an argument word may name: the word itself, the value of `--opt=value` or `-oVALUE`,
+ * a curl-style `@file`, and the path after a `:` (`git show HEAD:.env`). Over-reading errs toward
+ * asking.
+ */
+function argumentPaths(v: string): string[] {
+  const out = [v];
+  const eq = /^--?[\w-]+=(.+)$/s.exec(v);
+  if (eq) out.push(eq[1]!);
+  else if (/^-[^-]./s.test(v)) out.push(v.slice(2));
+  if (v.startsWith('@') && v.length > 1) out.push(v.slice(1));
+  const colon = v.lastIndexOf(':');
+  if (colon !== -1 && colon < v.length - 1) out.push(v.slice(colon + 1));
+  return out.filter((p) => p !== '' && p !== '-' && !p.includes('\u0000'));
+}
+
+/**
+ * The first argument of a command part that names a file a Read deny or ask rule covers: programs
+ * read the files their arguments name (`cat .env`, `date -f .env`, `sed 1r.env`, `git diff
+ * --no-index .env x`), which a Read rule must cover as it covers `Read .env`.
+ */
+function argumentRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }, q: PermissionQuery, base: PathBase): { part: string; word: string; rule: string } | undefined {
+  const readRules = [...rules.deny, ...rules.ask].filter((r): r is CompiledRule & { kind: 'path' } => r.kind === 'path' && r.appliesTo('Read'));
+  for (const part of parsed.parts) {
+    for (const w of part.args ?? []) {
+      for (const p of argumentPaths(w.value)) {
+        const forms = pathFormsOf(q, p, base);
+        for (const rule of readRules) if (forms.some((f) => rule.path.test(f)) || hardLinkMatch(rule, forms)) return { part: part.source, word: w.value, rule: rule.text };
+      }
     }
   }
   return undefined;

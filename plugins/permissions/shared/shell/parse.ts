@@ -73,6 +73,12 @@ export interface ShellPart {
   writes: ShellWord[];
   /** Files read through input redirections (`< .env`), for Read deny rules. */
   reads?: ShellWord[];
+  /**
+   * The literal arguments of the command that runs (wrappers looked through): a program may read
+   * any file they name (`cat .env`, `date -f .env`, `jq --rawfile s .env`), so Read deny and ask
+   * rules are tried against them.
+   */
+  args?: ShellWord[];
   /** True for parts found inside an `sh -c` / `eval` script or a `find -exec`. */
   nested: boolean;
   /**
@@ -429,7 +435,8 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
       if (found.length) risky = found.map((r) => ({ ...r, index: r.index + offset }));
     }
   }
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  const args = cur.slice(1).filter((w) => !w.dynamic);
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

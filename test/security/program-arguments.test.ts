@@ -114,6 +114,11 @@ const ATTACKS: string[] = [
   `jq -f prog.jq data.json`,
   `cat .env`,
   `grep -H '' .env`,
+  // Searches of a whole tree that holds .env.
+  `grep -r zebra .`,
+  `grep -rn zebra`,
+  `grep -R SECRET_TOKEN`,
+  `grep --recursive -e zebra`,
 ];
 
 /** Harmless uses that must stay allowed, with a piece of their expected output. */
@@ -136,6 +141,7 @@ const BENIGN: [string, string][] = [
   [`jq -n '$__loc__'`, 'file'],
   [`date -d @0 -u +%Y`, '1970'],
   [`grep -n x file.txt`, '1:a x'],
+  [`grep -rn export src`, 'mod.ts'],
   [`less file.txt`, 'a x'],
 ];
 
@@ -147,6 +153,8 @@ function setup(s: Sandbox): void {
   w('other.txt', 'b y\n');
   w('three.txt', 'one\ntwo\nthree\n');
   w('mod.ts', 'export {};\n');
+  mkdirSync(join(s.proj, 'src'));
+  w('src/mod.ts', 'export {};\n');
   w('data.json', '{"name":"demo"}\n');
   w('prog.sed', `1e touch ${O}/sed-f\n`);
   w('prog.awk', `BEGIN { system("touch ${O}/awk-f") }\n`);

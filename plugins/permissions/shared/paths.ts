@@ -162,6 +162,18 @@ export function hardLinkNamed(m: PathMatcher, real: string): string | undefined 
   return covered.files.get(identity(st)) ?? (covered.overflow ? `a file with ${st.nlink} hard links, which may be one ${m.spec} covers (${covered.overflow})` : undefined);
 }
 
+/**
+ * A file `m` covers inside the directory `dir` (absolute, resolved), for a command that reads a
+ * whole tree (`grep -r`, `rg`): its path, a sentence of doubt when the covered files are too many
+ * to list, or undefined.
+ */
+export function coveredInside(m: PathMatcher, dir: string): string | undefined {
+  if (m.root === undefined || m.pattern === undefined) return undefined;
+  const covered = coveredFiles(m);
+  for (const f of covered.files.values()) if (isInside(f, dir)) return f;
+  return covered.overflow ? `a file ${m.spec} may cover (${covered.overflow})` : undefined;
+}
+
 /** Expands a leading `~` and resolves against `cwd` (lexically: for rule anchors and messages). */
 export function absolutePath(p: string, cwd: string, home = homedir()): string {
   if (p === '~') return home;

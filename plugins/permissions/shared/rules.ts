@@ -6,10 +6,11 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
@@ -240,6 +241,11 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
       const why = `${JSON.stringify(dynamicRead.source)} reads ${w.why ?? 'a file whose name is known only at run time'}, so the Read deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
     }
+    const tree = hasReadGuards(rules) ? treeRead(rules, parsed, q, base) : undefined;
+    if (tree) {
+      const why = `${JSON.stringify(tree.part)} reads every file under ${tree.dir}, including ${tree.file}, which the rule ${tree.rule} covers (the Grep tool leaves such files out)`;
+      return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
     const named = hasReadGuards(rules) ? argumentRead(rules, parsed, q, base) : undefined;
     if (named) {
       const why = `${JSON.stringify(named.part)} names ${JSON.stringify(named.word)}, which the rule ${named.rule} covers, and the program may read it`;
@@ -282,6 +288,42 @@ function argumentRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }
       for (const p of argumentPaths(w.value)) {
         const forms = pathFormsOf(q, p, base);
         for (const rule of readRules) if (forms.some((f) => rule.path.test(f)) || hardLinkMatch(rule, forms)) return { part: part.source, word: w.value, rule: rule.text };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The directories a tree-reading search walks: `rg` always, `grep` with -r/-R/--recursive. The
+ * first positional word is the pattern (unless -e or -f gave it); the rest are the places.
+ * Returns undefined for any other command.
+ */
+function searchedDirs(part: ShellPart): string[] | undefined {
+  const args = (part.args ?? []).map((w) => w.value);
+  if (part.program === 'grep' || part.program === 'egrep' || part.program === 'fgrep') {
+    const recursive = args.some((a) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) || /^-[A-Za-z]*[rR]/.test(a));
+    if (!recursive) return undefined;
+  } else if (part.program !== 'rg') return undefined;
+  const patternGiven = args.some((a) => /^-[A-Za-z]*[ef]|^--(regexp|file)\b/.test(a));
+  const positionals = args.filter((a) => !a.startsWith('-'));
+  const places = patternGiven ? positionals : positionals.slice(1);
+  return places;
+}
+
+/** A tree search (`grep -r`, `rg`) over a directory holding a file a Read deny or ask rule covers. */
+function treeRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }, q: PermissionQuery, base: PathBase): { part: string; dir: string; file: string; rule: string } | undefined {
+  const readRules = [...rules.deny, ...rules.ask].filter((r): r is CompiledRule & { kind: 'path' } => r.kind === 'path' && r.appliesTo('Read'));
+  for (const part of parsed.parts) {
+    const places = searchedDirs(part);
+    if (!places) continue;
+    // A word taken for a place that does not exist is an option's value (`rg -g '*.ts' x`); with
+    // no place that exists, the search walks the working directory, as the tools do.
+    const reals = places.map((p) => pathFormsOf(q, p, base).at(-1)!).filter((p) => existsSync(p));
+    for (const real of reals.length ? reals : [pathFormsOf(q, '.', base).at(-1)!]) {
+      for (const rule of readRules) {
+        const file = coveredInside(rule.path, real);
+        if (file) return { part: part.source, dir: real, file, rule: rule.text };
       }
     }
   }

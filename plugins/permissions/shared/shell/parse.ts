@@ -79,6 +79,8 @@ export interface ShellPart {
    * rules are tried against them.
    */
   args?: ShellWord[];
+  /** The name of the program that runs (wrappers looked through), when it is known. */
+  program?: string;
   /** True for parts found inside an `sh -c` / `eval` script or a `find -exec`. */
   nested: boolean;
   /**
@@ -436,7 +438,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     }
   }
   const args = cur.slice(1).filter((w) => !w.dynamic);
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

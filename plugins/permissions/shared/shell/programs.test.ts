@@ -8,7 +8,7 @@
  * - the decisions for rg and npx prettier (not installed here, so judged without running).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -82,6 +82,18 @@ describe('decisions for programs not installed here', () => {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     for (const command of ['rg foo', 'rg -n foo src', 'npx prettier --check .', 'npx prettier a.js']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
+    }
+  });
+  it('rg and grep -r over a tree holding a file a Read deny rule covers ask; elsewhere they are allowed', async () => {
+    const cwd = mkdtempSync(join(dir, 'k-'));
+    writeFileSync(join(cwd, '.env'), 'SECRET=1\n');
+    mkdirSync(join(cwd, 'src'));
+    const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(rg:*)', 'Bash(grep:*)'], deny: ['Read(./.env)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
+    for (const command of ['rg SECRET', 'rg SECRET .', 'rg -e SECRET', 'grep -r SECRET .', 'grep -rn SECRET', 'rg SECRET src ..']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    for (const command of ['rg SECRET src', 'grep -rn SECRET src', 'grep -n SECRET src/x.ts']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
   });

@@ -207,3 +207,60 @@ describe('programs that run code, write or read files through their own argument
     BENIGN.forEach(([command, expected], i) => expect(o.results.get(benign[i]!.id)?.text, command).toContain(expected));
   });
 });
+
+/**
+ * Files a program writes through its own arguments are writes: even under a rule that writes the
+ * option out (`Bash(sed -i:*)`, `Bash(sort -o:*)`, `Bash(git log --output:*)`), with
+ * `Edit(./**)`, a target outside the project, a protected file, or a link leading out asks
+ * (headless: is denied) and stays unchanged; targets inside the project are written.
+ */
+describe('files written through arguments under rules that name the option, default mode with Edit(./**)', () => {
+  let s: Sandbox;
+  let o: Outcome;
+  let attacks: Call[];
+  let benign: Call[];
+  const preset = 'name: progwrites\ntools: [Bash]\npermissions:\n  mode: default\n  allow: ["Bash(sed -i:*)", "Bash(sort -o:*)", "Bash(git log --output:*)", "Bash(find . -name file.txt -fprint:*)", "Edit(./**)"]\n';
+  beforeAll(async () => {
+    s = sandbox();
+    setup(s);
+    writeFileSync(join(s.home, '.bashrc'), VICTIM);
+    const { symlinkSync } = await import('node:fs');
+    symlinkSync('../outside/victim.txt', join(s.proj, 'link.txt'));
+    const O = s.outside;
+    attacks = ids('pw', [
+      `sed -i 's/outside/CHANGED/' ${O}/victim.txt`,
+      `sed -i -e 's/outside/CHANGED/' ~/.bashrc`,
+      `sed -i 's/a/b/' .git/config`,
+      `sed -i 's/outside/CHANGED/' link.txt`,
+      `sort -o ${O}/sorted three.txt`,
+      'sort -o .claude/settings.json three.txt',
+      'sort -o .g\u200cit/config three.txt',
+      `git log --output ${O}/log.txt --oneline`,
+      'git log --output .git/hooks/pre-commit --oneline',
+      `find . -name file.txt -fprint ${O}/found`,
+    ].map((command) => ({ name: 'Bash', input: { command } })));
+    benign = ids('pwb', ["sed -i 's/a/b/' file.txt", 'sort -o sorted.txt three.txt', 'git log --output log.txt --oneline'].map((command) => ({ name: 'Bash', input: { command } })));
+    o = await reinRun(s, preset, [...attacks, ...benign].map((c) => [c]));
+  }, 240_000);
+  afterAll(() => s.cleanup());
+
+  it('denies every write outside, to a protected file or through a link, naming why', () => {
+    expect(o.code, o.stderr).toBe(0);
+    const missing = attacks.filter((c) => !o.denials.has(c.id)).map((c) => `${String(c.input.command)} → ${o.results.get(c.id)?.text.slice(0, 200)}`);
+    expect(missing).toEqual([]);
+    for (const c of attacks) expect(o.denials.get(c.id), String(c.input.command)).toMatch(/outside the working directories|protected/);
+  });
+  it('changes nothing outside and no protected file', () => {
+    expect(readdirSync(s.outside).sort()).toEqual(['victim.txt', 'victimdir']);
+    expect(readFileSync(join(s.outside, 'victim.txt'), 'utf8')).toBe(VICTIM);
+    expect(readFileSync(join(s.home, '.bashrc'), 'utf8')).toBe(VICTIM);
+    expect(existsSync(join(s.proj, '.claude'))).toBe(false);
+    expect(existsSync(join(s.proj, '.git/hooks/pre-commit'))).toBe(false);
+  });
+  it('still writes inside the project', () => {
+    for (const c of benign) expect(o.denials.has(c.id), String(c.input.command)).toBe(false);
+    expect(readFileSync(join(s.proj, 'file.txt'), 'utf8')).toBe('b x\n');
+    expect(readFileSync(join(s.proj, 'sorted.txt'), 'utf8')).toBe('one\nthree\ntwo\n');
+    expect(readFileSync(join(s.proj, 'log.txt'), 'utf8')).toContain('first');
+  });
+});

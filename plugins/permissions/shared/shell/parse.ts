@@ -13,6 +13,7 @@
 import { newParser, parseBash, walk, type Node } from './ast.js';
 import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
 import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
+import { argumentWrites } from './programs.js';
 import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
@@ -438,7 +439,9 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     }
   }
   const args = cur.slice(1).filter((w) => !w.dynamic);
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  // Files the program writes through its own arguments (`sed -i f`, `sort -o f`) are writes too.
+  const written = argumentWrites(name, cur);
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes: written.length ? [...writes, ...written] : writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

@@ -337,3 +337,95 @@ export function jqRisks(words: readonly ShellWord[]): Finding[] {
   }
   return out;
 }
+
+// ---------------------------------------------------------------- files written through arguments
+
+/** The value of an option at `words[i]`: attached (`-oFILE`, `--output=FILE`) or the next word. */
+function valueAt(words: readonly ShellWord[], i: number, attached: string | undefined): ShellWord | undefined {
+  const w = words[i]!;
+  return attached !== undefined && attached !== '' ? { ...w, value: attached } : words[i + 1];
+}
+
+/** Options whose value is a file the tool writes, per tool: long names (exact or abbreviated) and short letters. */
+const WRITE_OPTIONS: Readonly<Record<string, { long: readonly string[]; short: readonly string[]; whole?: readonly string[] }>> = {
+  sort: { long: ['output'], short: ['o'] },
+  git: { long: ['output'], short: [] },
+  tar: { long: ['index-file', 'volno-file'], short: [] },
+  less: { long: ['log-file', 'LOG-FILE'], short: ['o', 'O'] },
+  curl: { long: ['output', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'libcurl', 'stderr'], short: ['o', 'D', 'c'] },
+  wget: { long: ['output-document', 'output-file', 'append-output'], short: ['O', 'o', 'a'] },
+  find: { long: [], short: [], whole: ['-fprint', '-fprint0', '-fprintf', '-fls'] },
+};
+
+/** Values that write nowhere (stdout, the null device). */
+const NOWHERE = new Set(['-', '/dev/null', '/dev/stdout', '/dev/stderr']);
+
+/**
+ * Files a command writes through its own arguments: the operands of `sed -i`, and the values of
+ * options such as `sort -o`, `git log --output`, `find -fprint`, `tar --index-file`,
+ * `less --log-file`, `curl -o`. They are writes like `> file`: Edit deny and ask rules, the
+ * protected paths and the working directories apply to them, and an allow rule that writes the
+ * option out (`Bash(sed -i:*)`) still needs the file to be writable.
+ */
+export function argumentWrites(name: string | undefined, words: readonly ShellWord[]): ShellWord[] {
+  if (!name) return [];
+  if (name === 'sed') return sedInPlaceFiles(words);
+  const spec = Object.hasOwn(WRITE_OPTIONS, name) ? WRITE_OPTIONS[name] : undefined;
+  if (!spec) return [];
+  const out: ShellWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic || !v.startsWith('-') || v === '-') continue;
+    if (v === '--') break;
+    let target: ShellWord | undefined;
+    if (spec.whole?.includes(v)) target = words[i + 1];
+    else if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const given = eq === -1 ? v.slice(2) : v.slice(2, eq);
+      if (given && spec.long.some((l) => l.startsWith(given))) target = valueAt(words, i, eq === -1 ? undefined : v.slice(eq + 1));
+    } else if (!spec.whole) {
+      for (let k = 1; k < v.length; k++) {
+        if (spec.short.includes(v[k]!)) { target = valueAt(words, i, v.slice(k + 1)); break; }
+      }
+    }
+    if (target && (target.dynamic || !NOWHERE.has(target.value))) out.push(target);
+  }
+  return out;
+}
+
+/** The file operands of `sed -i` / `--in-place` (none without it). */
+function sedInPlaceFiles(words: readonly ShellWord[]): ShellWord[] {
+  let inPlace = false;
+  let scripted = false;
+  let operands = false;
+  const files: ShellWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (operands || w.dynamic || !v.startsWith('-') || v === '-') {
+      if (!scripted) scripted = true;
+      else files.push(w);
+      continue;
+    }
+    if (v === '--') { operands = true; continue; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), SED_LONG);
+      if (name === 'in-place') inPlace = true;
+      if (name === 'expression' || name === 'file') scripted = true;
+      if (name && SED_LONG[name] && eq === -1) i++;
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (c === 'i') { inPlace = true; break; }
+      if (c === 'e' || c === 'f' || c === 'l') {
+        if (c !== 'l') scripted = true;
+        if (k === v.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return inPlace ? files : [];
+}

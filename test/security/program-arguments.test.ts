@@ -114,6 +114,9 @@ const ATTACKS: string[] = [
   `jq -f prog.jq data.json`,
   `cat .env`,
   `grep -H '' .env`,
+  `xargs -a .env echo`,
+  `timeout 5 cat .env`,
+  `git show HEAD:.env`,
   // Searches of a whole tree that holds .env.
   `grep -r zebra .`,
   `grep -rn zebra`,

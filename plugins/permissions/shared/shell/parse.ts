@@ -75,7 +75,7 @@ export interface ShellPart {
   /** Files read through input redirections (`< .env`), for Read deny rules. */
   reads?: ShellWord[];
   /**
-   * The literal arguments of the command that runs (wrappers looked through): a program may read
+   * The literal arguments of the command, its wrappers' included: a program may read
    * any file they name (`cat .env`, `date -f .env`, `jq --rawfile s .env`), so Read deny and ask
    * rules are tried against them.
    */
@@ -438,7 +438,8 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
       if (found.length) risky = found.map((r) => ({ ...r, index: r.index + offset }));
     }
   }
-  const args = cur.slice(1).filter((w) => !w.dynamic);
+  // Every word after the name, wrappers' own included (`xargs -a .env echo` reads .env).
+  const args = words.slice(1).filter((w) => !w.dynamic);
   // Files the program writes through its own arguments (`sed -i f`, `sort -o f`) are writes too.
   const written = argumentWrites(name, cur);
   push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes: written.length ? [...writes, ...written] : writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });

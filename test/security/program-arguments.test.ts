@@ -122,6 +122,8 @@ const ATTACKS: string[] = [
   `grep -rn zebra`,
   `grep -R SECRET_TOKEN`,
   `grep --recursive -e zebra`,
+  `find . -type f -exec cat {} +`,
+  `find . -exec grep -H zebra {} ';'`,
 ];
 
 /** Harmless uses that must stay allowed, with a piece of their expected output. */
@@ -138,6 +140,7 @@ const BENIGN: [string, string][] = [
   [`git log --oneline`, 'first'],
   [`git diff HEAD`, ''],
   [`find . -name '*.ts'`, 'mod.ts'],
+  [`find src -name '*.ts' -exec cat {} +`, 'export'],
   [`sort three.txt`, 'one'],
   [`tar -tf a.tar`, 'file.txt'],
   [`jq .name data.json`, '"demo"'],

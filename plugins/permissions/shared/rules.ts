@@ -295,12 +295,20 @@ function argumentRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }
 }
 
 /**
- * The directories a tree-reading search walks: `rg` always, `grep` with -r/-R/--recursive. The
- * first positional word is the pattern (unless -e or -f gave it); the rest are the places.
+ * The directories a tree-reading search walks: `rg` always, `grep` with -r/-R/--recursive, `find`
+ * with -exec/-execdir/-ok (the files it finds go to another program). The
+ * first positional word of a search is the pattern (unless -e or -f gave it); the rest are the
+ * places. find's places are the words before its first expression.
  * Returns undefined for any other command.
  */
 function searchedDirs(part: ShellPart): string[] | undefined {
   const args = (part.args ?? []).map((w) => w.value);
+  if (part.program === 'find') {
+    // `find DIR… -exec cat {} +` hands every file it finds to another program.
+    if (!args.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a))) return undefined;
+    const end = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+    return args.slice(0, end === -1 ? args.length : end);
+  }
   if (part.program === 'grep' || part.program === 'egrep' || part.program === 'fgrep') {
     const recursive = args.some((a) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) || /^-[A-Za-z]*[rR]/.test(a));
     if (!recursive) return undefined;
@@ -311,7 +319,7 @@ function searchedDirs(part: ShellPart): string[] | undefined {
   return places;
 }
 
-/** A tree search (`grep -r`, `rg`) over a directory holding a file a Read deny or ask rule covers. */
+/** A tree search (`grep -r`, `rg`, `find -exec`) over a directory holding a file a Read deny or ask rule covers. */
 function treeRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }, q: PermissionQuery, base: PathBase): { part: string; dir: string; file: string; rule: string } | undefined {
   const readRules = [...rules.deny, ...rules.ask].filter((r): r is CompiledRule & { kind: 'path' } => r.kind === 'path' && r.appliesTo('Read'));
   for (const part of parsed.parts) {

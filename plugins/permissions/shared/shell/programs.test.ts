@@ -97,4 +97,12 @@ describe('decisions for programs not installed here', () => {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
   });
+  it('exporting a variable that hands a program more options (TAR_OPTIONS, RIPGREP_CONFIG_PATH, MANOPT, LESS) is not covered by Bash(export:*)', async () => {
+    const cwd = mkdtempSync(join(dir, 'k-'));
+    const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(export:*)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
+    for (const command of ['export TAR_OPTIONS=--to-command=./x', 'export RIPGREP_CONFIG_PATH=./rgrc', 'export MANOPT=-P./x', 'export LESS=-o/tmp/x', 'export LESSKEYIN=./keys', 'export AWKPATH=./lib']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    expect((await decide(k, 'Bash', { command: 'export FOO=1' }))?.behavior).toBe('allow');
+  });
 });

@@ -162,6 +162,18 @@ export function hardLinkNamed(m: PathMatcher, real: string): string | undefined 
   return covered.files.get(identity(st)) ?? (covered.overflow ? `a file with ${st.nlink} hard links, which may be one ${m.spec} covers (${covered.overflow})` : undefined);
 }
 
+/**
+ * A file `m` covers inside the directory `dir` (absolute, resolved), for a command that reads a
+ * whole tree (`grep -r`, `rg`): its path, a sentence of doubt when the covered files are too many
+ * to list, or undefined.
+ */
+export function coveredInside(m: PathMatcher, dir: string): string | undefined {
+  if (m.root === undefined || m.pattern === undefined) return undefined;
+  const covered = coveredFiles(m);
+  for (const f of covered.files.values()) if (isInside(f, dir)) return f;
+  return covered.overflow ? `a file ${m.spec} may cover (${covered.overflow})` : undefined;
+}
+
 /** Expands a leading `~` and resolves against `cwd` (lexically: for rule anchors and messages). */
 export function absolutePath(p: string, cwd: string, home = homedir()): string {
   if (p === '~') return home;
@@ -223,10 +235,40 @@ export const PROTECTED_FILES: readonly string[] = Object.freeze([
  * protected-name comparison: on a case-insensitive volume (macOS's default APFS, Windows NTFS)
  * `.GIT/config` is `.git/config`; Windows drops trailing dots and spaces (`.git./`, `.git /`) and
  * reads `name:stream` as a stream of `name` (Microsoft, "Naming Files, Paths, and Namespaces").
+ * Compatibility forms are folded too (NFKC: `ſ` is `s`, the fullwidth `．` is `.`), code points
+ * HFS+ ignores are dropped, and an 8.3 short name stands for the protected name it abbreviates.
  * Folding on every system errs toward asking: on Linux these are other names, rarely written.
  */
 function foldName(segment: string): string {
-  return segment.normalize('NFC').toLowerCase().replace(/:.*$/s, '').replace(/[. ]+$/, '') || segment;
+  const folded = segment.normalize('NFKC').replace(IGNORED_CODE_POINTS, '').toLowerCase().replace(/:.*$/s, '').replace(/[. ]+$/, '');
+  return longNameOf(folded) ?? (folded || segment);
+}
+
+/**
+ * Code points HFS+ leaves out when it compares names (zero-width joiners, direction marks, the
+ * byte-order mark; the list git checks in `is_hfs_dotgit`, git's utf8.c `next_hfs_char`), and the
+ * soft hyphen: `.g\u200cit` is `.git` there.
+ */
+const IGNORED_CODE_POINTS = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
+
+/** Protected names a Windows 8.3 short name can stand for (`GIT~1` for `.git`). */
+const SHORT_NAME_TARGETS = (): readonly string[] => [...PROTECTED_DIRS, ...PROTECTED_FILES, '.reinrc', '.reinrc.json', '.reinrc.yaml', '.reinrc.yml', 'rein.config.js', 'rein.config.json', 'rein.config.yaml', 'rein.config.yml'];
+
+/**
+ * The protected name a lower-cased 8.3 short name stands for, or undefined. Windows makes the
+ * short name from the name before its last dot with dots and spaces removed, cut to 6 characters,
+ * then `~N` and the first 3 characters of the extension (Microsoft, "Naming Files, Paths, and
+ * Namespaces", short names); git refuses `git~1` for the same reason (`is_ntfs_dotgit`).
+ */
+function longNameOf(folded: string): string | undefined {
+  const m = /^([^~.]{1,6})~\d+(?:\.([^.]{1,3}))?$/.exec(folded);
+  if (!m) return undefined;
+  return SHORT_NAME_TARGETS().find((name) => {
+    const dot = name.lastIndexOf('.');
+    const stem = (dot > 0 ? name.slice(0, dot) : name).replace(/[. ]/g, '');
+    const ext = dot > 0 ? name.slice(dot + 1, dot + 4) : undefined;
+    return stem.slice(0, 6) === m[1] && ext === m[2];
+  });
 }
 
 /** rein's own configuration files (cosmiconfig names for `rein`). */

@@ -6,10 +6,11 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
@@ -240,10 +241,98 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
       const why = `${JSON.stringify(dynamicRead.source)} reads ${w.why ?? 'a file whose name is known only at run time'}, so the Read deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
     }
+    const tree = hasReadGuards(rules) ? treeRead(rules, parsed, q, base) : undefined;
+    if (tree) {
+      const why = `${JSON.stringify(tree.part)} reads every file under ${tree.dir}, including ${tree.file}, which the rule ${tree.rule} covers (the Grep tool leaves such files out)`;
+      return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
+    const named = hasReadGuards(rules) ? argumentRead(rules, parsed, q, base) : undefined;
+    if (named) {
+      const why = `${JSON.stringify(named.part)} names ${JSON.stringify(named.word)}, which the rule ${named.rule} covers, and the program may read it`;
+      return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
     const opaque = hasShellGuards(rules) ? parsed.parts.find((p) => p.opaque) : undefined;
     if (opaque) {
       const why = `${JSON.stringify(opaque.source)} runs code the command text does not show (${opaque.opaque}), so the deny and ask rules cannot be checked against it`;
       return { behavior: 'ask', message: `The command needs approval: ${why}.`, reason: why, source: 'permissions' };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The paths an argument word may name: the word itself, the value of `--opt=value` or `-oVALUE`,
+ * a curl-style `@file`, and the path after a `:` (`git show HEAD:.env`). Over-reading errs toward
+ * asking.
+ */
+function argumentPaths(v: string): string[] {
+  const out = [v];
+  const eq = /^--?[\w-]+=(.+)$/s.exec(v);
+  if (eq) out.push(eq[1]!);
+  else if (/^-[^-]./s.test(v)) out.push(v.slice(2));
+  if (v.startsWith('@') && v.length > 1) out.push(v.slice(1));
+  const colon = v.lastIndexOf(':');
+  if (colon !== -1 && colon < v.length - 1) out.push(v.slice(colon + 1));
+  return out.filter((p) => p !== '' && p !== '-' && !p.includes('\u0000'));
+}
+
+/**
+ * The first argument of a command part that names a file a Read deny or ask rule covers: programs
+ * read the files their arguments name (`cat .env`, `date -f .env`, `sed 1r.env`, `git diff
+ * --no-index .env x`), which a Read rule must cover as it covers `Read .env`.
+ */
+function argumentRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }, q: PermissionQuery, base: PathBase): { part: string; word: string; rule: string } | undefined {
+  const readRules = [...rules.deny, ...rules.ask].filter((r): r is CompiledRule & { kind: 'path' } => r.kind === 'path' && r.appliesTo('Read'));
+  for (const part of parsed.parts) {
+    for (const w of part.args ?? []) {
+      for (const p of argumentPaths(w.value)) {
+        const forms = pathFormsOf(q, p, base);
+        for (const rule of readRules) if (forms.some((f) => rule.path.test(f)) || hardLinkMatch(rule, forms)) return { part: part.source, word: w.value, rule: rule.text };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The directories a tree-reading search walks: `rg` always, `grep` with -r/-R/--recursive, `find`
+ * with -exec/-execdir/-ok (the files it finds go to another program). The
+ * first positional word of a search is the pattern (unless -e or -f gave it); the rest are the
+ * places. find's places are the words before its first expression.
+ * Returns undefined for any other command.
+ */
+function searchedDirs(part: ShellPart): string[] | undefined {
+  const args = (part.args ?? []).map((w) => w.value);
+  if (part.program === 'find') {
+    // `find DIR… -exec cat {} +` hands every file it finds to another program.
+    if (!args.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a))) return undefined;
+    const end = args.findIndex((a) => a.startsWith('-') || a === '(' || a === '!');
+    return args.slice(0, end === -1 ? args.length : end);
+  }
+  if (part.program === 'grep' || part.program === 'egrep' || part.program === 'fgrep') {
+    const recursive = args.some((a) => /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) || /^-[A-Za-z]*[rR]/.test(a));
+    if (!recursive) return undefined;
+  } else if (part.program !== 'rg') return undefined;
+  const patternGiven = args.some((a) => /^-[A-Za-z]*[ef]|^--(regexp|file)\b/.test(a));
+  const positionals = args.filter((a) => !a.startsWith('-'));
+  const places = patternGiven ? positionals : positionals.slice(1);
+  return places;
+}
+
+/** A tree search (`grep -r`, `rg`, `find -exec`) over a directory holding a file a Read deny or ask rule covers. */
+function treeRead(rules: CompiledRules, parsed: ParsedCommand & { ok: true }, q: PermissionQuery, base: PathBase): { part: string; dir: string; file: string; rule: string } | undefined {
+  const readRules = [...rules.deny, ...rules.ask].filter((r): r is CompiledRule & { kind: 'path' } => r.kind === 'path' && r.appliesTo('Read'));
+  for (const part of parsed.parts) {
+    const places = searchedDirs(part);
+    if (!places) continue;
+    // A word taken for a place that does not exist is an option's value (`rg -g '*.ts' x`); with
+    // no place that exists, the search walks the working directory, as the tools do.
+    const reals = places.map((p) => pathFormsOf(q, p, base).at(-1)!).filter((p) => existsSync(p));
+    for (const real of reals.length ? reals : [pathFormsOf(q, '.', base).at(-1)!]) {
+      for (const rule of readRules) {
+        const file = coveredInside(rule.path, real);
+        if (file) return { part: part.source, dir: real, file, rule: rule.text };
+      }
     }
   }
   return undefined;

@@ -30,6 +30,10 @@ export interface Node {
 const CLOSERS = new Set(['Right', 'Rparen', 'Rbrace', 'Rbrack', 'Rbrack2', 'Rparen2', 'Esac', 'Done', 'Fi', 'FiPos', 'DonePos', 'EsacPos', 'Rbrack']);
 
 function convert(v: any, span: { s: number; e: number }): any {
+  // Go strings inside the GopherJS build are byte strings (one character per UTF-8 byte): a
+  // word with `é` or `\u200c` would otherwise reach the rules as mojibake that no rule or
+  // protected name matches.
+  if (typeof v === 'string') return /[\x80-\xff]/.test(v) ? Buffer.from(v, 'latin1').toString('utf8') : v;
   if (v === null || v === undefined || typeof v !== 'object') return v;
   if ('$array' in v && '$length' in v) {
     const out: unknown[] = [];

@@ -57,7 +57,8 @@ describe('risky options are not covered by a rule tail', () => {
   });
 
   it.each(cases.map((c) => [c.command]))('%j is allowed by a rule that writes it out', async (command) => {
-    const k = await kernelWith([`Bash(${command})`]);
+    // A file the option writes (`sort -o ./evil`) is a write like `> ./evil`: it needs an Edit rule too.
+    const k = await kernelWith([`Bash(${command})`, 'Edit(./**)']);
     expect(await behavior(k, command)).toBe('allow');
   });
 });

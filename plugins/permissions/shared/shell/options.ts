@@ -15,6 +15,7 @@
  * `--execute`; zip(1) `--unzip-command`; go help build `-toolexec`, `-exec`; node(1) `--require`,
  * `--import`; pytest `-p`, `-o`).
  */
+import { awkRisks, jqRisks, sedRisks } from './programs.js';
 import { DYNAMIC, type ShellWord } from './words.js';
 
 /** One option (or group of spellings) of a tool. */
@@ -54,6 +55,10 @@ export interface ToolOptions {
   assignmentArgs?: boolean;
   /** Subcommands that change what later runs unless used only to read (`git config`); see `readOnly`. */
   writesConfig?: { subcommand: string; readOnly: readonly string[] };
+  /** The tool runs a script language of its own (sed, awk, jq): its script and options are checked by this function instead (programs.ts). */
+  program?: (words: readonly ShellWord[]) => RiskyOption[];
+  /** The first positional word is a package or program whose own options are checked too (`npx prettier --plugin=…`). */
+  runsPositional?: boolean;
 }
 
 const TO_STDOUT = ['-', '/dev/null', '/dev/stdout', '/dev/stderr'];
@@ -74,7 +79,7 @@ const PYTHON: ToolOptions = { stopAtPositional: true, options: [{ short: ['-c'],
 /** Tools and their risky options, by command name. */
 export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freeze({
   npm: { options: NPM_RUNNERS },
-  npx: { options: [...NPM_RUNNERS, { short: ['-p'], why: 'installs and runs another package' }], stopAtPositional: true },
+  npx: { options: [...NPM_RUNNERS, { short: ['-p'], why: 'installs and runs another package' }], stopAtPositional: true, runsPositional: true },
   pnpm: {
     options: [
       { long: ['script-shell', 'shell-emulator'], why: 'runs scripts through another program' },
@@ -160,7 +165,8 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
   },
   tar: {
     options: [
-      { long: ['to-command', 'use-compress-program', 'rsh-command', 'info-script', 'new-volume-script', 'checkpoint-action'], short: ['-I', '-F'], why: 'runs another program' },
+      { long: ['to-command', 'use-compress-program', 'rsh-command', 'rmt-command', 'info-script', 'new-volume-script', 'checkpoint-action'], short: ['-I', '-F'], why: 'runs another program' },
+      { long: ['index-file', 'volno-file'], why: 'writes a file', harmless: TO_STDOUT },
       { long: ['directory'], short: ['-C'], path: true, why: 'works in another directory' },
     ],
   },
@@ -190,7 +196,44 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
     ],
   },
   zip: { options: [{ long: ['unzip-command'], short: ['-TT'], why: 'runs another program' }] },
-  man: { options: [{ long: ['pager', 'html'], short: ['-P', '-H'], why: 'runs another program' }] },
+  man: {
+    options: [
+      { long: ['pager', 'html', 'gxditview'], short: ['-P', '-H', '-X'], why: 'runs another program' },
+      { long: ['config-file'], short: ['-C'], why: 'reads another man configuration, which names the programs man runs' },
+    ],
+  },
+  // less(1): a log file gets a copy of the input; a lesskey file can set LESSOPEN (an input
+  // preprocessor command) in its #env section; `+cmd`/`-p` commands include `!` shell escapes.
+  less: {
+    options: [
+      { long: ['log-file', 'LOG-FILE'], short: ['-o', '-O'], why: 'writes a file' },
+      { long: ['lesskey-file', 'lesskey-src', 'lesskey-content'], short: ['-k'], why: 'reads key bindings and environment (LESSOPEN) from another file' },
+      { long: ['tag', 'tag-file'], short: ['-t', '-T'], why: 'opens files named by a tags file' },
+    ],
+  },
+  // Prettier CLI (https://prettier.io/docs/cli): plugins and config files are code it loads;
+  // --write rewrites the files it is given, anywhere.
+  prettier: {
+    exactLong: true,
+    options: [
+      { long: ['plugin', 'plugin-search-dir', 'config', 'cache-location'], why: 'loads code or writes a file it names' },
+      { long: ['write'], short: ['-w'], value: false, why: 'rewrites the files it is given' },
+    ],
+  },
+  // ESLint CLI (https://eslint.org/docs/latest/use/command-line-interface).
+  eslint: {
+    exactLong: true,
+    options: [
+      { long: ['config', 'rulesdir', 'plugin', 'resolve-plugins-relative-to', 'output-file', 'cache-location', 'format'], short: ['-c', '-o', '-f'], why: 'loads code or writes a file it names' },
+      { long: ['fix', 'fix-type'], value: false, why: 'rewrites the files it is given' },
+    ],
+  },
+  sed: { options: [], program: sedRisks },
+  awk: { options: [], program: awkRisks },
+  gawk: { options: [], program: awkRisks },
+  mawk: { options: [], program: awkRisks },
+  nawk: { options: [], program: awkRisks },
+  jq: { options: [], program: jqRisks },
   pip: PIP,
   pip3: PIP,
   // bash(1) "hash": `-p FILE NAME` makes NAME run FILE from then on, whatever PATH says.
@@ -198,7 +241,10 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
   find: {
     wholeWords: true,
     exactLong: true,
-    options: [{ short: ['-fprint', '-fprint0', '-fprintf', '-fls'], why: 'writes a file' }],
+    options: [
+      { short: ['-fprint', '-fprint0', '-fprintf', '-fls'], why: 'writes a file' },
+      { short: ['-delete'], value: false, why: 'deletes the files it finds' },
+    ],
   },
 });
 
@@ -206,7 +252,7 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
  * Environment variables that change which program runs or what it loads. An `export` or
  * `declare -x` of one of them changes every later command, so a rule's `*` tail does not cover it.
  */
-export const RUN_CHANGING_ENV = /^(PATH|EXECIGNORE|BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH|BASH_XTRACEFD|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS[0-4]|IFS|CDPATH|GLOBIGNORE|HOME|XDG_CONFIG_HOME|GIT_\w+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|npm_config_\w+|NPM_CONFIG_\w+|GCONV_PATH|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|SSH_ASKPASS|SUDO_ASKPASS|TMPDIR)$/;
+export const RUN_CHANGING_ENV = /^(PATH|EXECIGNORE|BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH|BASH_XTRACEFD|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS[0-4]|IFS|CDPATH|GLOBIGNORE|HOME|XDG_CONFIG_HOME|GIT_\w+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|npm_config_\w+|NPM_CONFIG_\w+|GCONV_PATH|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|LESS|LESSKEY|LESSKEYIN|LESSKEY_CONTENT|LESSKEY_SYSTEM|MANOPT|RIPGREP_CONFIG_PATH|TAR_OPTIONS|AWKPATH|AWKLIBPATH|GREP_OPTIONS|SSH_ASKPASS|SUDO_ASKPASS|TMPDIR)$/;
 
 /** A risky option found in a command. */
 export interface RiskyOption {
@@ -234,6 +280,7 @@ function isRiskyLong(given: string, names: readonly string[], exact: boolean): b
 export function riskyOptions(words: readonly ShellWord[], name: string): RiskyOption[] {
   const tool = Object.hasOwn(RISKY_OPTIONS, name) ? RISKY_OPTIONS[name]! : undefined;
   if (!tool) return [];
+  if (tool.program) return tool.program(words);
   const out: RiskyOption[] = [];
   let sub: string | undefined;
   const positionals: string[] = [];
@@ -247,7 +294,12 @@ export function riskyOptions(words: readonly ShellWord[], name: string): RiskyOp
       if (sub === undefined) sub = v;
       positionals.push(v);
       if (tool.assignmentArgs && /^[.A-Za-z_][.\w]*=/.test(v)) out.push({ index: i, text: v, why: 'overrides a variable the recipes run' });
-      if (tool.stopAtPositional) break;
+      if (tool.stopAtPositional) {
+        // `npx prettier --plugin=./x.mjs`: the package's own options, at their index here.
+        const pkg = tool.runsPositional && !w.dynamic ? v.replace(/@[^/@]*$/, '').replace(/^.*\//, '') : undefined;
+        if (pkg && pkg !== name) out.push(...riskyOptions(words.slice(i), pkg).map((r) => ({ ...r, index: r.index + i })));
+        break;
+      }
       continue;
     }
     const found = matchOption(tool, v, sub);

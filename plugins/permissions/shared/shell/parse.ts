@@ -13,6 +13,7 @@
 import { newParser, parseBash, walk, type Node } from './ast.js';
 import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
 import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
+import { argumentWrites } from './programs.js';
 import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
@@ -73,6 +74,14 @@ export interface ShellPart {
   writes: ShellWord[];
   /** Files read through input redirections (`< .env`), for Read deny rules. */
   reads?: ShellWord[];
+  /**
+   * The literal arguments of the command, its wrappers' included: a program may read
+   * any file they name (`cat .env`, `date -f .env`, `jq --rawfile s .env`), so Read deny and ask
+   * rules are tried against them.
+   */
+  args?: ShellWord[];
+  /** The name of the program that runs (wrappers looked through), when it is known. */
+  program?: string;
   /** True for parts found inside an `sh -c` / `eval` script or a `find -exec`. */
   nested: boolean;
   /**
@@ -429,7 +438,11 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
       if (found.length) risky = found.map((r) => ({ ...r, index: r.index + offset }));
     }
   }
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, reads: c.reads, nested, ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  // Every word after the name, wrappers' own included (`xargs -a .env echo` reads .env).
+  const args = words.slice(1).filter((w) => !w.dynamic);
+  // Files the program writes through its own arguments (`sed -i f`, `sort -o f`) are writes too.
+  const written = argumentWrites(name, cur);
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes: written.length ? [...writes, ...written] : writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

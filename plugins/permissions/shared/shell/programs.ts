@@ -1,0 +1,431 @@
+/**
+ * Programs whose own language runs commands, writes files or reads other files: sed, awk and jq.
+ * A prefix rule such as `Bash(sed:*)` or `Bash(awk:*)` matches any script, so without a look at
+ * the script it also allows `sed '1e rm -rf ~'`, `sed 's/x/y/w ~/.bashrc'` or
+ * `awk 'BEGIN{system("…")}'`. rein reads the script and the options conservatively: what it cannot
+ * prove harmless is a risky option (options.ts), which a rule's `*` or `:*` tail does not cover,
+ * so the call is asked about unless the rule writes that script or option out.
+ *
+ * Sources: GNU sed manual, "sed scripts" (commands `e`, `r`, `R`, `w`, `W`; the `s` flags `e` and
+ * `w`; `-i`, `-f`) https://www.gnu.org/software/sed/manual/sed.html; POSIX awk ("Output
+ * statements" `>`, `>>`, `|`; `getline`; `system`) and the gawk manual (`@include`, `@load`,
+ * indirect calls `@f()`, `-f`, `-l`, `-i`, `-E`, `--pretty-print`, `--profile`,
+ * `--dump-variables`) https://www.gnu.org/software/gawk/manual/gawk.html; mawk(1) `-W exec`; the
+ * jq manual (`import`, `include`, `-f`/`--from-file`, `-L`) https://jqlang.github.io/jq/manual/.
+ */
+import type { RiskyOption } from './options.js';
+import type { ShellWord } from './words.js';
+
+/** What a script or option check found: the word's index and why it is risky. */
+type Finding = RiskyOption;
+
+/**
+ * Long options of a tool: name → takes a value. getopt_long accepts any unambiguous prefix, so
+ * `given` is resolved the same way; an ambiguous or unknown name resolves to undefined.
+ */
+function longName(given: string, names: Readonly<Record<string, boolean>>): string | undefined {
+  if (Object.hasOwn(names, given)) return given;
+  const hits = Object.keys(names).filter((n) => n.startsWith(given));
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+// ---------------------------------------------------------------- sed
+
+/** sed's long options (GNU sed 4.9): name → takes a value. Only `expression` holds a script. */
+const SED_LONG: Readonly<Record<string, boolean>> = {
+  quiet: false, silent: false, debug: false, posix: false, 'regexp-extended': false, sandbox: false,
+  separate: false, unbuffered: false, 'null-data': false, 'zero-terminated': false, binary: false,
+  help: false, version: false, 'line-length': true, expression: true,
+  // Risky: edit files in place, read the script from a file.
+  'in-place': false, file: true, 'follow-symlinks': false,
+};
+const SED_RISKY_LONG: Readonly<Record<string, string>> = {
+  'in-place': 'edits the files in place (writes them)',
+  file: 'reads the sed script from a file rein cannot check',
+  'follow-symlinks': 'edits the files a link leads to',
+};
+/** Short flags without a value. */
+const SED_FLAGS = new Set(['n', 'E', 'r', 's', 'u', 'z', 'b']);
+
+/** sed commands that take no argument, or only a label or number (none runs or writes anything). */
+const SED_PLAIN = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F', 'l', 'L', 'q', 'Q', 'b', 't', 'T', 'v']);
+const SED_RISKY_CMDS: Readonly<Record<string, string>> = {
+  e: 'runs a shell command (sed `e`)',
+  w: 'writes a file (sed `w`)',
+  W: 'writes a file (sed `W`)',
+  r: 'reads another file (sed `r`)',
+  R: 'reads another file (sed `R`)',
+};
+
+/**
+ * Why a sed script is not known to be harmless, or undefined when every command in it is one of
+ * the plain commands, `s` with harmless flags, `y`, text commands (`a`, `i`, `c`), labels,
+ * branches or comments. Parsed twice, with bracket expressions in regular expressions read as GNU
+ * sed reads them (`s/[/]/x/` has a `/` inside the brackets) and as plain characters: a script is
+ * harmless only when both readings say so, so a bracket trick cannot make rein and sed disagree.
+ */
+export function sedScriptRisk(script: string): string | undefined {
+  return sedParse(script, true) ?? sedParse(script, false);
+}
+
+function sedParse(s: string, brackets: boolean): string | undefined {
+  let i = 0;
+  const n = s.length;
+  const ws = () => { while (i < n && /[ \t]/.test(s[i]!)) i++; };
+  /** Reads a delimited part starting after the delimiter; returns false when unterminated. */
+  const delimited = (d: string, regex: boolean): boolean => {
+    while (i < n) {
+      const c = s[i]!;
+      if (c === '\\') { i += 2; continue; }
+      if (c === '\n' && !regex) { i++; continue; }
+      if (regex && brackets && c === '[') {
+        let j = i + 1;
+        if (s[j] === '^') j++;
+        if (s[j] === ']') j++;
+        while (j < n && s[j] !== ']') {
+          if (s[j] === '[' && /[:.=]/.test(s[j + 1] ?? '')) {
+            const close = s.indexOf(`${s[j + 1]}]`, j + 2);
+            if (close === -1) return false;
+            j = close + 2;
+          } else j++;
+        }
+        if (j >= n) return false;
+        i = j + 1;
+        continue;
+      }
+      if (c === d) { i++; return true; }
+      i++;
+    }
+    return false;
+  };
+  const address = (): string | undefined => {
+    const c = s[i];
+    if (c === undefined) return undefined;
+    if (/[0-9]/.test(c)) { while (i < n && /[0-9~]/.test(s[i]!)) i++; return undefined; }
+    if (c === '$') { i++; return undefined; }
+    if (c === '/' || c === '\\') {
+      let d = '/';
+      if (c === '\\') { d = s[i + 1] ?? ''; if (!d || d === '\n' || d === '\\') return 'an address rein cannot read'; i += 2; } else i++;
+      if (!delimited(d, true)) return 'an unterminated address';
+      while (i < n && /[IM]/.test(s[i]!)) i++;
+    }
+    return undefined;
+  };
+  while (i < n) {
+    while (i < n && /[ \t\n;]/.test(s[i]!)) i++;
+    if (i >= n) break;
+    if (s[i] === '#') { while (i < n && s[i] !== '\n') i++; continue; }
+    if (s[i] === '}') { i++; continue; }
+    let bad = address();
+    if (bad) return bad;
+    ws();
+    if (s[i] === ',') {
+      i++; ws();
+      if (s[i] === '+' || s[i] === '~') { i++; while (i < n && /[0-9]/.test(s[i]!)) i++; } else if ((bad = address())) return bad;
+      ws();
+    }
+    while (s[i] === '!') { i++; ws(); }
+    const cmd = s[i];
+    if (cmd === undefined) return 'an address without a command';
+    i++;
+    if (cmd === '{') continue;
+    if (Object.hasOwn(SED_RISKY_CMDS, cmd)) return SED_RISKY_CMDS[cmd];
+    if (cmd === ':') {
+      // A label runs to the end of the line or a `;`.
+      while (i < n && s[i] !== '\n' && s[i] !== ';') i++;
+      continue;
+    }
+    if (cmd === 'a' || cmd === 'i' || cmd === 'c') {
+      // Text up to an unescaped newline: printed, never run.
+      while (i < n && s[i] !== '\n') i += s[i] === '\\' ? 2 : 1;
+      continue;
+    }
+    if (cmd === 's' || cmd === 'y') {
+      const d = s[i];
+      if (d === undefined || d === '\n' || d === '\\') return `an ${cmd} command rein cannot read`;
+      i++;
+      if (!delimited(d, cmd === 's') || !delimited(d, false)) return `an unterminated ${cmd} command`;
+      if (cmd === 's') {
+        while (i < n && /[gpiImM0-9]/.test(s[i]!)) i++;
+        if (s[i] === 'e') return 'runs the pattern space as a shell command (the s flag `e`)';
+        if (s[i] === 'w') return 'writes a file (the s flag `w`)';
+      }
+    } else if (SED_PLAIN.has(cmd)) {
+      // An optional label (b, t, T, v) or number (l, L, q, Q), up to the end of the command.
+      while (i < n && s[i] !== '\n' && s[i] !== ';' && s[i] !== '}') {
+        if (!/[\w. \t-]/.test(s[i]!)) return `a ${cmd} command rein cannot read`;
+        i++;
+      }
+      continue;
+    } else {
+      return `the sed command ${JSON.stringify(cmd)}, which rein does not know to be harmless`;
+    }
+    ws();
+    if (i < n && !/[\n;}#]/.test(s[i]!)) return `text after a ${cmd} command rein cannot read`;
+  }
+  return undefined;
+}
+
+/** The risky options and scripts of a sed command (`words[0]` is sed). */
+export function sedRisks(words: readonly ShellWord[]): Finding[] {
+  const out: Finding[] = [];
+  let scripted = false;
+  const script = (w: ShellWord | undefined, index: number) => {
+    scripted = true;
+    if (!w) return;
+    if (w.dynamic) { out.push({ index, text: w.value, why: 'is a sed script known only at run time' }); return; }
+    const why = sedScriptRisk(w.value);
+    if (why) out.push({ index, text: w.value, why: `is a sed script that ${why.replace(/^an? /, 'has $&')}` });
+  };
+  let operands = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (operands || w.dynamic || !v.startsWith('-') || v === '-') {
+      if (!operands && v === '--' && !w.dynamic) { operands = true; continue; }
+      if (!scripted) script(w, i);
+      continue;
+    }
+    if (v === '--') { operands = true; continue; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), SED_LONG);
+      if (name === undefined) { out.push({ index: i, text: v, why: 'is a sed option rein does not know' }); continue; }
+      if (Object.hasOwn(SED_RISKY_LONG, name)) out.push({ index: i, text: v, why: SED_RISKY_LONG[name]! });
+      if (SED_LONG[name] && eq === -1) i++;
+      if (name === 'expression') script(eq === -1 ? words[i] : { ...w, value: v.slice(eq + 1) }, eq === -1 ? i : i);
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (SED_FLAGS.has(c)) continue;
+      if (c === 'e' || c === 'l') {
+        const rest = v.slice(k + 1);
+        const valueWord = rest ? { ...w, value: rest } : words[++i];
+        if (c === 'e') script(valueWord, rest ? i : i);
+        break;
+      }
+      if (c === 'i') { out.push({ index: i, text: v, why: 'edits the files in place (writes them)' }); break; }
+      if (c === 'f') { out.push({ index: i, text: v, why: 'reads the sed script from a file rein cannot check' }); if (k === v.length - 1) i++; break; }
+      out.push({ index: i, text: v, why: `is a sed option rein does not know (-${c})` });
+      break;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- awk
+
+/** awk options that are harmless (POSIX, gawk, mawk): name → takes a value. */
+const AWK_SHORT: Readonly<Record<string, boolean>> = { '-F': true, '-v': true, '-e': true, '-b': false, '-c': false, '-P': false, '-r': false, '-S': false, '-n': false, '-N': false, '-O': false, '-s': false, '-t': false, '-M': false };
+const AWK_LONG: Readonly<Record<string, boolean>> = {
+  'field-separator': true, assign: true, source: true, 'characters-as-bytes': false, traditional: false,
+  posix: false, sandbox: false, 're-interval': false, 'non-decimal-data': false, 'no-optimize': false,
+  optimize: false, bignum: false, 'use-lc-numeric': false, 'csv': false,
+};
+
+/**
+ * Why an awk program is not known to be harmless, or undefined. Fails closed on anything that can
+ * run a command, write or read a file the command line does not name, or change which files are
+ * read: `system`, `getline`, `|` (a pipe to or from a command; `||` is fine), `>` after the first
+ * `print`/`printf` (an output redirection: `print $1 > 2` writes a file named 2), `@` (gawk
+ * `@include`, `@load`, indirect calls `@f()`), `ARGV`/`ARGC` (the files to read). Strings are not
+ * stripped first (a regular expression can hold a `"`), so a string holding one of these words
+ * is asked about too.
+ */
+export function awkProgramRisk(program: string): string | undefined {
+  const word = /\b(system|getline|ARGV|ARGC)\b/.exec(program);
+  if (word) return `uses ${word[1]}, which ${word[1] === 'system' ? 'runs a command' : word[1] === 'getline' ? 'reads a file or a command\'s output' : 'changes which files are read'}`;
+  if (program.replace(/\|\|/g, '').includes('|')) return 'has a `|`, which pipes to or from a command';
+  if (program.includes('@')) return 'has a gawk `@` directive or indirect call';
+  const print = /\bprintf?\b/.exec(program);
+  if (print && program.indexOf('>', print.index) !== -1) return 'has a `>` after print, which can write a file';
+  return undefined;
+}
+
+/** The risky options and program of an awk command (`words[0]` is awk, gawk, mawk, nawk). */
+export function awkRisks(words: readonly ShellWord[]): Finding[] {
+  const out: Finding[] = [];
+  let programmed = false;
+  const program = (w: ShellWord | undefined, index: number) => {
+    programmed = true;
+    if (!w) return;
+    if (w.dynamic) { out.push({ index, text: w.value, why: 'is an awk program known only at run time' }); return; }
+    const why = awkProgramRisk(w.value);
+    if (why) out.push({ index, text: w.value, why: `is an awk program that ${why}` });
+  };
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic || !v.startsWith('-') || v === '-') {
+      if (!programmed) program(w, i);
+      else if (!w.dynamic && /^[A-Za-z_]\w*=/.test(v) && /^(ARGV|ARGC)/.test(v)) out.push({ index: i, text: v, why: 'changes which files awk reads' });
+      continue;
+    }
+    if (v === '--') {
+      if (!programmed) program(words[i + 1], i + 1);
+      break;
+    }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), AWK_LONG);
+      if (name === undefined) { out.push({ index: i, text: v, why: 'is an awk option that may run code, load a library or write a file' }); continue; }
+      if (name === 'source') { program(eq === -1 ? words[i + 1] : { ...w, value: v.slice(eq + 1) }, eq === -1 ? i + 1 : i); }
+      if (AWK_LONG[name] && eq === -1) i++;
+      continue;
+    }
+    const opt = v.slice(0, 2);
+    if (!Object.hasOwn(AWK_SHORT, opt)) { out.push({ index: i, text: v, why: 'is an awk option that may run code, load a library or write a file' }); continue; }
+    if (!AWK_SHORT[opt]) { if (v.length > 2) out.push({ index: i, text: v, why: 'is an awk option rein does not know' }); continue; }
+    const attached = v.length > 2 ? { ...w, value: v.slice(2) } : undefined;
+    if (opt === '-e') program(attached ?? words[i + 1], attached ? i : i + 1);
+    if (opt === '-v') {
+      const a = attached ?? words[i + 1];
+      if (a && !a.dynamic && /^(ARGV|ARGC)/.test(a.value)) out.push({ index: i, text: v, why: 'changes which files awk reads' });
+    }
+    if (!attached) i++;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- jq
+
+const JQ_FLAGS = new Set('nrjascCMSeRhVb'.split('').map((c) => `-${c}`));
+const JQ_LONG: Readonly<Record<string, number>> = {
+  'null-input': 0, 'raw-input': 0, slurp: 0, 'compact-output': 0, 'raw-output': 0, 'join-output': 0, 'raw-output0': 0,
+  'ascii-output': 0, 'sort-keys': 0, 'color-output': 0, 'monochrome-output': 0, tab: 0, indent: 1, unbuffered: 0,
+  stream: 0, 'stream-errors': 0, seq: 0, 'exit-status': 0, binary: 0, args: 0, jsonargs: 0, help: 0, version: 0,
+  'build-configuration': 0, arg: 2, argjson: 2, rawfile: 2, slurpfile: 2,
+};
+
+/** Why a jq program is not known to be harmless (it loads modules or data files), or undefined. */
+export function jqProgramRisk(program: string): string | undefined {
+  const m = /\b(import|include|modulemeta|get_search_list)\b/.exec(program);
+  return m ? `uses ${m[1]}, which loads other files` : undefined;
+}
+
+/** The risky options and program of a jq command (`words[0]` is jq). */
+export function jqRisks(words: readonly ShellWord[]): Finding[] {
+  const out: Finding[] = [];
+  let programmed = false;
+  let positional = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (positional || w.dynamic || !v.startsWith('-') || v === '-') {
+      if (!programmed) {
+        programmed = true;
+        if (w.dynamic) out.push({ index: i, text: v, why: 'is a jq program known only at run time' });
+        else {
+          const why = jqProgramRisk(v);
+          if (why) out.push({ index: i, text: v, why: `is a jq program that ${why}` });
+        }
+      }
+      continue;
+    }
+    if (v === '--') { positional = true; continue; }
+    if (v.startsWith('--')) {
+      const name = v.slice(2);
+      if (!Object.hasOwn(JQ_LONG, name)) { out.push({ index: i, text: v, why: 'is a jq option that may read the program or modules from other files' }); continue; }
+      i += JQ_LONG[name]!;
+      if (name === 'args' || name === 'jsonargs') positional = programmed;
+      continue;
+    }
+    // Clusters of flags (`-nr`); -f, -L and anything else are asked about.
+    if (/^-[nrjascCMSeRhVb]+$/.test(v) && [...v.slice(1)].every((c) => JQ_FLAGS.has(`-${c}`))) continue;
+    out.push({ index: i, text: v, why: 'is a jq option that may read the program or modules from other files' });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- files written through arguments
+
+/** The value of an option at `words[i]`: attached (`-oFILE`, `--output=FILE`) or the next word. */
+function valueAt(words: readonly ShellWord[], i: number, attached: string | undefined): ShellWord | undefined {
+  const w = words[i]!;
+  return attached !== undefined && attached !== '' ? { ...w, value: attached } : words[i + 1];
+}
+
+/** Options whose value is a file the tool writes, per tool: long names (exact or abbreviated) and short letters. */
+const WRITE_OPTIONS: Readonly<Record<string, { long: readonly string[]; short: readonly string[]; whole?: readonly string[] }>> = {
+  sort: { long: ['output'], short: ['o'] },
+  git: { long: ['output'], short: [] },
+  tar: { long: ['index-file', 'volno-file'], short: [] },
+  less: { long: ['log-file', 'LOG-FILE'], short: ['o', 'O'] },
+  curl: { long: ['output', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'libcurl', 'stderr'], short: ['o', 'D', 'c'] },
+  wget: { long: ['output-document', 'output-file', 'append-output'], short: ['O', 'o', 'a'] },
+  find: { long: [], short: [], whole: ['-fprint', '-fprint0', '-fprintf', '-fls'] },
+};
+
+/** Values that write nowhere (stdout, the null device). */
+const NOWHERE = new Set(['-', '/dev/null', '/dev/stdout', '/dev/stderr']);
+
+/**
+ * Files a command writes through its own arguments: the operands of `sed -i`, and the values of
+ * options such as `sort -o`, `git log --output`, `find -fprint`, `tar --index-file`,
+ * `less --log-file`, `curl -o`. They are writes like `> file`: Edit deny and ask rules, the
+ * protected paths and the working directories apply to them, and an allow rule that writes the
+ * option out (`Bash(sed -i:*)`) still needs the file to be writable.
+ */
+export function argumentWrites(name: string | undefined, words: readonly ShellWord[]): ShellWord[] {
+  if (!name) return [];
+  if (name === 'sed') return sedInPlaceFiles(words);
+  const spec = Object.hasOwn(WRITE_OPTIONS, name) ? WRITE_OPTIONS[name] : undefined;
+  if (!spec) return [];
+  const out: ShellWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic || !v.startsWith('-') || v === '-') continue;
+    if (v === '--') break;
+    let target: ShellWord | undefined;
+    if (spec.whole?.includes(v)) target = words[i + 1];
+    else if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const given = eq === -1 ? v.slice(2) : v.slice(2, eq);
+      if (given && spec.long.some((l) => l.startsWith(given))) target = valueAt(words, i, eq === -1 ? undefined : v.slice(eq + 1));
+    } else if (!spec.whole) {
+      for (let k = 1; k < v.length; k++) {
+        if (spec.short.includes(v[k]!)) { target = valueAt(words, i, v.slice(k + 1)); break; }
+      }
+    }
+    if (target && (target.dynamic || !NOWHERE.has(target.value))) out.push(target);
+  }
+  return out;
+}
+
+/** The file operands of `sed -i` / `--in-place` (none without it). */
+function sedInPlaceFiles(words: readonly ShellWord[]): ShellWord[] {
+  let inPlace = false;
+  let scripted = false;
+  let operands = false;
+  const files: ShellWord[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (operands || w.dynamic || !v.startsWith('-') || v === '-') {
+      if (!scripted) scripted = true;
+      else files.push(w);
+      continue;
+    }
+    if (v === '--') { operands = true; continue; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), SED_LONG);
+      if (name === 'in-place') inPlace = true;
+      if (name === 'expression' || name === 'file') scripted = true;
+      if (name && SED_LONG[name] && eq === -1) i++;
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (c === 'i') { inPlace = true; break; }
+      if (c === 'e' || c === 'f' || c === 'l') {
+        if (c !== 'l') scripted = true;
+        if (k === v.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return inPlace ? files : [];
+}

@@ -72,7 +72,10 @@ export function start(command: string, args: readonly string[], opts: { cwd: str
 
 /** `rein ARGS` from the built command. */
 export function rein(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Proc {
-  return start(process.execPath, [BIN, ...args], opts);
+  // REIN_BENCH_NODE_FLAGS: Node options for every `rein` process started here (`--single-threaded`
+  // for the bench:queue figures in bench/README.md); V8 refuses some of them in NODE_OPTIONS.
+  const flags = process.env.REIN_BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  return start(process.execPath, [...flags, BIN, ...args], opts);
 }
 
 /** `rein ARGS` to its end. */

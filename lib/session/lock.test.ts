@@ -52,6 +52,13 @@ describe('session lock', () => {
     expect(() => acquireLock(lock, 'session s')).toThrow(new RegExp(`^session s is in use by rein process ${pid} \\(since 2026-01-01T00:00:00.000Z\\); wait for it to end, or stop it \\(kill ${pid}\\)$`));
   });
 
+  it('a lock file rein did not write (no host, no start time): names the pid, prints no undefined, and says to delete the file rather than kill the pid', () => {
+    const pid = otherProcess();
+    writeFileSync(lock, JSON.stringify({ pid }) + '\n');
+    // No host: rein did not write it, so the advice is to delete it, not to kill the pid it names.
+    expect(() => acquireLock(lock, 'session s')).toThrow(`session s is in use by rein process ${pid}; if pid ${pid} is no rein process, delete ${lock}`);
+  });
+
   it('takes over the lock of a process that has died', () => {
     const gone = spawnSync('true').pid!;
     holderFile({ pid: gone });

@@ -80,7 +80,9 @@ function alive(h: LockHolder): boolean {
 /** One line naming the holder, for errors. */
 export function describeHolder(h: LockHolder | undefined): string {
   if (!h) return 'another rein process';
-  return `rein process ${h.pid}${h.host !== hostname() ? ` on ${h.host}` : ''} (since ${h.startedAt})`;
+  // A lock file written by hand (or by another tool) may lack what rein writes.
+  const host = typeof h.host === 'string' && h.host !== hostname() ? ` on ${h.host}` : '';
+  return `rein process ${h.pid}${host}${typeof h.startedAt === 'string' ? ` (since ${h.startedAt})` : ''}`;
 }
 
 /**
@@ -101,9 +103,12 @@ export function acquireLock(file: string, what: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const other = readHolder(file);
       if (other && alive(other)) {
-        const how = other.host !== hostname()
-          ? `; if no rein runs there any more, delete ${file}`
-          : `; wait for it to end, or stop it (kill ${other.pid})`;
+        // A lock that names no host was not written by rein: it cannot say whose the pid is.
+        const how = typeof other.host !== 'string'
+          ? `; if pid ${other.pid} is no rein process, delete ${file}`
+          : other.host !== hostname()
+            ? `; if no rein runs there any more, delete ${file}`
+            : `; wait for it to end, or stop it (kill ${other.pid})`;
         throw new SessionLockedError(`${what} is in use by ${describeHolder(other)}${how}`, other, file);
       }
       // Unreadable: being written this instant (wait a little), or left half-written by a crash.

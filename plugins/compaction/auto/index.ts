@@ -121,15 +121,23 @@ export const autoCompactOptions = z.object({
 
 export type AutoCompactOptions = z.output<typeof autoCompactOptions>;
 
+/** Characters (code points) of the kept tail's first text quoted in `keptTailInstruction`. */
+const TAIL_QUOTE_CHARS = 80;
+
 /**
- * The instruction that tells a summary request continuing the whole conversation where the
- * verbatim tail starts: the first words of its first message's text or the tool it calls.
+ * The sentence that tells a summary request continuing the whole conversation where the verbatim
+ * tail starts: the first words of the first non-empty text of its first message (at most 80 code
+ * points, whitespace folded, quoted as a JSON string, so never half a surrogate pair), else the
+ * tool that message calls, else the number of messages kept. Throws a RangeError for an empty tail.
  */
 export function keptTailInstruction(kept: readonly Message[]): string {
-  const first = kept[0]!;
-  const text = first.content.find((b) => b.type === 'text') as { text: string } | undefined;
+  const first = kept[0];
+  if (!first) throw new RangeError('keptTailInstruction needs at least one kept message');
+  const text = first.content.map((b) => (b.type === 'text' ? b.text.replace(/\s+/g, ' ').trim() : '')).find(Boolean);
   const call = first.content.find((b) => b.type === 'tool_use') as { name: string } | undefined;
-  const what = text?.text.trim() ? `the ${first.role} message that begins "${text.text.trim().slice(0, 80)}"` : call ? `the ${first.role} message that calls ${call.name}` : `the last ${kept.length} messages`;
+  const what = text
+    ? `the ${first.role} message that begins ${JSON.stringify([...text].slice(0, TAIL_QUOTE_CHARS).join(''))}`
+    : call ? `the ${first.role} message that calls ${call.name}` : `the last ${kept.length === 1 ? 'message' : `${kept.length} messages`}`;
   return `The conversation from ${what} onwards stays verbatim after your summary: summarise what came before it in full, and the rest only as far as the summary needs it to read on.`;
 }
 

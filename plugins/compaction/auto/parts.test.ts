@@ -8,7 +8,7 @@ import { groupByRound, latestUserPromptIndex, renderTranscript } from '../shared
 import { formatSummary, summaryPrompt } from './prompt.js';
 import { recentlyReadFiles, restoreFiles } from './restore.js';
 import { roundsToDrop, tokenGap } from './summarize.js';
-import { keptFrom } from './index.js';
+import { keptFrom, keptTailInstruction } from './index.js';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'rein-parts-')); });
@@ -109,5 +109,22 @@ describe('keptFrom (keepRecentTokens)', () => {
     expect(keptFrom(h, 40, ten)).toBe(1);
     // Everything fits: nothing would be left to summarise, so nothing is kept.
     expect(keptFrom(h, 1000, ten)).toBe(h.length);
+  });
+});
+
+describe('keptTailInstruction', () => {
+  const said = (text: string): Message[] => [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 's' }, { type: 'text', text: '' }, { type: 'text', text }] }];
+  it('quotes the first non-empty text as a JSON string, whitespace folded, cut at 80 code points (never half a surrogate pair)', () => {
+    expect(keptTailInstruction(said('He said "go"\nthen stop'))).toContain('the assistant message that begins "He said \\"go\\" then stop" onwards');
+    const emoji = `${'a'.repeat(79)}😀 and more`;
+    const quoted = /begins (".*?[^\\]") onwards/.exec(keptTailInstruction(said(emoji)))![1]!;
+    expect(JSON.parse(quoted)).toBe(`${'a'.repeat(79)}😀`);
+    // No lone surrogate (the API answers 400 to one).
+    expect(keptTailInstruction(said(emoji))).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  });
+  it('names the tool a message without text calls, else counts the messages; an empty tail is a RangeError', () => {
+    expect(keptTailInstruction([{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Read', input: {} }] }])).toContain('the assistant message that calls Read onwards');
+    expect(keptTailInstruction([{ role: 'user', content: [{ type: 'text', text: ' ' }] }])).toContain('from the last message onwards');
+    expect(() => keptTailInstruction([])).toThrow(RangeError);
   });
 });

@@ -61,31 +61,35 @@ export const microcompactOptions = z.object({
   /** Tools whose results may be cleared (names compared case-insensitively). */
   tools: z.array(z.string().min(1)).default([...CLEARABLE_TOOLS]),
   /**
-   * The working set a clearing keeps besides the newest `keepRecent` results: the latest read of
-   * each of the `maxFiles` files used most recently (read, edited or written), when it is at most
+   * The working set a clearing keeps besides the newest `keepRecent`: the latest read of each of
+   * the `maxFiles` files used most recently (read, edited or written), when it is at most
    * `perFileTokens`, within `totalTokens` in all (a read that does not fit is skipped and the next
-   * file is tried). The same budget compaction restores files with (Claude Code: 5 files, 5,000
-   * tokens each, 50,000 in all), so a clearing never forgets more of the files in use than a
-   * compaction would. `maxFiles: 0` (the default) keeps only the newest `keepRecent`.
+   * file is tried). The budget is the one compaction restores files with (Claude Code: 5 files,
+   * 5,000 tokens each, 50,000 in all), but what is kept is the read as it was: after an edit it
+   * shows the file before the edit, where compaction reads the file again. Absent (the default):
+   * off; `keepFiles: {}` keeps 5 files. Ignored by the `prune` trigger.
    */
   keepFiles: z.object({
-    maxFiles: z.number().int().min(0).default(0),
+    maxFiles: z.number().int().min(0).default(5),
     perFileTokens: z.number().int().min(1).default(5_000),
     totalTokens: z.number().int().min(0).default(50_000),
     /** Tools whose `file_path` (or `path`) input reads a file (compared case-insensitively). */
-    readTools: z.array(z.string().min(1)).default(['Read']),
-  }).strict().default({ maxFiles: 0, perFileTokens: 5_000, totalTokens: 50_000, readTools: ['Read'] }),
+    readTools: z.array(z.string().min(1)).min(1).default(['Read']),
+  }).strict().optional(),
   /**
    * Results the model is still using are kept besides the newest `keepRecent`: an older result
-   * whose distinctive words (identifiers in camelCase or snake_case, paths) the model wrote in at
-   * least `minWords` of its own words in its last `turns` messages (text and tool inputs), the
-   * most used first, within `totalTokens` in all. `totalTokens: 0` (the default) keeps none.
+   * (not an error) whose distinctive words the model wrote at least `minWords` of, all different,
+   * in its last `turns` assistant messages after the result (text and the string values of tool
+   * inputs); the most used first, within `totalTokens` (estimated tokens) in all. Distinctive
+   * words: identifiers of 6 or more characters in camelCase or snake_case or with a digit, paths
+   * (and their last component) and file names (`name.ext`). Absent (the default): off;
+   * `keepReferenced: {}` keeps up to 10,000 tokens. Ignored by the `prune` trigger.
    */
   keepReferenced: z.object({
-    turns: z.number().int().min(1).default(20),
+    turns: z.number().int().min(1).default(40),
     minWords: z.number().int().min(1).default(2),
-    totalTokens: z.number().int().min(0).default(0),
-  }).strict().default({ turns: 20, minWords: 2, totalTokens: 0 }),
+    totalTokens: z.number().int().min(0).default(10_000),
+  }).strict().optional(),
 }).strict().refine((o) => o.countTrigger > o.keepRecent, { message: 'countTrigger must be larger than keepRecent' });
 
 export type MicrocompactOptions = z.output<typeof microcompactOptions>;
@@ -205,13 +209,22 @@ function filePathOf(input: Record<string, unknown>): string | undefined {
   return typeof p === 'string' && p ? p : undefined;
 }
 
+/** One clearable result: its message index `m`, block index `b` and `tool_use_id` `id`. */
+export interface ResultRef {
+  m: number;
+  b: number;
+  id: string;
+}
+
 /**
- * The `keepFiles` choice, for `clearOldResults`' `select`: all but the newest `keepRecent`
- * results, less the latest read of each of the `maxFiles` most recently used files (a read, edit or
- * write of the path, by any tool whose input names it) that fits the token budget.
+ * The `keepFiles` choice, for `clearOldResults`' `select`: of `results` (every clearable result,
+ * oldest first), all but the newest `keepRecent`, less the latest read of each of the `maxFiles`
+ * most recently used files (a read, edit or write of the path, by any tool whose input names it)
+ * that fits the budget (estimated tokens). Returns the results to clear, oldest first. `results`
+ * must index `messages` and each must have its tool_use there (else a TypeError).
  */
 export function workingSetSelection(messages: readonly Message[], keepRecent: number, o: { maxFiles: number; perFileTokens: number; totalTokens: number; readTools: readonly string[] }) {
-  return (results: readonly { m: number; b: number; id: string }[]) => {
+  return (results: readonly ResultRef[]): ResultRef[] => {
     const old = results.slice(0, Math.max(0, results.length - keepRecent));
     if (!o.maxFiles || !old.length) return old;
     const uses = toolUses(messages);
@@ -223,9 +236,10 @@ export function workingSetSelection(messages: readonly Message[], keepRecent: nu
       if (p !== undefined) lastUse.set(p, Math.max(lastUse.get(p) ?? -1, use.message));
     }
     const recent = [...lastUse.entries()].sort((a, b) => b[1] - a[1]).slice(0, o.maxFiles).map(([p]) => p);
-    // The latest successful read of each of those files among the results.
-    const latestRead = new Map<string, { m: number; b: number; id: string }>();
-    for (const r of results) {
+    // The latest successful read of each of those files among the older results (the newest
+    // `keepRecent` stay anyway, and would only spend the budget).
+    const latestRead = new Map<string, ResultRef>();
+    for (const r of old) {
       const use = uses.get(r.id)!;
       const p = filePathOf(use.input);
       const block = messages[r.m]!.content[r.b] as ToolResultBlock;
@@ -245,18 +259,41 @@ export function workingSetSelection(messages: readonly Message[], keepRecent: nu
   };
 }
 
-/**
- * Words that tell one text from another: identifiers of 6 or more characters in camelCase or
- * snake_case or with a digit, and path-like words (with a `/` or a file extension).
- */
-const DISTINCTIVE = /[A-Za-z_][\w$]{5,}|[\w.-]*\/[\w./-]+|\b\w+\.[a-z]{1,4}\b/g;
+// A text is cut into words at anything but letters, digits and `_ $ . / -` (one pass, linear in
+// its length); then each word is classified.
+const WORD_SPLIT = /[^\p{L}\p{N}_$./-]+/u;
+const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]{5,}$/u;
+const CAMEL_SNAKE_DIGIT = /\p{Ll}\p{Lu}|[\p{L}\p{N}]_[\p{L}\p{N}]|\p{N}/u;
+const FILE_NAME = /^[\p{L}\p{N}_$-]{2,}(?:\.[\p{L}\p{N}_$-]+)*\.[a-z]{1,4}$/u;
 
-function distinctiveWords(text: string): Set<string> {
+/**
+ * The distinctive words of a text: identifiers of 6 or more characters in camelCase or snake_case
+ * or with a digit, paths (with a `/`; also their last component) and file names (`name.ext`).
+ */
+export function distinctiveWords(text: string): Set<string> {
   const out = new Set<string>();
-  for (const w of text.match(DISTINCTIVE) ?? []) {
-    if (w.includes('/') || w.includes('.') || /[a-z][A-Z]|[A-Za-z0-9]_[A-Za-z0-9]|\d/.test(w)) out.add(w);
+  for (const raw of text.split(WORD_SPLIT)) {
+    const w = raw.replace(/^[.-]+|[.-]+$/g, '');
+    if (w.length < 3) continue;
+    if (w.includes('/')) {
+      const path = w.replace(/^\.?\/+/, '').replace(/\/+$/, '');
+      if (path.length > 2) out.add(path);
+      const base = path.slice(path.lastIndexOf('/') + 1);
+      if (FILE_NAME.test(base) || (IDENTIFIER.test(base) && CAMEL_SNAKE_DIGIT.test(base))) out.add(base);
+      continue;
+    }
+    if (FILE_NAME.test(w)) out.add(w);
+    for (const part of w.split(/[.-]/)) if (IDENTIFIER.test(part) && CAMEL_SNAKE_DIGIT.test(part)) out.add(part);
   }
   return out;
+}
+
+/** The string values of a tool input, at any depth (JSON escapes would glue `\n` to a word). */
+function inputStrings(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.flatMap(inputStrings);
+  if (v && typeof v === 'object') return Object.values(v).flatMap(inputStrings);
+  return [];
 }
 
 function blockText(block: ContentBlock): string {
@@ -267,16 +304,17 @@ function blockText(block: ContentBlock): string {
 }
 
 /**
- * The `keepReferenced` choice, for `clearOldResults`' `select`, applied to the results another
- * choice (`base`) would clear: keeps the ones whose distinctive words the model wrote again in its
- * last `turns` messages after the result (at least `minWords` different words), the most used
- * first, within `totalTokens`.
+ * The `keepReferenced` choice, for `clearOldResults`' `select`: of the results `base` would clear
+ * (a subset of `results`, oldest first), keeps the ones (not errors) whose distinctive words the
+ * model wrote again in its last `turns` assistant messages after the result, at least `minWords`
+ * different ones; the most used first, within `totalTokens` (estimated tokens). Returns the
+ * results to clear, oldest first. Throws a TypeError when `results` does not index `messages`.
  */
-export function referencedSelection(messages: readonly Message[], o: { turns: number; minWords: number; totalTokens: number }, base: (results: readonly { m: number; b: number; id: string }[]) => { m: number; b: number; id: string }[]) {
-  return (results: readonly { m: number; b: number; id: string }[]) => {
+export function referencedSelection(messages: readonly Message[], o: { turns: number; minWords: number; totalTokens: number }, base: (results: readonly ResultRef[]) => ResultRef[]) {
+  return (results: readonly ResultRef[]): ResultRef[] => {
     const old = base(results);
     if (!o.totalTokens || !old.length) return old;
-    // The model's own words in its last `turns` messages, each with the index of its message.
+    // The model's own words in its last `turns` messages, each with the index of its newest message.
     const said = new Map<string, number>();
     let turns = 0;
     for (let i = messages.length - 1; i >= 0 && turns < o.turns; i--) {
@@ -284,14 +322,14 @@ export function referencedSelection(messages: readonly Message[], o: { turns: nu
       if (m.role !== 'assistant') continue;
       turns++;
       for (const b of m.content) {
-        const text = b.type === 'text' ? b.text : b.type === 'tool_use' ? JSON.stringify(b.input) : '';
+        const text = b.type === 'text' ? b.text : b.type === 'tool_use' ? inputStrings(b.input).join('\n') : '';
         for (const w of distinctiveWords(text)) if (!said.has(w)) said.set(w, i);
       }
     }
-    const scored: { r: { m: number; b: number; id: string }; used: number; tokens: number }[] = [];
+    const scored: { r: ResultRef; used: number; tokens: number }[] = [];
     for (const r of old) {
-      const block = messages[r.m]!.content[r.b]!;
-      if (isCleared(block as ToolResultBlock)) continue;
+      const block = messages[r.m]!.content[r.b] as ToolResultBlock;
+      if (isCleared(block) || block.is_error) continue;
       let used = 0;
       for (const w of distinctiveWords(blockText(block))) if ((said.get(w) ?? -1) > r.m) used++;
       if (used >= o.minWords) scored.push({ r, used, tokens: estimateBlockTokens(block) });
@@ -368,10 +406,16 @@ export default definePlugin({
     stats.set(kernel, s);
     const idleMs = () => (options.idleMinutes ?? (cacheSettings(kernel).current?.ttl === '1h' ? 60 : DEFAULT_TTL_MINUTES)) * 60_000;
     const uncleared = unclearedCounter(options.tools);
+    // What a clearing keeps besides the newest keepRecent (undefined: nothing else).
     const workingSet = (messages: readonly Message[]) => {
-      const files = workingSetSelection(messages, options.keepRecent, options.keepFiles);
-      return options.keepReferenced.totalTokens ? referencedSelection(messages, options.keepReferenced, files) : options.keepFiles.maxFiles ? files : undefined;
+      const files = options.keepFiles?.maxFiles ? workingSetSelection(messages, options.keepRecent, options.keepFiles) : undefined;
+      if (options.keepReferenced?.totalTokens) return referencedSelection(messages, options.keepReferenced, files ?? ((r) => r.slice(0, Math.max(0, r.length - options.keepRecent))));
+      return files;
     };
+    // A batch (count trigger, or cost with a warm cache) is worth a cache re-write only when it
+    // clears as many results as the plain rule would: results the working set keeps still count as
+    // uncleared, and without this a kept set near countTrigger would clear one result per turn.
+    const batchTooSmall = (r: ClearResult) => r.cleared.length <= options.countTrigger - options.keepRecent;
 
     // Only the `cost` trigger asks the cost model (which then follows every response).
     const costModel = options.trigger === 'cost' ? cacheCostModel(kernel) : undefined;
@@ -386,7 +430,7 @@ export default definePlugin({
       // Warm: clear in batches of more than countTrigger results, one re-write per batch.
       if (!cold && n <= options.countTrigger) return state;
       const r = clearOldResults(state.messages, options.tools, options.keepRecent, workingSet(state.messages));
-      if (!r.cleared.length) return state;
+      if (!r.cleared.length || (!cold && batchTooSmall(r))) return state;
       // Everything after the first cleared result is written again (unless the cache is cold).
       const first = r.messages.findIndex((m, i) => m !== state.messages[i]);
       let rewritten = 0;
@@ -419,7 +463,7 @@ export default definePlugin({
       if (!reason && options.trigger !== 'idle' && uncleared(state.messages) > options.countTrigger) reason = 'count';
       if (!reason) return state;
       const r = clearOldResults(state.messages, options.tools, options.keepRecent, workingSet(state.messages));
-      if (!r.cleared.length) return state;
+      if (!r.cleared.length || (reason === 'count' && batchTooSmall(r))) return state;
       return cleared(state, r, reason);
     });
 

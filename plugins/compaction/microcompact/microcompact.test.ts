@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSimulator } from '../../../simulator/index.js';
-import type { Message } from '../../../kernel/index.js';
+import type { Message, ToolResultBlock } from '../../../kernel/index.js';
 import {
   httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel, tokensOf, withoutMarkers, writeAgentsMd, writeLines,
 } from '../../../testing/strategy.js';
@@ -10,7 +10,8 @@ import breakpoints from '../../cache/breakpoints/index.js';
 import breakDetector, { detectorRecords } from '../../cache/break-detector/index.js';
 import memoryFiles from '../../memory-files/index.js';
 import microcompact, {
-  CLEARABLE_TOOLS, clearOldResults, microcompactStats, placeholderFor, pruneSelection, referencedSelection, unclearedCount, workingSetSelection,
+  CLEARABLE_TOOLS, clearOldResults, distinctiveWords, microcompactStats, placeholderFor, pruneSelection, referencedSelection, unclearedCount, workingSetSelection,
+  type MicrocompactRecord,
 } from './index.js';
 import { useTestEnv } from '../../../testing/index.js';
 
@@ -131,6 +132,25 @@ describe('keepReferenced: results the model is still using', () => {
     expect(clearOldResults(h, ['Read'], 1, referencedSelection(h, o, plain())).cleared).toEqual(['t1', 't2']);
   });
 
+  it('reads the string values of tool inputs (a newline is no part of a word) and never keeps an error result', () => {
+    const h = history('');
+    h[h.length - 2] = { role: 'assistant', content: [{ type: 'tool_use', id: 'w', name: 'Bash', input: { command: 'grep -n parseConfigFile\nload_user_settings src' } }] };
+    expect(clearOldResults(h, ['Read'], 1, referencedSelection(h, o, plain())).cleared).toEqual(['t2']);
+    const failed = h.map((m, i) => (i === 2 ? { ...m, content: [{ ...(m.content[0] as ToolResultBlock), is_error: true }] } : m));
+    expect(clearOldResults(failed, ['Read'], 1, referencedSelection(failed, o, plain())).cleared).toEqual(['t1', 't2']);
+  });
+
+  it('distinctive words: identifiers with a capital inside, an underscore or a digit; paths and their last part; file names; letters beyond ASCII', () => {
+    expect([...distinctiveWords('see kernel/hooks.ts, then parseConfig(x) and load_user_settings; e.g. plain words, i.e. none; größeBerechnen and v2parser')].sort())
+      .toEqual(['größeBerechnen', 'hooks.ts', 'kernel/hooks.ts', 'load_user_settings', 'parseConfig', 'v2parser'].sort());
+    // An absolute path matches the same path written relative (its components and last part); a
+    // one-letter file name is not distinctive.
+    expect([...distinctiveWords('/work/main/kernel/hooks.ts:12 ./src/a.ts')].sort()).toEqual(['hooks.ts', 'src/a.ts', 'work/main/kernel/hooks.ts']);
+    // A long run of one character is one word (split once, no backtracking).
+    expect([...distinctiveWords('1'.repeat(100_000))]).toEqual([]);
+    expect([...distinctiveWords(`x${'1'.repeat(100_000)}`)]).toHaveLength(1);
+  });
+
   it('respects the token budget and counts only what the model wrote after the result', () => {
     const h = history('parseConfigFile and load_user_settings');
     expect(clearOldResults(h, ['Read'], 1, referencedSelection(h, { ...o, totalTokens: 100 }, plain())).cleared).toEqual(['t1', 't2']);
@@ -240,6 +260,31 @@ describe('compaction/microcompact in a session', () => {
       const total = tokensOf(after.tools) + tokensOf(after.system) + after.messages.reduce((n: number, m: { content: unknown[] }) => n + tokensOf(m), 0);
       expect(reqs[4]!.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: total, input_tokens: 0 });
       expect(detectorRecords(kernel)[4]!.verdict.kind).toBe('expected');
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it('count trigger with keepReferenced: results kept as in use do not make it clear one result per turn', async () => {
+    const ids = ['alphaParser1 betaLoader_2', 'gammaWriter3 deltaReader_4', 'epsilonCache5 zetaStore_6'];
+    ids.forEach((words, i) => writeFileSync(join(dir, `k${i + 1}.ts`), `${words.split(' ').map((w) => `export const ${w} = 1;`).join('\n')}\n`.repeat(10)));
+    for (let i = 1; i <= 6; i++) writeLines(dir, `u${i}.txt`, 20, `u${i}`);
+    const using = { type: 'text' as const, text: `Using ${ids.join(' ')}.` };
+    const turns = [read('k1.ts'), read('k2.ts'), read('k3.ts')];
+    for (let i = 1; i <= 6; i++) turns.push([using, { type: 'tool_use' as const, name: 'Read', input: { file_path: `u${i}.txt` } }]);
+    const simulator = createSimulator({ responder: plannedResponder([...turns, [{ type: 'text', text: 'Done.' }]]) });
+    const { client } = await httpClient(simulator, join(home, 'requests.jsonl'));
+    const kernel = await strategyKernel({
+      cwd: dir, client,
+      plugins: [{ plugin: microcompact, options: { trigger: 'count', countTrigger: 3, keepRecent: 1, keepReferenced: { totalTokens: 10_000 } } }],
+    });
+    try {
+      const { result } = await runPrompt(kernel, 'Read them all.');
+      expect(result.terminalReason).toBe('end_turn');
+      const passes = kernel.transcript.pluginData<MicrocompactRecord>('compaction/microcompact');
+      // The three key files stay in use; the old u-files are cleared in batches, never one by one.
+      expect(passes.length).toBeGreaterThan(0);
+      for (const p of passes) expect(p.cleared.length).toBeGreaterThan(3 - 1);
     } finally {
       await kernel.close();
     }

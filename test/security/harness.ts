@@ -30,7 +30,7 @@ export function sandbox(): Sandbox {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'rein-sec-')));
   const s = { root, proj: join(root, 'proj'), outside: join(root, 'outside'), home: join(root, 'home') };
   for (const d of [s.proj, s.outside, s.home]) mkdirSync(d, { recursive: true });
-  return { ...s, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { ...s, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }) };
 }
 
 /** The scenario: one turn with every call (each with its own id), then a closing reply, or `turns` as given. */

@@ -123,13 +123,16 @@ describe('a parent directory swapped for a link by a real background process, ac
     s = sandbox();
     mkdirSync(join(s.proj, 'd'));
     // Swaps proj/d between the real directory and a link to outside, as fast as it can.
-    swapper = spawn('bash', ['-c', 'while :; do mv d d.real 2>/dev/null && ln -s ../outside d; rm -f d; mv d.real d 2>/dev/null; done'], { cwd: s.proj, stdio: 'ignore' });
+    // Its own process group, so the mv, ln and rm it runs die with it (an orphaned mv could still
+    // rename inside the sandbox while it is removed).
+    swapper = spawn('bash', ['-c', 'while :; do mv d d.real 2>/dev/null && ln -s ../outside d; rm -f d; mv d.real d 2>/dev/null; done'], { cwd: s.proj, stdio: 'ignore', detached: true });
     const calls = ids('race', Array.from({ length: N }, (_, i) => ({ name: 'Write', input: { file_path: `d/f${i}.txt`, content: 'planted' } })));
     o = await reinRun(s, PRESET('acceptEdits'), calls.map((c) => [c]));
   });
   afterAll(async () => {
-    swapper.kill('SIGKILL');
-    await new Promise((r) => swapper.once('exit', r));
+    const exited = new Promise((r) => swapper.once('exit', r));
+    process.kill(-swapper.pid!, 'SIGKILL');
+    await exited;
     s.cleanup();
   });
 

@@ -26,7 +26,9 @@ describe('Read under a racing symlink swap', () => {
     writeFileSync(join(proj, 'real.txt'), 'inside\n');
     symlinkSync('real.txt', join(proj, 'r.txt'));
     // Swaps r.txt between the inside file and the outside one as fast as it can.
-    const swapper = spawn('bash', ['-c', 'while :; do ln -sfn ../outside/secret.txt r.tmp && mv -T r.tmp r.txt; ln -sfn real.txt r.tmp && mv -T r.tmp r.txt; done'], { cwd: proj, stdio: 'ignore' });
+    // Its own process group, so the ln and mv it runs die with it before the folder is removed.
+    const swapper = spawn('bash', ['-c', 'while :; do ln -sfn ../outside/secret.txt r.tmp && mv -T r.tmp r.txt; ln -sfn real.txt r.tmp && mv -T r.tmp r.txt; done'], { cwd: proj, stdio: 'ignore', detached: true });
+    const exited = new Promise((r) => swapper.once('exit', r));
     try {
       const kernel = await toolKernel({ cwd: proj, allowAll: false, plugins: [{ plugin: readPlugin }, { plugin: permissions }, { plugin: defaultMode }] });
       let inside = 0;
@@ -41,7 +43,8 @@ describe('Read under a racing symlink swap', () => {
       // The race was real: some reads saw the inside file, the others were refused or asked.
       expect(inside).toBeGreaterThan(0);
     } finally {
-      swapper.kill('SIGKILL');
+      process.kill(-swapper.pid!, 'SIGKILL');
+      await exited;
     }
   });
 });

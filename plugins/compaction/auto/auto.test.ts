@@ -205,7 +205,8 @@ describe('compaction/auto failure handling', () => {
 });
 
 describe('summaryRequest: cached-prefix', () => {
-  it('continues the last main-loop request, so the conversation is read from cache instead of sent again', async () => {
+  /** The three-file scenario with a 2,500-token AGENTS.md, compacting at 6,000 tokens with the cached-prefix request. */
+  const cachedPrefixKernel = async (extra: Record<string, unknown> = {}) => {
     writeFileSync(join(dir, 'AGENTS.md'), `# Project rules\n${'Keep every change small and tested. '.repeat(280)}\n`);
     writeLines('a.txt', 100, 'a');
     writeLines('b.txt', 100, 'b');
@@ -217,10 +218,15 @@ describe('summaryRequest: cached-prefix', () => {
       cwd: dir, client,
       plugins: [
         { plugin: memoryFiles, options: { userDirs: [home] } },
-        { plugin: autoCompact, options: { triggerTokens: 6_000, summaryRequest: 'cached-prefix', restore: { maxFiles: 0 } } },
+        { plugin: autoCompact, options: { triggerTokens: 6_000, summaryRequest: 'cached-prefix', restore: { maxFiles: 0 }, ...extra } },
         { plugin: breakpoints },
       ],
     });
+    return { kernel, log };
+  };
+
+  it('continues the last main-loop request, so the conversation is read from cache instead of sent again', async () => {
+    const { kernel, log } = await cachedPrefixKernel();
     try {
       const { result } = await runPrompt(kernel, 'Read a.txt, b.txt and c.txt.');
       expect(result.terminalReason).toBe('end_turn');
@@ -245,21 +251,7 @@ describe('summaryRequest: cached-prefix', () => {
   });
 
   it('with keepRecentTokens: still continues the whole last request from cache, says where the kept tail starts, and the tail follows the summary verbatim', async () => {
-    writeFileSync(join(dir, 'AGENTS.md'), `# Project rules\n${'Keep every change small and tested. '.repeat(280)}\n`);
-    writeLines('a.txt', 100, 'a');
-    writeLines('b.txt', 100, 'b');
-    writeLines('c.txt', 100, 'c');
-    const simulator = createSimulator({ scenario: parseScenario(SCENARIO, 'auto.yaml') });
-    const log = join(home, 'requests.jsonl');
-    const { client } = await httpClient(simulator, log);
-    const kernel = await strategyKernel({
-      cwd: dir, client,
-      plugins: [
-        { plugin: memoryFiles, options: { userDirs: [home] } },
-        { plugin: autoCompact, options: { triggerTokens: 6_000, summaryRequest: 'cached-prefix', keepRecentTokens: 1_500, restore: { maxFiles: 0 } } },
-        { plugin: breakpoints },
-      ],
-    });
+    const { kernel, log } = await cachedPrefixKernel({ keepRecentTokens: 1_500 });
     try {
       const { result } = await runPrompt(kernel, 'Read a.txt, b.txt and c.txt.');
       expect(result.terminalReason).toBe('end_turn');

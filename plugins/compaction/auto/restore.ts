@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { type Message, type ToolResultBlock} from '../../../kernel/index.js';
 import { estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../lib/index.js';
-import { toolUses } from '../shared/history.js';
+import { filePathOf, toolUses } from '../shared/history.js';
 
 /** Files restored at most (Claude Code's POST_COMPACT_MAX_FILES_TO_RESTORE = 5). */
 export const MAX_FILES_TO_RESTORE = 5;
@@ -64,9 +64,8 @@ export function recentlyReadFiles(messages: readonly Message[], readTools: reado
       const r = b as ToolResultBlock;
       const use = uses.get(r.tool_use_id);
       if (!use || !readTools.includes(use.name)) continue;
-      // Claude Code's Read names it `file_path`; other agents' read tools `path`.
-      const p = use.input.file_path ?? use.input.path;
-      if (typeof p !== 'string' || !p) continue;
+      const p = filePathOf(use.input);
+      if (p === undefined) continue;
       const abs = isAbsolute(p) ? p : resolve(cwd, p);
       if (r.is_error) continue;
       order.push({ path: abs, at: i });

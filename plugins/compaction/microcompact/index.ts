@@ -21,7 +21,7 @@ import {
 } from '../../../kernel/index.js';
 import { tokenCounter, estimateBlockTokens, estimateMessageTokens, cacheCostModel, lastCacheUse } from '../../../lib/index.js';
 import { expectCacheDrop } from '../shared/cache-signal.js';
-import { toolUses } from '../shared/history.js';
+import { filePathOf, toolResultText, toolUses } from '../shared/history.js';
 
 export const PLUGIN_NAME = 'compaction/microcompact';
 
@@ -203,12 +203,6 @@ export function pruneSelection(messages: readonly Message[], protectTokens: numb
   };
 }
 
-/** Where a file tool's call points: its `file_path` (Claude Code) or `path` (other agents' tools) input. */
-function filePathOf(input: Record<string, unknown>): string | undefined {
-  const p = input.file_path ?? input.path;
-  return typeof p === 'string' && p ? p : undefined;
-}
-
 /** One clearable result: its message index `m`, block index `b` and `tool_use_id` `id`. */
 export interface ResultRef {
   m: number;
@@ -296,13 +290,6 @@ function inputStrings(v: unknown): string[] {
   return [];
 }
 
-function blockText(block: ContentBlock): string {
-  const c = (block as { content?: unknown }).content;
-  if (typeof c === 'string') return c;
-  if (!Array.isArray(c)) return '';
-  return c.map((x: { type?: string; text?: string }) => (x.type === 'text' ? x.text ?? '' : '')).join('\n');
-}
-
 /**
  * The `keepReferenced` choice, for `clearOldResults`' `select`: of the results `base` would clear
  * (a subset of `results`, oldest first), keeps the ones (not errors) whose distinctive words the
@@ -331,7 +318,7 @@ export function referencedSelection(messages: readonly Message[], o: { turns: nu
       const block = messages[r.m]!.content[r.b] as ToolResultBlock;
       if (isCleared(block) || block.is_error) continue;
       let used = 0;
-      for (const w of distinctiveWords(blockText(block))) if ((said.get(w) ?? -1) > r.m) used++;
+      for (const w of distinctiveWords(toolResultText(block))) if ((said.get(w) ?? -1) > r.m) used++;
       if (used >= o.minWords) scored.push({ r, used, tokens: estimateBlockTokens(block) });
     }
     scored.sort((a, b) => b.used - a.used);

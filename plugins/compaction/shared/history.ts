@@ -52,6 +52,12 @@ export function toolUses(messages: readonly Message[]): Map<string, { name: stri
   return out;
 }
 
+/** The file a file tool's call names: its `file_path` (Claude Code) or `path` (other agents' tools) input. */
+export function filePathOf(input: Obj): string | undefined {
+  const p = input.file_path ?? input.path;
+  return typeof p === 'string' && p ? p : undefined;
+}
+
 /** Text of a tool_result's content. */
 export function toolResultText(block: ContentBlock): string {
   const c = (block as { content?: unknown }).content;

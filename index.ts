@@ -24,7 +24,7 @@ export type { CanUseTool, PermissionResult } from './plugins/permissions/shared/
 
 // Compaction helpers: history rounds, pinned messages and the latest prompt, the thresholds, and
 // the "expected cache drop" signal for cache/break-detector.
-export { isPinned, latestUserPromptIndex, groupByRound, toolUses, toolResultText, hasToolResults, renderTranscript, type RenderOptions } from './plugins/compaction/shared/history.js';
+export { isPinned, latestUserPromptIndex, groupByRound, toolUses, toolResultText, filePathOf, hasToolResults, renderTranscript, type RenderOptions } from './plugins/compaction/shared/history.js';
 export {
   computeThresholds, DEFAULT_CONTEXT_WINDOW, SUMMARY_RESERVE_TOKENS, AUTOCOMPACT_BUFFER_TOKENS, WARNING_OFFSET_TOKENS, BLOCKING_OFFSET_TOKENS,
   type Thresholds, type ThresholdInput, type ThresholdSetting,

@@ -117,7 +117,7 @@ describe('bin/rein.js', () => {
     await new Promise<void>((done) => front.listen(0, '127.0.0.1', done));
     const go = (extraCerts: string, format = 'json') => new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
       const env = { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_MAX_RETRIES: '0', ANTHROPIC_BASE_URL: `https://127.0.0.1:${(front.address() as AddressInfo).port}`, NODE_EXTRA_CA_CERTS: extraCerts };
-      const child = spawn(process.execPath, [bin, 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', format], { cwd: tmp.dir, env });
+      const child = spawn(process.execPath, [bin, 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', format], { cwd: tmp.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => { stdout += d; });
@@ -138,7 +138,7 @@ describe('bin/rein.js', () => {
   });
 
   it('stops quietly with 141 when its reader closes stdout (rein run ... | head)', async () => {
-    const child = spawn(process.execPath, [bin, 'run', 'hi', '--no-layers', '--output-format', 'stream-json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') } });
+    const child = spawn(process.execPath, [bin, 'run', 'hi', '--no-layers', '--output-format', 'stream-json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => { stderr += d; });
     child.stdout.once('data', () => child.stdout.destroy());

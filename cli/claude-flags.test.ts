@@ -186,18 +186,40 @@ describe('Claude Code settings files as layers', () => {
     expect(text.stdout).not.toContain('haiku');
   });
 
-  it('--settings is the highest settings layer; without a settings flag no settings file is read', async () => {
+  it('--settings is the highest settings layer and reads the other sources too', async () => {
     const r = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json', '--settings', '{"model": "sonnet"}']);
     const { preset, origins } = JSON.parse(r.stdout);
     expect(preset.model.name).toBe('claude-sonnet-4-6');
     expect(origins['model.name'].layer).toBe('settings:flag');
-    expect(preset.permissions.mode).toBe('acceptEdits'); // --settings alone reads the other sources too
-    const none = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json']);
-    expect(JSON.parse(none.stdout).preset.model.name).toBe('claude-sonnet-4-6');
-    expect(JSON.parse(none.stdout).preset.env).toBeUndefined();
+    expect(preset.permissions.mode).toBe('acceptEdits'); // from settings.local.json
     const bad = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--setting-sources', 'project,team']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown source "team"');
+  });
+
+  it('without a settings flag every source is read, as claude -p does; --setting-sources "" and --no-layers read none', async () => {
+    const all = JSON.parse((await rein(['preset', 'print', './agent.yaml', '--json'])).stdout);
+    expect(all.preset.model.name).toBe('claude-opus-4-8'); // project over user
+    expect(all.preset.permissions).toMatchObject({ mode: 'acceptEdits', allow: ['Read', 'Bash(npm test)'], deny: ['Read(./.env)'] });
+    expect(all.preset.env).toEqual({ FROM: 'user' });
+    expect(all.origins['permissions.mode']).toMatchObject({ layer: 'settings:local', file: join(tmp.dir, '.claude', 'settings.local.json') });
+    for (const args of [['--setting-sources', ''], ['--no-layers']]) {
+      const none = JSON.parse((await rein(['preset', 'print', './agent.yaml', '--json', ...args])).stdout);
+      expect(none.preset.model.name).toBe('claude-sonnet-4-6');
+      expect(none.preset.env).toBeUndefined();
+      expect(none.preset.permissions?.deny ?? []).not.toContain('Read(./.env)');
+    }
+  });
+
+  it('rein -p applies a project\'s .claude/settings.json deny rule with no flag asking for it', async () => {
+    writeFileSync(join(tmp.dir, '.env'), 'SECRET=hunter2\n');
+    sim = await serveScenario('turns:\n  - reply: [{ tool_use: { name: Read, input: { file_path: .env } } }]\n  - reply: [{ text: "done" }]\n', tmp.dir);
+    const r = await rein(['-p', '--output-format', 'json', '--preset', './agent.yaml', 'read the env file'], { env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url } });
+    expect(r.code).toBe(0);
+    const result = (sim.requests()[1]!.body.messages[2].content as { type: string; is_error?: boolean; content: unknown }[])[0]!;
+    expect(result).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(JSON.stringify(result.content)).not.toContain('hunter2');
+    expect(JSON.parse(r.stdout).permission_denials).toEqual([expect.objectContaining({ tool_name: 'Read' })]);
   });
 });
 

@@ -106,7 +106,7 @@ describe('HTTP_PROXY, HTTPS_PROXY and NO_PROXY', () => {
     try {
       const childEnv = { ...env.childEnv(), REIN_MAX_RETRIES: '0', ANTHROPIC_API_KEY: 'sk-tls', ANTHROPIC_BASE_URL: `https://127.0.0.1:${port}`, HTTPS_PROXY: proxy.url, HTTP_PROXY: 'http://127.0.0.1:9', NODE_EXTRA_CA_CERTS: join(certDir, 'localhost-test.crt') };
       const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-        const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: env.dir, env: childEnv });
+        const child = spawn(process.execPath, [join(REPO, 'bin/rein.js'), 'run', 'hi', '--preset', 'minimal', '--no-layers', '--output-format', 'json'], { cwd: env.dir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d) => { stdout += d; });

@@ -1,6 +1,6 @@
 /**
- * Claude Code settings files as preset layers (`rein run --setting-sources user,project,local`,
- * `--settings FILE`). Claude Code's precedence, high to low (https://code.claude.com/docs/en/settings):
+ * Claude Code settings files as preset layers: `rein run` reads all three by default, as `claude -p`
+ * does (`--setting-sources user,project,local` chooses, `--settings FILE` adds one). Claude Code's precedence, high to low (https://code.claude.com/docs/en/settings):
  * command-line arguments, `--settings`, `.claude/settings.local.json`, `.claude/settings.json`,
  * `~/.claude/settings.json`. In rein they sit above `--preset` and below the other flags:
  *

@@ -128,7 +128,7 @@ export function addPresetFlags(cmd: Command): Command {
     .option('--max-turns <n>', 'stop after this many model requests', positiveInt('--max-turns'))
     .option('--max-budget-usd <usd>', 'stop once the run has cost this much', positiveNumber('--max-budget-usd'))
     .option('--settings <file-or-json>', 'a Claude Code settings file (or JSON) as a layer above the others')
-    .option('--setting-sources <sources>', 'which Claude Code settings to read: user,project,local ("" for none)')
+    .option('--setting-sources <sources>', 'which Claude Code settings to read: user,project,local (default: all three; "" for none)')
     .option('--json-schema <schema>', 'answer as JSON matching this JSON Schema (structured_output in the result)')
     .option('--effort <level>', 'effort: low, medium, high or max')
     .option('--thinking <mode>', 'extended thinking: adaptive or disabled')
@@ -227,7 +227,10 @@ export interface FlagPlan {
   layer: Record<string, unknown>;
   /** Top-level preset keys the flag layer replaces instead of merging into (`--strict-mcp-config`). */
   replace: string[];
-  /** Claude Code settings to read (`--setting-sources`, `--settings`); undefined: none. */
+  /**
+   * Claude Code settings to read: every source by default, those `--setting-sources` names, none
+   * with `--no-layers` and no settings flag (undefined).
+   */
   settings?: { sources: SettingSource[]; flagSettings?: { file: string } | { text: string } };
 }
 
@@ -235,7 +238,7 @@ export interface FlagPlan {
  * The command-line preset layer for a set of flags. Throws InputError for a flag rein does not
  * honour and for a bad value (unreadable --mcp-config, --json-schema that is not JSON, ...).
  */
-export function flagPlan(f: ClaudeFlagValues, cwd: string): FlagPlan {
+export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string): FlagPlan {
   for (const [key, u] of Object.entries(UNSUPPORTED_FLAGS)) {
     // A `--no-x` flag is true unless given.
     const given = u.flag.startsWith('--no-') ? f[key] === false : f[key] !== undefined;
@@ -322,8 +325,11 @@ export function flagPlan(f: ClaudeFlagValues, cwd: string): FlagPlan {
   if (f.permissionPromptTool === 'stdio' && f.inputFormat !== 'stream-json') throw new InputError('--permission-prompt-tool stdio needs --input-format stream-json: the program on stdin answers the asks');
   if (f.permissionPrompts !== undefined && f.permissionPrompts !== 'none' && f.permissionPrompts !== 'host') throw new InputError(`--permission-prompts must be none or host (got "${f.permissionPrompts}")`);
 
+  // As `claude -p` does, every settings file is read unless the flags say otherwise: a project's
+  // deny rules and hooks apply without anyone having to ask for them. `--setting-sources ""` reads
+  // none; `--no-layers` (only the preset and the flags) reads none unless a settings flag is given.
   let settings: FlagPlan['settings'];
-  if (f.settingSources !== undefined || f.settings !== undefined) {
+  if (f.settingSources !== undefined || f.settings !== undefined || f.layers !== false) {
     const sources = f.settingSources === undefined ? [...SETTING_SOURCES] : f.settingSources.split(',').map((s) => s.trim()).filter(Boolean);
     for (const s of sources) if (!(SETTING_SOURCES as readonly string[]).includes(s)) throw new InputError(`--setting-sources: unknown source "${s}" (expected user, project, local, comma separated)`);
     settings = { sources: sources as SettingSource[] };

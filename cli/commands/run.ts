@@ -58,14 +58,37 @@ export function agentOptions(f: RunFlags, cwd: string): { options: AgentOptions;
 }
 
 /**
+ * Most bytes read from stdin, for a prompt or for the context piped in with one: 10 MiB, the cap
+ * `claude -p` puts on piped input. A larger input belongs in a file the prompt names.
+ */
+export const STDIN_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * How long a prompt given after the flags waits for the first byte of a piped stdin, ms. A caller
+ * that starts rein with a pipe it never writes to or closes must not hang the run; 3 s is enough
+ * for a command at the head of a pipeline to print its first line.
+ */
+export const STDIN_WAIT_MS = 3_000;
+
+/**
  * The prompt: the words after the flags, joined with spaces (as `claude -p` takes them). With none,
  * or `-`, it is read from stdin; one trailing newline (what `echo` and editors add) is dropped.
+ * With words and a piped stdin (`git diff | rein -p "review this"`), what stdin holds comes first,
+ * then a blank line, then the words, as `claude -p` combines them; a pipe that gives nothing within
+ * {@link STDIN_WAIT_MS} is left unread, with a line on stderr.
+ * Throws InputError when there is no prompt, or stdin holds more than {@link STDIN_MAX_BYTES}.
  */
 export async function readPrompt(words: string[], signal?: AbortSignal): Promise<string> {
   let prompt = words.join(' ');
   if (prompt === '-' || (!prompt && !isatty(0))) {
     mark('reading the prompt from stdin');
-    prompt = (await readStdin(signal)).replace(/\r?\n$/, '');
+    prompt = (await readStdin({ signal })).text.replace(/\r?\n$/, '');
+  } else if (prompt && !isatty(0)) {
+    mark('reading piped context from stdin');
+    const piped = await readStdin({ signal, firstByteMs: STDIN_WAIT_MS });
+    if (piped.timedOut) process.stderr.write(`rein: nothing arrived on stdin within ${STDIN_WAIT_MS / 1000} s; going on with the prompt alone (start rein with </dev/null to skip the wait)\n`);
+    const context = piped.text.replace(/\r?\n$/, '');
+    if (context.trim()) prompt = `${context}\n\n${prompt}`;
   }
   if (!prompt.trim()) {
     const took = listTookPrompt();
@@ -78,22 +101,43 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
  * All of stdin as UTF-8 text, read from the stream rather than with a blocking read: a pipe whose
  * writer has not written yet (`slow_command | rein -p`) is non-blocking once Node opens it, where a
  * synchronous read fails with EAGAIN, and a blocked read would not let a signal through. Resolves
- * with what was read so far when `signal` aborts (the caller then stops).
+ * with what was read so far when `signal` aborts (the caller then stops), and with nothing and
+ * `timedOut` when `firstByteMs` passes before the first byte or the end. Rejects with InputError
+ * past {@link STDIN_MAX_BYTES}.
  */
-function readStdin(signal?: AbortSignal): Promise<string> {
+function readStdin(opts: { signal?: AbortSignal; firstByteMs?: number }): Promise<{ text: string; timedOut: boolean }> {
+  const { signal } = opts;
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
-    const done = () => {
+    let bytes = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      clearTimeout(timer);
       signal?.removeEventListener('abort', done);
       process.stdin.off('data', onData).off('end', done).off('error', onError);
       process.stdin.pause();
-      resolvePromise(Buffer.concat(chunks).toString('utf8'));
     };
-    const onData = (c: Buffer) => { chunks.push(c); };
-    const onError = (err: Error) => { signal?.removeEventListener('abort', done); reject(err); };
+    function done(): void {
+      stop();
+      resolvePromise({ text: Buffer.concat(chunks).toString('utf8'), timedOut: false });
+    }
+    function onData(c: Buffer): void {
+      clearTimeout(timer);
+      bytes += c.length;
+      if (bytes > STDIN_MAX_BYTES) {
+        stop();
+        reject(new InputError(`stdin holds more than ${STDIN_MAX_BYTES / 1024 / 1024} MiB; write it to a file and name the file in the prompt`));
+        return;
+      }
+      chunks.push(c);
+    }
+    function onError(err: Error): void { stop(); reject(err); }
     if (signal?.aborted) return done();
     signal?.addEventListener('abort', done);
     process.stdin.on('data', onData).once('end', done).once('error', onError);
+    if (opts.firstByteMs !== undefined) {
+      timer = setTimeout(() => { stop(); resolvePromise({ text: '', timedOut: true }); }, opts.firstByteMs);
+    }
   });
 }
 

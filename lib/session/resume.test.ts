@@ -79,7 +79,7 @@ export default definePlugin({
 `);
     writeFileSync(join(folders.dir, 'p.yaml'), 'tools: []\nplugins:\n  ./hang.ts: {}\n');
     const env = { ...cleanEnv(), REIN_HOME: folders.home };
-    const child = spawn(process.execPath, [REIN_BIN, 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env });
+    const child = spawn(process.execPath, [REIN_BIN, 'run', 'go', '--sim', 's.yaml', '--preset', './p.yaml', '--no-layers'], { cwd: folders.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d) => { if (String(d).includes('HANGING')) resolve(); });
       child.on('exit', (code) => reject(new Error(`exited early with ${code}`)));

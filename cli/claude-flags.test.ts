@@ -122,6 +122,15 @@ describe('flags are the command-line preset layer', () => {
     for (const key of ['model.name', 'permissions.allow', 'limits.maxTurns', 'system.append', 'tools']) expect(origins[key].layer).toBe('flags');
   });
 
+  it('ANTHROPIC_MODEL chooses the model, as for Claude Code: over the preset, under --model', async () => {
+    const fromEnv = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json'], { env: { ANTHROPIC_MODEL: 'opus' } });
+    expect(JSON.parse(fromEnv.stdout).preset.model.name).toBe('claude-opus-4-8');
+    const flag = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json', '--model', 'haiku'], { env: { ANTHROPIC_MODEL: 'opus' } });
+    expect(JSON.parse(flag.stdout).preset.model.name).toBe('claude-haiku-4-5');
+    const none = await rein(['preset', 'print', './agent.yaml', '--no-layers', '--json']);
+    expect(JSON.parse(none.stdout).preset.model.name).toBe('claude-sonnet-4-6');
+  });
+
   it('rein preset print --preset X --origins: the preset named as rein run names it, same output as FILE', async () => {
     const flags = ['--no-layers', '--origins', '--model', 'opus'];
     const byFlag = await rein(['preset', 'print', '--preset', './agent.yaml', ...flags]);

@@ -135,6 +135,7 @@ export function cleanEnv(): NodeJS.ProcessEnv {
   delete env.ANTHROPIC_API_KEY;
   delete env.ANTHROPIC_BASE_URL;
   delete env.ANTHROPIC_AUTH_TOKEN;
+  delete env.ANTHROPIC_MODEL;
   // A proxy of the machine's would stand between a test and its loopback simulator.
   for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy']) delete env[name];
   return env;

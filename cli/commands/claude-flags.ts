@@ -235,10 +235,10 @@ export interface FlagPlan {
 }
 
 /**
- * The command-line preset layer for a set of flags. Throws InputError for a flag rein does not
- * honour and for a bad value (unreadable --mcp-config, --json-schema that is not JSON, ...).
+ * The command-line preset layer for a set of flags, with `ANTHROPIC_MODEL` from `env` below
+ * `--model`. Throws InputError for a flag rein does not honour and for a bad value (unreadable --mcp-config, --json-schema that is not JSON, ...).
  */
-export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string): FlagPlan {
+export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string, env: NodeJS.ProcessEnv = process.env): FlagPlan {
   for (const [key, u] of Object.entries(UNSUPPORTED_FLAGS)) {
     // A `--no-x` flag is true unless given.
     const given = u.flag.startsWith('--no-') ? f[key] === false : f[key] !== undefined;
@@ -256,7 +256,10 @@ export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string
   if (f.verbose) printer.verbose = true;
   if (Object.keys(printer).length) at('plugins').printer = printer;
 
-  if (f.model) at('model').name = MODEL_ALIASES[f.model] ?? f.model;
+  // ANTHROPIC_MODEL chooses the model as it does for Claude Code: below --model, above the
+  // settings files' `model` (https://code.claude.com/docs/en/model-config).
+  const model = f.model || env.ANTHROPIC_MODEL?.trim();
+  if (model) at('model').name = MODEL_ALIASES[model] ?? model;
   if (f.fallbackModel) at('model').fallbackModel = MODEL_ALIASES[f.fallbackModel] ?? f.fallbackModel;
   if (f.effort) {
     if (!['low', 'medium', 'high', 'max'].includes(f.effort)) throw new InputError(`--effort must be low, medium, high or max (got "${f.effort}"; rein does not send other levels)`);

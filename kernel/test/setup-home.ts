@@ -22,6 +22,8 @@ const home = mkdtempSync(join(root, 'home-'));
 const config = mkdtempSync(join(root, 'config-'));
 const userHome = mkdtempSync(join(root, 'userhome-'));
 process.env.HOME = userHome;
+// The user's model choice would change every request a test checks.
+delete process.env.ANTHROPIC_MODEL;
 // Replaced, not defaulted: the environment vitest was started from is the user's.
 process.env.REIN_HOME = home;
 process.env.XDG_CONFIG_HOME = config;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { createSimulator } from '../../simulator/index.js';
 import { httpClient, loggedRequests, plannedResponder, runPrompt, strategyKernel } from '../../testing/strategy.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import systemPrompt, { mergeSections, prependToFirstMessage, systemPromptOptions } from './index.js';
-import { branchOf, buildUserContext, GIT_LOG_COUNT, gitState } from './user-context.js';
+import { branchOf, buildUserContext, GIT_LOG_COUNT, gitState, mayBeInRepository } from './user-context.js';
 import { useTestEnv } from '../../testing/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
@@ -62,6 +62,47 @@ describe('user context', () => {
     git('checkout', '-q', '--detach');
     expect((await gitState(dir)).split('\n')[0]).toBe('Git branch: HEAD');
   });
+  it('runs no git where git could find no work tree, and asks git wherever it could', async () => {
+    // A `git` first on PATH that records its arguments, then runs the real one.
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    const calls = join(dir, 'git-calls.txt');
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${calls}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+    const env = { PATH: `${bin}:${process.env.PATH}` };
+    const recorded = () => (existsSync(calls) ? readFileSync(calls, 'utf8').split('\n').filter(Boolean).length : 0);
+
+    // No .git here or above (the test folder is under the system's temp folder): git is not run.
+    const plain = join(dir, 'plain', 'deeper');
+    mkdirSync(plain, { recursive: true });
+    expect(mayBeInRepository(plain, env)).toBe(false);
+    expect(await gitState(plain, env)).toBe('Git: not a git repository.');
+    expect(recorded()).toBe(0);
+
+    // GIT_DIR names a repository elsewhere: git is asked, and finds it.
+    const repo = join(dir, 'repo');
+    mkdirSync(join(repo, 'sub'), { recursive: true });
+    execFileSync(realGit, ['init', '-q', '-b', 'main', repo]);
+    expect(mayBeInRepository(plain, { ...env, GIT_DIR: join(repo, '.git'), GIT_WORK_TREE: repo })).toBe(true);
+    expect(await gitState(plain, { ...env, GIT_DIR: join(repo, '.git'), GIT_WORK_TREE: repo })).toMatch(/^Git branch: main/);
+    expect(recorded()).toBe(2);
+
+    // A folder inside a repository, and a link to one from outside it (git looks from the resolved path).
+    expect(await gitState(join(repo, 'sub'), env)).toMatch(/^Git branch: main/);
+    const link = join(dir, 'plain', 'link');
+    symlinkSync(join(repo, 'sub'), link);
+    expect(mayBeInRepository(link, env)).toBe(true);
+    expect(await gitState(link, env)).toMatch(/^Git branch: main/);
+    // A linked work tree's .git is a file; a bare repository is a git directory itself.
+    const worktree = join(dir, 'plain', 'wt');
+    execFileSync(realGit, ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'first']);
+    execFileSync(realGit, ['-C', repo, 'worktree', 'add', '-q', worktree]);
+    expect(mayBeInRepository(worktree, env)).toBe(true);
+    const bare = join(dir, 'plain', 'bare.git');
+    execFileSync(realGit, ['init', '-q', '--bare', bare]);
+    expect(mayBeInRepository(bare, env)).toBe(true);
+    expect(recorded()).toBe(6);
+  });
   it('reads the branch from every form of the status header', () => {
     expect(branchOf('## main...origin/main [ahead 1, behind 2]')).toBe('main');
     expect(branchOf('## feature/x')).toBe('feature/x');
@@ -79,9 +120,11 @@ describe('user context', () => {
 
 describe('system-prompt in a session', () => {
   it('starts the git commands when it is applied in a new session, before the run (the first request need not wait for them); a resumed session runs none', async () => {
-    // A `git` first on PATH that records its arguments and answers "not a repository".
+    // A `git` first on PATH that records its arguments and answers "not a repository", in a folder
+    // with a .git entry (where there is none, no git command runs at all).
     const bin = join(dir, 'bin');
     mkdirSync(bin);
+    mkdirSync(join(dir, '.git'));
     const calls = join(dir, 'git-calls.txt');
     writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${calls}'\necho 'fatal: not a git repository' >&2\nexit 128\n`, { mode: 0o755 });
     const path = process.env.PATH;

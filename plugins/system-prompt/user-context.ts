@@ -6,7 +6,9 @@
  * whole cached prefix; a slightly stale value is cheaper).
  */
 import { execFile } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { platform, release } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 
 /** Longest `git status --short` kept, characters (Claude Code truncates its git status the same way). */
 export const MAX_GIT_STATUS_CHARS = 2_000;
@@ -46,11 +48,49 @@ export function branchOf(header: string): string {
 }
 
 /**
+ * The variables with which git finds a repository other than by looking for `.git` above the
+ * working directory (https://git-scm.com/docs/git#_environment_variables).
+ */
+const GIT_LOCATION_VARIABLES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_COMMON_DIR'] as const;
+
+/**
+ * False only when git cannot find a work tree for `cwd`: none of GIT_LOCATION_VARIABLES is set in
+ * `env` (process.env when undefined, as for the git commands), and neither `cwd` nor any folder
+ * above it, by the path as given or with symbolic links resolved (git looks from the resolved one),
+ * holds a `.git` entry (a folder, or the file of a linked work tree or submodule) or is itself a
+ * git directory (HEAD, objects/ and refs/: a bare repository may name a work tree in its config).
+ * Then `git status` fails with "not a git repository" anyway, so rein spawns no git process: each
+ * spawn costs the main thread a few ms of a cold start, more as the process grows (fork copies its
+ * page tables). Whenever git might find one, git is asked, as before.
+ * https://git-scm.com/docs/gitrepository-layout
+ */
+export function mayBeInRepository(cwd: string, env?: Record<string, string | undefined>): boolean {
+  const vars = env ?? process.env;
+  if (GIT_LOCATION_VARIABLES.some((v) => vars[v])) return true;
+  const starts = [resolve(cwd)];
+  try {
+    starts.push(realpathSync(starts[0]!));
+  } catch {
+    // A folder that does not exist: git fails there too (the spawn fails), with the same answer.
+  }
+  for (const start of starts) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      if (existsSync(join(dir, '.git'))) return true;
+      if (existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects')) && existsSync(join(dir, 'refs'))) return true;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return false;
+}
+
+/**
  * Git branch, status and recent commits of `cwd`, or a line saying it is not a repository.
  * Two commands, run concurrently: `git status --short --branch` answers "is this a repository",
  * the branch and the status at once, and every spawn costs the main thread ~2 ms at start-up.
+ * Where git could find no work tree (mayBeInRepository), the answer is given without running git.
  */
 export async function gitState(cwd: string, env?: Record<string, string>): Promise<string> {
+  if (!mayBeInRepository(cwd, env)) return NOT_A_REPOSITORY;
   const [statusOut, log] = await Promise.all([
     git(cwd, ['status', '--short', '--branch'], env),
     git(cwd, ['log', '--oneline', '-n', String(GIT_LOG_COUNT)], env).then((l) => l ?? ''),

@@ -56,9 +56,9 @@ function runFromCodeCache(bundle, bundleStat) {
   const identity = JSON.stringify(['rein code cache 1', process.version, process.arch, process.execPath, exe.size, exe.mtimeMs, bundle, bundleStat.size, bundleStat.mtimeMs]);
   const cachedData = readCache(cacheFile, identity);
   // The bundle is pure ASCII (scripts/bundle.mjs checks), so latin1 reads it exactly and fastest.
-  const source = readFileSync(bundle, 'latin1');
-  // The same wrapper Node gives a CommonJS module, so the bundle sees exports/require/module.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
+  // Its text is already the wrapper Node gives a CommonJS module (scripts/bundle.mjs): compiled as
+  // read, without a copy, it evaluates to that function.
+  const script = new Script(readFileSync(bundle, 'latin1'), { filename: bundle, cachedData });
   const used = cachedData !== undefined && !script.cachedDataRejected;
   if (process.env.REIN_TRACE_STARTUP === '1') {
     const state = used ? 'used' : cachedData ? 'rejected by V8 (other V8 flags?)' : 'missing or made by another Node or bundle';

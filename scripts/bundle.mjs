@@ -1,6 +1,7 @@
 // Builds the `rein` command into dist/bundle/ with esbuild, then warms V8's code cache for it.
 //
-//   dist/bundle/rein.cjs        every command in one CommonJS file. Lazily imported modules become
+//   dist/bundle/rein.cjs        every command in one CommonJS file, written as the function a module
+//                               is wrapped in (see the banner). Lazily imported modules become
 //                               lazily initialised sections of the file, so a command still runs only
 //                               what it uses.
 //   dist/bundle/rein.cjs.cache  V8's code cache for rein.cjs, written after a warm-up `rein run`
@@ -46,8 +47,16 @@ await build({
   legalComments: 'external',
   // `import.meta.url` of every bundled module is the bundle's own URL (rein's root is found from it).
   define: { 'import.meta.url': '__reinImportMetaUrl' },
+  // The file is the function Node would wrap a CommonJS module in, written out, so bin/rein.js
+  // compiles the file's text as it is read: wrapping the source in a template string there made V8
+  // copy the 2.5 MB source into one more string, ~630 fresh memory pages (page faults cost several
+  // µs each on a small VM). Compiled as a script (bin/rein.js, where `this` is the global object)
+  // its value is that function; required as a module (`node --enable-source-maps`, Node's loader,
+  // where `this` is module.exports) it runs it with the module's own arguments. The parentheses
+  // around the function keep V8 compiling it at once rather than pre-parsing it first.
   // Strict throughout, as the ES modules it is built from are ("use strict" must come first).
-  banner: { js: "\"use strict\";\nconst __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: "(function (run) { if (this !== globalThis) run.call(this, exports, require, module, __filename, __dirname); return run; }).call(this, (function (exports, require, module, __filename, __dirname) {\"use strict\";\nconst __reinImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  footer: { js: '\n}))' },
   // Loaded from node_modules at run time: loaders and report tooling that resolve files next to
   // themselves, ES-module-only packages (through lib/node/import-external.ts), and large modules
   // needed on few paths (the job queue's BullMQ and ioredis: only `--queue` and `rein worker` load them).

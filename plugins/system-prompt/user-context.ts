@@ -69,7 +69,8 @@ export function mayBeInRepository(cwd: string, env?: Record<string, string | und
   if (GIT_LOCATION_VARIABLES.some((v) => vars[v])) return true;
   const starts = [resolve(cwd)];
   try {
-    starts.push(realpathSync(starts[0]!));
+    const real = realpathSync(starts[0]!);
+    if (real !== starts[0]) starts.push(real);
   } catch {
     // A folder that does not exist: git fails there too (the spawn fails), with the same answer.
   }

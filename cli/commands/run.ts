@@ -4,6 +4,7 @@
  * `--input-format stream-json` it reads user messages and control requests from stdin instead and
  * runs one turn per message (cli/stream-json/).
  */
+import { fstatSync, statSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { mark } from '../../kernel/trace.js';
 import { resolve } from 'node:path';
@@ -98,6 +99,20 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
 }
 
 /**
+ * True when stdin is the null device (`</dev/null`, and what a parent that ignores the child's
+ * stdin gives it), which holds nothing: then it is not read, which spares opening Node's stdin
+ * stream at start-up. False wherever that cannot be told (no /dev/null: Windows).
+ */
+function stdinIsDevNull(): boolean {
+  try {
+    const stdin = fstatSync(0);
+    return stdin.isCharacterDevice() && stdin.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * All of stdin as UTF-8 text, read from the stream rather than with a blocking read: a pipe whose
  * writer has not written yet (`slow_command | rein -p`) is non-blocking once Node opens it, where a
  * synchronous read fails with EAGAIN, and a blocked read would not let a signal through. Resolves
@@ -107,6 +122,7 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
  */
 function readStdin(opts: { signal?: AbortSignal; firstByteMs?: number }): Promise<{ text: string; timedOut: boolean }> {
   const { signal } = opts;
+  if (stdinIsDevNull()) return Promise.resolve({ text: '', timedOut: false });
   return new Promise((resolvePromise, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;

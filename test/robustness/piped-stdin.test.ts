@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, tempDir } from '../../testing/support.js';
 import { BIN, entries, transcripts, write } from './support.js';
@@ -20,14 +20,14 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-/** `rein -p ...args` with stdin a pipe this test writes to (or not). */
-function start(args: string[]) {
-  const child = spawn(process.execPath, [BIN, '-p', '--sim', 's.yaml', '--no-layers', '--output-format', 'json', ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** `rein -p ...args` with stdin a pipe this test writes to (or not), or `stdin` (the null device, a file). */
+function start(args: string[], stdin: 'pipe' | 'ignore' | number = 'pipe') {
+  const child = spawn(process.execPath, [BIN, '-p', '--sim', 's.yaml', '--no-layers', '--output-format', 'json', ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env }, stdio: [stdin, 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { err += d; });
-  child.stdin.on('error', () => undefined);
+  child.stdin?.on('error', () => undefined);
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   return { child, exited, out: () => out, err: () => err };
 }
@@ -55,6 +55,30 @@ describe('piped stdin with a prompt', () => {
     expect(await r.exited).toBe(0);
     expect(firstPrompt()).toBe('review this');
     expect(r.err()).not.toMatch(/nothing arrived/);
+  });
+
+  it('stdin the null device: the prompt alone (it is not read); with no prompt, exit 2; a file on stdin is read', async () => {
+    const alone = start(['review this'], 'ignore');
+    expect(await alone.exited).toBe(0);
+    expect(firstPrompt()).toBe('review this');
+    expect(alone.err()).not.toMatch(/nothing arrived/);
+
+    const none = start([], 'ignore');
+    expect(await none.exited).toBe(2);
+    expect(none.err()).toMatch(/^rein: no prompt/m);
+
+    write(tmp.dir, { 'diff.txt': 'from a file\n' });
+    const fd = openSync(join(tmp.dir, 'diff.txt'), 'r');
+    try {
+      const file = start(['review this'], fd);
+      expect(await file.exited).toBe(0);
+      expect(transcripts(env.REIN_HOME!, tmp.dir).length).toBe(2);
+      const prompts = transcripts(env.REIN_HOME!, tmp.dir).map((t) => entries(t).find((e) => e.type === 'message')!.message.content)
+        .map((c: string | { text?: string }[]) => (typeof c === 'string' ? c : c.map((b) => b.text ?? '').join('')));
+      expect(prompts).toContain('from a file\n\nreview this');
+    } finally {
+      closeSync(fd);
+    }
   });
 
   it('a pipe left open and silent: after the wait the prompt runs alone, and stderr says why it waited', async () => {

@@ -20,16 +20,24 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-/** `rein -p ...args` with stdin a pipe this test writes to (or not), or `stdin` (the null device, a file). */
-function start(args: string[], stdin: 'pipe' | 'ignore' | number = 'pipe') {
-  const child = spawn(process.execPath, [BIN, '-p', '--sim', 's.yaml', '--no-layers', '--output-format', 'json', ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env }, stdio: [stdin, 'pipe', 'pipe'] });
+/** `rein -p ...args` with stdin a pipe this test writes to (or not). */
+function start(args: string[]) {
+  const child = spawn(process.execPath, [BIN, '-p', '--sim', 's.yaml', '--no-layers', '--output-format', 'json', ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { err += d; });
-  child.stdin?.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   return { child, exited, out: () => out, err: () => err };
+}
+
+/** `rein -p ...args` with stdin the null device (`ignore`) or an open file; its exit code and stderr. */
+function runWith(args: string[], stdin: 'ignore' | number): Promise<{ code: number | null; err: string }> {
+  const child = spawn(process.execPath, [BIN, '-p', '--sim', 's.yaml', '--no-layers', '--output-format', 'json', ...args], { cwd: tmp.dir, env: { ...cleanEnv(), ...env }, stdio: [stdin, 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => { err += d; });
+  return new Promise((r) => child.on('close', (code) => r({ code, err })));
 }
 
 /** The text of the session's first user message. */
@@ -58,20 +66,19 @@ describe('piped stdin with a prompt', () => {
   });
 
   it('stdin the null device: the prompt alone (it is not read); with no prompt, exit 2; a file on stdin is read', async () => {
-    const alone = start(['review this'], 'ignore');
-    expect(await alone.exited).toBe(0);
+    const alone = await runWith(['review this'], 'ignore');
+    expect(alone.code).toBe(0);
     expect(firstPrompt()).toBe('review this');
-    expect(alone.err()).not.toMatch(/nothing arrived/);
+    expect(alone.err).not.toMatch(/nothing arrived/);
 
-    const none = start([], 'ignore');
-    expect(await none.exited).toBe(2);
-    expect(none.err()).toMatch(/^rein: no prompt/m);
+    const none = await runWith([], 'ignore');
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/^rein: no prompt/m);
 
     write(tmp.dir, { 'diff.txt': 'from a file\n' });
     const fd = openSync(join(tmp.dir, 'diff.txt'), 'r');
     try {
-      const file = start(['review this'], fd);
-      expect(await file.exited).toBe(0);
+      expect((await runWith(['review this'], fd)).code).toBe(0);
       expect(transcripts(env.REIN_HOME!, tmp.dir).length).toBe(2);
       const prompts = transcripts(env.REIN_HOME!, tmp.dir).map((t) => entries(t).find((e) => e.type === 'message')!.message.content)
         .map((c: string | { text?: string }[]) => (typeof c === 'string' ? c : c.map((b) => b.text ?? '').join('')));

@@ -131,6 +131,34 @@ describe('flags are the command-line preset layer', () => {
     expect(JSON.parse(none.stdout).preset.model.name).toBe('claude-sonnet-4-6');
   });
 
+  it('Claude Code model names the API does not know: [1m], default, best, opusplan (flag, env, settings file)', async () => {
+    const model = async (args: string[], e: NodeJS.ProcessEnv = {}) => {
+      const r = await rein(['preset', 'print', './agent.yaml', '--json', ...args], { env: e });
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout).preset.model as { name: string; contextWindow?: number };
+    };
+    expect(await model(['--no-layers'], { ANTHROPIC_MODEL: 'sonnet[1m]' })).toMatchObject({ name: 'claude-sonnet-4-6', contextWindow: 1_000_000 });
+    expect(await model(['--no-layers', '--model', 'claude-opus-4-6[1M]'])).toMatchObject({ name: 'claude-opus-4-6', contextWindow: 1_000_000 });
+    expect(await model(['--no-layers', '--model', 'best'])).toMatchObject({ name: 'claude-opus-4-8' });
+    expect(await model(['--no-layers', '--model', 'opusplan'])).toMatchObject({ name: 'claude-sonnet-4-6' });
+    // `default` clears the override: the preset's model stands, whatever ANTHROPIC_MODEL says.
+    expect(await model(['--no-layers', '--model', 'default'], { ANTHROPIC_MODEL: 'opus' })).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6' });
+    expect(await model(['--no-layers'], { ANTHROPIC_MODEL: 'default' })).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6' });
+    mkdirSync(join(tmp.dir, '.claude'));
+    writeFileSync(join(tmp.dir, '.claude', 'settings.json'), '{"model": "opus[1m]"}\n');
+    expect(await model([])).toMatchObject({ name: 'claude-opus-4-8', contextWindow: 1_000_000 });
+    writeFileSync(join(tmp.dir, '.claude', 'settings.json'), '{"model": "default"}\n');
+    expect(await model([])).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6' });
+
+    // On the wire: the model id without the suffix, and the 1M-context beta.
+    const e = await serve('one');
+    const r = await rein(['-p', ...BASE, 'hi'], { env: { ...e, ANTHROPIC_MODEL: 'sonnet[1m]' } });
+    expect(r.code).toBe(0);
+    const sent = sim!.requests()[0]!;
+    expect(sent.body.model).toBe('claude-sonnet-4-6');
+    expect(sent.headers['anthropic-beta']).toContain('context-1m-2025-08-07');
+  });
+
   it('rein preset print --preset X --origins: the preset named as rein run names it, same output as FILE', async () => {
     const flags = ['--no-layers', '--origins', '--model', 'opus'];
     const byFlag = await rein(['preset', 'print', '--preset', './agent.yaml', ...flags]);

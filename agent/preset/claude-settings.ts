@@ -28,8 +28,38 @@ export interface ClaudeSettingsOptions {
   flagSettings?: { file: string } | { text: string };
 }
 
-/** Model aliases in settings files (`"model": "opus"`), as model ids. */
-const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-6', opus: 'claude-opus-4-8', haiku: 'claude-haiku-4-5' };
+/** Claude Code's model aliases (`--model opus`, `ANTHROPIC_MODEL=sonnet`, `"model": "haiku"`), as model ids. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  sonnet: 'claude-sonnet-4-6',
+  opus: 'claude-opus-4-8',
+  haiku: 'claude-haiku-4-5',
+  best: 'claude-opus-4-8',
+  // Claude Code runs opus in plan mode and sonnet otherwise; rein does not switch models with the
+  // permission mode, so a headless run gets the model Claude Code executes with.
+  opusplan: 'claude-sonnet-4-6',
+});
+
+/** The context window a `[1m]` suffix asks for, tokens (lib/model/long-context.ts LONG_CONTEXT_WINDOW). */
+const ONE_MILLION = 1_000_000;
+
+/**
+ * A model as Claude Code's `--model`, `ANTHROPIC_MODEL` and settings `model` take it, as preset
+ * `model` keys (https://code.claude.com/docs/en/model-config, "Model aliases"):
+ * - an alias (`sonnet`, `opus`, `haiku`, `best`, `opusplan`) → its model id in `name`;
+ * - a `[1m]` suffix on an alias or a model id (`sonnet[1m]`, `claude-opus-4-6[1m]`) → the id without
+ *   it, and `contextWindow` 1,000,000 tokens (the request then carries the 1M-context beta): the
+ *   suffix is Claude Code's, the API knows no such model;
+ * - `default` (Claude Code: "clears any model override") → `{}`, so a lower layer's model stands;
+ * - anything else → `name` as given.
+ */
+export function claudeModel(value: string): { name?: string; contextWindow?: number } {
+  const v = value.trim();
+  if (v.toLowerCase() === 'default') return {};
+  const long = /\[1m\]$/i.test(v);
+  const base = long ? v.slice(0, -4).trim() : v;
+  const name = MODEL_ALIASES[base.toLowerCase()] ?? base;
+  return long ? { name, contextWindow: ONE_MILLION } : { name };
+}
 
 /**
  * The settings files that exist, lowest first. The project's `.claude/` folder is the nearest one
@@ -53,7 +83,7 @@ export function settingsFiles(opts: { cwd: string; homeDir: string; dirs: readon
 /** Where a preset path came from in the settings file. */
 function settingsPath(path: KeyPath): KeyPath {
   if (path[0] === 'permissions' && path[1] === 'mode') return ['permissions', 'defaultMode', ...path.slice(2)];
-  if (path[0] === 'model' && path[1] === 'name') return ['model', ...path.slice(2)];
+  if (path[0] === 'model' && (path[1] === 'name' || path[1] === 'contextWindow')) return ['model', ...path.slice(2)];
   return path;
 }
 
@@ -79,7 +109,10 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
     } else if (perms !== undefined) value.permissions = perms;
     if (s.hooks !== undefined) value.hooks = s.hooks;
     if (s.env !== undefined) value.env = s.env;
-    if (typeof s.model === 'string') value.model = { name: MODEL_ALIASES[s.model] ?? s.model };
+    if (typeof s.model === 'string') {
+      const model = claudeModel(s.model);
+      if (model.name) value.model = model;
+    }
     else if (s.model !== undefined) value.model = s.model;
   }
   return {

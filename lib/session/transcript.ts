@@ -348,24 +348,35 @@ export class Transcript implements SessionLog {
     return t;
   }
 
-  /** The id of the newest session for `cwd`, or undefined. */
+  /**
+   * The id of the newest session for `cwd`, or undefined. An empty file (0 bytes: a run that could
+   * not write even its header, on a full disk, or was killed before it) holds no session and is
+   * passed over for the newest one that has content, so `--continue` goes on with the last
+   * conversation; when every file is empty, the newest is returned and opening it says what to do.
+   */
   static latest(opts: { cwd: string; root?: string }): string | undefined {
     const dir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
     if (!existsSync(dir)) return undefined;
     let best: { id: string; mtime: number } | undefined;
+    let bestEmpty: { id: string; mtime: number } | undefined;
     for (const name of readdirSync(dir)) {
       if (!name.endsWith('.jsonl') || !SESSION_ID.test(name.slice(0, -6))) continue;
       const file = join(dir, name);
       let mtime: number;
+      let empty: boolean;
       try {
-        mtime = statSync(file).mtimeMs;
+        const st = statSync(file);
+        mtime = st.mtimeMs;
+        empty = st.isFile() && st.size === 0;
       } catch (err) {
         // A symbolic link to nothing (or to itself) is named, not taken for a bug in rein.
         throw new SessionError(`cannot read the session transcript ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is a symbolic link to a file that does not exist (ENOENT)' : fsReason(err)}; ${NOT_READABLE_HINT}`);
       }
-      if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
+      if (empty) {
+        if (!bestEmpty || mtime > bestEmpty.mtime) bestEmpty = { id: name.slice(0, -6), mtime };
+      } else if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
     }
-    return best?.id;
+    return (best ?? bestEmpty)?.id;
   }
 
   /**

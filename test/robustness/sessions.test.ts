@@ -5,7 +5,7 @@
  * session resumed with its scenario going on from the turn it reached.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
@@ -180,6 +180,23 @@ describe('a transcript that is no readable file', () => {
     const { file, cont } = await refused((f) => writeFileSync(f, ''));
     expect(cont.code).toBe(2);
     expect(lines(cont)).toEqual([`rein: ${file} is not a rein transcript (its first line is no session header); move it out of the way, or resume another session with --resume ID`]);
+  });
+
+  it('--continue passes over a newer empty file (a run that could not write its header) and goes on with the last conversation', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n' });
+    const first = await run(['one', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).session_id as string;
+    // What a full disk leaves: the file was created, its header could not be written.
+    const empty = join(projectDir(env.REIN_HOME!, tmp.dir), '0f5b5a9e-2c1d-4e8f-9a7b-3c6d5e4f1a2b.jsonl');
+    writeFileSync(empty, '');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(empty, later, later);
+    const cont = await run(['two', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(cont.stderr).not.toMatch(/not a rein transcript/);
+    expect(cont.code).toBe(0);
+    expect(JSON.parse(cont.stdout)).toMatchObject({ session_id: id, result: 'second' });
+    expect(readFileSync(empty, 'utf8')).toBe('');
   });
 
   it('a FIFO: exit 2 at once, without waiting for a writer (a blocked open could not even be stopped by a signal)', async () => {

@@ -116,6 +116,25 @@ function shapeProblem(v: unknown): string | undefined {
   return undefined;
 }
 
+/** The transcript format this rein writes and reads (the header's `version`). */
+const TRANSCRIPT_VERSION = 1;
+
+/**
+ * A warning when a transcript was written by a newer rein: a header `version` above
+ * TRANSCRIPT_VERSION, or entries of types this rein does not know. Those entries are skipped (a
+ * resume goes on without them), so the user is told the history may be incomplete; undefined
+ * when neither applies.
+ */
+function newerFormat(head: TranscriptEntry, entries: readonly TranscriptEntry[]): string | undefined {
+  const version = (head as { version?: unknown }).version;
+  const unknown = [...new Set(entries.map((e) => (e as { type: string }).type).filter((type) => !ENTRY_TYPES.has(type)))];
+  const newerVersion = typeof version === 'number' && version > TRANSCRIPT_VERSION;
+  if (!newerVersion && !unknown.length) return undefined;
+  const by = newerVersion ? `written by a newer rein (transcript format ${version}; this rein reads format ${TRANSCRIPT_VERSION})` : 'written by a newer rein';
+  const skipped = unknown.length ? `its entries of kinds this rein does not know (${unknown.slice(0, 5).join(', ')}) were skipped` : 'what this rein does not know in it is skipped';
+  return `${by}: ${skipped}, so the resumed history may lack what they held; update rein to resume it whole`;
+}
+
 export interface OpenOptions {
   cwd: string;
   root?: string;
@@ -133,6 +152,8 @@ export class Transcript implements SessionLog {
   readonly damaged: DamagedLine[];
   /** What `replayMessages()` had to drop because of damaged lines, one sentence each. */
   readonly repairs: string[] = [];
+  /** Warnings about the file as a whole, for stderr (a newer rein's format). */
+  readonly notices: string[] = [];
   private writeError: TranscriptWriteError | undefined;
   /** The file ends without a newline (a write cut by a crash): the next append starts a new line. */
   private tornTail: boolean;
@@ -196,7 +217,7 @@ export class Transcript implements SessionLog {
     }
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
     t.lock();
-    t.append({ type: 'session', version: 1, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
+    t.append({ type: 'session', version: TRANSCRIPT_VERSION, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
     return t;
   }
 
@@ -241,6 +262,8 @@ export class Transcript implements SessionLog {
     // The id names the session's lock and may name files beside it: it must not point elsewhere.
     if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
     const t = new Transcript(head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
+    const newer = newerFormat(head, entries);
+    if (newer) t.notices.push(newer);
     if (opts.lock) t.lock();
     return t;
   }

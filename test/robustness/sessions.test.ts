@@ -150,6 +150,26 @@ describe('damaged transcripts', () => {
   });
 });
 
+describe('a transcript written by a newer rein', () => {
+  it('resumes, saying on stderr that what this rein does not know was skipped', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n  - reply: [{ text: "third" }]\n' });
+    const first = await run(['one', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(first.code).toBe(0);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    const quiet = await run(['two', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(quiet.stderr).not.toMatch(/newer rein/); // this rein's own transcript: no warning
+
+    const lines = readFileSync(file!, 'utf8').trim().split('\n');
+    lines[0] = JSON.stringify({ ...JSON.parse(lines[0]!), version: 7 });
+    lines.splice(3, 0, '{"type":"checkpoint","at":3}');
+    writeFileSync(file!, `${lines.join('\n')}\n`);
+    const r = await run(['three', '--continue', '--sim', 's.yaml']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('third\n');
+    expect(r.stderr).toContain(`rein: warn: ${file}: written by a newer rein (transcript format 7; this rein reads format 1): its entries of kinds this rein does not know (checkpoint) were skipped, so the resumed history may lack what they held; update rein to resume it whole\n`);
+  });
+});
+
 describe('a transcript that is no readable file', () => {
   /** A session named `id` whose transcript is replaced by `make(file)`, then `rein run --continue` and `--resume FILE`. */
   async function refused(make: (file: string) => void) {

@@ -130,6 +130,15 @@ describe('damaged transcripts', () => {
     expect(r.stderr).not.toMatch(/TypeError|\n\s+at /);
   });
 
+  it('with --output-format json as well: stdout is the result object alone, the skipped lines are named on stderr', async () => {
+    const { file, lines, id } = await session();
+    writeFileSync(file, [lines[0], '\u0000\u00ff binary junk', ...lines.slice(1)].join('\n') + '\n');
+    const r = await run(['go on', '--sim', 's.yaml', '--resume', id, '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', subtype: 'success', result: 'Resumed.' });
+    expect(r.stderr).toContain(`rein: warn: ${file}:2: not valid JSON; the line was skipped\n`);
+  });
+
   it('a damaged compacted history is refused (exit 2) with the command that repairs it, which works', async () => {
     const { file, lines, id } = await session();
     const at = lineOf(lines, hasResult) + 1;

@@ -248,6 +248,36 @@ describe('Claude Code settings files as layers', () => {
     }
   });
 
+  it('a project\'s .mcp.json: the servers the settings approve run, as with claude -p; the others, and all without approval, do not', async () => {
+    const server = { command: process.execPath, args: [join(REPO, 'plugins/tools/mcp/fixtures/server.mjs')] };
+    writeFileSync(join(tmp.dir, '.mcp.json'), JSON.stringify({ mcpServers: { calc: server, other: server } }, null, 2));
+    const servers = async (...args: string[]) => {
+      const r = await rein(['preset', 'print', './agent.yaml', '--json', ...args]);
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout) as { preset: { mcpServers?: Record<string, unknown> }; origins: Record<string, { layer: string; file: string }> };
+    };
+    // Checked into the repository: nothing starts without the user's word.
+    expect((await servers()).preset.mcpServers).toBeUndefined();
+    writeFileSync(join(tmp.dir, 'userhome', '.claude', 'settings.json'), JSON.stringify({ enabledMcpjsonServers: ['calc'] }));
+    const one = await servers();
+    expect(Object.keys(one.preset.mcpServers!)).toEqual(['calc']);
+    expect(one.origins['mcpServers.calc.command']).toMatchObject({ layer: 'settings:project', file: join(tmp.dir, '.mcp.json') });
+    writeFileSync(join(tmp.dir, '.claude', 'settings.local.json'), JSON.stringify({ enableAllProjectMcpServers: true, disabledMcpjsonServers: ['other'] }));
+    expect(Object.keys((await servers()).preset.mcpServers!)).toEqual(['calc']);
+    // --strict-mcp-config and --setting-sources "" leave it out.
+    expect((await servers('--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}')).preset.mcpServers).toEqual({});
+    expect((await servers('--setting-sources', '')).preset.mcpServers).toBeUndefined();
+
+    // A run calls the approved server's tool.
+    sim = await serveScenario('turns:\n  - reply: [{ tool_use: { name: mcp__calc__add, input: { a: 2, b: 3 } } }]\n  - reply: [{ text: "five" }]\n', tmp.dir);
+    const r = await rein(['-p', '--output-format', 'json', '--preset', './agent.yaml', '--allowedTools', 'mcp__calc__add', '--', 'add'], { env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url } });
+    expect(r.code).toBe(0);
+    const result = (sim.requests()[1]!.body.messages.at(-1).content as { type: string; is_error?: boolean; content: unknown }[]).find((b) => b.type === 'tool_result')!;
+    expect(result.is_error).toBeFalsy();
+    expect(JSON.stringify(result.content)).toContain('5');
+    expect(sim.requests()[0]!.body.tools.map((t: { name: string }) => t.name)).not.toContain('mcp__other__add');
+  });
+
   it('rein -p applies a project\'s .claude/settings.json deny rule with no flag asking for it', async () => {
     writeFileSync(join(tmp.dir, '.env'), 'SECRET=hunter2\n');
     sim = await serveScenario('turns:\n  - reply: [{ tool_use: { name: Read, input: { file_path: .env } } }]\n  - reply: [{ text: "done" }]\n', tmp.dir);

@@ -8,8 +8,11 @@
  *            < settings:local < settings:flag < flags
  *
  * What is read, as preset keys: `permissions` (`allow`, `ask`, `deny`, `additionalDirectories`,
- * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`). Other keys
- * (status line, attribution, plugins, ...) do not change how rein runs and are not read.
+ * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`, see
+ * claudeModel), and `enableAllProjectMcpServers` / `enabledMcpjsonServers` /
+ * `disabledMcpjsonServers`, which choose the servers of the project's `.mcp.json` that run (a
+ * project-layer source of `mcpServers`; approvedMcpServers). Other keys (status line, attribution,
+ * plugins, ...) do not change how rein runs and are not read.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -126,4 +129,54 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
 /** The directory relative paths in a settings file are resolved against: the project, or home. */
 export function settingsBaseDir(file: string): string {
   return dirname(dirname(file));
+}
+
+/** The project's MCP servers file in Claude Code (https://code.claude.com/docs/en/mcp, "Project scope"). */
+export const PROJECT_MCP_FILE = '.mcp.json';
+
+/**
+ * The nearest `.mcp.json` from `cwd` up (`dirs`, to the project root), never one in the user's home
+ * folder, or undefined.
+ */
+export function projectMcpFile(opts: { homeDir: string; dirs: readonly string[] }): string | undefined {
+  for (const d of opts.dirs) {
+    if (d === opts.homeDir) continue;
+    const file = join(d, PROJECT_MCP_FILE);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/**
+ * The servers of a project's `.mcp.json` that the settings approve, as Claude Code decides before
+ * it starts them (https://code.claude.com/docs/en/settings: `enableAllProjectMcpServers`,
+ * `enabledMcpjsonServers`, `disabledMcpjsonServers`): a server runs when it is named in
+ * `enabledMcpjsonServers`, or `enableAllProjectMcpServers` is true, and it is not named in
+ * `disabledMcpjsonServers`. `settings` are the settings files' values, lowest first (a later
+ * `enableAllProjectMcpServers` wins; the lists are unioned). A project file alone starts nothing:
+ * it is checked into the repository, so running its commands needs the user's word.
+ * Returns the approved servers (by name, as written) and the names left out.
+ */
+export function approvedMcpServers(settings: readonly unknown[], mcpJson: unknown): { servers: Record<string, unknown>; left: string[] } {
+  let all = false;
+  const enabled = new Set<string>();
+  const disabled = new Set<string>();
+  for (const s of settings) {
+    if (!s || typeof s !== 'object' || Array.isArray(s)) continue;
+    const v = s as Record<string, unknown>;
+    if (typeof v.enableAllProjectMcpServers === 'boolean') all = v.enableAllProjectMcpServers;
+    for (const [key, set] of [['enabledMcpjsonServers', enabled], ['disabledMcpjsonServers', disabled]] as const) {
+      const list = v[key];
+      if (Array.isArray(list)) for (const n of list) if (typeof n === 'string') set.add(n);
+    }
+  }
+  const declared = mcpJson && typeof mcpJson === 'object' && !Array.isArray(mcpJson) ? (mcpJson as { mcpServers?: unknown }).mcpServers : undefined;
+  const servers: Record<string, unknown> = {};
+  const left: string[] = [];
+  if (!declared || typeof declared !== 'object' || Array.isArray(declared)) return { servers, left };
+  for (const [name, config] of Object.entries(declared as Record<string, unknown>)) {
+    if ((all || enabled.has(name)) && !disabled.has(name)) servers[name] = config;
+    else left.push(name);
+  }
+  return { servers, left };
 }

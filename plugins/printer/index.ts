@@ -72,6 +72,7 @@ export default definePlugin({
       if (r.source === 'main_loop') formatter.response(r.message.model ?? r.request.model, r.usage, r.durationMs);
     });
     kernel.hooks.event.tap('printer', (e) => {
+      formatter.observe(e);
       // Whatever the format, a run that failed says why on stderr (the exit code table's promise:
       // `rein: model_error: <cause>`); json and stream-json also carry it in the result's `errors`.
       if (o.format !== 'text' && e.type === 'result' && e.result.isError && e.result.terminalDetail) status(`rein: ${e.result.terminalReason}: ${e.result.terminalDetail}`);

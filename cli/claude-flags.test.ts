@@ -278,6 +278,17 @@ describe('Claude Code settings files as layers', () => {
     expect(sim.requests()[0]!.body.tools.map((t: { name: string }) => t.name)).not.toContain('mcp__other__add');
   });
 
+  it('project instructions in .claude/CLAUDE.md are sent, as Claude Code reads ./.claude/CLAUDE.md, after ./CLAUDE.md', async () => {
+    writeFileSync(join(tmp.dir, 'CLAUDE.md'), 'Top-level instructions.\n');
+    writeFileSync(join(tmp.dir, '.claude', 'CLAUDE.md'), 'Instructions kept in the .claude folder.\n');
+    const e = await serve('one');
+    const r = await rein(['-p', '--preset', 'default', 'hi'], { env: e });
+    expect(r.code).toBe(0);
+    const sent = JSON.stringify(sim!.requests()[0]!.body.messages);
+    expect(sent).toContain('Instructions kept in the .claude folder.');
+    expect(sent.indexOf('Top-level instructions.')).toBeLessThan(sent.indexOf('Instructions kept in the .claude folder.'));
+  });
+
   it('rein -p applies a project\'s .claude/settings.json deny rule with no flag asking for it', async () => {
     writeFileSync(join(tmp.dir, '.env'), 'SECRET=hunter2\n');
     sim = await serveScenario('turns:\n  - reply: [{ tool_use: { name: Read, input: { file_path: .env } } }]\n  - reply: [{ text: "done" }]\n', tmp.dir);

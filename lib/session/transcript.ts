@@ -215,7 +215,7 @@ export class Transcript implements SessionLog {
     } catch (err) {
       throw new TranscriptWriteError(t.file, (err as NodeJS.ErrnoException).code, err);
     }
-    if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
+    if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}; --resume ${t.sessionId} goes on with it, or leave out --session-id for a new session`);
     t.lock();
     t.append({ type: 'session', version: TRANSCRIPT_VERSION, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
     return t;

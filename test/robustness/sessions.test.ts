@@ -264,3 +264,20 @@ turns:
     expect(new Set(ids).size).toBe(3);
   });
 });
+
+describe('--session-id of a session that exists', () => {
+  it('exit 2, saying how to go on with it; the transcript is left as it was', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n' });
+    const id = '5f0c8a9e-1b2c-4d3e-8f4a-6b7c8d9e0f1a';
+    expect((await run(['one', '--sim', 's.yaml', '--session-id', id])).code).toBe(0);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    const before = readFileSync(file!, 'utf8');
+    const again = await run(['two', '--sim', 's.yaml', '--session-id', id]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`rein: session ${id} already exists at ${file}; --resume ${id} goes on with it, or leave out --session-id for a new session\n`);
+    expect(readFileSync(file!, 'utf8')).toBe(before);
+    const resumed = await run(['two', '--sim', 's.yaml', '--resume', id]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('second\n');
+  });
+});

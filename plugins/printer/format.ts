@@ -224,7 +224,8 @@ export class StreamFormatter {
         maxOutputTokens,
       };
     }
-    // The session's running total: earlier turns plus this one (side requests included).
+    // The running total of this process's runs (earlier runs of a multi-turn stream plus this one,
+    // side requests included); a resumed session starts again from 0.
     const total = this.costBefore + r.totalCostUsd;
     this.costBefore = total;
     const sdkReason = r.terminalReason === 'aborted' && this.phase === 'tools' ? 'aborted_tools' : sdkTerminalReason(r.terminalReason);

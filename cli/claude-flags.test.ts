@@ -131,6 +131,34 @@ describe('flags are the command-line preset layer', () => {
     expect(JSON.parse(none.stdout).preset.model.name).toBe('claude-sonnet-4-6');
   });
 
+  it('Claude Code model names the API does not know: [1m], default, best, opusplan (flag, env, settings file)', async () => {
+    const model = async (args: string[], e: NodeJS.ProcessEnv = {}) => {
+      const r = await rein(['preset', 'print', './agent.yaml', '--json', ...args], { env: e });
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout).preset.model as { name: string; contextWindow?: number };
+    };
+    expect(await model(['--no-layers'], { ANTHROPIC_MODEL: 'sonnet[1m]' })).toMatchObject({ name: 'claude-sonnet-4-6', contextWindow: 1_000_000 });
+    expect(await model(['--no-layers', '--model', 'claude-opus-4-6[1M]'])).toMatchObject({ name: 'claude-opus-4-6', contextWindow: 1_000_000 });
+    expect(await model(['--no-layers', '--model', 'best'])).toMatchObject({ name: 'claude-opus-4-8' });
+    expect(await model(['--no-layers', '--model', 'opusplan'])).toMatchObject({ name: 'claude-sonnet-4-6' });
+    // `default` clears the override: the preset's model stands, whatever ANTHROPIC_MODEL says.
+    expect(await model(['--no-layers', '--model', 'default'], { ANTHROPIC_MODEL: 'opus' })).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6' });
+    expect(await model(['--no-layers'], { ANTHROPIC_MODEL: 'default' })).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6' });
+    mkdirSync(join(tmp.dir, '.claude'));
+    writeFileSync(join(tmp.dir, '.claude', 'settings.json'), '{"model": "opus[1m]"}\n');
+    expect(await model([])).toMatchObject({ name: 'claude-opus-4-8', contextWindow: 1_000_000 });
+    writeFileSync(join(tmp.dir, '.claude', 'settings.json'), '{"model": "default"}\n');
+    expect(await model([])).toEqual({ provider: 'anthropic', name: 'claude-sonnet-4-6' });
+
+    // On the wire: the model id without the suffix, and the 1M-context beta.
+    const e = await serve('one');
+    const r = await rein(['-p', ...BASE, 'hi'], { env: { ...e, ANTHROPIC_MODEL: 'sonnet[1m]' } });
+    expect(r.code).toBe(0);
+    const sent = sim!.requests()[0]!;
+    expect(sent.body.model).toBe('claude-sonnet-4-6');
+    expect(sent.headers['anthropic-beta']).toContain('context-1m-2025-08-07');
+  });
+
   it('rein preset print --preset X --origins: the preset named as rein run names it, same output as FILE', async () => {
     const flags = ['--no-layers', '--origins', '--model', 'opus'];
     const byFlag = await rein(['preset', 'print', '--preset', './agent.yaml', ...flags]);
@@ -218,6 +246,47 @@ describe('Claude Code settings files as layers', () => {
       expect(none.preset.env).toBeUndefined();
       expect(none.preset.permissions?.deny ?? []).not.toContain('Read(./.env)');
     }
+  });
+
+  it('a project\'s .mcp.json: the servers the settings approve run, as with claude -p; the others, and all without approval, do not', async () => {
+    const server = { command: process.execPath, args: [join(REPO, 'plugins/tools/mcp/fixtures/server.mjs')] };
+    writeFileSync(join(tmp.dir, '.mcp.json'), JSON.stringify({ mcpServers: { calc: server, other: server } }, null, 2));
+    const servers = async (...args: string[]) => {
+      const r = await rein(['preset', 'print', './agent.yaml', '--json', ...args]);
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout) as { preset: { mcpServers?: Record<string, unknown> }; origins: Record<string, { layer: string; file: string }> };
+    };
+    // Checked into the repository: nothing starts without the user's word.
+    expect((await servers()).preset.mcpServers).toBeUndefined();
+    writeFileSync(join(tmp.dir, 'userhome', '.claude', 'settings.json'), JSON.stringify({ enabledMcpjsonServers: ['calc'] }));
+    const one = await servers();
+    expect(Object.keys(one.preset.mcpServers!)).toEqual(['calc']);
+    expect(one.origins['mcpServers.calc.command']).toMatchObject({ layer: 'settings:project', file: join(tmp.dir, '.mcp.json') });
+    writeFileSync(join(tmp.dir, '.claude', 'settings.local.json'), JSON.stringify({ enableAllProjectMcpServers: true, disabledMcpjsonServers: ['other'] }));
+    expect(Object.keys((await servers()).preset.mcpServers!)).toEqual(['calc']);
+    // --strict-mcp-config and --setting-sources "" leave it out.
+    expect((await servers('--strict-mcp-config', '--mcp-config', '{"mcpServers":{}}')).preset.mcpServers).toEqual({});
+    expect((await servers('--setting-sources', '')).preset.mcpServers).toBeUndefined();
+
+    // A run calls the approved server's tool.
+    sim = await serveScenario('turns:\n  - reply: [{ tool_use: { name: mcp__calc__add, input: { a: 2, b: 3 } } }]\n  - reply: [{ text: "five" }]\n', tmp.dir);
+    const r = await rein(['-p', '--output-format', 'json', '--preset', './agent.yaml', '--allowedTools', 'mcp__calc__add', '--', 'add'], { env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: sim.server.url } });
+    expect(r.code).toBe(0);
+    const result = (sim.requests()[1]!.body.messages.at(-1).content as { type: string; is_error?: boolean; content: unknown }[]).find((b) => b.type === 'tool_result')!;
+    expect(result.is_error).toBeFalsy();
+    expect(JSON.stringify(result.content)).toContain('5');
+    expect(sim.requests()[0]!.body.tools.map((t: { name: string }) => t.name)).not.toContain('mcp__other__add');
+  });
+
+  it('project instructions in .claude/CLAUDE.md are sent, as Claude Code reads ./.claude/CLAUDE.md, after ./CLAUDE.md', async () => {
+    writeFileSync(join(tmp.dir, 'CLAUDE.md'), 'Top-level instructions.\n');
+    writeFileSync(join(tmp.dir, '.claude', 'CLAUDE.md'), 'Instructions kept in the .claude folder.\n');
+    const e = await serve('one');
+    const r = await rein(['-p', '--preset', 'default', 'hi'], { env: e });
+    expect(r.code).toBe(0);
+    const sent = JSON.stringify(sim!.requests()[0]!.body.messages);
+    expect(sent).toContain('Instructions kept in the .claude folder.');
+    expect(sent.indexOf('Top-level instructions.')).toBeLessThan(sent.indexOf('Instructions kept in the .claude folder.'));
   });
 
   it('rein -p applies a project\'s .claude/settings.json deny rule with no flag asking for it', async () => {

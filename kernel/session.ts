@@ -55,6 +55,8 @@ export interface SessionLog {
   readonly damaged: readonly DamagedLine[];
   /** What `replayMessages()` had to drop because of damaged parts, one sentence each. */
   readonly repairs: readonly string[];
+  /** Warnings about the record as a whole when it was opened (written by a newer version), one sentence each. */
+  readonly notices?: readonly string[];
   /**
    * Records one entry durably before returning. Throws an error named `TranscriptWriteError` when
    * the store refuses, and keeps throwing it: nothing is acted on that is not recorded.

@@ -8,8 +8,11 @@
  *            < settings:local < settings:flag < flags
  *
  * What is read, as preset keys: `permissions` (`allow`, `ask`, `deny`, `additionalDirectories`,
- * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`). Other keys
- * (status line, attribution, plugins, ...) do not change how rein runs and are not read.
+ * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`, see
+ * claudeModel), and `enableAllProjectMcpServers` / `enabledMcpjsonServers` /
+ * `disabledMcpjsonServers`, which choose the servers of the project's `.mcp.json` that run (a
+ * project-layer source of `mcpServers`; approvedMcpServers). Other keys (status line, attribution,
+ * plugins, ...) do not change how rein runs and are not read.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,8 +31,38 @@ export interface ClaudeSettingsOptions {
   flagSettings?: { file: string } | { text: string };
 }
 
-/** Model aliases in settings files (`"model": "opus"`), as model ids. */
-const MODEL_ALIASES: Readonly<Record<string, string>> = { sonnet: 'claude-sonnet-4-6', opus: 'claude-opus-4-8', haiku: 'claude-haiku-4-5' };
+/** Claude Code's model aliases (`--model opus`, `ANTHROPIC_MODEL=sonnet`, `"model": "haiku"`), as model ids. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  sonnet: 'claude-sonnet-4-6',
+  opus: 'claude-opus-4-8',
+  haiku: 'claude-haiku-4-5',
+  best: 'claude-opus-4-8',
+  // Claude Code runs opus in plan mode and sonnet otherwise; rein does not switch models with the
+  // permission mode, so a headless run gets the model Claude Code executes with.
+  opusplan: 'claude-sonnet-4-6',
+});
+
+/** The context window a `[1m]` suffix asks for, tokens (lib/model/long-context.ts LONG_CONTEXT_WINDOW). */
+const ONE_MILLION = 1_000_000;
+
+/**
+ * A model as Claude Code's `--model`, `ANTHROPIC_MODEL` and settings `model` take it, as preset
+ * `model` keys (https://code.claude.com/docs/en/model-config, "Model aliases"):
+ * - an alias (`sonnet`, `opus`, `haiku`, `best`, `opusplan`) → its model id in `name`;
+ * - a `[1m]` suffix on an alias or a model id (`sonnet[1m]`, `claude-opus-4-6[1m]`) → the id without
+ *   it, and `contextWindow` 1,000,000 tokens (the request then carries the 1M-context beta): the
+ *   suffix is Claude Code's, the API knows no such model;
+ * - `default` (Claude Code: "clears any model override") → `{}`, so a lower layer's model stands;
+ * - anything else → `name` as given.
+ */
+export function claudeModel(value: string): { name?: string; contextWindow?: number } {
+  const v = value.trim();
+  if (v.toLowerCase() === 'default') return {};
+  const long = /\[1m\]$/i.test(v);
+  const base = long ? v.slice(0, -4).trim() : v;
+  const name = MODEL_ALIASES[base.toLowerCase()] ?? base;
+  return long ? { name, contextWindow: ONE_MILLION } : { name };
+}
 
 /**
  * The settings files that exist, lowest first. The project's `.claude/` folder is the nearest one
@@ -53,7 +86,7 @@ export function settingsFiles(opts: { cwd: string; homeDir: string; dirs: readon
 /** Where a preset path came from in the settings file. */
 function settingsPath(path: KeyPath): KeyPath {
   if (path[0] === 'permissions' && path[1] === 'mode') return ['permissions', 'defaultMode', ...path.slice(2)];
-  if (path[0] === 'model' && path[1] === 'name') return ['model', ...path.slice(2)];
+  if (path[0] === 'model' && (path[1] === 'name' || path[1] === 'contextWindow')) return ['model', ...path.slice(2)];
   return path;
 }
 
@@ -79,7 +112,10 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
     } else if (perms !== undefined) value.permissions = perms;
     if (s.hooks !== undefined) value.hooks = s.hooks;
     if (s.env !== undefined) value.env = s.env;
-    if (typeof s.model === 'string') value.model = { name: MODEL_ALIASES[s.model] ?? s.model };
+    if (typeof s.model === 'string') {
+      const model = claudeModel(s.model);
+      if (model.name) value.model = model;
+    }
     else if (s.model !== undefined) value.model = s.model;
   }
   return {
@@ -93,4 +129,54 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
 /** The directory relative paths in a settings file are resolved against: the project, or home. */
 export function settingsBaseDir(file: string): string {
   return dirname(dirname(file));
+}
+
+/** The project's MCP servers file in Claude Code (https://code.claude.com/docs/en/mcp, "Project scope"). */
+export const PROJECT_MCP_FILE = '.mcp.json';
+
+/**
+ * The nearest `.mcp.json` from `cwd` up (`dirs`, to the project root), never one in the user's home
+ * folder, or undefined.
+ */
+export function projectMcpFile(opts: { homeDir: string; dirs: readonly string[] }): string | undefined {
+  for (const d of opts.dirs) {
+    if (d === opts.homeDir) continue;
+    const file = join(d, PROJECT_MCP_FILE);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+/**
+ * The servers of a project's `.mcp.json` that the settings approve, as Claude Code decides before
+ * it starts them (https://code.claude.com/docs/en/settings: `enableAllProjectMcpServers`,
+ * `enabledMcpjsonServers`, `disabledMcpjsonServers`): a server runs when it is named in
+ * `enabledMcpjsonServers`, or `enableAllProjectMcpServers` is true, and it is not named in
+ * `disabledMcpjsonServers`. `settings` are the settings files' values, lowest first (a later
+ * `enableAllProjectMcpServers` wins; the lists are unioned). A project file alone starts nothing:
+ * it is checked into the repository, so running its commands needs the user's word.
+ * Returns the approved servers (by name, as written) and the names left out.
+ */
+export function approvedMcpServers(settings: readonly unknown[], mcpJson: unknown): { servers: Record<string, unknown>; left: string[] } {
+  let all = false;
+  const enabled = new Set<string>();
+  const disabled = new Set<string>();
+  for (const s of settings) {
+    if (!s || typeof s !== 'object' || Array.isArray(s)) continue;
+    const v = s as Record<string, unknown>;
+    if (typeof v.enableAllProjectMcpServers === 'boolean') all = v.enableAllProjectMcpServers;
+    for (const [key, set] of [['enabledMcpjsonServers', enabled], ['disabledMcpjsonServers', disabled]] as const) {
+      const list = v[key];
+      if (Array.isArray(list)) for (const n of list) if (typeof n === 'string') set.add(n);
+    }
+  }
+  const declared = mcpJson && typeof mcpJson === 'object' && !Array.isArray(mcpJson) ? (mcpJson as { mcpServers?: unknown }).mcpServers : undefined;
+  const servers: Record<string, unknown> = {};
+  const left: string[] = [];
+  if (!declared || typeof declared !== 'object' || Array.isArray(declared)) return { servers, left };
+  for (const [name, config] of Object.entries(declared as Record<string, unknown>)) {
+    if ((all || enabled.has(name)) && !disabled.has(name)) servers[name] = config;
+    else left.push(name);
+  }
+  return { servers, left };
 }

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { DiagnosticSink, keyPath, PresetError, sortDiagnostics, type KeyPath, type PresetDiagnostic, type SourcePos } from './errors.js';
 import { interpolateString } from './interpolate.js';
 import { BUILTIN_DEFAULTS, discoverLayerFiles, searchDirs } from './layers.js';
-import { settingsAsPreset, settingsBaseDir, settingsFiles, type ClaudeSettingsOptions } from './claude-settings.js';
+import { approvedMcpServers, projectMcpFile, settingsAsPreset, settingsBaseDir, settingsFiles, type ClaudeSettingsOptions } from './claude-settings.js';
 import { applyDenyWins, clearOrigins, findOrigin, isPlainObject, mergeLayer, mergeLayers, type LayerName, type MergeLayer, type MergeState, type Origin } from './merge.js';
 import { builtinPresetNames, builtinPresetsDir, isPluginPath, isPresetPath, resolvePresetPath } from './paths.js';
 import { loadPresetPlugins, type PresetPlugin } from './resolve-plugins.js';
@@ -112,7 +112,7 @@ class Loader {
   /** The Claude Code settings layers that exist, lowest first. */
   async settingsLayers(opts: ClaudeSettingsOptions): Promise<MergeLayer[]> {
     const out: MergeLayer[] = [];
-    const found: { layer: MergeLayer['layer']; source: PresetSource | undefined; baseDir: string }[] = [];
+    const found: { layer: MergeLayer['layer']; source: PresetSource | undefined; baseDir: string; mcp?: boolean }[] = [];
     for (const f of settingsFiles({ cwd: this.cwd, homeDir: this.homeDir, dirs: searchDirs(this.cwd, this.homeDir), sources: opts.sources })) {
       found.push({ layer: f.layer, source: await this.readSettings(f.file), baseDir: settingsBaseDir(f.file) });
     }
@@ -121,9 +121,19 @@ class Loader {
       const source = 'file' in flag ? await this.readSettings(flag.file) : await readPresetSource('<--settings>', this.sink, { text: flag.text });
       found.push({ layer: 'settings:flag', source, baseDir: 'file' in flag ? dirname(flag.file) : this.cwd });
     }
+    // The project's .mcp.json: the servers the settings approve, as part of the project layer
+    // (below the project's settings files, whose own keys win).
+    const mcpFile = opts.sources.includes('project') ? projectMcpFile({ homeDir: this.homeDir, dirs: searchDirs(this.cwd, this.homeDir) }) : undefined;
+    if (mcpFile) {
+      const source = await this.readSettings(mcpFile);
+      if (source && !source.broken) {
+        const { servers } = approvedMcpServers(found.map((f) => f.source?.value), source.value);
+        if (Object.keys(servers).length) found.splice(found.filter((f) => f.layer === 'settings:user').length, 0, { layer: 'settings:project', source: { ...source, value: { mcpServers: servers } }, baseDir: dirname(mcpFile), mcp: true });
+      }
+    }
     for (const f of found) {
       if (!f.source) continue;
-      const entry = this.accept(settingsAsPreset(f.source), f.baseDir);
+      const entry = this.accept(f.mcp ? f.source : settingsAsPreset(f.source), f.baseDir);
       if (entry) out.push({ layer: f.layer, file: f.source.file, value: entry.value, locate: entry.locate });
     }
     return out;

@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { InputError } from '../../kernel/errors.js';
+import { claudeModel } from '../../agent/preset/claude-settings.js';
 
 /** The options commander parses from the flags below. */
 export interface ClaudeFlagValues {
@@ -56,12 +57,7 @@ export interface ClaudeFlagValues {
   [unsupported: string]: unknown;
 }
 
-/** Claude Code's model aliases, as rein's model ids. */
-export const MODEL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
-  sonnet: 'claude-sonnet-4-6',
-  opus: 'claude-opus-4-8',
-  haiku: 'claude-haiku-4-5',
-});
+export { MODEL_ALIASES } from '../../agent/preset/claude-settings.js';
 
 /** Setting sources `--setting-sources` accepts (Claude Code's names). */
 export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
@@ -258,9 +254,14 @@ export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string
 
   // ANTHROPIC_MODEL chooses the model as it does for Claude Code: below --model, above the
   // settings files' `model` (https://code.claude.com/docs/en/model-config).
+  // Aliases, `[1m]` and `default` as Claude Code reads them (claudeModel).
   const model = f.model || env.ANTHROPIC_MODEL?.trim();
-  if (model) at('model').name = MODEL_ALIASES[model] ?? model;
-  if (f.fallbackModel) at('model').fallbackModel = MODEL_ALIASES[f.fallbackModel] ?? f.fallbackModel;
+  const chosen = model ? claudeModel(model) : {};
+  if (chosen.name) Object.assign(at('model'), chosen);
+  if (f.fallbackModel) {
+    const fallback = claudeModel(f.fallbackModel).name;
+    if (fallback) at('model').fallbackModel = fallback;
+  }
   if (f.effort) {
     if (!['low', 'medium', 'high', 'max'].includes(f.effort)) throw new InputError(`--effort must be low, medium, high or max (got "${f.effort}"; rein does not send other levels)`);
     at('model').effort = f.effort;

@@ -31,7 +31,8 @@ import { reinRoot } from '../../lib/node/root.js';
 import { MODE_DECISIONS, permissionContext } from '../../plugins/permissions/index.js';
 import { addMcpServer } from '../../plugins/tools/mcp/index.js';
 import { isInputError, printInputError } from '../commands/errors.js';
-import { MODEL_ALIASES, type ClaudeFlagValues } from '../commands/claude-flags.js';
+import type { ClaudeFlagValues } from '../commands/claude-flags.js';
+import { claudeModel } from '../../agent/preset/claude-settings.js';
 import { failure, parseInbound, requestId, success, type InboundLine } from './protocol.js';
 import { EXIT } from '../main.js';
 
@@ -230,7 +231,7 @@ export class StreamJsonHost {
           return;
         case 'set_model': {
           const agent = await this.starting;
-          const model = typeof req.model === 'string' && req.model !== 'default' ? MODEL_ALIASES[req.model] ?? req.model : undefined;
+          const model = typeof req.model === 'string' ? claudeModel(req.model).name : undefined;
           agent?.kernel.setModel(model);
           this.write(success(id));
           return;

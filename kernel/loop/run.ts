@@ -218,6 +218,7 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
   kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
   for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
   for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
+  for (const n of transcript.notices ?? []) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${n}` });
   // Once per session: a reused agent's later runs start only a run.
   if (!kernel.session.started) {
     kernel.session.started = true;

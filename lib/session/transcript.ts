@@ -116,6 +116,25 @@ function shapeProblem(v: unknown): string | undefined {
   return undefined;
 }
 
+/** The transcript format this rein writes and reads (the header's `version`). */
+const TRANSCRIPT_VERSION = 1;
+
+/**
+ * A warning when a transcript was written by a newer rein: a header `version` above
+ * TRANSCRIPT_VERSION, or entries of types this rein does not know. Those entries are skipped (a
+ * resume goes on without them), so the user is told the history may be incomplete; undefined
+ * when neither applies.
+ */
+function newerFormat(head: TranscriptEntry, entries: readonly TranscriptEntry[]): string | undefined {
+  const version = (head as { version?: unknown }).version;
+  const unknown = [...new Set(entries.map((e) => (e as { type: string }).type).filter((type) => !ENTRY_TYPES.has(type)))];
+  const newerVersion = typeof version === 'number' && version > TRANSCRIPT_VERSION;
+  if (!newerVersion && !unknown.length) return undefined;
+  const by = newerVersion ? `written by a newer rein (transcript format ${version}; this rein reads format ${TRANSCRIPT_VERSION})` : 'written by a newer rein';
+  const skipped = unknown.length ? `its entries of kinds this rein does not know (${unknown.slice(0, 5).join(', ')}) were skipped` : 'what this rein does not know in it is skipped';
+  return `${by}: ${skipped}, so the resumed history may lack what they held; update rein to resume it whole`;
+}
+
 export interface OpenOptions {
   cwd: string;
   root?: string;
@@ -133,6 +152,8 @@ export class Transcript implements SessionLog {
   readonly damaged: DamagedLine[];
   /** What `replayMessages()` had to drop because of damaged lines, one sentence each. */
   readonly repairs: string[] = [];
+  /** Warnings about the file as a whole, for stderr (a newer rein's format). */
+  readonly notices: string[] = [];
   private writeError: TranscriptWriteError | undefined;
   /** The file ends without a newline (a write cut by a crash): the next append starts a new line. */
   private tornTail: boolean;
@@ -194,9 +215,9 @@ export class Transcript implements SessionLog {
     } catch (err) {
       throw new TranscriptWriteError(t.file, (err as NodeJS.ErrnoException).code, err);
     }
-    if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
+    if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}; --resume ${t.sessionId} goes on with it, or leave out --session-id for a new session`);
     t.lock();
-    t.append({ type: 'session', version: 1, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
+    t.append({ type: 'session', version: TRANSCRIPT_VERSION, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
     return t;
   }
 
@@ -241,6 +262,8 @@ export class Transcript implements SessionLog {
     // The id names the session's lock and may name files beside it: it must not point elsewhere.
     if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
     const t = new Transcript(head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
+    const newer = newerFormat(head, entries);
+    if (newer) t.notices.push(newer);
     if (opts.lock) t.lock();
     return t;
   }
@@ -348,24 +371,35 @@ export class Transcript implements SessionLog {
     return t;
   }
 
-  /** The id of the newest session for `cwd`, or undefined. */
+  /**
+   * The id of the newest session for `cwd`, or undefined. An empty file (0 bytes: a run that could
+   * not write even its header, on a full disk, or was killed before it) holds no session and is
+   * passed over for the newest one that has content, so `--continue` goes on with the last
+   * conversation; when every file is empty, the newest is returned and opening it says what to do.
+   */
   static latest(opts: { cwd: string; root?: string }): string | undefined {
     const dir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
     if (!existsSync(dir)) return undefined;
     let best: { id: string; mtime: number } | undefined;
+    let bestEmpty: { id: string; mtime: number } | undefined;
     for (const name of readdirSync(dir)) {
       if (!name.endsWith('.jsonl') || !SESSION_ID.test(name.slice(0, -6))) continue;
       const file = join(dir, name);
       let mtime: number;
+      let empty: boolean;
       try {
-        mtime = statSync(file).mtimeMs;
+        const st = statSync(file);
+        mtime = st.mtimeMs;
+        empty = st.isFile() && st.size === 0;
       } catch (err) {
         // A symbolic link to nothing (or to itself) is named, not taken for a bug in rein.
         throw new SessionError(`cannot read the session transcript ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it is a symbolic link to a file that does not exist (ENOENT)' : fsReason(err)}; ${NOT_READABLE_HINT}`);
       }
-      if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
+      if (empty) {
+        if (!bestEmpty || mtime > bestEmpty.mtime) bestEmpty = { id: name.slice(0, -6), mtime };
+      } else if (!best || mtime > best.mtime) best = { id: name.slice(0, -6), mtime };
     }
-    return best?.id;
+    return (best ?? bestEmpty)?.id;
   }
 
   /**

@@ -3,7 +3,8 @@
  * one pinned message at the start of the history.
  *
  * Levels, lowest priority first: user (`$REIN_HOME` or `~/.rein`, and `~/.claude`), project (each
- * directory from the repository root down to the working directory), local (`AGENTS.local.md`,
+ * directory from the repository root down to the working directory, the files in it and then those
+ * in its `.claude/` folder, as Claude Code reads `./.claude/CLAUDE.md`), local (`AGENTS.local.md`,
  * `CLAUDE.local.md`, right after their directory's project files). `@path` includes nest up to 5
  * levels; HTML comments are stripped; a file over 40,000 characters is loaded with a warning.
  *

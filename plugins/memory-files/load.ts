@@ -139,6 +139,9 @@ export function loadMemoryFiles(o: LoadOptions): MemoryFile[] {
   for (const dir of o.userDirs) for (const name of o.names) visit(join(dir, name), 'user', 0);
   for (const dir of dirsDown(root, resolve(o.cwd))) {
     for (const name of o.names) visit(join(dir, name), 'project', 0);
+    // Claude Code's project memory is `./CLAUDE.md` or `./.claude/CLAUDE.md`
+    // (https://code.claude.com/docs/en/memory, "Determine memory type").
+    for (const name of o.names) visit(join(dir, '.claude', name), 'project', 0);
     for (const name of o.localNames) visit(join(dir, name), 'local', 0);
   }
   return out;

@@ -24,7 +24,8 @@ export function resultSubtype(reason: TerminalReason): string {
 
 /**
  * The result's `terminal_reason` in the Agent SDK's words (its `TerminalReason`); undefined where
- * the SDK has no word for rein's reason (rein's own is always in `rein_terminal_reason`).
+ * the SDK has no word for rein's reason (rein's own is always in `rein_terminal_reason`). An abort
+ * is `aborted_streaming` here; StreamFormatter makes it `aborted_tools` when tools were running.
  */
 export function sdkTerminalReason(reason: TerminalReason): string | undefined {
   switch (reason) {
@@ -135,8 +136,20 @@ export class StreamFormatter {
   private apiMs = 0;
   private costBefore = 0;
   private lastStopReason: string | null = null;
+  /** What the run was doing: asking the model, or running the tools of its reply (an abort's `terminal_reason`). */
+  private phase: 'model' | 'tools' = 'model';
 
   constructor(private readonly sessionId: () => string, private readonly info: SessionInfo) {}
+
+  /**
+   * Follows a run's events whatever the output format: a tool starting puts the run in its tools
+   * until the next request starts (a `continue` transition), so an abort in between is the SDK's
+   * `aborted_tools` rather than `aborted_streaming`.
+   */
+  observe(e: AgentEvent): void {
+    if (e.type === 'tool_start') this.phase = 'tools';
+    else if (e.type === 'transition' && e.transition.kind === 'continue') this.phase = 'model';
+  }
 
   /** Counts a main-loop response: its model's totals and its time (ms). */
   response(model: string, usage: Usage, durationMs: number): void {
@@ -211,10 +224,11 @@ export class StreamFormatter {
         maxOutputTokens,
       };
     }
-    // The session's running total: earlier turns plus this one (side requests included).
+    // The running total of this process's runs (earlier runs of a multi-turn stream plus this one,
+    // side requests included); a resumed session starts again from 0.
     const total = this.costBefore + r.totalCostUsd;
     this.costBefore = total;
-    const sdkReason = sdkTerminalReason(r.terminalReason);
+    const sdkReason = r.terminalReason === 'aborted' && this.phase === 'tools' ? 'aborted_tools' : sdkTerminalReason(r.terminalReason);
     const out: Record<string, unknown> = {
       type: 'result',
       subtype,
@@ -242,6 +256,7 @@ export class StreamFormatter {
     };
     this.apiMs = 0;
     this.lastStopReason = null;
+    this.phase = 'model';
     return out;
   }
 

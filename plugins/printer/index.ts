@@ -2,7 +2,7 @@
  * `printer`: writes a run's events to stdout as `text` (the final answer; the usage report on
  * stderr), `json` (one result object) or `stream-json` (one JSON object per line, Claude Code's
  * headless shapes, which are the Claude Agent SDK's message types). Progress and notices go to
- * stderr in text mode.
+ * stderr in text mode; warnings and errors in json mode too (stream-json has them as lines).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -72,6 +72,7 @@ export default definePlugin({
       if (r.source === 'main_loop') formatter.response(r.message.model ?? r.request.model, r.usage, r.durationMs);
     });
     kernel.hooks.event.tap('printer', (e) => {
+      formatter.observe(e);
       // Whatever the format, a run that failed says why on stderr (the exit code table's promise:
       // `rein: model_error: <cause>`); json and stream-json also carry it in the result's `errors`.
       if (o.format !== 'text' && e.type === 'result' && e.result.isError && e.result.terminalDetail) status(`rein: ${e.result.terminalReason}: ${e.result.terminalDetail}`);
@@ -82,6 +83,9 @@ export default definePlugin({
       }
       if (o.format === 'json') {
         if (e.type === 'assistant_message') formatter.line(e); // its stop_reason goes in the result
+        // stdout holds the result object alone; warnings (a damaged transcript line skipped, a
+        // newer rein's transcript) have no field there, so they go to stderr as in text mode.
+        if (e.type === 'notice' && (e.level === 'warn' || e.level === 'error')) status(`rein: ${e.level}: ${e.message}`);
         if (e.type === 'result') out(json(formatter.result(e.result)) + '\n');
         return;
       }

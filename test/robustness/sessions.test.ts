@@ -5,7 +5,7 @@
  * session resumed with its scenario going on from the turn it reached.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
@@ -130,6 +130,15 @@ describe('damaged transcripts', () => {
     expect(r.stderr).not.toMatch(/TypeError|\n\s+at /);
   });
 
+  it('with --output-format json as well: stdout is the result object alone, the skipped lines are named on stderr', async () => {
+    const { file, lines, id } = await session();
+    writeFileSync(file, [lines[0], '\u0000\u00ff binary junk', ...lines.slice(1)].join('\n') + '\n');
+    const r = await run(['go on', '--sim', 's.yaml', '--resume', id, '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', subtype: 'success', result: 'Resumed.' });
+    expect(r.stderr).toContain(`rein: warn: ${file}:2: not valid JSON; the line was skipped\n`);
+  });
+
   it('a damaged compacted history is refused (exit 2) with the command that repairs it, which works', async () => {
     const { file, lines, id } = await session();
     const at = lineOf(lines, hasResult) + 1;
@@ -147,6 +156,26 @@ describe('damaged transcripts', () => {
     const fixed = await run(['go on', '--sim', 's.yaml', '--resume', repaired, '--output-format', 'json']);
     expect(fixed.code).toBe(0);
     expect(existsSync(repaired)).toBe(true);
+  });
+});
+
+describe('a transcript written by a newer rein', () => {
+  it('resumes, saying on stderr that what this rein does not know was skipped', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n  - reply: [{ text: "third" }]\n' });
+    const first = await run(['one', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(first.code).toBe(0);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    const quiet = await run(['two', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(quiet.stderr).not.toMatch(/newer rein/); // this rein's own transcript: no warning
+
+    const lines = readFileSync(file!, 'utf8').trim().split('\n');
+    lines[0] = JSON.stringify({ ...JSON.parse(lines[0]!), version: 7 });
+    lines.splice(3, 0, '{"type":"checkpoint","at":3}');
+    writeFileSync(file!, `${lines.join('\n')}\n`);
+    const r = await run(['three', '--continue', '--sim', 's.yaml']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('third\n');
+    expect(r.stderr).toContain(`rein: warn: ${file}: written by a newer rein (transcript format 7; this rein reads format 1): its entries of kinds this rein does not know (checkpoint) were skipped, so the resumed history may lack what they held; update rein to resume it whole\n`);
   });
 });
 
@@ -180,6 +209,23 @@ describe('a transcript that is no readable file', () => {
     const { file, cont } = await refused((f) => writeFileSync(f, ''));
     expect(cont.code).toBe(2);
     expect(lines(cont)).toEqual([`rein: ${file} is not a rein transcript (its first line is no session header); move it out of the way, or resume another session with --resume ID`]);
+  });
+
+  it('--continue passes over a newer empty file (a run that could not write its header) and goes on with the last conversation', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n' });
+    const first = await run(['one', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(first.code).toBe(0);
+    const id = JSON.parse(first.stdout).session_id as string;
+    // What a full disk leaves: the file was created, its header could not be written.
+    const empty = join(projectDir(env.REIN_HOME!, tmp.dir), '0f5b5a9e-2c1d-4e8f-9a7b-3c6d5e4f1a2b.jsonl');
+    writeFileSync(empty, '');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(empty, later, later);
+    const cont = await run(['two', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
+    expect(cont.stderr).not.toMatch(/not a rein transcript/);
+    expect(cont.code).toBe(0);
+    expect(JSON.parse(cont.stdout)).toMatchObject({ session_id: id, result: 'second' });
+    expect(readFileSync(empty, 'utf8')).toBe('');
   });
 
   it('a FIFO: exit 2 at once, without waiting for a writer (a blocked open could not even be stopped by a signal)', async () => {
@@ -216,5 +262,22 @@ turns:
     // Ids stay unique across the two processes (the API refuses a history with a repeated tool_use id).
     const ids = entries(file!).filter((e) => e.type === 'message').flatMap((e) => e.message.content.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id));
     expect(new Set(ids).size).toBe(3);
+  });
+});
+
+describe('--session-id of a session that exists', () => {
+  it('exit 2, saying how to go on with it; the transcript is left as it was', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n' });
+    const id = '5f0c8a9e-1b2c-4d3e-8f4a-6b7c8d9e0f1a';
+    expect((await run(['one', '--sim', 's.yaml', '--session-id', id])).code).toBe(0);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    const before = readFileSync(file!, 'utf8');
+    const again = await run(['two', '--sim', 's.yaml', '--session-id', id]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`rein: session ${id} already exists at ${file}; --resume ${id} goes on with it, or leave out --session-id for a new session\n`);
+    expect(readFileSync(file!, 'utf8')).toBe(before);
+    const resumed = await run(['two', '--sim', 's.yaml', '--resume', id]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toBe('second\n');
   });
 });

@@ -163,3 +163,26 @@ describe('a prompt on a pipe whose writer has not written yet (slow_command | re
     r.child.stdin.destroy();
   });
 });
+
+describe('the result of an interrupted run, as the Agent SDK words it', () => {
+  it('terminal_reason aborted_tools while a tool runs, aborted_streaming while the model answers after it', async () => {
+    write(tmp.dir, {
+      'p.yaml': BASH_PRESET,
+      'tools.yaml': 'turns:\n  - reply: [{ tool_use: { name: Bash, input: { command: "echo started >> side.txt; sleep 20" } } }]\n  - reply: [{ text: "never" }]\n',
+      'model.yaml': 'turns:\n  - reply: [{ tool_use: { name: Bash, input: { command: "echo ran >> ran.txt" } } }]\n  - fault: { slowFirstByteMs: 20000 }\n    reply: [{ text: "never" }]\n',
+    });
+    const inTools = startRein(['run', 'go', '--sim', 'tools.yaml', '--preset', './p.yaml', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env });
+    await inTools.waitFor({ file: join(tmp.dir, 'side.txt'), match: /started/ });
+    inTools.child.kill('SIGINT');
+    expect((await inTools.exited).code).toBe(130);
+    expect(JSON.parse(inTools.stdout())).toMatchObject({ subtype: 'error_during_execution', terminal_reason: 'aborted_tools', rein_terminal_reason: 'aborted' });
+
+    // The tool of turn 1 has finished; the abort comes while turn 2's answer is awaited.
+    const inModel = startRein(['run', 'go', '--sim', 'model.yaml', '--preset', './p.yaml', '--no-layers', '--output-format', 'stream-json'], { cwd: tmp.dir, env });
+    await inModel.waitFor(/"subtype":"transition","kind":"continue"/);
+    inModel.child.kill('SIGINT');
+    expect((await inModel.exited).code).toBe(130);
+    const result = inModel.stdout().trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.type === 'result');
+    expect(result).toMatchObject({ subtype: 'error_during_execution', terminal_reason: 'aborted_streaming', rein_terminal_reason: 'aborted' });
+  });
+});

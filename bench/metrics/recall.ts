@@ -135,6 +135,34 @@ export function extractFacts(text: string): Fact[] {
   return [...out.values()];
 }
 
+/**
+ * `extractFacts` of strings seen lately, by string: a replay extracts the facts of the same strings
+ * again and again (its recording's replies for the needed facts, then the history each compaction
+ * summarises, once per preset of the workload). Two generations of up to `FACT_MEMO_CHARS`
+ * characters of keys each (a string seen in the older one moves to the newer), so the memo keeps
+ * the strings of the current workloads and lets the rest go.
+ */
+let factsYoung = new Map<string, readonly Fact[]>();
+let factsOld = new Map<string, readonly Fact[]>();
+let factsYoungChars = 0;
+/** Characters of the strings one generation of the facts memo holds (4 M: a few long sessions' histories). */
+const FACT_MEMO_CHARS = 4_000_000;
+
+/** `extractFacts(text)`, memoised (see above). The array is shared: callers must not change it. */
+export function factsIn(text: string): readonly Fact[] {
+  let facts = factsYoung.get(text);
+  if (facts) return facts;
+  facts = factsOld.get(text) ?? extractFacts(text);
+  if (factsYoungChars + text.length > FACT_MEMO_CHARS) {
+    factsOld = factsYoung;
+    factsYoung = new Map();
+    factsYoungChars = 0;
+  }
+  factsYoung.set(text, facts);
+  factsYoungChars += text.length;
+  return facts;
+}
+
 function leafStrings(value: unknown, out: string[]): void {
   if (typeof value === 'string') out.push(value);
   else if (typeof value === 'number') out.push(String(value));
@@ -300,7 +328,7 @@ export function neededFacts(w: Workload): NeededFacts {
     const facts = new Map<string, Fact>();
     for (const b of step.reply as ContentBlock[]) {
       if (b.type !== 'text' && b.type !== 'tool_use') continue;
-      for (const s of blockStrings(b)) for (const f of extractFacts(s)) if (!facts.has(f.text)) facts.set(f.text, f);
+      for (const s of blockStrings(b)) for (const f of factsIn(s)) if (!facts.has(f.text)) facts.set(f.text, f);
     }
     const needed: NeededFact[] = [];
     for (const f of facts.values()) {

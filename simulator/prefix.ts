@@ -78,10 +78,13 @@ function blockTtl(block: unknown, at: BlockPosition): CacheTtl | undefined {
   const b = block as Obj;
   let ttl = b.cache_control == null ? undefined : readCacheControl(b.cache_control, whereOf(at));
   if (b.type === 'tool_result' && Array.isArray(b.content)) {
-    b.content.forEach((inner, i) => {
+    // A plain loop: this runs for every block of every request (no closure per block).
+    const content: unknown[] = b.content;
+    for (let i = 0; i < content.length; i++) {
+      const inner = content[i];
       const t = inner && typeof inner === 'object' && (inner as Obj).cache_control != null ? readCacheControl((inner as Obj).cache_control, `${whereOf(at)}.content.${i}`) : undefined;
       if (t === '1h' || (t && !ttl)) ttl = t;
-    });
+    }
   }
   return ttl;
 }

@@ -45,21 +45,27 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean;
     if (!t || typeof t !== 'object' || typeof t.name !== 'string' || !t.name) throw invalidRequest(`tools.${i}.name: Field required`);
   });
   checkDeferredTools(b.tools ?? [], b.messages);
-  b.messages.forEach((m: any, i: number) => {
+  // Plain loops, here and in the checks below: they run over every block of every request (a
+  // replay's whole history per request), where a closure per message was most of their garbage.
+  const messages: any[] = b.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
     if (!m || typeof m !== 'object') throw invalidRequest(`messages.${i}: Input should be an object`);
     if (m.role === 'system' && systemMessages) {
       const textOnly = typeof m.content === 'string' || (Array.isArray(m.content) && m.content.every((c: any) => c?.type === 'text' && typeof c.text === 'string'));
       if (!textOnly) throw invalidRequest(`messages.${i}.content: a system message holds text only`);
-      return;
+      continue;
     }
     if (m.role !== 'user' && m.role !== 'assistant') throw invalidRequest(`messages.${i}.role: Input should be 'user' or 'assistant'`);
-    if (typeof m.content === 'string') return;
+    if (typeof m.content === 'string') continue;
     if (!Array.isArray(m.content)) throw invalidRequest(`messages.${i}.content: Input should be a valid string or list`);
-    m.content.forEach((c: any, j: number) => {
+    const content: any[] = m.content;
+    for (let j = 0; j < content.length; j++) {
+      const c = content[j];
       if (!c || typeof c !== 'object' || typeof c.type !== 'string') throw invalidRequest(`messages.${i}.content.${j}: Input should be a content block with a type`);
       if (c.type === 'text' && typeof c.text !== 'string') throw invalidRequest(`messages.${i}.content.${j}.text: Field required`);
-    });
-  });
+    }
+  }
   checkToolPairing(b.messages);
   checkThinking(b, options.betas ?? new Set());
 }
@@ -104,18 +110,21 @@ function checkDeferredTools(tools: any[], messages: any[]): void {
   if (deferred.size && deferred.size === tools.length) {
     throw invalidRequest('tools: every tool has defer_loading set; at least one tool must be loaded without deferral (the tool that searches the rest).');
   }
-  messages.forEach((m, i) => {
-    if (!Array.isArray(m?.content)) return;
-    m.content.forEach((c: any, j: number) => {
-      if (c?.type !== 'tool_result' || !Array.isArray(c.content)) return;
-      c.content.forEach((r: any, k: number) => {
-        if (r?.type !== 'tool_reference') return;
+  for (let i = 0; i < messages.length; i++) {
+    const content = messages[i]?.content;
+    if (!Array.isArray(content)) continue;
+    for (let j = 0; j < content.length; j++) {
+      const c = content[j];
+      if (c?.type !== 'tool_result' || !Array.isArray(c.content)) continue;
+      for (let k = 0; k < c.content.length; k++) {
+        const r = c.content[k];
+        if (r?.type !== 'tool_reference') continue;
         if (!deferred.has(String(r.tool_name))) {
           throw invalidRequest(`messages.${i}.content.${j}.content.${k}: tool_reference names ${JSON.stringify(r.tool_name)}, which is not a tool of this request with defer_loading: true.`);
         }
-      });
-    });
-  });
+      }
+    }
+  }
 }
 
 function toolUseIds(m: any): string[] {
@@ -142,27 +151,31 @@ function hasToolResult(m: any, id: string): boolean {
  * must answer a `tool_use` of the previous message (the API's rule; error texts as it words them).
  */
 function checkToolPairing(messages: any[]): void {
-  messages.forEach((m, i) => {
-    if (m.role !== 'user' || !Array.isArray(m.content)) return;
-    m.content.forEach((c: any, j: number) => {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    const content: any[] = m.content;
+    for (let j = 0; j < content.length; j++) {
+      const c = content[j];
       if (c?.type === 'tool_result' && !hasToolUse(messages[i - 1], String(c.tool_use_id))) {
         throw invalidRequest(
           `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${c.tool_use_id}. ` +
             'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
         );
       }
-    });
-  });
-  messages.forEach((m, i) => {
-    if (i === messages.length - 1 || m?.role !== 'assistant' || !Array.isArray(m.content)) return;
+    }
+  }
+  for (let i = 0; i < messages.length - 1; i++) {
+    const m = messages[i];
+    if (m?.role !== 'assistant' || !Array.isArray(m.content)) continue;
     const next = messages[i + 1];
     let complete = true;
     for (const c of m.content) if (c?.type === 'tool_use' && !hasToolResult(next, String(c.id))) { complete = false; break; }
-    if (complete) return;
+    if (complete) continue;
     const missing = toolUseIds(m).filter((id) => !hasToolResult(next, id));
     throw invalidRequest(
       `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
         'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
     );
-  });
+  }
 }

@@ -1,11 +1,15 @@
 /**
- * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P]`: CPU per replay job in a
+ * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P --alloc]`: CPU per replay job in a
  * warm process, split by thread (`/proc/self/task/<tid>/stat`): the main thread (the replay itself)
  * and the rest (V8's garbage collector and compiler threads, libuv). Replays run in this process
  * through the built bundle's worker module (dist/bundle/worker.js, what `rein bench` threads and
  * `rein worker` run), after W untimed warm-up replays, one after another. Also prints GC counts and
  * pause time from `perf_hooks`. Run `npm run build` first; pass V8 flags with `node --flag` via
  * NODE_OPTIONS to compare them.
+ *
+ * `--alloc` also samples allocation (the inspector's sampling heap profiler, collected objects
+ * included) and prints the bytes allocated per job: what feeds the GC threads, and unlike CPU time
+ * it hardly depends on the machine's load (sampled, so it varies by a few per cent between runs).
  *
  * Linux only (reads /proc). CPU seconds do not depend on the machine's load the way wall time does,
  * but a loaded machine still slows caches and frequency: the load average is printed with each line.
@@ -29,7 +33,16 @@ const WARM = Number(arg('warm', '4'));
 const PRESET = arg('preset', 'default');
 /** Write a CPU profile of the timed replays (main thread) to this file (open it in Chrome DevTools). */
 const PROFILE = arg('profile', '');
+/** Sample allocations and print MB allocated per job. */
+const ALLOC = process.argv.includes('--alloc');
 const TICK = 100; // USER_HZ on Linux
+
+/** Bytes of all samples of a sampling heap profile (each node's selfSize, summed over the tree). */
+function sampledBytes(node: { selfSize: number; children?: unknown[] }): number {
+  let n = node.selfSize;
+  for (const c of node.children ?? []) n += sampledBytes(c as typeof node);
+  return n;
+}
 
 /** CPU seconds of each thread of this process: tid → [user, system] seconds. */
 function threadCpu(): Map<string, [number, number]> {
@@ -53,14 +66,19 @@ async function main(): Promise<void> {
   let gcMs = 0;
   const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) { gcCount++; gcMs += e.duration; } });
   obs.observe({ entryTypes: ['gc'] });
-  const session = PROFILE ? new Session() : undefined;
-  if (session) { session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.start'); }
+  const session = PROFILE || ALLOC ? new Session() : undefined;
+  if (session) session.connect();
+  if (PROFILE) { await session!.post('Profiler.enable'); await session!.post('Profiler.start'); }
+  // One sample per 32 KiB allocated on average (V8's default), objects the GC collected included.
+  if (ALLOC) await session!.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
   const before = threadCpu();
   const t0 = performance.now();
   for (let i = WARM; i < WARM + JOBS; i++) await worker.default(task(i));
   const wall = (performance.now() - t0) / 1000;
   const after = threadCpu();
-  if (session) { writeFileSync(PROFILE, JSON.stringify((await session.post('Profiler.stop')).profile)); session.disconnect(); }
+  if (PROFILE) writeFileSync(PROFILE, JSON.stringify((await session!.post('Profiler.stop')).profile));
+  const allocated = ALLOC ? sampledBytes((await session!.post('HeapProfiler.stopSampling')).profile.head) : 0;
+  session?.disconnect();
   obs.disconnect();
   const main = String(process.pid);
   let mainCpu = 0;
@@ -74,7 +92,7 @@ async function main(): Promise<void> {
   const per = (x: number) => (x / JOBS).toFixed(3);
   process.stdout.write(`replay CPU, ${JOBS} warm jobs (gen:turns=${TURNS}, ${PRESET}), flags "${process.execArgv.filter((a) => a.startsWith('--') && !a.includes('import')).join(' ') || process.env.NODE_OPTIONS || ''}": ` +
     `wall ${per(wall)} s/job, main ${per(mainCpu)} s/job (system ${per(mainSys)}), other threads ${per(other)} s/job (system ${per(otherSys)}; ${(other / Math.max(mainCpu, 1e-9) * 100).toFixed(0)}% of main), ` +
-    `${(gcCount / JOBS).toFixed(0)} GCs/job, ${(gcMs / JOBS).toFixed(0)} ms GC pause/job; nproc ${availableParallelism()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    `${(gcCount / JOBS).toFixed(0)} GCs/job, ${(gcMs / JOBS).toFixed(0)} ms GC pause/job${ALLOC ? `, ${(allocated / JOBS / 1e6).toFixed(0)} MB allocated/job` : ''}; nproc ${availableParallelism()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
 }
 
 main().catch((err: Error) => { process.stderr.write(`bench:replay-cpu: ${err.message}\n`); process.exitCode = 1; });

@@ -3,7 +3,7 @@ import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
 import type { ContentBlock } from '../../kernel/types.js';
 import type { Workload, WorkloadStep } from '../workloads/types.js';
 import { requestCost } from './efficiency.js';
-import { extractFacts, neededFacts, recallTester, sourceTokens, StringIndex } from './recall.js';
+import { extractFacts, factsIn, neededFacts, recallTester, sourceTokens, StringIndex } from './recall.js';
 import { chargeRefetch } from './refetch.js';
 
 const counter = TOKEN_COUNTERS.calibrated;
@@ -57,6 +57,17 @@ describe('fact extractor', () => {
 
   it('skips prose words, short names and single digits', () => {
     expect(extractFacts('We should then run it again, maybe 3 times, on the main page.')).toEqual([]);
+  });
+});
+
+describe('memoised fact extractor', () => {
+  it('gives what extractFacts gives, and the same array again for the same text', () => {
+    const t = 'See https://example.com/a and src/app/main.ts; computeTotal threw RangeError: bad total after 250ms';
+    const first = factsIn(t);
+    expect(first).toEqual(extractFacts(t));
+    // Another string with the same characters (as a slice makes) hits the memo too.
+    expect(factsIn(`x${t}`.slice(1))).toBe(first);
+    expect(factsIn('no facts here')).toEqual([]);
   });
 });
 

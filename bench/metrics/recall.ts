@@ -74,6 +74,8 @@ const HEX_RE = /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b/g;
 const QUOTED_RE = /"([^"\n]{4,80})"|`([^`\n]{4,80})`|(?<![\w])'([^'\n]{4,80})'(?![\w])/g;
 const ERROR_RE = /\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?::[ \t]?[^\n]{1,80})?|\bE[A-Z]{3,}\b|\bTS\d{4}\b/g;
 const WORD_RE = /\w{2,}/g;
+/** A run of at least MIN_ANCHOR word characters (not global: `test` keeps no position). */
+const ANCHOR_RE = new RegExp(`\\w{${MIN_ANCHOR}}`);
 
 function isIdentifier(w: string): boolean {
   return /[a-z][A-Z]/.test(w) || /[A-Za-z0-9]_[A-Za-z0-9]/.test(w);
@@ -106,8 +108,9 @@ export function anchorOf(text: string): string {
  */
 export function extractFacts(text: string): Fact[] {
   const out = new Map<string, Fact>();
+  // `anchorOf(t).length >= MIN_ANCHOR` without building the anchor: some run of two word characters.
   const add = (t: string, kind: FactKind) => {
-    if (!out.has(t) && anchorOf(t).length >= MIN_ANCHOR) out.set(t, { text: t, kind });
+    if (!out.has(t) && ANCHOR_RE.test(t)) out.set(t, { text: t, kind });
   };
   for (const m of text.matchAll(URL_RE)) add(m[0].replace(/[.,;:!?]+$/, ''), 'url');
   const noUrls = text.includes('://') ? text.replace(URL_RE, ' ') : text;
@@ -130,6 +133,34 @@ export function extractFacts(text: string): Fact[] {
     if (colon > 0) add(e.slice(0, colon), 'error');
   }
   return [...out.values()];
+}
+
+/**
+ * `extractFacts` of strings seen lately, by string: a replay extracts the facts of the same strings
+ * again and again (its recording's replies for the needed facts, then the history each compaction
+ * summarises, once per preset of the workload). Two generations of up to `FACT_MEMO_CHARS`
+ * characters of keys each (a string seen in the older one moves to the newer), so the memo keeps
+ * the strings of the current workloads and lets the rest go.
+ */
+let factsYoung = new Map<string, readonly Fact[]>();
+let factsOld = new Map<string, readonly Fact[]>();
+let factsYoungChars = 0;
+/** Characters of the strings one generation of the facts memo holds (4 M: a few long sessions' histories). */
+const FACT_MEMO_CHARS = 4_000_000;
+
+/** `extractFacts(text)`, memoised (see above). The array is shared: callers must not change it. */
+export function factsIn(text: string): readonly Fact[] {
+  let facts = factsYoung.get(text);
+  if (facts) return facts;
+  facts = factsOld.get(text) ?? extractFacts(text);
+  if (factsYoungChars + text.length > FACT_MEMO_CHARS) {
+    factsOld = factsYoung;
+    factsYoung = new Map();
+    factsYoungChars = 0;
+  }
+  factsYoung.set(text, facts);
+  factsYoungChars += text.length;
+  return facts;
 }
 
 function leafStrings(value: unknown, out: string[]): void {
@@ -159,11 +190,18 @@ export function blockStrings(block: unknown): string[] {
   }
 }
 
+/**
+ * The word runs (≥ 2 characters) of a string, in order, repeats included. `match` with a global
+ * pattern gives the strings alone: `matchAll` made a match object per word, most of the garbage a
+ * replay's recall made.
+ */
+function wordList(s: string): string[] {
+  return s.match(WORD_RE) ?? [];
+}
+
 /** The word runs (≥ 2 characters) of a string. */
 function wordsIn(s: string): Set<string> {
-  const w = new Set<string>();
-  for (const m of s.matchAll(WORD_RE)) w.add(m[0]);
-  return w;
+  return new Set(wordList(s));
 }
 
 /**
@@ -240,8 +278,7 @@ export function neededFacts(w: Workload): NeededFacts {
     (source as { id: number }).id = id;
     sources.push(source);
     const seen = new Set<string>();
-    for (const s of strings) for (const m of s.matchAll(WORD_RE)) {
-      const word = m[0];
+    for (const s of strings) for (const word of wordList(s)) {
       if (seen.has(word)) continue;
       seen.add(word);
       let list = byWord.get(word);
@@ -270,10 +307,10 @@ export function neededFacts(w: Workload): NeededFacts {
     if (memo?.source !== undefined) return memo.source;
     if (!memo) {
       let word: string | undefined;
-      for (const m of text.matchAll(WORD_RE)) {
-        const n = byWord.get(m[0])?.length;
+      for (const w of wordList(text)) {
+        const n = byWord.get(w)?.length;
         if (!n) return undefined;
-        if (word === undefined || n < byWord.get(word)!.length) word = m[0];
+        if (word === undefined || n < byWord.get(word)!.length) word = w;
       }
       if (word === undefined) return undefined;
       searched.set(text, (memo = { word, next: 0 }));
@@ -291,7 +328,7 @@ export function neededFacts(w: Workload): NeededFacts {
     const facts = new Map<string, Fact>();
     for (const b of step.reply as ContentBlock[]) {
       if (b.type !== 'text' && b.type !== 'tool_use') continue;
-      for (const s of blockStrings(b)) for (const f of extractFacts(s)) if (!facts.has(f.text)) facts.set(f.text, f);
+      for (const s of blockStrings(b)) for (const f of factsIn(s)) if (!facts.has(f.text)) facts.set(f.text, f);
     }
     const needed: NeededFact[] = [];
     for (const f of facts.values()) {

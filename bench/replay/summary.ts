@@ -12,7 +12,7 @@
 import type { ContentTokenCounter } from '../../lib/index.js';
 import type { Workload } from '../workloads/types.js';
 import { promptTokens } from '../workloads/types.js';
-import { blockStrings, extractFacts, type Fact } from '../metrics/recall.js';
+import { blockStrings, factsIn, type Fact } from '../metrics/recall.js';
 
 /**
  * Summary size against the context it summarised, fitted by `fitSummarySize` on the recorded
@@ -74,7 +74,7 @@ export function extractiveSummary(body: { messages?: ReadonlyArray<{ role?: stri
   const typed = prompts.filter((p) => p.trim() && all.includes(p.trim().slice(0, 80)));
   // Facts by kind, newest first (the last mention decides the order).
   const facts = new Map<string, Fact>();
-  for (let i = strings.length - 1; i >= 0; i--) for (const f of extractFacts(strings[i]!)) if (!facts.has(f.text)) facts.set(f.text, f);
+  for (let i = strings.length - 1; i >= 0; i--) for (const f of factsIn(strings[i]!)) if (!facts.has(f.text)) facts.set(f.text, f);
   const of = (k: Fact['kind']) => [...facts.values()].filter((f) => f.kind === k).map((f) => f.text);
   const errorLines: string[] = [];
   for (const e of of('error')) {

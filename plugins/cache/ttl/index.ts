@@ -96,6 +96,16 @@ export default definePlugin({
     let staticTtl: CacheTtl = '5m';
     let lastTail: CacheTtl = '5m';
     let n = 0;
+    // Tokens of each tool definition, counted once per definition object: the definitions are the
+    // same objects from one request to the next (only a marked copy of the last one is new), and
+    // counting serialises each to JSON. A definition is not edited in place once sent.
+    const toolTokens = new WeakMap<object, number>();
+    const toolTokensOf = (t: unknown): number => {
+      if (!t || typeof t !== 'object') return estimateToolTokens(t);
+      let k = toolTokens.get(t);
+      if (k === undefined) toolTokens.set(t, (k = estimateToolTokens(t)));
+      return k;
+    };
     const record = (r: TtlRecord) => kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: r });
 
     kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.CACHE_BREAKPOINTS + 10 }, (raw) => {
@@ -109,7 +119,9 @@ export default definePlugin({
       const pEnd = user.n + tool.n > 0 ? user.n / (user.n + tool.n) : 0.5;
       const model = params.model;
       if (staticTtl === '5m') {
-        const tokens = (params.tools ?? []).reduce((s, t) => s + estimateToolTokens(t), 0) + estimateSystemTokens(params.system as never);
+        let tokens = 0;
+        for (const t of params.tools ?? []) tokens += toolTokensOf(t);
+        tokens += estimateSystemTokens(params.system as never);
         const remaining = cm.expectedRemainingRequests(snap?.requests ?? 0);
         const est = cm.ttl(model, { tokens, kind: 'user', remainingGaps: remaining * pEnd });
         if (est.choose === '1h') {

@@ -6,15 +6,17 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { globSync } from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
 import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
-import type { ShellWord } from './shell/words.js';
+import type { PlacedWrite } from './shell/programs.js';
+import { DYNAMIC, type ShellWord } from './shell/words.js';
 import { EDIT_TOOLS, filePathOf, READ_TOOLS, SHELL_TOOL } from './tools.js';
 
 /** Tool names whose specifier is a path. */
@@ -84,6 +86,133 @@ export function parsedCommandOf(q: PermissionQuery): ParsedCommand {
     parsedCache.set(q.input, p);
   }
   return p;
+}
+
+/**
+ * Most files one pattern (`rm *.log`) or one copied tree (`cp -r src dst`) stands for: past it,
+ * the command's writes count as known only at run time (asked about). Listing 1,000 entries
+ * takes about a millisecond.
+ */
+export const MAX_WRITE_EXPANSION = 1_000;
+
+const writesCache = new WeakMap<ShellPart, ShellWord[]>();
+
+/** A write whose file is known only at run time. */
+function unknownWrite(why: string): ShellWord {
+  return { value: DYNAMIC, dynamic: true, glob: false, why };
+}
+
+function plainWord(value: string): ShellWord {
+  return { value, dynamic: false, glob: false };
+}
+
+/**
+ * Every file a part of a shell command writes, for the checks: its redirection targets, the files
+ * it names in its arguments with each pattern replaced by the files it matches now (as bash
+ * would, dotfiles and any case included, so no match is missed; the pattern itself too, which
+ * bash passes on when nothing matches), and the files its copies, moves and links land on (see
+ * placedFiles). Worked out once per part.
+ */
+export function writesOf(q: PermissionQuery, part: ShellPart, base: PathBase): ShellWord[] {
+  if (!part.fileWrites && !part.placed) return part.writes;
+  let out = writesCache.get(part);
+  if (out) return out;
+  out = [...part.writes];
+  for (const w of part.fileWrites ?? []) out.push(...patternFiles(w, shellBase(base)));
+  for (const p of part.placed ?? []) out.push(...placedFiles(q, p, base));
+  writesCache.set(part, out);
+  return out;
+}
+
+/** A word with a pattern (`*.log`, `.mcp.js?n`) and the files it matches; any other word alone. */
+function patternFiles(w: ShellWord, base: PathBase): ShellWord[] {
+  if (!w.glob || w.dynamic) return [w];
+  const abs = absolutePath(w.value, base.cwd, base.home);
+  const parts = abs.split('/');
+  const at = parts.findIndex((p) => /[*?[]/.test(p));
+  if (at === -1) return [w];
+  const root = parts.slice(0, at).join('/') || '/';
+  let matches: string[];
+  try {
+    matches = globSync(parts.slice(at).join('/'), { cwd: root, dot: true, caseSensitiveMatch: false, onlyFiles: false, expandDirectories: false, followSymbolicLinks: false, absolute: true });
+  } catch {
+    return [unknownWrite(`the files ${w.value} matches, which rein could not list`)];
+  }
+  if (matches.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files ${w.value} matches (more than ${MAX_WRITE_EXPANSION})`)];
+  // A pattern at the start of a word expands to names that may start with `-` (options).
+  if (w.lead && matches.some((m) => basename(m).startsWith('-'))) return [unknownWrite(`a file ${w.value} matches whose name starts with -, which the program reads as an option`)];
+  return [{ ...w, glob: false }, ...matches.map((m) => plainWord(m.replace(/\/+$/, '')))];
+}
+
+/** True when `v` (a path as a command wrote it) is a directory now, links followed. */
+function isDirectory(q: PermissionQuery, v: string, base: PathBase): boolean {
+  try {
+    return statSync(pathFormsOf(q, v, base).at(-1)!).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The files under directory `dir` (the real path of a copied source) as they land under
+ * `target`: `target/relative path`, and `target/<any file>` for rules about the whole tree.
+ * Symbolic links inside are not followed (cp -r, mv and rsync copy them as links).
+ */
+function treeFiles(q: PermissionQuery, dir: string, target: string, base: PathBase): ShellWord[] {
+  const out: ShellWord[] = [plainWord(join(target, ANY_CHILD))];
+  const stack: string[] = [''];
+  let seen = 0;
+  while (stack.length) {
+    const rel = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(join(pathFormsOf(q, dir, base).at(-1)!, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > MAX_WRITE_EXPANSION) return [unknownWrite(`the files a copy of ${dir} writes (more than ${MAX_WRITE_EXPANSION})`)];
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      out.push(plainWord(join(target, r)));
+      if (e.isDirectory()) stack.push(r);
+    }
+  }
+  return out;
+}
+
+/**
+ * The files a copy, move, link, recursive removal or mode change lands on (programs.ts
+ * PlacedWrite), judged against the disk as it is now: into a directory destination each source
+ * lands at `dest/basename` (`cp a ~/` writes `~/a`; `cp x/.mcp.json .` writes `./.mcp.json`), a
+ * directory source brings every file under it, a recursive removal touches everything below its
+ * operand. A destination or a source name known only at run time makes the write unknown.
+ */
+function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const { dest } = p;
+  const b = shellBase(base);
+  if (dest.dynamic) return [dest];
+  if (dest.glob) return [unknownWrite(`a destination given as a pattern (${dest.value})`)];
+  const out: ShellWord[] = [];
+  if (p.sources.length === 0) {
+    out.push(dest);
+    if (p.tree && isDirectory(q, dest.value, base)) out.push(plainWord(join(dest.value, ANY_CHILD)));
+    return out;
+  }
+  const intoDir = p.into === 'dir' || (p.into === 'auto' && (dest.value.endsWith('/') || isDirectory(q, dest.value, base)));
+  const sources = p.sources.flatMap((s) => patternFiles(s, b));
+  if (!intoDir) {
+    out.push(dest);
+    for (const s of sources) if (p.tree && !s.dynamic && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, dest.value, base));
+    return out;
+  }
+  for (const s of sources) {
+    if (s.dynamic) { out.push(unknownWrite(`a file copied into ${dest.value} whose name is known only at run time`)); continue; }
+    const rel = p.parents ? s.value : p.slashMeansContent && s.value.endsWith('/') ? '.' : basename(s.value);
+    const target = join(dest.value, rel);
+    out.push(plainWord(target));
+    if (p.tree && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, target, base));
+  }
+  return out;
 }
 
 /** Tools that read every file under their path (a directory walk). */
@@ -191,7 +320,7 @@ function shellFileMatch(rule: CompiledRule & { kind: 'path' }, q: PermissionQuer
   if (!parsed.ok) return undefined;
   const reads = rule.appliesTo('Read');
   for (const part of parsed.parts) {
-    for (const w of reads ? part.reads ?? [] : part.writes) {
+    for (const w of reads ? part.reads ?? [] : writesOf(q, part, base)) {
       if (w.dynamic) continue; // the ask stage asks about targets known only at run time
       const forms = pathFormsOf(q, w.value, base);
       const hit = forms.find((f) => rule.path.test(f)) ?? (reads ? hardLinkMatch(rule, forms) : undefined);
@@ -420,7 +549,7 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
       if (!rule) return undefined;
       used.push(rule.text);
     }
-    for (const w of part.writes) {
+    for (const w of writesOf(q, part, base)) {
       if (w.dynamic) return undefined;
       const rule = editAllowedByRule(rules, pathFormsOf(q, w.value, base));
       if (!rule) return undefined;
@@ -449,7 +578,7 @@ export function explainShell(rules: CompiledRules, q: PermissionQuery, base: Pat
         return `no allow rule covers ${JSON.stringify(part.source)}`;
       }
     }
-    for (const w of part.writes) {
+    for (const w of writesOf(q, part, base)) {
       if (w.dynamic || !editAllowedByRule(rules, pathFormsOf(q, w.value, base))) return `${JSON.stringify(part.source)} writes to ${JSON.stringify(w.value.replaceAll('\u0000', '…'))}, which no Edit allow rule covers`;
     }
   }

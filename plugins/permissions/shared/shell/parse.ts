@@ -13,7 +13,7 @@
 import { newParser, parseBash, walk, type Node } from './ast.js';
 import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
 import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
-import { argumentWrites } from './programs.js';
+import { argumentWrites, operandWrites, type PlacedWrite } from './programs.js';
 import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
@@ -72,6 +72,14 @@ export interface ShellPart {
   deny: string[];
   /** Targets of output redirections to files (`> out.txt`, `>> log`, `&> f`), /dev/null and fd copies excluded. */
   writes: ShellWord[];
+  /**
+   * Files the program writes through its own arguments (`sed -i f`, `sort -o f`, `tee f`,
+   * `dd of=f`, `touch f`, `rm f`, `mv`'s sources): writes like `writes`. A pattern (`rm *.log`)
+   * stands for the files it matches when the call is judged.
+   */
+  fileWrites?: ShellWord[];
+  /** Copies, moves and links whose files depend on what is on disk (`cp a DIR/`, `cp -r src dst`): see programs.ts PlacedWrite. */
+  placed?: PlacedWrite[];
   /** Files read through input redirections (`< .env`), for Read deny rules. */
   reads?: ShellWord[];
   /**
@@ -148,6 +156,8 @@ function unanchorRelativePaths(parts: ShellPart[]): void {
   for (const p of parts) {
     p.writes = p.writes.map(unanchor);
     if (p.reads) p.reads = p.reads.map(unanchor);
+    if (p.fileWrites) p.fileWrites = p.fileWrites.map(unanchor);
+    if (p.placed) p.placed = p.placed.map((w) => ({ ...w, dest: unanchor(w.dest), sources: w.sources.map(unanchor) }));
   }
 }
 
@@ -165,6 +175,8 @@ interface Ctx {
   push: (p: ShellPart) => void;
   pending: Pending[];
   lead: LeadCheck;
+  /** Set for a `find -exec` command: its `{}` words are the files find finds, known only at run time. */
+  found?: true;
 }
 
 /** Loop variables over literal words none of which starts with `-`, by name, with the span of their loop. */
@@ -416,7 +428,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     }
   }
   if (name === 'find') {
-    for (const e of findExecCommands(cur)) commandPart(e, [], { ...c, source: e.map((w) => w.value).join(' '), writes: [], reads: [], hazard: undefined, depth: depth + 1, nested: true });
+    for (const e of findExecCommands(cur)) commandPart(e, [], { ...c, source: e.map((w) => w.value).join(' '), writes: [], reads: [], hazard: undefined, depth: depth + 1, nested: true, found: true });
   }
   const hazard = c.hazard ?? (name ? builtinHazard(name, cur) : undefined);
   opaque ??= hazard;
@@ -440,9 +452,13 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   }
   // Every word after the name, wrappers' own included (`xargs -a .env echo` reads .env).
   const args = words.slice(1).filter((w) => !w.dynamic);
-  // Files the program writes through its own arguments (`sed -i f`, `sort -o f`) are writes too.
-  const written = argumentWrites(name, cur);
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes: written.length ? [...writes, ...written] : writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  // Files the program writes through its own arguments (`sed -i f`, `sort -o f`, `cp a f`) are
+  // writes too. In a `find -exec` command, `{}` is a file find finds.
+  const run = c.found ? cur.map((w) => (w.value.includes('{}') ? { ...w, value: w.value.replaceAll('{}', DYNAMIC), dynamic: true, why: 'a file find finds' } : w)) : cur;
+  const written = argumentWrites(name, run);
+  const operands = name ? operandWrites(name, run) : undefined;
+  if (operands) written.push(...operands.files);
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(written.length ? { fileWrites: written } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

@@ -536,8 +536,12 @@ function coveringRule(applicable: readonly CompiledRule[], part: ShellPart, q: P
   return applicable.find((r) => r.kind === 'shell' && matchShell(r.shell, part.allow!) && coversRisky(r.shell, part.risky, outside));
 }
 
-/** Every part of the command must be allowed on its own, and every file it writes must be allowed for editing. */
-function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[]): PermissionDecision | undefined {
+/**
+ * Every part of the command must be allowed on its own, and every file it writes must be allowed
+ * for editing: by an Edit allow rule, or by `writable` (acceptEdits: a file inside the working
+ * directories, not protected), which then names no rule.
+ */
+function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[], writable?: (forms: readonly string[]) => boolean): PermissionDecision | undefined {
   const parsed = parsedCommandOf(q);
   if (!parsed.ok) return undefined;
   const used: string[] = [];
@@ -551,12 +555,26 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
     }
     for (const w of writesOf(q, part, base)) {
       if (w.dynamic) return undefined;
-      const rule = editAllowedByRule(rules, pathFormsOf(q, w.value, base));
-      if (!rule) return undefined;
-      used.push(rule.text);
+      const forms = pathFormsOf(q, w.value, base);
+      const rule = editAllowedByRule(rules, forms);
+      if (rule) used.push(rule.text);
+      else if (!writable?.(forms)) return undefined;
     }
   }
   return used.length ? allowed(...used) : undefined;
+}
+
+/**
+ * acceptEdits for shell commands: the call is allowed when Bash allow rules cover every part and
+ * every file it writes is covered by an Edit allow rule or `writable` (inside the working
+ * directories and not protected), as a file edit there would be. `cp a.ts b.ts` under
+ * `Bash(cp:*)`, `tee out.log` under `Bash(tee:*)`.
+ */
+export function shellAllowWithEdits(rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[], writable: (forms: readonly string[]) => boolean): PermissionDecision | undefined {
+  if (q.toolName !== SHELL_TOOL) return undefined;
+  const applicable = rules.allow.filter((r) => r.appliesTo(q.toolName));
+  if (!applicable.some((r) => r.kind === 'shell')) return undefined;
+  return shellAllow(applicable, rules, q, base, dirs, writable);
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { newParser, parseBash, walk, type Node } from './ast.js';
 import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
-import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
+import { riskyOptions, toolOptions, type RiskyOption } from './options.js';
 import { argumentWrites, operandWrites, type PlacedWrite } from './programs.js';
 import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
@@ -486,11 +486,14 @@ function assignsRunChanging(name: string | undefined, words: readonly ShellWord[
  * `tar cf x.tar *`), so a rule's tail does not cover it either.
  */
 function leadingWords(name: string | undefined, words: readonly ShellWord[]): RiskyOption[] {
-  if (!name || !Object.hasOwn(RISKY_TOOLS, name)) return [];
+  const tool = name ? toolOptions(name) : undefined;
+  if (!tool) return [];
   const out: RiskyOption[] = [];
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;
     if (w.value === '--' && !w.dynamic) break;
+    // An interpreter's options end at its script: later words are the script's own arguments.
+    if (tool.program && tool.stopAtPositional && !w.dynamic && !w.glob && !w.value.startsWith('-')) break;
     if (w.lead) out.push({ index: i, text: w.value.replaceAll(DYNAMIC, '…'), why: 'is known only at run time and may turn into one of its risky options' });
   }
   return out;

@@ -370,6 +370,8 @@ const NOWHERE = new Set(['-', '/dev/null', '/dev/stdout', '/dev/stderr']);
 export function argumentWrites(name: string | undefined, words: readonly ShellWord[]): ShellWord[] {
   if (!name) return [];
   if (name === 'sed') return sedInPlaceFiles(words);
+  const interp = interpreterOf(name);
+  if (interp === 'perl' || interp === 'ruby') return inPlaceEdits(words, interp);
   const spec = Object.hasOwn(WRITE_OPTIONS, name) ? WRITE_OPTIONS[name] : undefined;
   if (!spec) return [];
   const out: ShellWord[] = [];
@@ -655,4 +657,221 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   // ln -n replaces a link to a directory instead of writing into the directory.
   if (name === 'ln' && has('n', 'no-dereference')) files.push(dest);
   return { files, placed: [placed] };
+}
+
+// ---------------------------------------------------------------- script interpreters
+
+/**
+ * How an interpreter reads one option: `flag` (no value), `value` (a harmless value, attached or
+ * the next word), `code` (the value is a program: risky at the value's word, so a rule covers it
+ * only by writing that exact script), `risky` (loads code or writes files: risky at the option),
+ * `riskyFlag` (no value, risky: an interactive prompt that reads code from standard input),
+ * `rest`/`riskyRest` (an optional value attached to the letter: the rest of the word, perl's
+ * `-i.bak`, `-l0`), `end` (a value after which options end: python `-m`), `codeEnd` (python `-c`).
+ */
+type InterpKind = 'flag' | 'value' | 'code' | 'risky' | 'riskyFlag' | 'rest' | 'riskyRest' | 'end' | 'codeEnd' | 'info';
+
+interface InterpreterSpec {
+  short: Readonly<Record<string, InterpKind>>;
+  long: Readonly<Record<string, InterpKind>>;
+  /** What a long option the table does not list is: risky, or (node, which has hundreds) a flag. */
+  unknownLong: 'risky' | 'flag';
+  /** Why each risky option is risky, by letter or name (a default otherwise). */
+  why?: Readonly<Record<string, string>>;
+  /** Short options never take their value attached: `-pe` is `-p -e` (node). */
+  detached?: boolean;
+}
+
+/**
+ * Sources: perlrun(1) https://perldoc.perl.org/perlrun; ruby(1) https://docs.ruby-lang.org/en/master/ruby/options_md.html;
+ * python(1) "Command line and environment" https://docs.python.org/3/using/cmdline.html; node(1)
+ * https://nodejs.org/api/cli.html; php(1) https://www.php.net/manual/en/features.commandline.options.php;
+ * lua(1) https://www.lua.org/manual/5.4/lua.html#7, LuaJIT https://luajit.org/running.html.
+ */
+const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
+  perl: {
+    short: {
+      a: 'flag', c: 'flag', f: 'flag', g: 'flag', h: 'info', n: 'flag', p: 'flag', s: 'flag', S: 'riskyFlag', t: 'flag', T: 'flag', u: 'flag', U: 'flag', v: 'info', w: 'flag', W: 'flag', X: 'flag',
+      e: 'code', E: 'code', M: 'risky', m: 'risky', I: 'risky', i: 'riskyRest', x: 'riskyRest', d: 'riskyRest', D: 'riskyRest', F: 'riskyRest', l: 'rest', '0': 'rest', C: 'rest', V: 'rest',
+    },
+    long: {},
+    unknownLong: 'risky',
+    why: { M: 'loads a module, and its text is perl code', m: 'loads a module, and its text is perl code', I: 'loads modules from another directory', i: 'edits the files in place (writes them)', x: 'runs a program found inside another file', d: 'runs the program under a debugger or a module', D: 'sets debugging flags', F: 'puts a pattern into the program', S: 'runs a program found on PATH' },
+  },
+  ruby: {
+    short: {
+      a: 'flag', c: 'flag', d: 'flag', h: 'info', l: 'flag', n: 'flag', p: 'flag', s: 'flag', S: 'riskyFlag', U: 'flag', v: 'info', w: 'flag', y: 'flag',
+      e: 'code', r: 'risky', I: 'risky', C: 'risky', E: 'value', F: 'value', i: 'riskyRest', x: 'riskyRest', W: 'rest', K: 'rest', T: 'rest', '0': 'rest',
+    },
+    long: {
+      help: 'info', version: 'info', copyright: 'info', verbose: 'flag', enable: 'value', disable: 'value', jit: 'flag', yjit: 'flag', 'external-encoding': 'value', 'internal-encoding': 'value', encoding: 'value', 'backtrace-limit': 'value', dump: 'value', parser: 'value',
+    },
+    unknownLong: 'risky',
+    why: { r: 'loads a library', I: 'loads libraries from another directory', C: 'runs in another directory', i: 'edits the files in place (writes them)', x: 'runs a program found inside another file', S: 'runs a program found on PATH' },
+  },
+  python: {
+    short: {
+      b: 'flag', B: 'flag', d: 'flag', E: 'flag', h: 'info', '?': 'info', I: 'flag', O: 'flag', P: 'flag', q: 'flag', R: 'flag', s: 'flag', S: 'flag', u: 'flag', v: 'flag', V: 'info', x: 'flag',
+      c: 'codeEnd', m: 'end', i: 'riskyFlag', W: 'risky', X: 'risky',
+    },
+    long: { help: 'info', 'help-env': 'info', 'help-xoptions': 'info', 'help-all': 'info', version: 'info', 'check-hash-based-pycs': 'value' },
+    unknownLong: 'risky',
+    why: { i: 'reads more code from standard input after the script', W: 'names a warning category, which python imports', X: 'sets an implementation option (pycache_prefix writes elsewhere)' },
+  },
+  node: {
+    short: { e: 'code', p: 'code', r: 'risky', i: 'riskyFlag', v: 'info', h: 'info', c: 'flag', C: 'value' },
+    long: {
+      eval: 'code', print: 'code', require: 'risky', import: 'risky', loader: 'risky', 'experimental-loader': 'risky', 'env-file': 'risky', 'env-file-if-exists': 'risky',
+      interactive: 'riskyFlag', inspect: 'riskyFlag', 'inspect-brk': 'riskyFlag', 'inspect-wait': 'riskyFlag', 'inspect-port': 'risky', 'debug-port': 'risky',
+      'openssl-config': 'risky', 'redirect-warnings': 'risky', 'cpu-prof-dir': 'risky', 'heap-prof-dir': 'risky', 'diagnostic-dir': 'risky', 'report-dir': 'risky', 'report-directory': 'risky', 'report-filename': 'risky',
+      'experimental-policy': 'risky', 'test-reporter-destination': 'risky', run: 'risky', 'localstorage-file': 'risky', 'snapshot-blob': 'risky', 'build-snapshot': 'riskyFlag',
+      version: 'info', help: 'info', 'v8-options': 'info', check: 'flag',
+      'input-type': 'value', title: 'value', conditions: 'value', 'test-reporter': 'value', 'test-name-pattern': 'value', 'test-concurrency': 'value', 'watch-path': 'value', 'dns-result-order': 'value', 'icu-data-dir': 'value',
+      'unhandled-rejections': 'value', 'disable-warning': 'value', 'experimental-default-type': 'value', 'stack-trace-limit': 'value', 'max-http-header-size': 'value',
+    },
+    unknownLong: 'flag',
+    detached: true,
+    why: { r: 'loads other code first', i: 'reads code from standard input', inspect: 'opens a debugger port that runs any code sent to it', 'inspect-brk': 'opens a debugger port that runs any code sent to it', 'inspect-wait': 'opens a debugger port that runs any code sent to it', run: 'runs a package.json script', 'build-snapshot': 'writes a snapshot file' },
+  },
+  php: {
+    short: {
+      a: 'riskyFlag', C: 'flag', e: 'flag', h: 'info', H: 'flag', i: 'info', l: 'flag', m: 'info', n: 'flag', q: 'flag', s: 'flag', v: 'info', w: 'flag',
+      r: 'code', B: 'code', R: 'code', E: 'code', f: 'end', F: 'value', t: 'value', d: 'risky', c: 'risky', z: 'risky', S: 'risky',
+    },
+    long: {
+      interactive: 'riskyFlag', 'no-chdir': 'flag', 'no-header': 'flag', 'no-php-ini': 'flag', info: 'info', help: 'info', version: 'info', modules: 'info', syntax_check: 'flag', 'syntax-highlight': 'flag', 'strip': 'flag', 'hide-args': 'flag', ini: 'info',
+      run: 'code', 'process-begin': 'code', 'process-code': 'code', 'process-end': 'code', file: 'end', 'process-file': 'value', docroot: 'value',
+      define: 'risky', 'php-ini': 'risky', 'zend-extension': 'risky', server: 'risky', rf: 'value', rc: 'value', re: 'value', rz: 'value', ri: 'value',
+    },
+    unknownLong: 'risky',
+    why: { a: 'reads code from standard input', d: 'sets an ini entry (auto_prepend_file runs another file)', c: 'reads another php.ini', z: 'loads a Zend extension', S: 'starts a web server that runs the files it serves' },
+  },
+  lua: {
+    short: { e: 'code', l: 'risky', i: 'riskyFlag', v: 'info', E: 'flag', W: 'flag', b: 'risky', j: 'risky', O: 'rest' },
+    long: {},
+    unknownLong: 'risky',
+    why: { l: 'loads a module', i: 'reads code from standard input', b: 'saves or lists bytecode files', j: 'runs a LuaJIT control command' },
+  },
+};
+
+/** The interpreter a command name runs, for versioned and alternative names (`python3.12`, `pypy3`, `perl5.36`, `nodejs`, `luajit`). */
+export function interpreterOf(name: string): string | undefined {
+  const m = /^(python|pypy|perl|ruby|node|nodejs|php|lua|luajit)(\d+(\.\d+)*)?$/.exec(name);
+  if (!m) return undefined;
+  const base = m[1]!;
+  return base === 'pypy' ? 'python' : base === 'nodejs' ? 'node' : base === 'luajit' ? 'lua' : base;
+}
+
+interface InterpreterScan {
+  risks: Finding[];
+  /** Index of the first word after the options: the script (when no code option gave one), then its arguments. */
+  rest: number;
+  /** True when the program came from a code option (`-e`, `-c`, `-r`): every word from `rest` is an argument. */
+  coded: boolean;
+  /** perl/ruby `-i`: the argument files are edited in place. */
+  inPlace: boolean;
+}
+
+/** Reads an interpreter's options the way it does, up to its script. */
+function scanInterpreter(words: readonly ShellWord[], spec: InterpreterSpec, tool: string): InterpreterScan {
+  const risks: Finding[] = [];
+  const why = (key: string, fallback: string) => spec.why?.[key] ?? fallback;
+  let coded = false;
+  let info = false;
+  let inPlace = false;
+  const code = (w: ShellWord | undefined, index: number) => {
+    coded = true;
+    if (!w) return;
+    risks.push({ index, text: w.value.replaceAll(DYNAMIC_CHAR, '…'), why: `is ${tool} code given on the command line, which a rule covers only by writing it out` });
+  };
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic && w.lead) { risks.push({ index: i, text: v.replaceAll(DYNAMIC_CHAR, '…'), why: 'is known only at run time and may be an option that runs code' }); continue; }
+    if (w.dynamic || !v.startsWith('-') || v === '-') break;
+    if (v === '--') { i++; break; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = eq === -1 ? v.slice(2) : v.slice(2, eq);
+      const kind = Object.hasOwn(spec.long, name) ? spec.long[name]! : spec.unknownLong === 'risky' ? 'riskyFlag' : 'flag';
+      if (!Object.hasOwn(spec.long, name) && spec.unknownLong === 'risky') { risks.push({ index: i, text: v, why: `is a ${tool} option rein does not know to be harmless` }); continue; }
+      const takes = kind === 'value' || kind === 'code' || kind === 'risky' || kind === 'end' || kind === 'codeEnd';
+      const valueIndex = eq === -1 && takes ? i + 1 : i;
+      const value = eq === -1 ? (takes ? words[i + 1] : undefined) : { ...w, value: v.slice(eq + 1) };
+      if (kind === 'info') info = true;
+      if (kind === 'code' || kind === 'codeEnd') code(value, valueIndex);
+      if (kind === 'risky' || kind === 'riskyFlag') risks.push({ index: i, text: v, why: why(name, 'loads or runs other code, or writes files') });
+      if (eq === -1 && takes) i++;
+      if (kind === 'end' || kind === 'codeEnd') { i++; coded = true; break; }
+      continue;
+    }
+    // A cluster of one-letter options (`-pi.bak`, `-ne`, `-Mstrict`).
+    let ended = false;
+    if (spec.detached) {
+      // `node -pe CODE`: every letter is an option; one value, the next word, serves the cluster.
+      let takes = false;
+      let isCode = false;
+      for (const c of v.slice(1)) {
+        const kind = Object.hasOwn(spec.short, c) ? spec.short[c]! : undefined;
+        if (!kind) { risks.push({ index: i, text: v, why: `is a ${tool} option rein does not know to be harmless (-${c})` }); continue; }
+        if (kind === 'info') info = true;
+        if (kind === 'riskyFlag' || kind === 'risky') risks.push({ index: i, text: v, why: why(c, 'loads or runs other code, or writes files') });
+        if (kind === 'code' || kind === 'codeEnd') isCode = true;
+        if (kind !== 'flag' && kind !== 'info' && kind !== 'riskyFlag') takes = true;
+      }
+      if (isCode) code(words[i + 1], i + 1);
+      if (takes) i++;
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      const kind = Object.hasOwn(spec.short, c) ? spec.short[c]! : undefined;
+      if (!kind) { risks.push({ index: i, text: v, why: `is a ${tool} option rein does not know to be harmless (-${c})` }); break; }
+      if (kind === 'flag') continue;
+      if (kind === 'info') { info = true; continue; }
+      if (kind === 'riskyFlag') { risks.push({ index: i, text: v, why: why(c, 'reads code from standard input') }); continue; }
+      const rest = v.slice(k + 1);
+      if (kind === 'rest' || kind === 'riskyRest') {
+        if (c === 'i') inPlace = true;
+        if (kind === 'riskyRest') risks.push({ index: i, text: v, why: why(c, 'loads or runs other code, or writes files') });
+        break;
+      }
+      // The option takes a value: the rest of the word, or the next word.
+      const attached = rest !== '';
+      const value = attached ? { ...w, value: rest } : words[i + 1];
+      const valueIndex = attached ? i : i + 1;
+      if (kind === 'code' || kind === 'codeEnd') code(value, valueIndex);
+      else if (kind === 'risky') risks.push({ index: i, text: v, why: why(c, 'loads or runs other code, or writes files') });
+      if (!attached) i++;
+      if (kind === 'end' || kind === 'codeEnd') { ended = true; coded = true; }
+      break;
+    }
+    if (ended) { i++; break; }
+  }
+  // No program named and none given: the interpreter reads its program from standard input
+  // (`python3 <<EOF`, `echo … | perl`), which no rule's text shows.
+  const script = words[i];
+  const stdin = script === undefined ? !coded && !info : !coded && !script.dynamic && (script.value === '-' || /^\/(dev\/(stdin|fd\/)|proc\/(self|\d+)\/fd\/)/.test(script.value));
+  if (stdin) risks.push({ index: words.length, text: `${words[0]!.value} reading its program from standard input`, why: 'runs code the command line does not show' });
+  return { risks, rest: i, coded, inPlace };
+}
+
+/** The risky options and inline programs of a script interpreter (perl, ruby, python, node, php, lua): `words[0]` is the interpreter. */
+export function interpreterRisks(words: readonly ShellWord[]): Finding[] {
+  const tool = interpreterOf(commandNameOf(words[0]));
+  const spec = tool ? INTERPRETERS[tool] : undefined;
+  return spec ? scanInterpreter(words, spec, tool!).risks : [];
+}
+
+/** The files `perl -i` / `ruby -i` edit in place: the arguments after the program. */
+function inPlaceEdits(words: readonly ShellWord[], tool: string): ShellWord[] {
+  const s = scanInterpreter(words, INTERPRETERS[tool]!, tool);
+  if (!s.inPlace) return [];
+  return words.slice(s.coded ? s.rest : s.rest + 1);
+}
+
+function commandNameOf(w: ShellWord | undefined): string {
+  const v = w?.value ?? '';
+  return v.slice(v.lastIndexOf('/') + 1);
 }

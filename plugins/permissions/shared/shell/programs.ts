@@ -670,6 +670,7 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
  * `-i.bak`, `-l0`), `end` (a value after which options end: python `-m`), `codeEnd` (python `-c`).
  */
 type InterpKind = 'flag' | 'value' | 'code' | 'risky' | 'riskyFlag' | 'rest' | 'riskyRest' | 'end' | 'codeEnd' | 'info';
+// `info`: a flag after which the interpreter runs no program from standard input (`--version`, node `--test`).
 
 interface InterpreterSpec {
   short: Readonly<Record<string, InterpKind>>;
@@ -688,7 +689,7 @@ interface InterpreterSpec {
  * https://nodejs.org/api/cli.html; php(1) https://www.php.net/manual/en/features.commandline.options.php;
  * lua(1) https://www.lua.org/manual/5.4/lua.html#7, LuaJIT https://luajit.org/running.html.
  */
-const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
+export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
   perl: {
     short: {
       a: 'flag', c: 'flag', f: 'flag', g: 'flag', h: 'info', n: 'flag', p: 'flag', s: 'flag', S: 'riskyFlag', t: 'flag', T: 'flag', u: 'flag', U: 'flag', v: 'info', w: 'flag', W: 'flag', X: 'flag',
@@ -725,7 +726,7 @@ const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
       interactive: 'riskyFlag', inspect: 'riskyFlag', 'inspect-brk': 'riskyFlag', 'inspect-wait': 'riskyFlag', 'inspect-port': 'risky', 'debug-port': 'risky',
       'openssl-config': 'risky', 'redirect-warnings': 'risky', 'cpu-prof-dir': 'risky', 'heap-prof-dir': 'risky', 'diagnostic-dir': 'risky', 'report-dir': 'risky', 'report-directory': 'risky', 'report-filename': 'risky',
       'experimental-policy': 'risky', 'test-reporter-destination': 'risky', run: 'risky', 'localstorage-file': 'risky', 'snapshot-blob': 'risky', 'build-snapshot': 'riskyFlag',
-      version: 'info', help: 'info', 'v8-options': 'info', check: 'flag',
+      version: 'info', help: 'info', 'v8-options': 'info', check: 'flag', test: 'info',
       'input-type': 'value', title: 'value', conditions: 'value', 'test-reporter': 'value', 'test-name-pattern': 'value', 'test-concurrency': 'value', 'watch-path': 'value', 'dns-result-order': 'value', 'icu-data-dir': 'value',
       'unhandled-rejections': 'value', 'disable-warning': 'value', 'experimental-default-type': 'value', 'stack-trace-limit': 'value', 'max-http-header-size': 'value',
     },

@@ -39,6 +39,10 @@ const ATTACKS: string[] = [
   'tee linkout.txt <<< CHANGED',
   'ln -sf file.txt O/ln-canary',
   'ln -s /etc/passwd .git/hooks/pre-commit',
+  'ln -s ~/.bashrc rc && echo planted >> rc',
+  'ln ~/.profile hard && echo planted >> hard',
+  'cp -s ~/.zshrc zl && echo planted >> zl',
+  'echo payload/.mcp.json | xargs -I{} cp {} .',
   'mv moveme.txt .mcp.json',
   'mv O/victim.txt stolen.txt',
   'dd if=file.txt of=O/dd-canary',
@@ -90,6 +94,8 @@ const BENIGN: [string, string][] = [
   ['touch touched.txt', ''],
   ['ln -s file.txt link-in.txt', ''],
   ['dd if=file.txt of=dd-copy.txt status=none', ''],
+  ['dd if=file.txt of=/dev/null status=none', ''],
+  ['ln -s file.txt rel-link && cat rel-link', 'a x'],
   ['python3 script.py', 'py-ok'],
   ['python3 -m json.tool data.json', '"demo"'],
   ['perl script.pl', 'pl-ok'],
@@ -162,6 +168,7 @@ describe('files written through operands and interpreter programs, default mode 
     expect(existsSync(join(s.proj, '.mcp.json'))).toBe(false);
     expect(existsSync(join(s.proj, 'moveme.txt'))).toBe(true);
     expect(existsSync(join(s.proj, 'stolen.txt'))).toBe(false);
+    for (const f of ['rc', 'hard', 'zl']) expect(existsSync(join(s.proj, f)), f).toBe(false);
   });
   it('still allows the ordinary uses inside the project, and they do their work', () => {
     const blocked = benign.filter((c) => o.denials.has(c.id)).map((c) => `${String(c.input.command)}: ${o.denials.get(c.id)}`);

@@ -7,7 +7,7 @@
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
@@ -181,6 +181,17 @@ function treeFiles(q: PermissionQuery, dir: string, target: string, base: PathBa
 }
 
 /**
+ * What a link makes writable: a hard link's source (the same file), a symbolic link's target
+ * (`ln -s ~/.bashrc rc` lets `echo x >> rc` in the same command write `~/.bashrc`), read against
+ * the link's directory as the kernel does.
+ */
+function linkedSource(p: PlacedWrite, s: ShellWord, link: string): ShellWord[] {
+  if (!p.links || s.dynamic) return p.links && s.dynamic ? [unknownWrite('a link target known only at run time')] : [];
+  if (p.links !== 'symbolic' || isAbsolute(s.value) || s.value === '~' || s.value.startsWith('~/')) return [{ ...s, glob: false }];
+  return [plainWord(join(dirname(link), s.value))];
+}
+
+/**
  * The files a copy, move, link, recursive removal or mode change lands on (programs.ts
  * PlacedWrite), judged against the disk as it is now: into a directory destination each source
  * lands at `dest/basename` (`cp a ~/` writes `~/a`; `cp x/.mcp.json .` writes `./.mcp.json`), a
@@ -202,6 +213,7 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   const sources = p.sources.flatMap((s) => patternFiles(s, b));
   if (!intoDir) {
     out.push(dest);
+    for (const s of sources) out.push(...linkedSource(p, s, dest.value));
     for (const s of sources) if (p.tree && !s.dynamic && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, dest.value, base));
     return out;
   }
@@ -210,6 +222,7 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
     const rel = p.parents ? s.value : p.slashMeansContent && s.value.endsWith('/') ? '.' : basename(s.value);
     const target = join(dest.value, rel);
     out.push(plainWord(target));
+    out.push(...linkedSource(p, s, target));
     if (p.tree && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, target, base));
   }
   return out;

@@ -371,6 +371,8 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   let frozen: { words: ShellWord[]; assigns: ShellWord[] } | undefined;
   let why: string | undefined;
   let opaque = c.hazard;
+  /** The text `xargs -I STR` replaces with what it reads, when the command runs under it. */
+  let replaced: string | undefined;
   for (let hop = 0; hop < MAX_WRAPPERS; hop++) {
     const name = commandName(cur[0]);
     if (!name) break;
@@ -380,7 +382,10 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     const r = unwrap(cur, spec);
     if (r.ok === 'not-a-wrapper') break;
     // xargs -I puts the text it reads into the command's words, even into an `sh -c` script.
-    if (name === 'xargs' && cur.some((w) => /^(-I|-i|--replace)/.test(w.value))) opaque ??= 'xargs puts the text it reads into the command it runs';
+    if (name === 'xargs' && cur.some((w) => /^(-I|-i|--replace)/.test(w.value))) {
+      opaque ??= 'xargs puts the text it reads into the command it runs';
+      replaced ??= xargsReplace(cur);
+    }
     if (r.ok === false) {
       if (!frozen) why = r.reason;
       opaque ??= `${r.reason}, so what it runs is not known`;
@@ -454,11 +459,32 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   const args = words.slice(1).filter((w) => !w.dynamic);
   // Files the program writes through its own arguments (`sed -i f`, `sort -o f`, `cp a f`) are
   // writes too. In a `find -exec` command, `{}` is a file find finds.
-  const run = c.found ? cur.map((w) => (w.value.includes('{}') ? { ...w, value: w.value.replaceAll('{}', DYNAMIC), dynamic: true, why: 'a file find finds' } : w)) : cur;
+  // Under `xargs -I STR`, STR is text xargs reads (it may start with `-`).
+  let run = c.found ? cur.map((w) => (w.value.includes('{}') ? { ...w, value: w.value.replaceAll('{}', DYNAMIC), dynamic: true, why: 'a file find finds' } : w)) : cur;
+  if (replaced) {
+    const r = replaced;
+    run = run.map((w, i) => (i > 0 && w.value.includes(r) ? { ...w, value: w.value.replaceAll(r, DYNAMIC), dynamic: true, ...(w.value.startsWith(r) ? { lead: true } : {}) } : w));
+  }
   const written = argumentWrites(name, run);
   const operands = name ? operandWrites(name, run) : undefined;
   if (operands) written.push(...operands.files);
   push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(written.length ? { fileWrites: written } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+}
+
+/**
+ * The replace string of `xargs -I STR` / `-iSTR` / `--replace[=STR]` (`{}` when not given), from
+ * xargs' own words (findutils manual, "xargs options").
+ */
+function xargsReplace(words: readonly ShellWord[]): string {
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value;
+    if (v === '-I') return words[i + 1]?.value || '{}';
+    if (v.startsWith('-I')) return v.slice(2);
+    if (v.startsWith('-i') || v === '--replace') return v.slice(2) || '{}';
+    if (v.startsWith('--replace=')) return v.slice(10) || '{}';
+    if (!v.startsWith('-')) break;
+  }
+  return '{}';
 }
 
 /**

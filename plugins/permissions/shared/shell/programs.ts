@@ -451,6 +451,13 @@ export interface PlacedWrite {
   tree: boolean;
   /** `cp --parents`: a source lands at `dest/source` with its whole relative path. */
   parents?: boolean;
+  /**
+   * The sources become reachable for writing through what lands (`ln`, `cp -l`, `cp -s`): a hard
+   * link is the source itself, a symbolic link leads to it (a later write in the same command
+   * goes there: `ln -s ~/.bashrc rc && echo x >> rc`). `symbolic`: the source is relative to the
+   * link's directory; `relative` (`ln -sr`): to the current one, as `hard`.
+   */
+  links?: 'hard' | 'symbolic' | 'relative';
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */
   slashMeansContent?: boolean;
 }
@@ -593,7 +600,7 @@ function rsyncRemote(v: string): boolean {
  */
 export function operandWrites(name: string, words: readonly ShellWord[]): OperandWrites | undefined {
   if (name === 'dd') {
-    const files = words.slice(1).filter((w) => w.value.startsWith('of=') || mayBeOption(w)).map((w) => (w.value.startsWith('of=') ? { ...w, value: w.value.slice(3) } : unknownWrite('a dd operand known only at run time')));
+    const files = words.slice(1).filter((w) => w.value.startsWith('of=') || mayBeOption(w)).map((w) => (w.value.startsWith('of=') ? { ...w, value: w.value.slice(3) } : unknownWrite('a dd operand known only at run time'))).filter((w) => w.dynamic || !NOWHERE.has(w.value));
     return files.length ? { files, placed: [] } : undefined;
   }
   const key = name === 'chgrp' ? 'chown' : name;
@@ -654,6 +661,9 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   const placed: PlacedWrite = { dest, sources, into, tree };
   if (name === 'cp' && has('parents')) placed.parents = true;
   if (name === 'rsync') placed.slashMeansContent = true;
+  if (name === 'ln') placed.links = !has('s', 'symbolic') ? 'hard' : has('r', 'relative') ? 'relative' : 'symbolic';
+  if (name === 'cp' && has('l', 'link')) placed.links = 'hard';
+  if (name === 'cp' && has('s', 'symbolic-link')) placed.links = 'symbolic';
   // ln -n replaces a link to a directory instead of writing into the directory.
   if (name === 'ln' && has('n', 'no-dereference')) files.push(dest);
   return { files, placed: [placed] };

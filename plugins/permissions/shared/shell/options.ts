@@ -227,6 +227,8 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
       { long: ['fix', 'fix-type'], value: false, why: 'rewrites the files it is given' },
     ],
   },
+  // install(1): `--strip-program` is the program `-s` runs on each file.
+  install: { options: [{ long: ['strip-program'], why: 'runs another program' }] },
   sed: { options: [], program: sedRisks },
   awk: { options: [], program: awkRisks },
   gawk: { options: [], program: awkRisks },
@@ -251,7 +253,7 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
  * Environment variables that change which program runs or what it loads. An `export` or
  * `declare -x` of one of them changes every later command, so a rule's `*` tail does not cover it.
  */
-export const RUN_CHANGING_ENV = /^(PATH|EXECIGNORE|BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH|BASH_XTRACEFD|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS[0-4]|IFS|CDPATH|GLOBIGNORE|HOME|XDG_CONFIG_HOME|GIT_\w+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|npm_config_\w+|NPM_CONFIG_\w+|GCONV_PATH|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|LESS|LESSKEY|LESSKEYIN|LESSKEY_CONTENT|LESSKEY_SYSTEM|MANOPT|RIPGREP_CONFIG_PATH|TAR_OPTIONS|AWKPATH|AWKLIBPATH|GREP_OPTIONS|SSH_ASKPASS|SUDO_ASKPASS|TMPDIR)$/;
+export const RUN_CHANGING_ENV = /^(PATH|EXECIGNORE|BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH|BASH_XTRACEFD|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS[0-4]|IFS|CDPATH|GLOBIGNORE|HOME|XDG_CONFIG_HOME|GIT_\w+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PYTHONWARNINGS|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT\w*|LUA_PATH\w*|LUA_CPATH\w*|npm_config_\w+|NPM_CONFIG_\w+|GCONV_PATH|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|LESS|LESSKEY|LESSKEYIN|LESSKEY_CONTENT|LESSKEY_SYSTEM|MANOPT|RIPGREP_CONFIG_PATH|TAR_OPTIONS|AWKPATH|AWKLIBPATH|GREP_OPTIONS|SSH_ASKPASS|SUDO_ASKPASS|TMPDIR)$/;
 
 /** What rein knows about a tool's risky options, by command name (`python3.12`, `perl5.36` and `nodejs` are their interpreters). */
 export function toolOptions(name: string): ToolOptions | undefined {

@@ -67,6 +67,14 @@ describe('auto mode classifier', () => {
     expect(classifierRequests()).toHaveLength(0);
   });
 
+  it('skips the model for a command its Bash rule allows that writes inside the working directory, not for one writing outside', async () => {
+    const { k, classifierRequests } = await setup(scenario('', SIDE), {}, { permissions: { mode: 'auto', allow: ['Bash(cp:*)'] } });
+    expect(await decide(k, 'Bash', { command: 'cp a.txt b.txt' })).toMatchObject({ behavior: 'allow', source: 'permissions/auto' });
+    expect(classifierRequests()).toHaveLength(0);
+    expect((await decide(k, 'Bash', { command: 'cp a.txt ~/.bashrc' }))?.behavior).toBe('ask');
+    expect(classifierRequests()).toHaveLength(0);
+  });
+
   it('stage 1 allows with one short request', async () => {
     const { k, classifierRequests } = await setup(scenario('', SIDE));
     expect(await decide(k, 'Bash', { command: 'npm test' })).toMatchObject({ behavior: 'allow', source: 'classifier' });

@@ -90,8 +90,9 @@ export function parsedCommandOf(q: PermissionQuery): ParsedCommand {
 
 /**
  * Most files one pattern (`rm *.log`) or one copied tree (`cp -r src dst`) stands for: past it,
- * the command's writes count as known only at run time (asked about). Listing 1,000 entries
- * takes about a millisecond.
+ * the command's writes count as known only at run time (asked about). Each file is resolved and
+ * judged like a redirection target: a 1,000-entry `cp -r` took 60 ms to decide on a 2-core
+ * machine under load 9, against 0.3 ms for a one-file `cp`.
  */
 export const MAX_WRITE_EXPANSION = 1_000;
 

@@ -404,13 +404,15 @@ export function askDecision(rules: CompiledRules, q: PermissionQuery, base: Path
 }
 
 /**
- * The paths an argument word may name: the word itself, the value of `--opt=value` or `-oVALUE`,
+ * The paths an argument word may name: the word itself, the value of `--opt=value`, `name=value`
+ * (`dd if=.env`) or `-oVALUE`,
  * a curl-style `@file`, and the path after a `:` (`git show HEAD:.env`). Over-reading errs toward
  * asking.
  */
 function argumentPaths(v: string): string[] {
   const out = [v];
-  const eq = /^--?[\w-]+=(.+)$/s.exec(v);
+  // `--opt=value`, `-o=value`, and dd's `if=file` (any `name=value` word).
+  const eq = /^(?:--?)?[\w-]+=(.+)$/s.exec(v);
   if (eq) out.push(eq[1]!);
   else if (/^-[^-]./s.test(v)) out.push(v.slice(2));
   if (v.startsWith('@') && v.length > 1) out.push(v.slice(1));

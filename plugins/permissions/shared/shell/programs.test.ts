@@ -89,8 +89,8 @@ describe('decisions for programs not installed here', () => {
     const cwd = mkdtempSync(join(dir, 'k-'));
     writeFileSync(join(cwd, '.env'), 'SECRET=1\n');
     mkdirSync(join(cwd, 'src'));
-    const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(rg:*)', 'Bash(grep:*)'], deny: ['Read(./.env)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
-    for (const command of ['rg SECRET', 'rg SECRET .', 'rg -e SECRET', 'grep -r SECRET .', 'grep -rn SECRET', 'rg SECRET src ..']) {
+    const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(rg:*)', 'Bash(grep:*)', 'Bash(dd:*)'], deny: ['Read(./.env)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
+    for (const command of ['rg SECRET', 'rg SECRET .', 'rg -e SECRET', 'grep -r SECRET .', 'grep -rn SECRET', 'rg SECRET src ..', 'dd if=.env', 'dd if=.env of=/dev/stdout']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     for (const command of ['rg SECRET src', 'grep -rn SECRET src', 'grep -n SECRET src/x.ts']) {

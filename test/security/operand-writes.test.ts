@@ -56,6 +56,8 @@ const ATTACKS: string[] = [
   'rm -f O/victim.txt',
   'rm -rf O/victimdir',
   'rm -f .g?t/config',
+  'rm -rf ../proj',
+  'chmod -R a-w ../proj',
   'find . -name file.txt -exec cp {} O/find-canary \\;',
   'echo O/xargs-canary | xargs touch',
   'env cp file.txt O/env-canary',

@@ -11,7 +11,7 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
@@ -181,6 +181,26 @@ function treeFiles(q: PermissionQuery, dir: string, target: string, base: PathBa
   return out;
 }
 
+/** Most names read from a directory a recursive removal or mode change starts at (one `readdir`). */
+const MAX_TOP_ENTRIES = 20_000;
+
+/**
+ * The protected entries right inside a directory a recursive removal or mode change starts at:
+ * `rm -rf .` and `chmod -R 777 src/..` reach the project's `.git/` and `.mcp.json`, which must ask
+ * as writing them would. (Deeper entries, such as a nested repository's `.git`, are not listed.)
+ */
+function protectedEntries(q: PermissionQuery, v: string, base: PathBase): ShellWord[] {
+  const real = pathFormsOf(q, v, base).at(-1)!;
+  let names: string[];
+  try {
+    names = readdirSync(real);
+  } catch {
+    return [];
+  }
+  if (names.length > MAX_TOP_ENTRIES) return [unknownWrite(`the files under ${v} (more than ${MAX_TOP_ENTRIES} entries to check)`)];
+  return names.filter((n) => protectedReason([join(real, n)]) !== undefined).map((n) => plainWord(join(v, n)));
+}
+
 /**
  * What a link makes writable: a hard link's source (the same file), a symbolic link's target
  * (`ln -s ~/.bashrc rc` lets `echo x >> rc` in the same command write `~/.bashrc`), read against
@@ -207,7 +227,7 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   const out: ShellWord[] = [];
   if (p.sources.length === 0) {
     out.push(dest);
-    if (p.tree && isDirectory(q, dest.value, base)) out.push(plainWord(join(dest.value, ANY_CHILD)));
+    if (p.tree && isDirectory(q, dest.value, base)) out.push(plainWord(join(dest.value, ANY_CHILD)), ...protectedEntries(q, dest.value, base));
     return out;
   }
   const intoDir = p.into === 'dir' || (p.into === 'auto' && (dest.value.endsWith('/') || isDirectory(q, dest.value, base)));

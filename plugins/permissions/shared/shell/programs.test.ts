@@ -131,7 +131,7 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     'truncate -s 0 ~/.bashrc', 'touch ~/x', 'mkdir -p ~/.ssh/x', 'chmod +x .git/hooks/pre-commit', 'chmod -R 777 ~', 'chmod --reference=a ~/.ssh', 'chown -R me ~/x', 'rm -rf ~',
     'rm ~/.bashrc', 'unlink .git/index', 'rm .g?t/config', 'rm -f ~/.bash*', 'env cp a ~/.bashrc', 'timeout 5 cp a ~/.bashrc', 'nice -n 5 tee ~/.profile', 'command cp a ~/.bashrc',
     'find . -name a -exec cp {} ~/.bashrc \\;', 'find . -name a -exec cp {} . \\;', 'echo a | xargs cp -t src', 'echo a | xargs rm', 'cp $X y', 'cp x "$Y"', 'tee "$F"', 'cp a $(echo ~)/x',
-    'cp * src', 'cp --frobnicate a b', 'cp a ~/.BASHRC', 'ln -s ~/.bashrc rc && echo x >> rc', 'ln ~/.bashrc rc', 'ln -sf /etc/passwd x', 'cp -l ~/.bashrc x',
+    'cp * src', 'cp --frobnicate a b', 'cp a ~/.BASHRC', 'rm -rf .', 'rm -rf src/..', 'chmod -R 777 .', 'rm -r payload', 'ln -s ~/.bashrc rc && echo x >> rc', 'ln ~/.bashrc rc', 'ln -sf /etc/passwd x', 'cp -l ~/.bashrc x',
     'cp -s ~/.bashrc x', 'echo payload/.mcp.json | xargs -I{} cp {} .', 'echo a | xargs -I % cp % src/', 'echo a | xargs -i cp {} src/',
   ];
   it.each(WRITES_OUT)('%j is not allowed by its command rule, even with Edit(./**)', async (command) => {

@@ -202,12 +202,14 @@ function protectedEntries(q: PermissionQuery, v: string, base: PathBase): ShellW
 }
 
 /**
- * What a link makes writable: a hard link's source (the same file), a symbolic link's target
- * (`ln -s ~/.bashrc rc` lets `echo x >> rc` in the same command write `~/.bashrc`), read against
- * the link's directory as the kernel does.
+ * What a link makes writable: a hard link's source (the same file: a later `echo x >> link` writes
+ * it, and a redirection does not see a hard link), and, when the command does anything else, a
+ * symbolic link's target (`ln -s ~/.bashrc rc && echo x >> rc` writes `~/.bashrc`; the checks of a
+ * later call resolve the link), read against the link's directory as the kernel does.
  */
-function linkedSource(p: PlacedWrite, s: ShellWord, link: string): ShellWord[] {
-  if (!p.links || s.dynamic) return p.links && s.dynamic ? [unknownWrite('a link target known only at run time')] : [];
+function linkedSource(p: PlacedWrite, s: ShellWord, link: string, alone: boolean): ShellWord[] {
+  if (!p.links || (alone && p.links !== 'hard')) return [];
+  if (s.dynamic) return [unknownWrite('a link target known only at run time')];
   if (p.links !== 'symbolic' || isAbsolute(s.value) || s.value === '~' || s.value.startsWith('~/')) return [{ ...s, glob: false }];
   return [plainWord(join(dirname(link), s.value))];
 }
@@ -221,6 +223,8 @@ function linkedSource(p: PlacedWrite, s: ShellWord, link: string): ShellWord[] {
  */
 function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
   const { dest } = p;
+  const parsed = parsedCommandOf(q);
+  const alone = parsed.ok && parsed.parts.length === 1;
   const b = shellBase(base);
   if (dest.dynamic) return [dest];
   if (dest.glob) return [unknownWrite(`a destination given as a pattern (${dest.value})`)];
@@ -234,7 +238,7 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   const sources = p.sources.flatMap((s) => patternFiles(s, b));
   if (!intoDir) {
     out.push(dest);
-    for (const s of sources) out.push(...linkedSource(p, s, dest.value));
+    for (const s of sources) out.push(...linkedSource(p, s, dest.value, alone));
     for (const s of sources) if (p.tree && !s.dynamic && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, dest.value, base));
     return out;
   }
@@ -243,7 +247,7 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
     const rel = p.parents ? s.value : p.slashMeansContent && s.value.endsWith('/') ? '.' : basename(s.value);
     const target = join(dest.value, rel);
     out.push(plainWord(target));
-    out.push(...linkedSource(p, s, target));
+    out.push(...linkedSource(p, s, target, alone));
     if (p.tree && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, target, base));
   }
   return out;

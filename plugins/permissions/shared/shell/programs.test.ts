@@ -131,8 +131,8 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     'truncate -s 0 ~/.bashrc', 'touch ~/x', 'mkdir -p ~/.ssh/x', 'chmod +x .git/hooks/pre-commit', 'chmod -R 777 ~', 'chmod --reference=a ~/.ssh', 'chown -R me ~/x', 'rm -rf ~',
     'rm ~/.bashrc', 'unlink .git/index', 'rm .g?t/config', 'rm -f ~/.bash*', 'env cp a ~/.bashrc', 'timeout 5 cp a ~/.bashrc', 'nice -n 5 tee ~/.profile', 'command cp a ~/.bashrc',
     'find . -name a -exec cp {} ~/.bashrc \\;', 'find . -name a -exec cp {} . \\;', 'echo a | xargs cp -t src', 'echo a | xargs rm', 'cp $X y', 'cp x "$Y"', 'tee "$F"', 'cp a $(echo ~)/x',
-    'cp * src', 'cp --frobnicate a b', 'cp a ~/.BASHRC', 'rm -rf .', 'rm -rf src/..', 'chmod -R 777 .', 'rm -r payload', 'ln -s ~/.bashrc rc && echo x >> rc', 'ln ~/.bashrc rc', 'ln -sf /etc/passwd x', 'cp -l ~/.bashrc x',
-    'cp -s ~/.bashrc x', 'echo payload/.mcp.json | xargs -I{} cp {} .', 'echo a | xargs -I % cp % src/', 'echo a | xargs -i cp {} src/',
+    'cp * src', 'cp --frobnicate a b', 'cp a ~/.BASHRC', 'rm -rf .', 'rm -rf src/..', 'chmod -R 777 .', 'rm -r payload', 'ln -s ~/.bashrc rc && echo x >> rc', 'ln ~/.bashrc rc', 'ln -sf /etc/passwd x && cp a x', 'cp -l ~/.bashrc x',
+    'cp -s ~/.bashrc x && touch x', 'ln -sf /etc/passwd .git/x', 'echo payload/.mcp.json | xargs -I{} cp {} .', 'echo a | xargs -I % cp % src/', 'echo a | xargs -i cp {} src/',
   ];
   it.each(WRITES_OUT)('%j is not allowed by its command rule, even with Edit(./**)', async (command) => {
     const { k } = await setup(['Edit(./**)']);
@@ -151,7 +151,7 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     for (const command of [
       'cp src/a.ts src/b.ts', 'cp src/a.ts src/', 'cp -r src build', 'mkdir -p build', 'tee out.log <<< hi', 'echo x | tee -a out.log', 'mv src/a.ts src/c.ts', 'ln -s src/a.ts link.ts',
       'dd if=src/a.ts of=copy.ts', 'truncate -s 0 src/a.ts', 'touch src/a.ts', 'chmod +x src/a.ts', 'chmod -w src/a.ts', 'rm -rf build', 'rm -f src/*.ts', 'cp -t src src/a.ts',
-      'install -m 644 src/a.ts build.ts', 'rsync -a src/ copy/', 'rsync src/a.ts host:/tmp/x', 'tee /dev/null', 'dd if=src/a.ts of=/dev/null', 'ln -s ../a.ts src/l.ts', 'ln -sr src/a.ts l2',
+      'install -m 644 src/a.ts build.ts', 'rsync -a src/ copy/', 'rsync src/a.ts host:/tmp/x', 'tee /dev/null', 'dd if=src/a.ts of=/dev/null', 'ln -s ../a.ts src/l.ts', 'ln -sr src/a.ts l2', 'ln -s /usr/bin/env env-link',
     ]) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }

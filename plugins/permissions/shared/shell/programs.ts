@@ -453,9 +453,9 @@ export interface PlacedWrite {
   parents?: boolean;
   /**
    * The sources become reachable for writing through what lands (`ln`, `cp -l`, `cp -s`): a hard
-   * link is the source itself, a symbolic link leads to it (a later write in the same command
-   * goes there: `ln -s ~/.bashrc rc && echo x >> rc`). `symbolic`: the source is relative to the
-   * link's directory; `relative` (`ln -sr`): to the current one, as `hard`.
+   * link is the source itself; a symbolic link leads to it, which matters for a later write in the
+   * same command (`ln -s ~/.bashrc rc && echo x >> rc`; rules.ts). `symbolic`: the source is
+   * relative to the link's directory; `relative` (`ln -sr`): to the current one, as `hard`.
    */
   links?: 'hard' | 'symbolic' | 'relative';
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */

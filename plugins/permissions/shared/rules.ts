@@ -8,7 +8,8 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { globSync } from 'tinyglobby';
+import { createRequire } from 'node:module';
+import type * as Tinyglobby from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { pathForms as targetPathForms } from '../../../lib/index.js';
 import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
@@ -123,6 +124,16 @@ export function writesOf(q: PermissionQuery, part: ShellPart, base: PathBase): S
   for (const p of part.placed ?? []) out.push(...placedFiles(q, p, base));
   writesCache.set(part, out);
   return out;
+}
+
+let globSyncRef: ((pattern: string, options: Tinyglobby.GlobOptions) => string[]) | undefined;
+/**
+ * tinyglobby's `globSync`, loaded on the first pattern, not at start-up: it loads picomatch with
+ * Node's require, a file read and compile no run should pay before its first request.
+ */
+function globSync(pattern: string, options: Tinyglobby.GlobOptions): string[] {
+  globSyncRef ??= (createRequire(import.meta.url)('tinyglobby') as typeof Tinyglobby).globSync;
+  return globSyncRef(pattern, options);
 }
 
 /** A word with a pattern (`*.log`, `.mcp.js?n`) and the files it matches; any other word alone. */

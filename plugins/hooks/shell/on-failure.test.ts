@@ -17,7 +17,7 @@ const SCENARIO = 'turns:\n  - reply: [{ tool_use: { name: Bash, input: { command
 
 function preset(onFailure?: 'block' | 'continue') {
   return {
-    name: 'guarded', model: { name: 'claude-sonnet-4-6' }, tools: ['Bash'], permissions: { allow: ['Bash(touch:*)'] },
+    name: 'guarded', model: { name: 'claude-sonnet-4-6' }, tools: ['Bash'], permissions: { allow: ['Bash(touch:*)', 'Edit(./made.txt)'] },
     hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command' as const, command: BROKEN, ...(onFailure ? { onFailure } : {}) }] }] },
   };
 }

@@ -43,7 +43,7 @@ const SIDE = `
   - match: { source: classifier, lastUser: 'rm -rf[\\s\\S]*${STAGE1}' }
     reply: [{ text: "<block>yes" }]
   - match: { source: classifier, lastUser: 'rm -rf[\\s\\S]*${STAGE2}' }
-    reply: [{ text: "<thinking>an example answer would be <block>no</block></thinking><block>yes</block><reason>it deletes the home directory</reason>" }]
+    reply: [{ text: "<thinking>an example answer would be <block>no</block></thinking><block>yes</block><reason>it deletes data the user did not name</reason>" }]
   - match: { source: classifier, lastUser: 'curl[\\s\\S]*${STAGE1}' }
     reply: [{ text: "<block>yes" }]
   - match: { source: classifier, lastUser: 'curl[\\s\\S]*${STAGE2}' }
@@ -67,6 +67,14 @@ describe('auto mode classifier', () => {
     expect(classifierRequests()).toHaveLength(0);
   });
 
+  it('skips the model for a command its Bash rule allows that writes inside the working directory, not for one writing outside', async () => {
+    const { k, classifierRequests } = await setup(scenario('', SIDE), {}, { permissions: { mode: 'auto', allow: ['Bash(cp:*)'] } });
+    expect(await decide(k, 'Bash', { command: 'cp a.txt b.txt' })).toMatchObject({ behavior: 'allow', source: 'permissions/auto' });
+    expect(classifierRequests()).toHaveLength(0);
+    expect((await decide(k, 'Bash', { command: 'cp a.txt ~/.bashrc' }))?.behavior).toBe('ask');
+    expect(classifierRequests()).toHaveLength(0);
+  });
+
   it('stage 1 allows with one short request', async () => {
     const { k, classifierRequests } = await setup(scenario('', SIDE));
     expect(await decide(k, 'Bash', { command: 'npm test' })).toMatchObject({ behavior: 'allow', source: 'classifier' });
@@ -79,9 +87,9 @@ describe('auto mode classifier', () => {
 
   it('stage 2 runs only after stage 1 blocks, and its verdict counts (thinking ignored)', async () => {
     const { k, classifierRequests } = await setup(scenario('', SIDE));
-    const d = await decide(k, 'Bash', { command: 'rm -rf ~' });
+    const d = await decide(k, 'Bash', { command: 'rm -rf data' });
     expect(d).toMatchObject({ behavior: 'deny', source: 'classifier' });
-    expect(d?.reason).toContain('it deletes the home directory');
+    expect(d?.reason).toContain('it deletes data the user did not name');
     const reqs = classifierRequests();
     expect(reqs.map((r) => r.body.max_tokens)).toEqual([64, 4096]);
     expect(reqs[1]!.body.stop_sequences).toBeUndefined();
@@ -109,9 +117,9 @@ describe('auto mode classifier', () => {
 
   it('falls back to ask after 3 denials in a row, and an allow resets the run', async () => {
     const { k, classifierRequests } = await setup(scenario('', SIDE));
-    for (let i = 0; i < 2; i++) expect(await decide(k, 'Bash', { command: `rm -rf /tmp/x${i}` })).toMatchObject({ behavior: 'deny' });
+    for (let i = 0; i < 2; i++) expect(await decide(k, 'Bash', { command: `rm -rf data/x${i}` })).toMatchObject({ behavior: 'deny' });
     expect(await decide(k, 'Bash', { command: 'npm test' })).toMatchObject({ behavior: 'allow' });
-    for (let i = 0; i < 3; i++) expect(await decide(k, 'Bash', { command: `rm -rf /tmp/y${i}` })).toMatchObject({ behavior: 'deny' });
+    for (let i = 0; i < 3; i++) expect(await decide(k, 'Bash', { command: `rm -rf data/y${i}` })).toMatchObject({ behavior: 'deny' });
     const before = classifierRequests().length;
     const fourth = await decide(k, 'Bash', { command: 'npm test' });
     expect(fourth).toMatchObject({ behavior: 'ask', source: 'classifier' });
@@ -122,7 +130,7 @@ describe('auto mode classifier', () => {
   it('falls back to ask after 20 denials in total', async () => {
     const { k } = await setup(scenario('', SIDE), { maxConsecutiveDenials: 100 });
     for (let i = 0; i < 20; i++) {
-      expect(await decide(k, 'Bash', { command: `rm -rf /tmp/z${i}` })).toMatchObject({ behavior: 'deny' });
+      expect(await decide(k, 'Bash', { command: `rm -rf data/z${i}` })).toMatchObject({ behavior: 'deny' });
       if (i % 2 === 0) await decide(k, 'Bash', { command: 'npm test' });
     }
     expect((await decide(k, 'Bash', { command: 'npm test' }))?.reason).toMatch(/denied 20 calls in this session/);
@@ -139,14 +147,14 @@ describe('auto mode classifier', () => {
   it('in a run: sees user text and tool calls but not the assistant prose; usage is recorded apart', async () => {
     const turns = `
   - reply: [{ text: "SECRET-PROSE I will now clean up." }, { tool_use: { name: Bash, input: { command: "npm test" } } }]
-  - reply: [{ text: "Tests ran." }, { tool_use: { name: Bash, input: { command: "rm -rf ~" } } }]
+  - reply: [{ text: "Tests ran." }, { tool_use: { name: Bash, input: { command: "rm -rf data" } } }]
   - reply: [{ text: "Done." }]`;
     const { k, classifierRequests } = await setup(scenario(turns, SIDE));
     const { result, events } = await collect(k, 'please run the tests');
     expect(result.terminalReason).toBe('end_turn');
     expect(result.permissionDenials).toHaveLength(1);
-    expect(result.permissionDenials[0]).toMatchObject({ tool_name: 'Bash', tool_input: { command: 'rm -rf ~' } });
-    expect(result.permissionDenials[0]!.reason).toMatch(/deletes the home directory/);
+    expect(result.permissionDenials[0]).toMatchObject({ tool_name: 'Bash', tool_input: { command: 'rm -rf data' } });
+    expect(result.permissionDenials[0]!.reason).toMatch(/deletes data the user did not name/);
     expect(events.some((e) => e.type === 'permission_denied')).toBe(true);
     const last = classifierRequests().at(-1)!.body.messages[0].content[0].text as string;
     expect(last).toContain('{"user":"please run the tests"}');

@@ -7,7 +7,8 @@
  *
  * 1. read-only calls inside the working directories run (no request; the shell, network tools
  *    and MCP tools are always judged);
- * 2. calls acceptEdits would allow (file edits inside the working directories) run (no request);
+ * 2. calls acceptEdits would allow (file edits inside the working directories, and the in-project
+ *    writes of commands Bash rules allow) run (no request);
  * 3. after 3 denials in a row or 20 in the session, the call becomes an `ask` instead;
  * 4. stage 1: a 64-token verdict with stop sequence `</block>`; `no` allows;
  * 5. stage 2, only when stage 1 blocked or could not be read: the model reasons, then decides.
@@ -25,7 +26,7 @@ import { z } from 'zod';
 import { publishAnswerCheck } from '../shared/callback.js';
 import { permissionContext } from '../shared/config.js';
 import { MODE_PLUGINS } from '../shared/mode-plugin.js';
-import { editDecision, readDecision } from '../shared/modes.js';
+import { editDecision, readDecision, shellWriteDecision } from '../shared/modes.js';
 import { shellEditDecision } from '../shared/shell-edits.js';
 import { classifierSystemPrompt, STAGE1_INSTRUCTION, STAGE2_INSTRUCTION, type AutoModeRules } from './prompt.js';
 import { isDangerousAllow } from './dangerous.js';
@@ -145,7 +146,7 @@ export default definePlugin({
       // Network and MCP tools are never "read-only" here (tools.ts REACHES_OUTSIDE): they are judged.
       const read = readDecision('auto', pc, q);
       if (read?.behavior === 'allow') return read;
-      const edit = editDecision('auto', pc, q) ?? shellEditDecision('auto', pc, q);
+      const edit = editDecision('auto', pc, q) ?? shellEditDecision('auto', pc, q) ?? shellWriteDecision('auto', pc, q);
       if (edit) return edit;
       const fallback = tracker.fallbackReason();
       if (fallback) return { behavior: 'ask', message: `${q.toolName} needs approval: ${fallback}.`, reason: `${fallback}; asking instead (mode auto)`, source: 'classifier' };

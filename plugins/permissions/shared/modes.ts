@@ -7,7 +7,7 @@
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext, PermissionMode } from './config.js';
 import { formsInside } from './paths.js';
-import { callPathForms, explainShell } from './rules.js';
+import { callPathForms, explainShell, shellAllowWithEdits } from './rules.js';
 import { freelyWritable } from './safety.js';
 import { shellEditDecision } from './shell-edits.js';
 import { isFileWrite, isReadOnlyCall, SHELL_TOOL } from './tools.js';
@@ -38,6 +38,16 @@ export function editDecision(mode: string, pc: PermissionContext, q: PermissionQ
   return undefined;
 }
 
+/**
+ * A Bash command its rules allow except for the files it writes (`cp a b` under `Bash(cp:*)`
+ * without an Edit rule), when each of those files is inside the working directories and not
+ * protected: in acceptEdits, a file edit there. Undefined otherwise.
+ */
+export function shellWriteDecision(mode: string, pc: PermissionContext, q: PermissionQuery): PermissionDecision | undefined {
+  const d = shellAllowWithEdits(pc.rules, q, pc.base, pc.workingDirs, (forms) => freelyWritable(pc, forms));
+  return d ? allow(mode, `${d.reason}, writing inside the working directories`) : undefined;
+}
+
 /** Why no rule allowed the call, in words for a reason. */
 export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string {
   return q.toolName === SHELL_TOOL ? explainShell(pc.rules, q, pc.base, pc.workingDirs) : 'no rule allows it';
@@ -47,8 +57,11 @@ export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string
 export const MODE_DECISIONS: Readonly<Record<RuleMode, (pc: PermissionContext, q: PermissionQuery) => PermissionDecision>> = Object.freeze({
   /** Reads in the project run; everything else needs an answer. */
   default: (pc, q) => readDecision('default', pc, q) ?? ask('default', q, notAllowedWhy(pc, q)),
-  /** Reads, file edits and `mkdir`/`touch` in the project run; everything else needs an answer. */
-  acceptEdits: (pc, q) => readDecision('acceptEdits', pc, q) ?? editDecision('acceptEdits', pc, q) ?? shellEditDecision('acceptEdits', pc, q) ?? ask('acceptEdits', q, notAllowedWhy(pc, q)),
+  /**
+   * Reads, file edits, `mkdir`/`touch` and the writes of commands Bash rules allow (`cp`, `tee`,
+   * `sed -i`, `> file`) in the project run; everything else needs an answer.
+   */
+  acceptEdits: (pc, q) => readDecision('acceptEdits', pc, q) ?? editDecision('acceptEdits', pc, q) ?? shellEditDecision('acceptEdits', pc, q) ?? shellWriteDecision('acceptEdits', pc, q) ?? ask('acceptEdits', q, notAllowedWhy(pc, q)),
   /** Reads in the project run; nothing else does (the plan plugin adds ExitPlanMode). */
   plan: (pc, q) => readDecision('plan', pc, q)
     ?? deny('plan', `Plan mode is active: ${q.toolName} cannot run until the plan is approved. Use read-only tools to investigate, then call ExitPlanMode with your plan.`, `${q.toolName} is not read-only`),

@@ -5,13 +5,14 @@
  * write outside the working directories that an explicit `Edit(…)`/`Write(…)` allow rule names is
  * let through to the rules; a protected path never is.
  *
- * Shell commands are checked through their output redirections (`> file`); what a program writes
- * by itself (`cp a ~/.bashrc`) is for rules and modes to judge.
+ * Shell commands are checked through every file they write: output redirections (`> file`) and the
+ * files programs write through their arguments (`sed -i f`, `cp a ~/.bashrc`, `tee f`; see
+ * rules.ts writesOf).
  */
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
 import { formsInside, isInside, protectedReason } from './paths.js';
-import { callPathForms, editAllowedByRule, parsedCommandOf, pathFormsOf } from './rules.js';
+import { callPathForms, editAllowedByRule, parsedCommandOf, pathFormsOf, writesOf } from './rules.js';
 import { isFileWrite, SHELL_TOOL } from './tools.js';
 
 function ask(q: PermissionQuery, why: string): PermissionDecision {
@@ -38,7 +39,7 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
     const parsed = parsedCommandOf(q);
     if (!parsed.ok) return undefined; // the ask stage handles commands it cannot read
     for (const part of parsed.parts) {
-      for (const w of part.writes) {
+      for (const w of writesOf(q, part, pc.base)) {
         if (w.dynamic) return ask(q, `the command writes to ${w.why ?? 'a file whose name is known only at run time'} (${part.source})`);
         const d = checkTarget(pc, pathFormsOf(q, w.value, pc.base), q);
         if (d) return d;

@@ -15,7 +15,7 @@
  * `--execute`; zip(1) `--unzip-command`; go help build `-toolexec`, `-exec`; node(1) `--require`,
  * `--import`; pytest `-p`, `-o`).
  */
-import { awkRisks, jqRisks, sedRisks } from './programs.js';
+import { awkRisks, interpreterOf, interpreterRisks, jqRisks, sedRisks } from './programs.js';
 import { DYNAMIC, type ShellWord } from './words.js';
 
 /** One option (or group of spellings) of a tool. */
@@ -74,7 +74,8 @@ const NPM_RUNNERS: readonly OptionSpec[] = [
 ];
 
 const PIP: ToolOptions = { options: [{ long: ['index-url', 'extra-index-url', 'find-links'], short: ['-i', '-f'], why: 'installs packages from another source' }] };
-const PYTHON: ToolOptions = { stopAtPositional: true, options: [{ short: ['-c'], why: 'runs code given on the command line' }] };
+/** perl, ruby, python, node, php, lua: their options and inline programs are read by programs.ts. */
+const INTERPRETER: ToolOptions = { options: [], stopAtPositional: true, program: interpreterRisks };
 
 /** Tools and their risky options, by command name. */
 export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freeze({
@@ -146,15 +147,13 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
       { long: ['C'], path: true, why: 'runs in another directory' },
     ],
   },
-  node: {
-    stopAtPositional: true,
-    exactLong: true,
-    options: [
-      { long: ['require', 'import', 'loader', 'experimental-loader', 'eval', 'print', 'env-file'], short: ['-r', '-e', '-p'], why: 'loads or runs other code' },
-    ],
-  },
-  python: PYTHON,
-  python3: PYTHON,
+  node: INTERPRETER,
+  python: INTERPRETER,
+  python3: INTERPRETER,
+  perl: INTERPRETER,
+  ruby: INTERPRETER,
+  php: INTERPRETER,
+  lua: INTERPRETER,
   pytest: {
     options: [
       { short: ['-p'], why: 'loads a plugin' },
@@ -228,6 +227,8 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
       { long: ['fix', 'fix-type'], value: false, why: 'rewrites the files it is given' },
     ],
   },
+  // install(1): `--strip-program` is the program `-s` runs on each file.
+  install: { options: [{ long: ['strip-program'], why: 'runs another program' }] },
   sed: { options: [], program: sedRisks },
   awk: { options: [], program: awkRisks },
   gawk: { options: [], program: awkRisks },
@@ -252,7 +253,13 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
  * Environment variables that change which program runs or what it loads. An `export` or
  * `declare -x` of one of them changes every later command, so a rule's `*` tail does not cover it.
  */
-export const RUN_CHANGING_ENV = /^(PATH|EXECIGNORE|BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH|BASH_XTRACEFD|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS[0-4]|IFS|CDPATH|GLOBIGNORE|HOME|XDG_CONFIG_HOME|GIT_\w+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|npm_config_\w+|NPM_CONFIG_\w+|GCONV_PATH|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|LESS|LESSKEY|LESSKEYIN|LESSKEY_CONTENT|LESSKEY_SYSTEM|MANOPT|RIPGREP_CONFIG_PATH|TAR_OPTIONS|AWKPATH|AWKLIBPATH|GREP_OPTIONS|SSH_ASKPASS|SUDO_ASKPASS|TMPDIR)$/;
+export const RUN_CHANGING_ENV = /^(PATH|EXECIGNORE|BASH_CMDS|BASH_ALIASES|BASH_LOADABLES_PATH|BASH_XTRACEFD|LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\w*|SHELLOPTS|BASHOPTS|PROMPT_COMMAND|PS[0-4]|IFS|CDPATH|GLOBIGNORE|HOME|XDG_CONFIG_HOME|GIT_\w+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PYTHONWARNINGS|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT\w*|LUA_PATH\w*|LUA_CPATH\w*|npm_config_\w+|NPM_CONFIG_\w+|GCONV_PATH|PAGER|MANPAGER|GIT_PAGER|EDITOR|VISUAL|BROWSER|LESSOPEN|LESSCLOSE|LESS|LESSKEY|LESSKEYIN|LESSKEY_CONTENT|LESSKEY_SYSTEM|MANOPT|RIPGREP_CONFIG_PATH|TAR_OPTIONS|AWKPATH|AWKLIBPATH|GREP_OPTIONS|SSH_ASKPASS|SUDO_ASKPASS|TMPDIR)$/;
+
+/** What rein knows about a tool's risky options, by command name (`python3.12`, `perl5.36` and `nodejs` are their interpreters). */
+export function toolOptions(name: string): ToolOptions | undefined {
+  if (Object.hasOwn(RISKY_OPTIONS, name)) return RISKY_OPTIONS[name];
+  return interpreterOf(name) ? INTERPRETER : undefined;
+}
 
 /** A risky option found in a command. */
 export interface RiskyOption {
@@ -278,7 +285,7 @@ function isRiskyLong(given: string, names: readonly string[], exact: boolean): b
  * include to cover it.
  */
 export function riskyOptions(words: readonly ShellWord[], name: string): RiskyOption[] {
-  const tool = Object.hasOwn(RISKY_OPTIONS, name) ? RISKY_OPTIONS[name]! : undefined;
+  const tool = toolOptions(name);
   if (!tool) return [];
   if (tool.program) return tool.program(words);
   const out: RiskyOption[] = [];

@@ -12,8 +12,8 @@
  */
 import { newParser, parseBash, walk, type Node } from './ast.js';
 import { builtinHazard, findHazard, mayHaveHazard, runChanging, variableNames } from './hazards.js';
-import { riskyOptions, RISKY_OPTIONS as RISKY_TOOLS, type RiskyOption } from './options.js';
-import { argumentWrites } from './programs.js';
+import { riskyOptions, toolOptions, type RiskyOption } from './options.js';
+import { argumentWrites, operandWrites, type PlacedWrite } from './programs.js';
 import { canonical, DYNAMIC, evalWord, literalWord, type LeadCheck, type ShellWord } from './words.js';
 import {
   commandName, findExecCommands, PRIVILEGE_WRAPPERS, SHELLS, shellScript, TRANSPARENT_WRAPPERS, unwrap,
@@ -72,6 +72,14 @@ export interface ShellPart {
   deny: string[];
   /** Targets of output redirections to files (`> out.txt`, `>> log`, `&> f`), /dev/null and fd copies excluded. */
   writes: ShellWord[];
+  /**
+   * Files the program writes through its own arguments (`sed -i f`, `sort -o f`, `tee f`,
+   * `dd of=f`, `touch f`, `rm f`, `mv`'s sources): writes like `writes`. A pattern (`rm *.log`)
+   * stands for the files it matches when the call is judged.
+   */
+  fileWrites?: ShellWord[];
+  /** Copies, moves and links whose files depend on what is on disk (`cp a DIR/`, `cp -r src dst`): see programs.ts PlacedWrite. */
+  placed?: PlacedWrite[];
   /** Files read through input redirections (`< .env`), for Read deny rules. */
   reads?: ShellWord[];
   /**
@@ -148,6 +156,8 @@ function unanchorRelativePaths(parts: ShellPart[]): void {
   for (const p of parts) {
     p.writes = p.writes.map(unanchor);
     if (p.reads) p.reads = p.reads.map(unanchor);
+    if (p.fileWrites) p.fileWrites = p.fileWrites.map(unanchor);
+    if (p.placed) p.placed = p.placed.map((w) => ({ ...w, dest: unanchor(w.dest), sources: w.sources.map(unanchor) }));
   }
 }
 
@@ -165,6 +175,8 @@ interface Ctx {
   push: (p: ShellPart) => void;
   pending: Pending[];
   lead: LeadCheck;
+  /** Set for a `find -exec` command: its `{}` words are the files find finds, known only at run time. */
+  found?: true;
 }
 
 /** Loop variables over literal words none of which starts with `-`, by name, with the span of their loop. */
@@ -359,6 +371,8 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   let frozen: { words: ShellWord[]; assigns: ShellWord[] } | undefined;
   let why: string | undefined;
   let opaque = c.hazard;
+  /** The text `xargs -I STR` replaces with what it reads, when the command runs under it. */
+  let replaced: string | undefined;
   for (let hop = 0; hop < MAX_WRAPPERS; hop++) {
     const name = commandName(cur[0]);
     if (!name) break;
@@ -368,7 +382,10 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     const r = unwrap(cur, spec);
     if (r.ok === 'not-a-wrapper') break;
     // xargs -I puts the text it reads into the command's words, even into an `sh -c` script.
-    if (name === 'xargs' && cur.some((w) => /^(-I|-i|--replace)/.test(w.value))) opaque ??= 'xargs puts the text it reads into the command it runs';
+    if (name === 'xargs' && cur.some((w) => /^(-I|-i|--replace)/.test(w.value))) {
+      opaque ??= 'xargs puts the text it reads into the command it runs';
+      replaced ??= xargsReplace(cur);
+    }
     if (r.ok === false) {
       if (!frozen) why = r.reason;
       opaque ??= `${r.reason}, so what it runs is not known`;
@@ -416,7 +433,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     }
   }
   if (name === 'find') {
-    for (const e of findExecCommands(cur)) commandPart(e, [], { ...c, source: e.map((w) => w.value).join(' '), writes: [], reads: [], hazard: undefined, depth: depth + 1, nested: true });
+    for (const e of findExecCommands(cur)) commandPart(e, [], { ...c, source: e.map((w) => w.value).join(' '), writes: [], reads: [], hazard: undefined, depth: depth + 1, nested: true, found: true });
   }
   const hazard = c.hazard ?? (name ? builtinHazard(name, cur) : undefined);
   opaque ??= hazard;
@@ -440,9 +457,34 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   }
   // Every word after the name, wrappers' own included (`xargs -a .env echo` reads .env).
   const args = words.slice(1).filter((w) => !w.dynamic);
-  // Files the program writes through its own arguments (`sed -i f`, `sort -o f`) are writes too.
-  const written = argumentWrites(name, cur);
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes: written.length ? [...writes, ...written] : writes, reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  // Files the program writes through its own arguments (`sed -i f`, `sort -o f`, `cp a f`) are
+  // writes too. In a `find -exec` command, `{}` is a file find finds.
+  // Under `xargs -I STR`, STR is text xargs reads (it may start with `-`).
+  let run = c.found ? cur.map((w) => (w.value.includes('{}') ? { ...w, value: w.value.replaceAll('{}', DYNAMIC), dynamic: true, why: 'a file find finds' } : w)) : cur;
+  if (replaced) {
+    const r = replaced;
+    run = run.map((w, i) => (i > 0 && w.value.includes(r) ? { ...w, value: w.value.replaceAll(r, DYNAMIC), dynamic: true, ...(w.value.startsWith(r) ? { lead: true } : {}) } : w));
+  }
+  const written = argumentWrites(name, run);
+  const operands = name ? operandWrites(name, run) : undefined;
+  if (operands) written.push(...operands.files);
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(written.length ? { fileWrites: written } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+}
+
+/**
+ * The replace string of `xargs -I STR` / `-iSTR` / `--replace[=STR]` (`{}` when not given), from
+ * xargs' own words (findutils manual, "xargs options").
+ */
+function xargsReplace(words: readonly ShellWord[]): string {
+  for (let i = 1; i < words.length; i++) {
+    const v = words[i]!.value;
+    if (v === '-I') return words[i + 1]?.value || '{}';
+    if (v.startsWith('-I')) return v.slice(2);
+    if (v.startsWith('-i') || v === '--replace') return v.slice(2) || '{}';
+    if (v.startsWith('--replace=')) return v.slice(10) || '{}';
+    if (!v.startsWith('-')) break;
+  }
+  return '{}';
 }
 
 /**
@@ -470,11 +512,14 @@ function assignsRunChanging(name: string | undefined, words: readonly ShellWord[
  * `tar cf x.tar *`), so a rule's tail does not cover it either.
  */
 function leadingWords(name: string | undefined, words: readonly ShellWord[]): RiskyOption[] {
-  if (!name || !Object.hasOwn(RISKY_TOOLS, name)) return [];
+  const tool = name ? toolOptions(name) : undefined;
+  if (!tool) return [];
   const out: RiskyOption[] = [];
   for (let i = 1; i < words.length; i++) {
     const w = words[i]!;
     if (w.value === '--' && !w.dynamic) break;
+    // An interpreter's options end at its script: later words are the script's own arguments.
+    if (tool.program && tool.stopAtPositional && !w.dynamic && !w.glob && !w.value.startsWith('-')) break;
     if (w.lead) out.push({ index: i, text: w.value.replaceAll(DYNAMIC, '…'), why: 'is known only at run time and may turn into one of its risky options' });
   }
   return out;

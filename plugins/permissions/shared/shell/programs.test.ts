@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import permissions from '../../index.js';
 import defaultMode from '../../default/index.js';
 import { decide, testKernel } from '../../../../testing/permissions.js';
-import { awkProgramRisk, jqProgramRisk, sedScriptRisk } from './programs.js';
+import { awkProgramRisk, INTERPRETERS, jqProgramRisk, sedScriptRisk } from './programs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rein-programs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -89,8 +89,8 @@ describe('decisions for programs not installed here', () => {
     const cwd = mkdtempSync(join(dir, 'k-'));
     writeFileSync(join(cwd, '.env'), 'SECRET=1\n');
     mkdirSync(join(cwd, 'src'));
-    const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(rg:*)', 'Bash(grep:*)'], deny: ['Read(./.env)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
-    for (const command of ['rg SECRET', 'rg SECRET .', 'rg -e SECRET', 'grep -r SECRET .', 'grep -rn SECRET', 'rg SECRET src ..']) {
+    const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(rg:*)', 'Bash(grep:*)', 'Bash(dd:*)'], deny: ['Read(./.env)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
+    for (const command of ['rg SECRET', 'rg SECRET .', 'rg -e SECRET', 'grep -r SECRET .', 'grep -rn SECRET', 'rg SECRET src ..', 'dd if=.env', 'dd if=.env of=/dev/stdout']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     for (const command of ['rg SECRET src', 'grep -rn SECRET src', 'grep -n SECRET src/x.ts']) {
@@ -104,5 +104,129 @@ describe('decisions for programs not installed here', () => {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     expect((await decide(k, 'Bash', { command: 'export FOO=1' }))?.behavior).toBe('allow');
+  });
+});
+
+describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, truncate, touch, mkdir, rm, chmod)', () => {
+  const RULES = ['cp', 'tee', 'ln', 'mv', 'install', 'dd', 'touch', 'mkdir', 'rsync', 'truncate', 'chmod', 'chown', 'cat', 'echo', 'rm', 'unlink', 'find', 'xargs', 'env', 'timeout', 'nice', 'command'].map((r) => `Bash(${r}:*)`);
+  const setup = async (extra: string[], mode: 'default' | 'acceptEdits' = 'default') => {
+    const cwd = mkdtempSync(join(dir, 'ops-'));
+    mkdirSync(join(cwd, 'src'));
+    mkdirSync(join(cwd, 'payload'));
+    writeFileSync(join(cwd, 'payload/.mcp.json'), '{}\n');
+    writeFileSync(join(cwd, 'payload/rein.config.js'), '\n');
+    writeFileSync(join(cwd, 'src/a.ts'), '\n');
+    writeFileSync(join(cwd, '-t'), '\n');
+    mkdirSync(join(cwd, '.git'));
+    writeFileSync(join(cwd, '.git/config'), '\n');
+    const plugin = mode === 'acceptEdits' ? (await import('../../acceptEdits/index.js')).default : defaultMode;
+    const k = await testKernel({ cwd, preset: { permissions: { mode, allow: [...RULES, ...extra] } } as never, plugins: [{ plugin: permissions }, { plugin }] });
+    return { cwd, k };
+  };
+  const WRITES_OUT = [
+    'cp a ~/.bashrc', 'echo x | tee -a .git/config', 'tee -a .git/config <<< x', 'mv evil .mcp.json', 'dd if=a of=~/.profile', 'cp -t ~/.ssh x',
+    'cp --target-directory=/etc x', 'cp --target=/etc x', 'cp -t/etc x', 'cp -rt /etc x', 'cp -Rt/etc x', 'install -D x ~/.zshrc', 'install -t ~/bin x', 'install -d ~/.config/x',
+    'rsync x ~/.bashrc', 'rsync -a payload/ ~/', 'cp a -T ~/.bashrc', 'cp -- -x ~/.bashrc', 'cp a b ~/', 'cp payload/.mcp.json .', 'cp payload/.mcp.json src/',
+    'cp -r payload newdir', 'cp -r payload/. .', 'cp -a payload/. src', 'mv payload/rein.config.js .', 'mv ~/.bashrc x', 'ln -sf x ~/.bashrc', 'ln -s /etc/passwd .git/config', 'ln -t ~ x',
+    'truncate -s 0 ~/.bashrc', 'touch ~/x', 'mkdir -p ~/.ssh/x', 'chmod +x .git/hooks/pre-commit', 'chmod -R 777 ~', 'chmod --reference=a ~/.ssh', 'chown -R me ~/x', 'rm -rf ~',
+    'rm ~/.bashrc', 'unlink .git/index', 'rm .g?t/config', 'rm -f ~/.bash*', 'env cp a ~/.bashrc', 'timeout 5 cp a ~/.bashrc', 'nice -n 5 tee ~/.profile', 'command cp a ~/.bashrc',
+    'find . -name a -exec cp {} ~/.bashrc \\;', 'find . -name a -exec cp {} . \\;', 'echo a | xargs cp -t src', 'echo a | xargs rm', 'cp $X y', 'cp x "$Y"', 'tee "$F"', 'cp a $(echo ~)/x',
+    'cp * src', 'cp --frobnicate a b', 'cp a ~/.BASHRC', 'rm -rf .', 'rm -rf src/..', 'chmod -R 777 .', 'rm -r payload', 'ln -s ~/.bashrc rc && echo x >> rc', 'ln ~/.bashrc rc', 'ln -sf /etc/passwd x && cp a x', 'cp -l ~/.bashrc x',
+    'cp -s ~/.bashrc x && touch x', 'ln -sf /etc/passwd .git/x', 'echo payload/.mcp.json | xargs -I{} cp {} .', 'echo a | xargs -I % cp % src/', 'echo a | xargs -i cp {} src/',
+  ];
+  it.each(WRITES_OUT)('%j is not allowed by its command rule, even with Edit(./**)', async (command) => {
+    const { k } = await setup(['Edit(./**)']);
+    expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+  });
+  it('without an Edit allow rule, a write inside the project asks too (as sed -i does)', async () => {
+    const { k } = await setup([]);
+    for (const command of ['cp src/a.ts src/b.ts', 'tee out.log', 'mkdir -p build', 'touch x', 'rm src/a.ts', 'ln -s a b']) {
+      const d = await decide(k, 'Bash', { command });
+      expect(d?.behavior, command).toBe('ask');
+      expect(d?.reason, command).toMatch(/which no Edit allow rule covers/);
+    }
+  });
+  it('ordinary project work stays allowed with an Edit allow rule', async () => {
+    const { k } = await setup(['Edit(./**)']);
+    for (const command of [
+      'cp src/a.ts src/b.ts', 'cp src/a.ts src/', 'cp -r src build', 'mkdir -p build', 'tee out.log <<< hi', 'echo x | tee -a out.log', 'mv src/a.ts src/c.ts', 'ln -s src/a.ts link.ts',
+      'dd if=src/a.ts of=copy.ts', 'truncate -s 0 src/a.ts', 'touch src/a.ts', 'chmod +x src/a.ts', 'chmod -w src/a.ts', 'rm -rf build', 'rm -f src/*.ts', 'cp -t src src/a.ts',
+      'install -m 644 src/a.ts build.ts', 'rsync -a src/ copy/', 'rsync src/a.ts host:/tmp/x', 'tee /dev/null', 'dd if=src/a.ts of=/dev/null', 'ln -s ../a.ts src/l.ts', 'ln -sr src/a.ts l2', 'ln -s /usr/bin/env env-link',
+    ]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
+    }
+  });
+  it('acceptEdits lets a command its Bash rule allows write inside the project, never outside or to a protected file', async () => {
+    const { k } = await setup([], 'acceptEdits');
+    for (const command of ['cp src/a.ts src/b.ts', 'tee out.log <<< hi', 'mkdir -p build', 'echo x > out.txt', 'rm src/a.ts']) {
+      expect(await decide(k, 'Bash', { command }), command).toMatchObject({ behavior: 'allow' });
+    }
+    for (const command of ['cp src/a.ts ~/x', 'cp payload/.mcp.json .', 'tee .git/config', 'cp $X y', 'curl -o x https://example.com']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+  });
+  it('an Edit deny rule covers what a copy or a recursive removal writes', async () => {
+    const { k: k2 } = await (async () => {
+      const c = mkdtempSync(join(dir, 'ops-deny-'));
+      mkdirSync(join(c, 'secrets'));
+      writeFileSync(join(c, 'a'), '\n');
+      return { k: await testKernel({ cwd: c, preset: { permissions: { mode: 'default', allow: [...RULES, 'Edit(./**)'], deny: ['Edit(./secrets/**)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] }) };
+    })();
+    for (const command of ['cp a secrets/', 'cp a secrets', 'rm -rf secrets', 'tee secrets/x', 'mv a secrets']) {
+      expect((await decide(k2, 'Bash', { command }))?.behavior, command).toBe('deny');
+    }
+  });
+});
+
+describe('script interpreters: programs on the command line are code a rule tail does not cover', () => {
+  const kernelWith = async (allow: string[]) => testKernel({ cwd: mkdtempSync(join(dir, 'interp-')), preset: { permissions: { mode: 'default', allow: [...allow, 'Edit(./**)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
+  // Every option the table calls code or risky, for each interpreter, in each spelling.
+  const cases: { tool: string; command: string }[] = [];
+  for (const [tool, spec] of Object.entries(INTERPRETERS)) {
+    const bin = tool === 'python' ? 'python3' : tool;
+    for (const [c, kind] of Object.entries(spec.short)) {
+      if (kind === 'code' || kind === 'codeEnd') cases.push({ tool: bin, command: `${bin} -${c} 'x = 1'` });
+      if (kind === 'risky') cases.push({ tool: bin, command: `${bin} -${c} mod script` });
+      if (kind === 'riskyFlag' || kind === 'riskyRest') cases.push({ tool: bin, command: `${bin} -${c} script` });
+    }
+    for (const [l, kind] of Object.entries(spec.long)) {
+      if (kind === 'code' || kind === 'codeEnd') cases.push({ tool: bin, command: `${bin} --${l}='x = 1'` });
+      if (kind === 'risky') cases.push({ tool: bin, command: `${bin} --${l}=mod script` });
+      if (kind === 'riskyFlag') cases.push({ tool: bin, command: `${bin} --${l} script` });
+    }
+  }
+  it.each(cases.map((c) => [c.command, c.tool]))('%j is not allowed by Bash(%s:*)', async (command, tool) => {
+    expect((await decide(await kernelWith([`Bash(${tool}:*)`]), 'Bash', { command }))?.behavior).not.toBe('allow');
+  });
+  it.each(cases.map((c) => [c.command]))('%j is allowed by a rule that writes it out', async (command) => {
+    expect((await decide(await kernelWith([`Bash(${command})`]), 'Bash', { command }))?.behavior).toBe('allow');
+  });
+  it('inline scripts, in-place edits, modules and standard input ask under the narrow rule', async () => {
+    const k = await kernelWith(['Bash(perl:*)', 'Bash(perl -e:*)', 'Bash(perl -pi -e:*)', 'Bash(ruby:*)', 'Bash(python3:*)', 'Bash(python3 -c:*)', 'Bash(node:*)', 'Bash(php:*)', 'Bash(lua:*)', 'Bash(python3.12:*)', 'Bash(nodejs:*)']);
+    for (const command of [
+      `perl -e 'system("touch x")'`, `perl -E 'say 1'`, `perl -pi -e 's/a/b/' f`, `perl -ne 'print' f`, `perl -e'print 1'`, 'perl -MPOSIX -e1', `perl -M'5;system("id")' script.pl`,
+      'perl -x script.pl', 'perl -I. script.pl', 'perl', 'perl -', 'echo "system q(id)" | perl', `ruby -e 'puts 1'`, 'ruby -rjson script.rb', `ruby -i.bak -pe 'x' f`,
+      `python3 -c 'import os'`, `python3 -c'import os'`, `python3 -Ic 'import os'`, 'python3', 'python3 -', 'python3 /dev/stdin', 'python3 -i script.py', "python3 <<'EOF'\nimport os\nEOF",
+      `python3.12 -c 'x'`, `node -e 'x'`, `node -pe 'x'`, 'node --eval=x', 'node -r ./hook.js app.js', 'node --inspect=0.0.0.0 app.js', 'node', `nodejs -e 'x'`,
+      `php -r 'echo 1;'`, 'php -d auto_prepend_file=x.php app.php', `lua -e 'x'`, 'lua -l mod app.lua', 'python3 $SCRIPT', 'env python3 -c x', 'timeout 5 perl -e 1',
+    ]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+  });
+  it('running a script file stays allowed, its own arguments included', async () => {
+    const k = await kernelWith(['Bash(perl:*)', 'Bash(ruby:*)', 'Bash(python3:*)', 'Bash(node:*)', 'Bash(php:*)', 'Bash(lua:*)']);
+    for (const command of [
+      'python3 script.py', 'python3 -u script.py --out x -c y', 'python3 -m pytest -x', 'python3 --version', 'python3 -V', 'perl script.pl -e x', 'perl -w script.pl',
+      'ruby script.rb', 'node app.js', 'node --max-old-space-size=100 app.js -e x', 'node --test', 'node -v', 'php app.php', 'lua app.lua', 'python3 script.py "$@"',
+    ]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
+    }
+  });
+  it('perl -i and ruby -i write their files: outside the project or a protected file asks even under a rule that names the script', async () => {
+    const k = await kernelWith([`Bash(perl -pi -e 's/a/b/':*)`, `Bash(ruby -i -pe 'x':*)`]);
+    expect((await decide(k, 'Bash', { command: `perl -pi -e 's/a/b/' f.txt` }))?.behavior).toBe('allow');
+    for (const command of [`perl -pi -e 's/a/b/' ~/.bashrc`, `perl -pi -e 's/a/b/' .git/config`, `ruby -i -pe 'x' ~/.profile`]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('ask');
+    }
   });
 });

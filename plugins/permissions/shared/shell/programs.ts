@@ -23,7 +23,7 @@ type Finding = RiskyOption;
  * Long options of a tool: name → takes a value. getopt_long accepts any unambiguous prefix, so
  * `given` is resolved the same way; an ambiguous or unknown name resolves to undefined.
  */
-function longName(given: string, names: Readonly<Record<string, boolean>>): string | undefined {
+function longName(given: string, names: Readonly<Record<string, unknown>>): string | undefined {
   if (Object.hasOwn(names, given)) return given;
   const hits = Object.keys(names).filter((n) => n.startsWith(given));
   return hits.length === 1 ? hits[0] : undefined;
@@ -370,6 +370,8 @@ const NOWHERE = new Set(['-', '/dev/null', '/dev/stdout', '/dev/stderr']);
 export function argumentWrites(name: string | undefined, words: readonly ShellWord[]): ShellWord[] {
   if (!name) return [];
   if (name === 'sed') return sedInPlaceFiles(words);
+  const interp = interpreterOf(name);
+  if (interp === 'perl' || interp === 'ruby') return inPlaceEdits(words, interp);
   const spec = Object.hasOwn(WRITE_OPTIONS, name) ? WRITE_OPTIONS[name] : undefined;
   if (!spec) return [];
   const out: ShellWord[] = [];
@@ -428,4 +430,459 @@ function sedInPlaceFiles(words: readonly ShellWord[]): ShellWord[] {
     }
   }
   return inPlace ? files : [];
+}
+
+// ---------------------------------------------------------------- files written through operands
+
+/**
+ * A copy, move or link whose files land in a place known only against the file system: when the
+ * destination is a directory, each source lands at `dest/basename(source)` (and a directory
+ * source brings its whole tree). Resolved when the call is judged (rules.ts `writesOf`), where
+ * the shell's directory and the files are known.
+ */
+export interface PlacedWrite {
+  /** The destination operand (`cp a DEST`, `-t DEST`), or the tree a recursive removal or mode change touches. */
+  dest: ShellWord;
+  /** Sources that land inside `dest` when it is a directory; empty for a removal or mode change. */
+  sources: ShellWord[];
+  /** `dir`: dest is a directory (`-t`, one `ln` operand); `file`: never one (`-T`); `auto`: one when it is one on disk, or ends in `/`. */
+  into: 'auto' | 'dir' | 'file';
+  /** Directory sources bring (or a removal touches) every file below them (`cp -r`, `mv`, `rm -r`). */
+  tree: boolean;
+  /** `cp --parents`: a source lands at `dest/source` with its whole relative path. */
+  parents?: boolean;
+  /**
+   * The sources become reachable for writing through what lands (`ln`, `cp -l`, `cp -s`): a hard
+   * link is the source itself; a symbolic link leads to it, which matters for a later write in the
+   * same command (`ln -s ~/.bashrc rc && echo x >> rc`; rules.ts). `symbolic`: the source is
+   * relative to the link's directory; `relative` (`ln -sr`): to the current one, as `hard`.
+   */
+  links?: 'hard' | 'symbolic' | 'relative';
+  /** rsync: a source written with a trailing `/` puts its content into dest itself. */
+  slashMeansContent?: boolean;
+}
+
+/** What a program writes through its operands: files named outright, and placed writes (see PlacedWrite). */
+export interface OperandWrites { files: ShellWord[]; placed: PlacedWrite[] }
+
+/** One tool's options (GNU coreutils 9 / rsync 3 manuals): short letters with a value, short flags, long names (0 flag, 1 value, 2 optional value with `=`). */
+interface OperandSpec { shortValue: string; shortFlags: string; long: Readonly<Record<string, 0 | 1 | 2>> }
+
+const BACKUP_LONG = { backup: 2, suffix: 1, help: 0, version: 0, verbose: 0, debug: 0, context: 2 } as const;
+/** Sources: coreutils manual, "cp invocation", "mv invocation", "install invocation", "ln invocation", … https://www.gnu.org/software/coreutils/manual/coreutils.html */
+const OPERAND_SPECS: Readonly<Record<string, OperandSpec>> = {
+  cp: {
+    shortValue: 'St', shortFlags: 'abdfHilLnPpRrsTuvxZ',
+    long: { ...BACKUP_LONG, archive: 0, 'attributes-only': 0, 'copy-contents': 0, dereference: 0, force: 0, interactive: 0, link: 0, 'no-clobber': 0, 'no-dereference': 0, preserve: 2, 'no-preserve': 1, parents: 0, recursive: 0, reflink: 2, 'remove-destination': 0, sparse: 1, 'strip-trailing-slashes': 0, 'symbolic-link': 0, 'target-directory': 1, 'no-target-directory': 0, update: 2, 'one-file-system': 0, 'keep-directory-symlink': 0 },
+  },
+  mv: {
+    shortValue: 'St', shortFlags: 'bfinTuvZ',
+    long: { ...BACKUP_LONG, exchange: 0, force: 0, interactive: 0, 'no-clobber': 0, 'no-copy': 0, 'strip-trailing-slashes': 0, 'target-directory': 1, 'no-target-directory': 0, update: 2 },
+  },
+  install: {
+    shortValue: 'gmoSt', shortFlags: 'bcCdDpsTvZ',
+    long: { ...BACKUP_LONG, compare: 0, directory: 0, group: 1, mode: 1, owner: 1, 'preserve-timestamps': 0, strip: 0, 'strip-program': 1, 'target-directory': 1, 'no-target-directory': 0, 'preserve-context': 0 },
+  },
+  ln: {
+    shortValue: 'St', shortFlags: 'bdFfiLnPrsTv',
+    long: { ...BACKUP_LONG, directory: 0, force: 0, interactive: 0, logical: 0, 'no-dereference': 0, 'no-target-directory': 0, physical: 0, relative: 0, symbolic: 0, 'target-directory': 1 },
+  },
+  tee: { shortValue: '', shortFlags: 'aip', long: { append: 0, 'ignore-interrupts': 0, 'output-error': 2, help: 0, version: 0 } },
+  truncate: { shortValue: 'rs', shortFlags: 'co', long: { 'no-create': 0, 'io-blocks': 0, reference: 1, size: 1, help: 0, version: 0 } },
+  touch: { shortValue: 'drt', shortFlags: 'acfhm', long: { 'no-create': 0, date: 1, 'no-dereference': 0, reference: 1, time: 1, help: 0, version: 0 } },
+  mkdir: { shortValue: 'm', shortFlags: 'pvZ', long: { mode: 1, parents: 0, verbose: 0, context: 2, help: 0, version: 0 } },
+  rmdir: { shortValue: '', shortFlags: 'pv', long: { 'ignore-fail-on-non-empty': 0, parents: 0, verbose: 0, help: 0, version: 0 } },
+  rm: { shortValue: '', shortFlags: 'fiIrRdv', long: { force: 0, interactive: 2, 'one-file-system': 0, 'no-preserve-root': 0, 'preserve-root': 2, recursive: 0, dir: 0, verbose: 0, help: 0, version: 0 } },
+  unlink: { shortValue: '', shortFlags: '', long: { help: 0, version: 0 } },
+  shred: { shortValue: 'ns', shortFlags: 'fuvxz', long: { force: 0, iterations: 1, 'random-source': 1, size: 1, remove: 2, verbose: 0, exact: 0, zero: 0, help: 0, version: 0 } },
+  chmod: { shortValue: '', shortFlags: 'cfvR', long: { changes: 0, silent: 0, quiet: 0, verbose: 0, 'no-preserve-root': 0, 'preserve-root': 0, reference: 1, recursive: 0, dereference: 0, 'no-dereference': 0, help: 0, version: 0 } },
+  chown: { shortValue: '', shortFlags: 'cfvhRHLP', long: { changes: 0, silent: 0, quiet: 0, verbose: 0, dereference: 0, 'no-dereference': 0, from: 1, 'no-preserve-root': 0, 'preserve-root': 0, reference: 1, recursive: 0, help: 0, version: 0 } },
+  // rsync(1): the options that take a value; any other long option without `=` is not known, so
+  // which words are operands is not known either (fail closed).
+  rsync: {
+    shortValue: 'eBfTM@', shortFlags: 'vqcarRbulLkKHpEAXogDtOJUNSnWxyzhPis8CFmdI0',
+    long: {
+      verbose: 0, info: 1, debug: 1, quiet: 0, 'no-motd': 0, checksum: 0, archive: 0, recursive: 0, relative: 0, 'no-implied-dirs': 0, backup: 0, 'backup-dir': 1, suffix: 1, update: 0, inplace: 0, append: 0, 'append-verify': 0, dirs: 0, mkpath: 0, links: 0, 'copy-links': 0, 'copy-unsafe-links': 0, 'safe-links': 0, munge: 0, 'copy-dirlinks': 0, 'keep-dirlinks': 0, 'hard-links': 0, perms: 0, executability: 0, chmod: 1, acls: 0, xattrs: 0, owner: 0, group: 0, devices: 0, specials: 0, times: 0, atimes: 0, crtimes: 0, 'omit-dir-times': 0, 'omit-link-times': 0, super: 0, 'fake-super': 0, sparse: 0, preallocate: 0, 'dry-run': 0, 'whole-file': 0, 'checksum-choice': 1, 'one-file-system': 0, 'block-size': 1, rsh: 1, 'rsync-path': 1, existing: 0, 'ignore-existing': 0, 'remove-source-files': 0, delete: 0, 'delete-before': 0, 'delete-during': 0, 'delete-delay': 0, 'delete-after': 0, 'delete-excluded': 0, 'ignore-missing-args': 0, 'delete-missing-args': 0, 'ignore-errors': 0, force: 0, 'max-delete': 1, 'max-size': 1, 'min-size': 1, 'max-alloc': 1, partial: 0, 'partial-dir': 1, 'delay-updates': 0, 'prune-empty-dirs': 0, 'numeric-ids': 0, usermap: 1, groupmap: 1, chown: 1, timeout: 1, contimeout: 1, 'ignore-times': 0, 'size-only': 0, 'modify-window': 1, 'temp-dir': 1, fuzzy: 0, 'compare-dest': 1, 'copy-dest': 1, 'link-dest': 1, compress: 0, 'compress-choice': 1, 'compress-level': 1, 'skip-compress': 1, 'cvs-exclude': 0, filter: 1, exclude: 1, 'exclude-from': 1, include: 1, 'include-from': 1, 'files-from': 1, 'from0': 0, 'old-args': 0, 'secluded-args': 0, 'trust-sender': 0, 'copy-as': 1, address: 1, port: 1, sockopts: 1, 'blocking-io': 0, outbuf: 1, stats: 0, '8-bit-output': 0, 'human-readable': 0, progress: 0, itemize: 0, 'remote-option': 1, 'out-format': 1, 'log-file': 1, 'log-file-format': 1, 'password-file': 1, 'early-input': 1, 'list-only': 0, bwlimit: 1, 'stop-after': 1, 'stop-at': 1, 'fsync': 0, 'write-batch': 1, 'only-write-batch': 1, 'read-batch': 1, protocol: 1, iconv: 1, 'ipv4': 0, 'ipv6': 0, version: 0, help: 0, 'no-whole-file': 0, 'no-compress': 0, 'no-recursive': 0, 'no-dirs': 0, 'no-perms': 0, 'no-times': 0, 'no-owner': 0, 'no-group': 0, 'no-links': 0, 'no-implied-dirs-x': 0,
+    },
+  },
+};
+
+/** rsync options whose value is a file or directory it writes. */
+const RSYNC_WRITTEN = new Set(['backup-dir', 'partial-dir', 'temp-dir', 'log-file', 'write-batch', 'only-write-batch', 'T']);
+
+/** The options and operands of one command, read as getopt_long reads them (options after operands too, `--` ends them). */
+interface Scanned {
+  /** Option name (a short letter or a full long name) → its values, in order (`''` for a flag). */
+  opts: Map<string, ShellWord[]>;
+  operands: ShellWord[];
+  /** Why the operands cannot be told apart from options (an unknown option, a word known only at run time that may be one). */
+  doubt?: string;
+}
+
+function scanOperands(words: readonly ShellWord[], spec: OperandSpec, modeWords = false): Scanned {
+  const opts = new Map<string, ShellWord[]>();
+  const operands: ShellWord[] = [];
+  const add = (k: string, v: ShellWord) => { const l = opts.get(k); if (l) l.push(v); else opts.set(k, [v]); };
+  const none: ShellWord = { value: '', dynamic: false, glob: false };
+  let doubt: string | undefined;
+  let ended = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (ended || v === '-' || !v.startsWith('-')) {
+      if (!ended && mayBeOption(w)) doubt ??= `${JSON.stringify(v.replaceAll(DYNAMIC_CHAR, '…'))} is known only at run time and may be an option`;
+      operands.push(w);
+      continue;
+    }
+    if (w.dynamic) { doubt ??= `the option ${JSON.stringify(v.replaceAll(DYNAMIC_CHAR, '…'))} is known only at run time`; continue; }
+    if (v === '--') { ended = true; continue; }
+    // chmod: `-w`, `-x`, `-rwx` and `-700` are modes, not options.
+    if (modeWords && /^-[rwxXstugoa,+=0-7-]+$/.test(v) && !/^-[cfvR]+$/.test(v)) { operands.push(w); continue; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), spec.long);
+      if (name === undefined) { doubt ??= `the option ${v} is one rein does not know`; continue; }
+      const kind = spec.long[name]!;
+      if (eq !== -1) add(name, { ...w, value: v.slice(eq + 1) });
+      else if (kind === 1) { const next = words[++i]; if (!next) { doubt ??= `${v} has no value`; break; } add(name, next); }
+      else add(name, none);
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      if (spec.shortValue.includes(c)) {
+        const rest = v.slice(k + 1);
+        const value = rest ? { ...w, value: rest } : words[++i];
+        if (!value) doubt ??= `-${c} has no value`;
+        else add(c, value);
+        break;
+      }
+      if (spec.shortFlags.includes(c)) { add(c, none); continue; }
+      doubt ??= `the option -${c} is one rein does not know`;
+      break;
+    }
+  }
+  return { opts, operands, ...(doubt ? { doubt } : {}) };
+}
+
+const DYNAMIC_CHAR = '\u0000';
+
+/**
+ * True when a word known only at run time may start with `-`: its start is an expansion, or it is
+ * the text xargs appends (a word that is nothing but run-time text and carries no reason of its
+ * own; a `find -exec` `{}` carries one and is a path find found).
+ */
+function mayBeOption(w: ShellWord): boolean {
+  return w.dynamic && (w.lead === true || (w.value === DYNAMIC_CHAR && w.why === undefined));
+}
+
+/** A write whose file is known only at run time, with the reason. */
+function unknownWrite(why: string): ShellWord {
+  return { value: DYNAMIC_CHAR, dynamic: true, glob: false, why };
+}
+
+/** True when rsync reads `v` as a remote path (`host:path`, `user@host::module`, `rsync://…`): a colon before any slash. */
+function rsyncRemote(v: string): boolean {
+  const colon = v.indexOf(':');
+  if (colon === -1) return false;
+  const slash = v.indexOf('/');
+  return slash === -1 || colon < slash;
+}
+
+/**
+ * Files a program writes through its operands: the destination of `cp`, `mv`, `install`, `ln`
+ * and `rsync` (with every source's basename when it is a directory, `-t DIR` /
+ * `--target-directory=DIR` included), `mv`'s sources (they disappear), `tee`'s files, `dd of=`,
+ * `truncate`, `touch`, `mkdir`, `rm`, `rmdir`, `unlink`, `shred`, `chmod`, `chown` and `chgrp`
+ * operands. Options follow GNU getopt_long (clusters, attached values, abbreviations, options
+ * after operands, `--`). An option rein does not know, or a word known only at run time that may
+ * be an option, makes the writes unknown (asked about).
+ */
+export function operandWrites(name: string, words: readonly ShellWord[]): OperandWrites | undefined {
+  if (name === 'dd') {
+    const files = words.slice(1).filter((w) => w.value.startsWith('of=') || mayBeOption(w)).map((w) => (w.value.startsWith('of=') ? { ...w, value: w.value.slice(3) } : unknownWrite('a dd operand known only at run time'))).filter((w) => w.dynamic || !NOWHERE.has(w.value));
+    return files.length ? { files, placed: [] } : undefined;
+  }
+  const key = name === 'chgrp' ? 'chown' : name;
+  const spec = Object.hasOwn(OPERAND_SPECS, key) ? OPERAND_SPECS[key]! : undefined;
+  if (!spec) return undefined;
+  const s = scanOperands(words, spec, name === 'chmod');
+  const has = (...keys: string[]) => keys.some((k) => s.opts.has(k));
+  if (s.doubt) return { files: [unknownWrite(`files rein cannot tell apart from ${name}'s options (${s.doubt})`)], placed: [] };
+  const ops = s.operands;
+  switch (name) {
+    case 'tee': case 'truncate': case 'touch': case 'mkdir': case 'rmdir': case 'unlink': case 'shred':
+      return { files: ops.filter((w) => w.dynamic || !NOWHERE.has(w.value)), placed: [] };
+    case 'rm': {
+      const tree = has('r', 'R', 'recursive');
+      return { files: tree ? [] : ops, placed: tree ? ops.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true })) : [] };
+    }
+    case 'chmod': case 'chown': case 'chgrp': {
+      // The first operand is the mode or owner, unless --reference gives it.
+      const files = has('reference') ? ops : ops.slice(1);
+      const tree = has('R', 'recursive');
+      return { files: tree ? [] : files, placed: tree ? files.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true })) : [] };
+    }
+    default: break;
+  }
+  // cp, mv, install, ln, rsync: a destination and sources.
+  const target = s.opts.get('t') ?? s.opts.get('target-directory');
+  const files: ShellWord[] = [];
+  if (name === 'install' && has('d', 'directory')) return { files: ops, placed: [] };
+  if (name === 'rsync') {
+    for (const [k, vs] of s.opts) if (RSYNC_WRITTEN.has(k)) files.push(...vs);
+  }
+  let dest: ShellWord | undefined;
+  let sources: ShellWord[];
+  let into: PlacedWrite['into'] = has('T', 'no-target-directory') ? 'file' : 'auto';
+  if (target) {
+    dest = target[target.length - 1]!;
+    sources = ops;
+    into = 'dir';
+  } else if (name === 'ln' && ops.length === 1) {
+    // `ln TARGET`: a link named after TARGET in the current directory.
+    dest = { value: '.', dynamic: false, glob: false };
+    sources = ops;
+    into = 'dir';
+  } else {
+    if (ops.length < 2) return files.length ? { files, placed: [] } : undefined;
+    dest = ops[ops.length - 1]!;
+    sources = ops.slice(0, -1);
+    if (sources.length > 1 && into === 'auto') into = 'dir';
+  }
+  if (name === 'rsync') {
+    if (!dest.dynamic && rsyncRemote(dest.value)) return files.length ? { files, placed: [] } : undefined;
+    // A remote source lands under its basename too; its tree is not known here.
+    sources = sources.map((w) => (!w.dynamic && rsyncRemote(w.value) ? { ...w, value: w.value.slice(w.value.indexOf(':') + 1).replace(/^:/, '') || '.' } : w));
+  }
+  // mv (and rsync --remove-source-files) takes its sources away: removing a file is writing it.
+  if (name === 'mv' || (name === 'rsync' && has('remove-source-files'))) files.push(...sources);
+  const tree = name === 'mv' || (name === 'cp' && has('r', 'R', 'a', 'recursive', 'archive')) || (name === 'rsync' && has('r', 'a', 'recursive', 'archive', 'd', 'dirs'));
+  const placed: PlacedWrite = { dest, sources, into, tree };
+  if (name === 'cp' && has('parents')) placed.parents = true;
+  if (name === 'rsync') placed.slashMeansContent = true;
+  if (name === 'ln') placed.links = !has('s', 'symbolic') ? 'hard' : has('r', 'relative') ? 'relative' : 'symbolic';
+  if (name === 'cp' && has('l', 'link')) placed.links = 'hard';
+  if (name === 'cp' && has('s', 'symbolic-link')) placed.links = 'symbolic';
+  // ln -n replaces a link to a directory instead of writing into the directory.
+  if (name === 'ln' && has('n', 'no-dereference')) files.push(dest);
+  return { files, placed: [placed] };
+}
+
+// ---------------------------------------------------------------- script interpreters
+
+/**
+ * How an interpreter reads one option: `flag` (no value), `value` (a harmless value, attached or
+ * the next word), `code` (the value is a program: risky at the value's word, so a rule covers it
+ * only by writing that exact script), `risky` (loads code or writes files: risky at the option),
+ * `riskyFlag` (no value, risky: an interactive prompt that reads code from standard input),
+ * `rest`/`riskyRest` (an optional value attached to the letter: the rest of the word, perl's
+ * `-i.bak`, `-l0`), `end` (a value after which options end: python `-m`), `codeEnd` (python `-c`).
+ */
+type InterpKind = 'flag' | 'value' | 'code' | 'risky' | 'riskyFlag' | 'rest' | 'riskyRest' | 'end' | 'codeEnd' | 'info';
+// `info`: a flag after which the interpreter runs no program from standard input (`--version`, node `--test`).
+
+interface InterpreterSpec {
+  short: Readonly<Record<string, InterpKind>>;
+  long: Readonly<Record<string, InterpKind>>;
+  /** What a long option the table does not list is: risky, or (node, which has hundreds) a flag. */
+  unknownLong: 'risky' | 'flag';
+  /** Why each risky option is risky, by letter or name (a default otherwise). */
+  why?: Readonly<Record<string, string>>;
+  /** Short options never take their value attached: `-pe` is `-p -e` (node). */
+  detached?: boolean;
+}
+
+/**
+ * Sources: perlrun(1) https://perldoc.perl.org/perlrun; ruby(1) https://docs.ruby-lang.org/en/master/ruby/options_md.html;
+ * python(1) "Command line and environment" https://docs.python.org/3/using/cmdline.html; node(1)
+ * https://nodejs.org/api/cli.html; php(1) https://www.php.net/manual/en/features.commandline.options.php;
+ * lua(1) https://www.lua.org/manual/5.4/lua.html#7, LuaJIT https://luajit.org/running.html.
+ */
+export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
+  perl: {
+    short: {
+      a: 'flag', c: 'flag', f: 'flag', g: 'flag', h: 'info', n: 'flag', p: 'flag', s: 'flag', S: 'riskyFlag', t: 'flag', T: 'flag', u: 'flag', U: 'flag', v: 'info', w: 'flag', W: 'flag', X: 'flag',
+      e: 'code', E: 'code', M: 'risky', m: 'risky', I: 'risky', i: 'riskyRest', x: 'riskyRest', d: 'riskyRest', D: 'riskyRest', F: 'riskyRest', l: 'rest', '0': 'rest', C: 'rest', V: 'rest',
+    },
+    long: {},
+    unknownLong: 'risky',
+    why: { M: 'loads a module, and its text is perl code', m: 'loads a module, and its text is perl code', I: 'loads modules from another directory', i: 'edits the files in place (writes them)', x: 'runs a program found inside another file', d: 'runs the program under a debugger or a module', D: 'sets debugging flags', F: 'puts a pattern into the program', S: 'runs a program found on PATH' },
+  },
+  ruby: {
+    short: {
+      a: 'flag', c: 'flag', d: 'flag', h: 'info', l: 'flag', n: 'flag', p: 'flag', s: 'flag', S: 'riskyFlag', U: 'flag', v: 'info', w: 'flag', y: 'flag',
+      e: 'code', r: 'risky', I: 'risky', C: 'risky', E: 'value', F: 'value', i: 'riskyRest', x: 'riskyRest', W: 'rest', K: 'rest', T: 'rest', '0': 'rest',
+    },
+    long: {
+      help: 'info', version: 'info', copyright: 'info', verbose: 'flag', enable: 'value', disable: 'value', jit: 'flag', yjit: 'flag', 'external-encoding': 'value', 'internal-encoding': 'value', encoding: 'value', 'backtrace-limit': 'value', dump: 'value', parser: 'value',
+    },
+    unknownLong: 'risky',
+    why: { r: 'loads a library', I: 'loads libraries from another directory', C: 'runs in another directory', i: 'edits the files in place (writes them)', x: 'runs a program found inside another file', S: 'runs a program found on PATH' },
+  },
+  python: {
+    short: {
+      b: 'flag', B: 'flag', d: 'flag', E: 'flag', h: 'info', '?': 'info', I: 'flag', O: 'flag', P: 'flag', q: 'flag', R: 'flag', s: 'flag', S: 'flag', u: 'flag', v: 'flag', V: 'info', x: 'flag',
+      c: 'codeEnd', m: 'end', i: 'riskyFlag', W: 'risky', X: 'risky',
+    },
+    long: { help: 'info', 'help-env': 'info', 'help-xoptions': 'info', 'help-all': 'info', version: 'info', 'check-hash-based-pycs': 'value' },
+    unknownLong: 'risky',
+    why: { i: 'reads more code from standard input after the script', W: 'names a warning category, which python imports', X: 'sets an implementation option (pycache_prefix writes elsewhere)' },
+  },
+  node: {
+    short: { e: 'code', p: 'code', r: 'risky', i: 'riskyFlag', v: 'info', h: 'info', c: 'flag', C: 'value' },
+    long: {
+      eval: 'code', print: 'code', require: 'risky', import: 'risky', loader: 'risky', 'experimental-loader': 'risky', 'env-file': 'risky', 'env-file-if-exists': 'risky',
+      interactive: 'riskyFlag', inspect: 'riskyFlag', 'inspect-brk': 'riskyFlag', 'inspect-wait': 'riskyFlag', 'inspect-port': 'risky', 'debug-port': 'risky',
+      'openssl-config': 'risky', 'redirect-warnings': 'risky', 'cpu-prof-dir': 'risky', 'heap-prof-dir': 'risky', 'diagnostic-dir': 'risky', 'report-dir': 'risky', 'report-directory': 'risky', 'report-filename': 'risky',
+      'experimental-policy': 'risky', 'test-reporter-destination': 'risky', run: 'risky', 'localstorage-file': 'risky', 'snapshot-blob': 'risky', 'build-snapshot': 'riskyFlag',
+      version: 'info', help: 'info', 'v8-options': 'info', check: 'flag', test: 'info',
+      'input-type': 'value', title: 'value', conditions: 'value', 'test-reporter': 'value', 'test-name-pattern': 'value', 'test-concurrency': 'value', 'watch-path': 'value', 'dns-result-order': 'value', 'icu-data-dir': 'value',
+      'unhandled-rejections': 'value', 'disable-warning': 'value', 'experimental-default-type': 'value', 'stack-trace-limit': 'value', 'max-http-header-size': 'value',
+    },
+    unknownLong: 'flag',
+    detached: true,
+    why: { r: 'loads other code first', i: 'reads code from standard input', inspect: 'opens a debugger port that runs any code sent to it', 'inspect-brk': 'opens a debugger port that runs any code sent to it', 'inspect-wait': 'opens a debugger port that runs any code sent to it', run: 'runs a package.json script', 'build-snapshot': 'writes a snapshot file' },
+  },
+  php: {
+    short: {
+      a: 'riskyFlag', C: 'flag', e: 'flag', h: 'info', H: 'flag', i: 'info', l: 'flag', m: 'info', n: 'flag', q: 'flag', s: 'flag', v: 'info', w: 'flag',
+      r: 'code', B: 'code', R: 'code', E: 'code', f: 'end', F: 'value', t: 'value', d: 'risky', c: 'risky', z: 'risky', S: 'risky',
+    },
+    long: {
+      interactive: 'riskyFlag', 'no-chdir': 'flag', 'no-header': 'flag', 'no-php-ini': 'flag', info: 'info', help: 'info', version: 'info', modules: 'info', syntax_check: 'flag', 'syntax-highlight': 'flag', 'strip': 'flag', 'hide-args': 'flag', ini: 'info',
+      run: 'code', 'process-begin': 'code', 'process-code': 'code', 'process-end': 'code', file: 'end', 'process-file': 'value', docroot: 'value',
+      define: 'risky', 'php-ini': 'risky', 'zend-extension': 'risky', server: 'risky', rf: 'value', rc: 'value', re: 'value', rz: 'value', ri: 'value',
+    },
+    unknownLong: 'risky',
+    why: { a: 'reads code from standard input', d: 'sets an ini entry (auto_prepend_file runs another file)', c: 'reads another php.ini', z: 'loads a Zend extension', S: 'starts a web server that runs the files it serves' },
+  },
+  lua: {
+    short: { e: 'code', l: 'risky', i: 'riskyFlag', v: 'info', E: 'flag', W: 'flag', b: 'risky', j: 'risky', O: 'rest' },
+    long: {},
+    unknownLong: 'risky',
+    why: { l: 'loads a module', i: 'reads code from standard input', b: 'saves or lists bytecode files', j: 'runs a LuaJIT control command' },
+  },
+};
+
+/** The interpreter a command name runs, for versioned and alternative names (`python3.12`, `pypy3`, `perl5.36`, `nodejs`, `luajit`). */
+export function interpreterOf(name: string): string | undefined {
+  const m = /^(python|pypy|perl|ruby|node|nodejs|php|lua|luajit)(\d+(\.\d+)*)?$/.exec(name);
+  if (!m) return undefined;
+  const base = m[1]!;
+  return base === 'pypy' ? 'python' : base === 'nodejs' ? 'node' : base === 'luajit' ? 'lua' : base;
+}
+
+interface InterpreterScan {
+  risks: Finding[];
+  /** Index of the first word after the options: the script (when no code option gave one), then its arguments. */
+  rest: number;
+  /** True when the program came from a code option (`-e`, `-c`, `-r`): every word from `rest` is an argument. */
+  coded: boolean;
+  /** perl/ruby `-i`: the argument files are edited in place. */
+  inPlace: boolean;
+}
+
+/** Reads an interpreter's options the way it does, up to its script. */
+function scanInterpreter(words: readonly ShellWord[], spec: InterpreterSpec, tool: string): InterpreterScan {
+  const risks: Finding[] = [];
+  const why = (key: string, fallback: string) => spec.why?.[key] ?? fallback;
+  let coded = false;
+  let info = false;
+  let inPlace = false;
+  const code = (w: ShellWord | undefined, index: number) => {
+    coded = true;
+    if (!w) return;
+    risks.push({ index, text: w.value.replaceAll(DYNAMIC_CHAR, '…'), why: `is ${tool} code given on the command line, which a rule covers only by writing it out` });
+  };
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic && w.lead) { risks.push({ index: i, text: v.replaceAll(DYNAMIC_CHAR, '…'), why: 'is known only at run time and may be an option that runs code' }); continue; }
+    if (w.dynamic || !v.startsWith('-') || v === '-') break;
+    if (v === '--') { i++; break; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = eq === -1 ? v.slice(2) : v.slice(2, eq);
+      const kind = Object.hasOwn(spec.long, name) ? spec.long[name]! : spec.unknownLong === 'risky' ? 'riskyFlag' : 'flag';
+      if (!Object.hasOwn(spec.long, name) && spec.unknownLong === 'risky') { risks.push({ index: i, text: v, why: `is a ${tool} option rein does not know to be harmless` }); continue; }
+      const takes = kind === 'value' || kind === 'code' || kind === 'risky' || kind === 'end' || kind === 'codeEnd';
+      const valueIndex = eq === -1 && takes ? i + 1 : i;
+      const value = eq === -1 ? (takes ? words[i + 1] : undefined) : { ...w, value: v.slice(eq + 1) };
+      if (kind === 'info') info = true;
+      if (kind === 'code' || kind === 'codeEnd') code(value, valueIndex);
+      if (kind === 'risky' || kind === 'riskyFlag') risks.push({ index: i, text: v, why: why(name, 'loads or runs other code, or writes files') });
+      if (eq === -1 && takes) i++;
+      if (kind === 'end' || kind === 'codeEnd') { i++; coded = true; break; }
+      continue;
+    }
+    // A cluster of one-letter options (`-pi.bak`, `-ne`, `-Mstrict`).
+    let ended = false;
+    if (spec.detached) {
+      // `node -pe CODE`: every letter is an option; one value, the next word, serves the cluster.
+      let takes = false;
+      let isCode = false;
+      for (const c of v.slice(1)) {
+        const kind = Object.hasOwn(spec.short, c) ? spec.short[c]! : undefined;
+        if (!kind) { risks.push({ index: i, text: v, why: `is a ${tool} option rein does not know to be harmless (-${c})` }); continue; }
+        if (kind === 'info') info = true;
+        if (kind === 'riskyFlag' || kind === 'risky') risks.push({ index: i, text: v, why: why(c, 'loads or runs other code, or writes files') });
+        if (kind === 'code' || kind === 'codeEnd') isCode = true;
+        if (kind !== 'flag' && kind !== 'info' && kind !== 'riskyFlag') takes = true;
+      }
+      if (isCode) code(words[i + 1], i + 1);
+      if (takes) i++;
+      continue;
+    }
+    for (let k = 1; k < v.length; k++) {
+      const c = v[k]!;
+      const kind = Object.hasOwn(spec.short, c) ? spec.short[c]! : undefined;
+      if (!kind) { risks.push({ index: i, text: v, why: `is a ${tool} option rein does not know to be harmless (-${c})` }); break; }
+      if (kind === 'flag') continue;
+      if (kind === 'info') { info = true; continue; }
+      if (kind === 'riskyFlag') { risks.push({ index: i, text: v, why: why(c, 'reads code from standard input') }); continue; }
+      const rest = v.slice(k + 1);
+      if (kind === 'rest' || kind === 'riskyRest') {
+        if (c === 'i') inPlace = true;
+        if (kind === 'riskyRest') risks.push({ index: i, text: v, why: why(c, 'loads or runs other code, or writes files') });
+        break;
+      }
+      // The option takes a value: the rest of the word, or the next word.
+      const attached = rest !== '';
+      const value = attached ? { ...w, value: rest } : words[i + 1];
+      const valueIndex = attached ? i : i + 1;
+      if (kind === 'code' || kind === 'codeEnd') code(value, valueIndex);
+      else if (kind === 'risky') risks.push({ index: i, text: v, why: why(c, 'loads or runs other code, or writes files') });
+      if (!attached) i++;
+      if (kind === 'end' || kind === 'codeEnd') { ended = true; coded = true; }
+      break;
+    }
+    if (ended) { i++; break; }
+  }
+  // No program named and none given: the interpreter reads its program from standard input
+  // (`python3 <<EOF`, `echo … | perl`), which no rule's text shows.
+  const script = words[i];
+  const stdin = script === undefined ? !coded && !info : !coded && !script.dynamic && (script.value === '-' || /^\/(dev\/(stdin|fd\/)|proc\/(self|\d+)\/fd\/)/.test(script.value));
+  if (stdin) risks.push({ index: words.length, text: `${words[0]!.value} reading its program from standard input`, why: 'runs code the command line does not show' });
+  return { risks, rest: i, coded, inPlace };
+}
+
+/** The risky options and inline programs of a script interpreter (perl, ruby, python, node, php, lua): `words[0]` is the interpreter. */
+export function interpreterRisks(words: readonly ShellWord[]): Finding[] {
+  const tool = interpreterOf(commandNameOf(words[0]));
+  const spec = tool ? INTERPRETERS[tool] : undefined;
+  return spec ? scanInterpreter(words, spec, tool!).risks : [];
+}
+
+/** The files `perl -i` / `ruby -i` edit in place: the arguments after the program. */
+function inPlaceEdits(words: readonly ShellWord[], tool: string): ShellWord[] {
+  const s = scanInterpreter(words, INTERPRETERS[tool]!, tool);
+  if (!s.inPlace) return [];
+  return words.slice(s.coded ? s.rest : s.rest + 1);
+}
+
+function commandNameOf(w: ShellWord | undefined): string {
+  const v = w?.value ?? '';
+  return v.slice(v.lastIndexOf('/') + 1);
 }

@@ -7,7 +7,7 @@
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext, PermissionMode } from './config.js';
 import { formsInside } from './paths.js';
-import { callPathForms, explainShell, shellAllowWithEdits } from './rules.js';
+import { callPathForms, explainShell, shellAllowOperandWrites, shellAllowWithEdits } from './rules.js';
 import { freelyWritable } from './safety.js';
 import { shellEditDecision } from './shell-edits.js';
 import { isFileWrite, isReadOnlyCall, SHELL_TOOL } from './tools.js';
@@ -48,6 +48,17 @@ export function shellWriteDecision(mode: string, pc: PermissionContext, q: Permi
   return d ? allow(mode, `${d.reason}, writing inside the working directories`) : undefined;
 }
 
+/**
+ * A Bash command its rules allow except for the files it writes through its operands (`mkdir
+ * build` under `Bash(mkdir:*)` without an Edit rule), when each of those is inside the working
+ * directories and not protected: default and dontAsk allow it, as Claude Code does. Undefined
+ * otherwise (a redirection or an option's file still needs an Edit rule there).
+ */
+export function shellOperandDecision(mode: string, pc: PermissionContext, q: PermissionQuery): PermissionDecision | undefined {
+  const d = shellAllowOperandWrites(pc.rules, q, pc.base, pc.workingDirs, (forms) => freelyWritable(pc, forms));
+  return d ? allow(mode, `${d.reason}, writing inside the working directories`) : undefined;
+}
+
 /** Why no rule allowed the call, in words for a reason. */
 export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string {
   return q.toolName === SHELL_TOOL ? explainShell(pc.rules, q, pc.base, pc.workingDirs) : 'no rule allows it';
@@ -55,8 +66,12 @@ export function notAllowedWhy(pc: PermissionContext, q: PermissionQuery): string
 
 /** The answer of each rule-based mode. Every function answers (never undefined). */
 export const MODE_DECISIONS: Readonly<Record<RuleMode, (pc: PermissionContext, q: PermissionQuery) => PermissionDecision>> = Object.freeze({
-  /** Reads in the project run; everything else needs an answer. */
-  default: (pc, q) => readDecision('default', pc, q) ?? ask('default', q, notAllowedWhy(pc, q)),
+  /**
+   * Reads in the project run, and so does a command Bash rules allow whose operands it writes are
+   * inside the working directories and not protected (`mkdir build` under `Bash(mkdir:*)`, as in
+   * Claude Code); everything else needs an answer.
+   */
+  default: (pc, q) => readDecision('default', pc, q) ?? shellOperandDecision('default', pc, q) ?? ask('default', q, notAllowedWhy(pc, q)),
   /**
    * Reads, file edits, `mkdir`/`touch` and the writes of commands Bash rules allow (`cp`, `tee`,
    * `sed -i`, `> file`) in the project run; everything else needs an answer.
@@ -65,10 +80,12 @@ export const MODE_DECISIONS: Readonly<Record<RuleMode, (pc: PermissionContext, q
   /** Reads in the project run; nothing else does (the plan plugin adds ExitPlanMode). */
   plan: (pc, q) => readDecision('plan', pc, q)
     ?? deny('plan', `Plan mode is active: ${q.toolName} cannot run until the plan is approved. Use read-only tools to investigate, then call ExitPlanMode with your plan.`, `${q.toolName} is not read-only`),
-  /** What is not allowed is denied; nobody is asked. */
+  /** What is not allowed is denied (a Bash rule's in-project operand writes are allowed, as in default); nobody is asked. */
   dontAsk: (pc, q) => {
     const d = readDecision('dontAsk', pc, q);
     if (d?.behavior === 'allow') return d;
+    const written = shellOperandDecision('dontAsk', pc, q);
+    if (written) return written;
     const why = d ? d.reason!.replace(/ \(mode dontAsk\)$/, '') : notAllowedWhy(pc, q);
     return deny('dontAsk', `Permission to use ${q.toolName} was denied: ${why}, and this run does not ask (mode dontAsk).`, why);
   },

@@ -592,7 +592,7 @@ function coveringRule(applicable: readonly CompiledRule[], part: ShellPart, q: P
  * for editing: by an Edit allow rule, or by `writable` (acceptEdits: a file inside the working
  * directories, not protected), which then names no rule.
  */
-function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[], writable?: (forms: readonly string[]) => boolean): PermissionDecision | undefined {
+function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[], writable?: (forms: readonly string[]) => boolean, operandsOnly = false): PermissionDecision | undefined {
   const parsed = parsedCommandOf(q);
   if (!parsed.ok) return undefined;
   const used: string[] = [];
@@ -604,15 +604,48 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
       if (!rule) return undefined;
       used.push(rule.text);
     }
+    const operands = operandsOnly ? operandFiles(q, part, base) : undefined;
     for (const w of writesOf(q, part, base)) {
       if (w.dynamic) return undefined;
       const forms = pathFormsOf(q, w.value, base);
       const rule = editAllowedByRule(rules, forms);
       if (rule) used.push(rule.text);
-      else if (!writable?.(forms)) return undefined;
+      else if (!writable?.(forms) || (operands && !operands.has(w))) return undefined;
     }
   }
   return used.length ? allowed(...used) : undefined;
+}
+
+/** The words of writesOf(q, part) that come from the program's operands or placed files. */
+function operandFiles(q: PermissionQuery, part: ShellPart, base: PathBase): Set<ShellWord> {
+  const out = new Set<ShellWord>();
+  const all = writesOf(q, part, base);
+  if (!part.operandWrites?.length && !part.placed?.length) return out;
+  // writesOf lists part.writes, then each fileWrites word's files in order, then placed files.
+  let i = part.writes.length;
+  const operand = new Set(part.operandWrites ?? []);
+  for (const w of part.fileWrites ?? []) {
+    const n = patternFiles(w, shellBase(base)).length;
+    if (operand.has(w)) for (let k = i; k < i + n; k++) out.add(all[k]!);
+    i += n;
+  }
+  for (; i < all.length; i++) out.add(all[i]!);
+  return out;
+}
+
+/**
+ * Default and dontAsk modes for shell commands: the call is allowed when Bash allow rules cover
+ * every part and every file it writes through its operands (`cp a.ts b.ts` under `Bash(cp:*)`,
+ * `mkdir build` under `Bash(mkdir:*)`) is inside the working directories and not protected
+ * (`writable`), as Claude Code allows a command its rule names. A redirection (`> out.txt`) or an
+ * option's file (`sed -i`, `sort -o`) is not what a rule naming the program is about: those still
+ * need an Edit allow rule.
+ */
+export function shellAllowOperandWrites(rules: CompiledRules, q: PermissionQuery, base: PathBase, dirs: readonly string[], writable: (forms: readonly string[]) => boolean): PermissionDecision | undefined {
+  if (q.toolName !== SHELL_TOOL) return undefined;
+  const applicable = rules.allow.filter((r) => r.appliesTo(q.toolName));
+  if (!applicable.some((r) => r.kind === 'shell')) return undefined;
+  return shellAllow(applicable, rules, q, base, dirs, writable, true);
 }
 
 /**

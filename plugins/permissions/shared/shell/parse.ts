@@ -78,6 +78,11 @@ export interface ShellPart {
    * stands for the files it matches when the call is judged.
    */
   fileWrites?: ShellWord[];
+  /**
+   * The part of `fileWrites` that are the program's operands (`cp a f`, `tee f`, `mkdir d`, `rm f`),
+   * not the values of options (`sed -i`, `sort -o`): the files a rule naming the program is about.
+   */
+  operandWrites?: ShellWord[];
   /** Copies, moves and links whose files depend on what is on disk (`cp a DIR/`, `cp -r src dst`): see programs.ts PlacedWrite. */
   placed?: PlacedWrite[];
   /** Files read through input redirections (`< .env`), for Read deny rules. */
@@ -468,7 +473,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   const written = argumentWrites(name, run);
   const operands = name ? operandWrites(name, run) : undefined;
   if (operands) written.push(...operands.files);
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(written.length ? { fileWrites: written } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(written.length ? { fileWrites: written } : {}), ...(operands?.files.length ? { operandWrites: operands.files } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

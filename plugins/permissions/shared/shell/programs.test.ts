@@ -138,12 +138,18 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     const { k } = await setup(['Edit(./**)']);
     expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
   });
-  it('without an Edit allow rule, a write inside the project asks too (as sed -i does)', async () => {
-    const { k } = await setup([]);
-    for (const command of ['cp src/a.ts src/b.ts', 'tee out.log', 'mkdir -p build', 'touch x', 'rm src/a.ts', 'ln -s a b']) {
+  it('without an Edit allow rule, the rule naming the program covers its operands inside the project, as in Claude Code; a redirection or an option\'s file still asks', async () => {
+    const { k } = await setup(['Bash(sed:*)', 'Bash(sort:*)']);
+    for (const command of ['cp src/a.ts src/b.ts', 'tee out.log', 'mkdir -p build', 'touch x', 'rm src/a.ts', 'ln -s a b', 'cp src/a.ts src/', 'rm -f src/*.ts']) {
       const d = await decide(k, 'Bash', { command });
-      expect(d?.behavior, command).toBe('ask');
-      expect(d?.reason, command).toMatch(/which no Edit allow rule covers/);
+      expect(d?.behavior, command).toBe('allow');
+      expect(d?.reason, command).toMatch(/writing inside the working directories/);
+    }
+    for (const command of ['echo x > out.txt', 'cp src/a.ts src/b.ts > log.txt', 'sed -i s/a/b/ src/a.ts', 'sort -o out.txt src/a.ts', 'tee out.log > copy.log']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('ask');
+    }
+    for (const command of WRITES_OUT) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
   });
   it('ordinary project work stays allowed with an Edit allow rule', async () => {

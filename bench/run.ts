@@ -60,15 +60,17 @@ export interface BenchOptions {
 /**
  * How far V8 lets a heap grow past what its last full collection kept, percent, while replays run.
  * V8 reads `--heap-growing-percent` at every full collection; left at 0 it picks its own factor, up
- * to 4× on a machine with this much memory (its heap controller), and a 20,000-request replay whose
- * live heap is ~100 MB then peaks near 600 MB. At 50 it peaks ~2.5× lower for a few % more CPU
- * (bench/README.md, "Replay memory").
+ * to 4× on a machine with 2 GB or more for the heap (V8's heap controller), and a 20,000-request
+ * replay whose live heap is 80–130 MB then peaks at 600–800 MB RSS. At 50 it peaked at about half
+ * that for up to ~15% more CPU per request (measured: README.md, "Long sessions").
  */
 export const REPLAY_HEAP_GROWING_PERCENT = 50;
 
 /**
  * Runs `fn` with V8's heap growing percent set to `percent` (process-wide: every thread's heap), and
- * puts V8's own choice back after. Leaves the setting alone when the process was started with one.
+ * puts V8's own choice back after (so overlapping calls in one process end with V8's own). Leaves
+ * the setting alone when the process was started with one. Node documents that V8 flags set after
+ * start-up may behave unpredictably; this one is read afresh at each full collection.
  */
 async function withHeapGrowing<T>(percent: number, fn: () => Promise<T>): Promise<T> {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--heap[-_]growing[-_]percent/.test(a));

@@ -61,8 +61,8 @@ export interface BenchOptions {
  * How far V8 lets a heap grow past what its last full collection kept, percent, while replays run.
  * V8 reads `--heap-growing-percent` at every full collection; left at 0 it picks its own factor, up
  * to 4× on a machine with 2 GB or more for the heap (V8's heap controller), and a 20,000-request
- * replay whose live heap is 80–130 MB then peaks at 600–800 MB RSS. At 50 it peaked at about half
- * that for up to ~15% more CPU per request (measured: README.md, "Long sessions").
+ * replay whose live heap is 80–130 MB then peaks at 600–800 MB RSS. At 50 it peaked at less than
+ * half that for 0–6% more CPU in the same run (README.md, "Long sessions").
  */
 export const REPLAY_HEAP_GROWING_PERCENT = 50;
 

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
 import { CALIBRATED_COUNTER } from '../lib/tokens/counter.js';
@@ -27,6 +28,7 @@ import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult }
 import { loadWorkloads, type SkippedFile } from './workloads/load.js';
 import type { Workload } from './workloads/types.js';
 import type { ReplayTask } from './worker.js';
+import { workloadForTask } from './workloads/generator.js';
 import { importExternal } from '../lib/node/import-external.js';
 
 export interface BenchOptions {
@@ -53,6 +55,32 @@ export interface BenchOptions {
   recall?: boolean;
   /** Progress: replays finished of the total, and what just finished. */
   onProgress?: (done: number, total: number, label: string) => void;
+}
+
+/**
+ * How far V8 lets a heap grow past what its last full collection kept, percent, while replays run.
+ * V8 reads `--heap-growing-percent` at every full collection; left at 0 it picks its own factor, up
+ * to 4× on a machine with 2 GB or more for the heap (V8's heap controller), and a 20,000-request
+ * replay whose live heap is 80–130 MB then peaks at 600–800 MB RSS. At 50 it peaked at less than
+ * half that for 0–6% more CPU in the same run (README.md, "Long sessions").
+ */
+export const REPLAY_HEAP_GROWING_PERCENT = 50;
+
+/**
+ * Runs `fn` with V8's heap growing percent set to `percent` (process-wide: every thread's heap), and
+ * puts V8's own choice back after (so overlapping calls in one process end with V8's own). Leaves
+ * the setting alone when the process was started with one. Node documents that V8 flags set after
+ * start-up may behave unpredictably; this one is read afresh at each full collection.
+ */
+async function withHeapGrowing<T>(percent: number, fn: () => Promise<T>): Promise<T> {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--heap[-_]growing[-_]percent/.test(a));
+  if (given) return fn();
+  setFlagsFromString(`--heap-growing-percent=${percent}`);
+  try {
+    return await fn();
+  } finally {
+    setFlagsFromString('--heap-growing-percent=0');
+  }
 }
 
 /** Where the kernel prices come from (lib/pricing.ts). */
@@ -112,6 +140,10 @@ export async function planBench(opts: Pick<BenchOptions, 'workloads' | 'presets'
  * in its row instead.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {
+  return withHeapGrowing(REPLAY_HEAP_GROWING_PERCENT, () => runPlanned(opts));
+}
+
+async function runPlanned(opts: BenchOptions): Promise<BenchReport> {
   const plan = await planBench(opts);
   const { presets, names, workloads } = plan;
   const tasks: { w: number; p: number }[] = [];
@@ -133,7 +165,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchReport> {
     const pool = new Tinypool({ filename, minThreads: jobs, maxThreads: jobs, execArgv });
     try {
       await Promise.all(tasks.map(async (t, i) => {
-        const task: ReplayTask = { workload: workloads[t.w]!, preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) };
+        const task: ReplayTask = { workload: workloadForTask(workloads[t.w]!), preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) };
         try {
           const r = (await pool.run(task)) as ReplayResult;
           finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });

@@ -5,10 +5,11 @@
  */
 import { loadBenchPreset, replayWorkload, type LoadedPreset, type ReplayResult } from './replay/replay.js';
 import { decodeWorkload, presetFromSpec, type PresetSpec } from './queue/jobs.js';
+import { generateWorkload, type GeneratedWorkloadRef } from './workloads/generator.js';
 import type { Workload } from './workloads/types.js';
 
 export interface ReplayTask {
-  workload: Workload;
+  workload: Workload | GeneratedWorkloadRef;
   /** Preset file or built-in name. */
   preset: string;
   cwd: string;
@@ -19,12 +20,22 @@ export interface ReplayTask {
 
 const presets = new Map<string, Promise<LoadedPreset>>();
 
+/** The last generated workload made here: a benchmark's tasks come workload by workload, preset after preset. */
+let lastGenerated: Workload | undefined;
+
+/** The workload of a task. Throws for an invalid generator spec. */
+function taskWorkload(w: ReplayTask['workload']): Workload {
+  if (!('generator' in w)) return w;
+  if (lastGenerated?.name !== w.generator) lastGenerated = generateWorkload(w.generator);
+  return lastGenerated;
+}
+
 /** Replays `task` (tinypool calls the default export with the task). */
 export default async function run(task: ReplayTask): Promise<ReplayResult> {
   const key = `${task.cwd}\0${task.preset}`;
   let p = presets.get(key);
   if (!p) { p = loadBenchPreset(task.preset, task.cwd); presets.set(key, p); }
-  return replayWorkload(task.workload, await p, { ...(task.model ? { model: task.model } : {}), ...(task.recall === false ? { recall: false } : {}) });
+  return replayWorkload(taskWorkload(task.workload), await p, { ...(task.model ? { model: task.model } : {}), ...(task.recall === false ? { recall: false } : {}) });
 }
 
 /** A replay job from the queue: the workload as stored (encodeWorkload), the preset resolved. */

@@ -5,6 +5,7 @@ import type { Workload, WorkloadStep } from '../workloads/types.js';
 import { requestCost } from './efficiency.js';
 import { extractFacts, factsIn, neededFacts, recallTester, sourceTokens, StringIndex } from './recall.js';
 import { chargeRefetch } from './refetch.js';
+import { generateWorkload } from '../workloads/generator.js';
 
 const counter = TOKEN_COUNTERS.calibrated;
 const t0 = Date.UTC(2025, 0, 1);
@@ -86,6 +87,20 @@ describe('needed-later facts', () => {
     // A name the agent made up is not needed; neither is the error message the tool result words
     // differently (its name is).
     expect(needed.some((f) => f.text === 'brandNewHelper' || f.text.startsWith('RangeError:'))).toBe(false);
+  });
+
+  it('finds the same facts and sources in a generated workload, whose replies and results are made when read, as in its stored copy', () => {
+    const spec = 'gen:turns=1000,parallel=2,results=2000,seed=5';
+    const made = neededFacts(generateWorkload(spec));
+    const stored = neededFacts({ ...JSON.parse(JSON.stringify(generateWorkload(spec))), name: `${spec} stored` } as Workload);
+    expect(made.byStep.size).toBeGreaterThan(100);
+    expect([...made.byStep]).toEqual([...stored.byStep]);
+    expect(made.sources.map((s) => [s.id, s.step, s.kind])).toEqual(stored.sources.map((s) => [s.id, s.step, s.kind]));
+    for (const i of [0, 1, 2, 100, made.sources.length - 1]) {
+      expect(made.sources[i]!.block).toEqual(stored.sources[i]!.block);
+      expect(made.sources[i]!.ask).toEqual(stored.sources[i]!.ask);
+    }
+    expect(made.sources.some((s) => s.kind === 'tool_result' && s.ask)).toBe(true);
   });
 
   it('counts what the sent context still holds, tool-result content included', () => {

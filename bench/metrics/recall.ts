@@ -13,7 +13,7 @@
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import type { ContentTokenCounter } from '../../lib/index.js';
-import type { RecordedToolResult, Workload } from '../workloads/types.js';
+import type { RecordedToolResult, Workload, WorkloadStep } from '../workloads/types.js';
 
 /** The kinds of fact the extractor finds. */
 export type FactKind = 'path' | 'url' | 'identifier' | 'number' | 'quoted' | 'error';
@@ -32,11 +32,12 @@ export interface FactSource {
   kind: 'prompt' | 'tool_result' | 'reply';
   /**
    * The source block: what getting it back re-sends (counted when first charged, `sourceTokens`).
-   * A tool result's block is made when read (a getter), so the facts do not hold every result's text.
+   * A tool result's or a reply's block is read from the workload when asked for (a getter), so the
+   * facts do not hold every result and reply.
    */
   readonly block: unknown;
   /** The tool_use block that fetched a tool result: what asking for it again costs in output. */
-  ask?: unknown;
+  readonly ask?: unknown;
 }
 
 /** Tokens of a source's block and of the call that asked for it, counted once (most sources are never re-fetched). */
@@ -245,9 +246,29 @@ function resultBlock(this: { [RESULT]: RecordedToolResult }): unknown {
 }
 
 /** The source of a tool result: its block is made from the result (`content` may itself be made when read). */
-function resultSource(step: number, r: RecordedToolResult, ask: unknown): FactSource {
-  const src = ask ? { id: 0, step, kind: 'tool_result' as const, ask } : { id: 0, step, kind: 'tool_result' as const };
+function resultSource(step: WorkloadStep, r: RecordedToolResult, ask: number): FactSource {
+  const src = { id: 0, step: step.index, kind: 'tool_result' as const };
   Object.defineProperties(src, { [RESULT]: { value: r }, block: { enumerable: true, get: resultBlock } });
+  if (ask >= 0) Object.defineProperties(src, { [REPLY_BLOCK]: { value: [step, ask] }, ask: { enumerable: true, get: replyBlock } });
+  return src as unknown as FactSource;
+}
+
+const REPLY_BLOCK = Symbol('reply block');
+
+/**
+ * A reply block of a source, read from its step when asked for (one getter for all): a generated
+ * step makes its reply when read, and the sources of a long workload would otherwise hold every
+ * reply.
+ */
+function replyBlock(this: { [REPLY_BLOCK]: [WorkloadStep, number] }): unknown {
+  const [step, i] = this[REPLY_BLOCK];
+  return step.reply[i];
+}
+
+/** The source of a reply block: the step's block `i`, read from the step. */
+function replySource(step: WorkloadStep, i: number): FactSource {
+  const src = { id: 0, step: step.index, kind: 'reply' as const };
+  Object.defineProperties(src, { [REPLY_BLOCK]: { value: [step, i] }, block: { enumerable: true, get: replyBlock } });
   return src as unknown as FactSource;
 }
 
@@ -267,19 +288,33 @@ export function neededFacts(w: Workload): NeededFacts {
   const key = `${w.path ?? ''}\0${w.name}\0${w.sessionId ?? ''}\0${w.agentId ?? ''}\0${w.steps.length}\0${w.steps[w.steps.length - 1]?.at ?? 0}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  // The facts of each step's reply, found first: only their words are ever looked up, so the word
+  // index below keeps those words alone, not every word of every tool result.
+  const factsOf: Fact[][] = [];
+  const factWords = new Set<string>();
+  for (const step of w.steps) {
+    const facts = new Map<string, Fact>();
+    for (const b of step.reply as ContentBlock[]) {
+      if (b.type !== 'text' && b.type !== 'tool_use') continue;
+      for (const s of blockStrings(b)) for (const f of factsIn(s)) if (!facts.has(f.text)) facts.set(f.text, f);
+    }
+    for (const f of facts.keys()) for (const word of wordList(f)) factWords.add(word);
+    factsOf.push([...facts.values()]);
+  }
   const sources: FactSource[] = [];
-  // Earlier strings by word: word → source ids (in order). A source's strings are not kept: they are
-  // read again from the workload (`stringsOf`) when a fact's search reaches the source.
+  // Earlier strings by word (words of facts only): word → source ids (in order). A source's strings
+  // are not kept: they are read again from the workload (`stringsOf`) when a fact's search reaches
+  // the source.
   const byWord = new Map<string, number[]>();
-  const addSource = (source: FactSource) => {
-    const strings = blockStrings(source.block);
+  const addSource = (source: FactSource, block: unknown = source.block) => {
+    const strings = blockStrings(block);
     if (!strings.some((s) => s.length > 0)) return;
     const id = sources.length;
     (source as { id: number }).id = id;
     sources.push(source);
     const seen = new Set<string>();
     for (const s of strings) for (const word of wordList(s)) {
-      if (seen.has(word)) continue;
+      if (seen.has(word) || !factWords.has(word)) continue;
       seen.add(word);
       let list = byWord.get(word);
       if (!list) byWord.set(word, (list = []));
@@ -323,15 +358,10 @@ export function neededFacts(w: Workload): NeededFacts {
     return undefined;
   };
   const byStep = new Map<number, NeededFact[]>();
-  for (const step of w.steps) {
+  for (const [k, step] of w.steps.entries()) {
     const promptStrings = (step.prompt ?? []).flatMap((p) => blockStrings(p.block));
-    const facts = new Map<string, Fact>();
-    for (const b of step.reply as ContentBlock[]) {
-      if (b.type !== 'text' && b.type !== 'tool_use') continue;
-      for (const s of blockStrings(b)) for (const f of factsIn(s)) if (!facts.has(f.text)) facts.set(f.text, f);
-    }
     const needed: NeededFact[] = [];
-    for (const f of facts.values()) {
+    for (const f of factsOf[k]!) {
       const anchor = anchorOf(f.text);
       if (promptStrings.some((s) => s.includes(f.text))) continue;
       const source = firstSource(f.text);
@@ -339,10 +369,10 @@ export function neededFacts(w: Workload): NeededFacts {
     }
     if (needed.length) byStep.set(step.index, needed);
     for (const p of step.prompt ?? []) addSource({ id: 0, step: step.index, kind: 'prompt', block: p.block });
-    for (const b of step.reply as ContentBlock[]) if (b.type === 'text' || b.type === 'tool_use') addSource({ id: 0, step: step.index, kind: 'reply', block: b });
+    const reply = step.reply as ContentBlock[];
+    for (const [i, b] of reply.entries()) if (b.type === 'text' || b.type === 'tool_use') addSource(replySource(step, i), b);
     for (const r of step.toolResults) {
-      const use = (step.reply as ContentBlock[]).find((b) => b.type === 'tool_use' && (b as { id?: string }).id === r.toolUseId);
-      addSource(resultSource(step.index, r, use));
+      addSource(resultSource(step, r, reply.findIndex((b) => b.type === 'tool_use' && (b as { id?: string }).id === r.toolUseId)));
     }
   }
   const out = { byStep, sources };

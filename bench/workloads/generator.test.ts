@@ -33,8 +33,23 @@ describe('generator', () => {
     expect(r.content).toEqual(r.content);
     expect(Object.keys(r)).toEqual(['toolUseId', 'toolName', 'content', 'isError']);
     expect(structuredClone(w)).toEqual(JSON.parse(JSON.stringify(w)));
-    // The digest of this spec's JSON when every result's text was made up front and stored.
+    // The digest of this spec's JSON when every reply and result was made up front and stored.
     expect(createHash('sha256').update(JSON.stringify(w)).digest('hex')).toBe('d8a23b9291f2a101a97b81c72483a994ecbe2145532be65f7e1ebec941838b92');
+  });
+
+  it('makes replies when read: the same blocks every time, their calls those of the results, and a replaced reply stays', () => {
+    const w = generateWorkload('gen:turns=40,parallel=2,results=800,seed=11');
+    const s = w.steps[5]!;
+    expect(s.reply).not.toBe(s.reply);
+    expect(s.reply).toEqual(s.reply);
+    expect(Object.keys(s)).toEqual(['index', 'reply', 'stopReason', 'model', 'toolResults', 'at']);
+    const uses = s.reply.filter((b) => b.type === 'tool_use') as { id: string; name: string; input: Record<string, unknown> }[];
+    expect(uses.map((u) => [u.id, u.name])).toEqual(s.toolResults.map((r) => [r.toolUseId, r.toolName]));
+    expect(Object.keys(uses[0]!.input).length).toBeGreaterThan(0);
+    expect((s.reply[0] as { text: string }).text).toHaveLength(300);
+    s.reply = [{ type: 'text', text: 'replaced' }];
+    expect(s.reply).toBe(s.reply);
+    expect(JSON.parse(JSON.stringify(s)).reply).toEqual([{ type: 'text', text: 'replaced' }]);
   });
 
   it('moves past a result with the same draws as making its text', () => {

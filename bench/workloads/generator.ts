@@ -111,14 +111,19 @@ export function prng(seed: number): Prng {
   return Object.assign(next, { state: () => a });
 }
 
-/** Where a generated result's text comes from: the PRNG state before it and its size, characters. */
+/**
+ * Where a generated result comes from: the PRNG state before its text and the text's size,
+ * characters, and the PRNG state before its call's input (the reply's tool_use block).
+ */
 const RESULT_SEED = Symbol('generated result');
+
+type ResultSeed = [state: number, size: number, inputState: number];
 
 /**
  * Reads a generated result's content. One function for every result: objects whose accessors share
  * their getter share one hidden class in V8, where a closure per object would give each its own.
  */
-function generatedContent(this: { [RESULT_SEED]: [number, number] }): ContentBlock[] {
+function generatedContent(this: { [RESULT_SEED]: ResultSeed }): ContentBlock[] {
   const [state, size] = this[RESULT_SEED];
   return [{ type: 'text', text: resultText(prng(state), size) }];
 }
@@ -127,16 +132,42 @@ function generatedContent(this: { [RESULT_SEED]: [number, number] }): ContentBlo
  * A generated tool result whose content is made from the PRNG state `state` each time it is read
  * (a fresh array each time; the same text). Its `content` is an enumerable getter, so JSON and a
  * worker thread's structured clone see the text as if it were stored; the seed is under a symbol
- * that is not enumerable, which neither copies nor compares.
+ * that is not enumerable, which neither copies nor compares. `inputState` makes its call's input
+ * (generatedReply).
  */
-function lazyResult(toolUseId: string, toolName: string, state: number, size: number, isError: boolean): RecordedToolResult {
+function lazyResult(toolUseId: string, toolName: string, seed: ResultSeed, isError: boolean): RecordedToolResult {
   const r = { toolUseId, toolName };
   Object.defineProperties(r, {
-    [RESULT_SEED]: { value: [state, size] },
+    [RESULT_SEED]: { value: seed },
     content: { enumerable: true, configurable: true, get: generatedContent },
     isError: { enumerable: true, value: isError, writable: true, configurable: true },
   });
   return r as unknown as RecordedToolResult;
+}
+
+/** Where a generated reply's text comes from: the PRNG state before it and its length, characters. */
+const REPLY_SEED = Symbol('generated reply');
+
+type GeneratedStep = WorkloadStep & { [REPLY_SEED]: [state: number, chars: number] };
+
+/**
+ * Reads a generated step's reply: its text, then a tool_use block for each of the step's results
+ * (the id and name are the result's, the input is made from the result's input seed). A fresh
+ * array each time, with the same content.
+ */
+function generatedReply(this: GeneratedStep): ContentBlock[] {
+  const [state, chars] = this[REPLY_SEED];
+  const reply: ContentBlock[] = [{ type: 'text', text: words(prng(state), chars) }];
+  for (const r of this.toolResults) {
+    const inputState = (r as RecordedToolResult & { [RESULT_SEED]: ResultSeed })[RESULT_SEED][2];
+    reply.push({ type: 'tool_use', id: r.toolUseId, name: r.toolName, input: toolInput(prng(inputState), r.toolName) });
+  }
+  return reply;
+}
+
+/** Replacing a generated step's reply stores the new one (a test's edit, say) in its place. */
+function setReply(this: WorkloadStep, reply: ContentBlock[]): void {
+  Object.defineProperty(this, 'reply', { value: reply, enumerable: true, writable: true, configurable: true });
 }
 
 const WORDS = ['the', 'value', 'function', 'returns', 'when', 'cache', 'request', 'error', 'handler', 'module', 'config',
@@ -226,6 +257,20 @@ function toolInput(rand: () => number, name: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A generated workload named by its spec. A worker thread makes it again from the spec (the
+ * generator is deterministic) instead of receiving a structured clone, which would hold every
+ * result's text: a generated result is made when read, and a clone reads it.
+ */
+export interface GeneratedWorkloadRef {
+  generator: string;
+}
+
+/** How a worker task names a workload: a generated one by its spec, any other as the workload itself. */
+export function workloadForTask(w: Workload): Workload | GeneratedWorkloadRef {
+  return w.format === 'generator' ? { generator: w.name } : w;
+}
+
 /** Generates a workload from a spec string. Throws for an invalid spec. */
 export function generateWorkload(spec: string): Workload {
   const p = parseGeneratorSpec(spec);
@@ -242,30 +287,33 @@ export function generateWorkload(spec: string): Workload {
     for (let i = 0; i < n; i++) {
       if (i > 0) clock += p.step * 1000;
       const last = i === n - 1;
-      const reply: ContentBlock[] = [{ type: 'text', text: words(rand, p.text) }];
+      // The reply and the results are made again from the generator's state whenever they are read
+      // (generatedReply, lazyResult), so a long workload holds a few numbers per step instead of
+      // every reply and result. Here the generator only moves past them, making the same draws.
+      const replyState = rand.state();
+      words(rand, p.text);
       const toolResults: WorkloadStep['toolResults'] = [];
       if (!last) {
         for (let k = 0; k < p.parallel; k++) {
           const name = pickTool(rand, p.tools);
           const id = `toolu_gen_${String(++callId).padStart(6, '0')}`;
-          reply.push({ type: 'tool_use', id, name, input: toolInput(rand, name) });
+          const inputState = rand.state();
+          toolInput(rand, name);
           const size = Math.max(1, Math.round(p.results * (0.5 + rand())));
-          // The text is made again from the generator's state whenever it is read (lazyResult), so
-          // a long workload holds a few numbers per result instead of every result's text. Here the
-          // generator only moves past it, making the draws the text would.
           const state = rand.state();
           skipResultText(rand, size);
-          toolResults.push(lazyResult(id, name, state, size, rand() < 0.05));
+          toolResults.push(lazyResult(id, name, [state, size, inputState], rand() < 0.05));
         }
       }
-      const step: WorkloadStep = {
-        index: steps.length,
-        reply,
-        stopReason: last ? 'end_turn' : 'tool_use',
-        model: p.model,
-        toolResults,
-        at: clock,
-      };
+      // Properties added in the order a stored step has them (JSON shows the same object), each
+      // added, never redefined: the steps then share their hidden classes in V8.
+      const step = { index: steps.length } as GeneratedStep;
+      Object.defineProperty(step, 'reply', { enumerable: true, configurable: true, get: generatedReply, set: setReply });
+      step.stopReason = last ? 'end_turn' : 'tool_use';
+      step.model = p.model;
+      step.toolResults = toolResults;
+      step.at = clock;
+      Object.defineProperty(step, REPLY_SEED, { value: [replyState, p.text] });
       if (i === 0) step.prompt = [{ block: { type: 'text', text: `Please fix ${fn} in ${target} and keep the tests passing. ${words(rand, 80)}` }, typed: true }];
       steps.push(step);
     }

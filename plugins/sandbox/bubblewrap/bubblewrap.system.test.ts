@@ -97,10 +97,11 @@ describe('sandbox/bubblewrap (real bwrap)', () => {
     expect(all).not.toContain(KEY);
     expect(all).not.toContain(ENV_SECRET);
     expect(readFileSync(join(project, 'stolen.txt'), { encoding: 'utf8', flag: 'a+' })).not.toContain(KEY);
-    // bypassPermissions still refuses some paths it can see; the rest ran, inside the sandbox.
+    // bypassPermissions still refuses some paths it can see (a redirection, or a file a program's
+    // operands write, outside the working directories or protected); the rest ran, inside the sandbox.
     const ran = out.results.slice(1).filter((r) => !r.text.startsWith('Permission to use Bash was denied'));
-    expect(ran.length).toBeGreaterThanOrEqual(18);
-    expect(ran.filter((r) => r.text.includes('<sandbox_violations>')).length).toBeGreaterThanOrEqual(15);
+    expect(ran.length).toBeGreaterThanOrEqual(16);
+    expect(ran.filter((r) => r.text.includes('<sandbox_violations>')).length).toBeGreaterThanOrEqual(11);
     expect(all).toMatch(/refused:\n- a write outside the writable folders/);
     expect(all).toMatch(/- a read of a hidden path/);
     expect(all).toMatch(/- network access: the sandbox has no network/);

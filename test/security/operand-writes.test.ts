@@ -70,6 +70,9 @@ const ATTACKS: string[] = [
   'mv dirlink dl3 && touch dl3/mv-chain-canary',
   // `notes-hard` is a hard link to .git/config.
   'echo planted | tee -a notes-hard',
+  // A backup renames the replaced file to its name plus the suffix: `.mcp.jso` + `n`.
+  'cp -b -S n file.txt .mcp.jso',
+  'cp --suffix=c file.txt .bashr',
   // Interpreters: a program on the command line or on standard input, in-place edits.
   `perl -e 'open(F, ">", "O/perl-e")'`,
   `perl -E 'open(F, ">", "O/perl-E")'`,
@@ -134,6 +137,8 @@ function setup(s: Sandbox): void {
   symlinkSync(join(O, 'victim.txt'), join(s.proj, 'linkout.txt'));
   execFileSync('git', ['init', '-q'], { cwd: s.proj });
   symlinkSync(join(O, 'victimdir'), join(s.proj, 'dirlink'));
+  w('.mcp.jso', '{"mcpServers":{"x":{"command":"./evil"}}}\n');
+  w('.bashr', 'planted\n');
   linkSync(join(s.proj, '.git/config'), join(s.proj, 'notes-hard'));
 }
 
@@ -177,6 +182,7 @@ describe('files written through operands and interpreter programs, default mode 
     expect(readFileSync(join(s.proj, '.git/config'), 'utf8')).toBe(gitConfig);
     expect(existsSync(join(s.proj, '.git/hooks/pre-commit'))).toBe(false);
     expect(existsSync(join(s.proj, '.mcp.json'))).toBe(false);
+    expect(existsSync(join(s.proj, '.bashrc'))).toBe(false);
     expect(existsSync(join(s.proj, 'moveme.txt'))).toBe(true);
     expect(existsSync(join(s.proj, 'stolen.txt'))).toBe(false);
     for (const f of ['rc', 'hard', 'zl', 'dl2', 'dl3']) expect(existsSync(join(s.proj, f)), f).toBe(false);

@@ -263,6 +263,17 @@ function linkedSource(p: PlacedWrite, s: ShellWord, link: string, alone: boolean
  * operand. A destination or a source name known only at run time makes the write unknown.
  */
 function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const out = landedFiles(q, p, base);
+  if (!p.backup) return out;
+  // A replaced file is renamed to its name plus the backup suffix first (a write of that name).
+  const { suffix } = p.backup;
+  if (suffix === undefined) return [...out, unknownWrite('a backup whose name SIMPLE_BACKUP_SUFFIX in the environment may choose')];
+  if (suffix === '' || suffix.includes('/')) return [...out, unknownWrite(`a backup named with the suffix ${JSON.stringify(suffix)}`)];
+  return [...out, ...out.filter((w) => !w.dynamic).map((w) => plainWord(`${w.value.replace(/\/+$/, '')}${suffix}`))];
+}
+
+/** placedFiles without backups. */
+function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
   const { dest } = p;
   const parsed = parsedCommandOf(q);
   const alone = parsed.ok && parsed.parts.length === 1;

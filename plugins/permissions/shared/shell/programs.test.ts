@@ -108,7 +108,7 @@ describe('decisions for programs not installed here', () => {
 });
 
 describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, truncate, touch, mkdir, rm, chmod)', () => {
-  const RULES = ['cp', 'tee', 'ln', 'mv', 'install', 'dd', 'touch', 'mkdir', 'rsync', 'truncate', 'chmod', 'chown', 'cat', 'echo', 'rm', 'unlink', 'find', 'xargs', 'env', 'timeout', 'nice', 'command'].map((r) => `Bash(${r}:*)`);
+  const RULES = ['cp', 'tee', 'ln', 'mv', 'install', 'dd', 'touch', 'mkdir', 'rsync', 'truncate', 'chmod', 'chown', 'chgrp', 'cat', 'echo', 'rm', 'unlink', 'find', 'xargs', 'env', 'timeout', 'nice', 'command', 'sudo'].map((r) => `Bash(${r}:*)`);
   const setup = async (extra: string[], mode: 'default' | 'acceptEdits' = 'default') => {
     const cwd = mkdtempSync(join(dir, 'ops-'));
     mkdirSync(join(cwd, 'src'));
@@ -194,6 +194,25 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     for (const command of ['cp src/a.ts src/b.ts', 'mkdir -p build && cp src/a.ts build/', 'cp -r src build && rm -rf build', 'cp -r tree t4', 'rsync -a --delete src/ copy/', 'rsync src/a.ts ./host:x', 'cp src/a.ts dirlink2', 'cp src/a.ts x && cp x y']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
+    }
+  });
+  it('a backup suffix that makes a protected name, or one the environment chooses, asks; sudo -D and -i are not looked through', async () => {
+    const { cwd, k } = await setup([]);
+    writeFileSync(join(cwd, '.mcp.jso'), '{}\n');
+    writeFileSync(join(cwd, '.bashr'), '\n');
+    mkdirSync(join(cwd, 'tree'));
+    writeFileSync(join(cwd, 'tree/.mcp.jso'), '{}\n');
+    mkdirSync(join(cwd, 'copy'));
+    writeFileSync(join(cwd, 'copy/.mcp.jso'), '{}\n');
+    for (const command of [
+      'cp -b -S n src/a.ts .mcp.jso', 'cp -bSn src/a.ts .mcp.jso', 'cp --suffix=c src/a.ts .bashr', 'cp --backup --suf=n src/a.ts .mcp.jso', 'mv -b -S c src/a.ts .bashr',
+      'ln -f -b -S n src/a.ts .mcp.jso', 'install -b -S n src/a.ts .mcp.jso', 'cp -rb -S n tree/. copy', 'cp -b src/a.ts x', 'cp -b -S /../../x src/a.ts y',
+      'sudo -D .git tee config', 'sudo --chdir=.git tee config', 'sudo -i tee .bashrc',
+    ]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    for (const command of ['cp -b -S .bak src/a.ts x', 'cp --suffix=.orig src/a.ts src/a.ts.new']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
   });

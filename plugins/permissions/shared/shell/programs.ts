@@ -458,6 +458,12 @@ export interface PlacedWrite {
    * relative to the link's directory; `relative` (`ln -sr`): to the current one, as `hard`.
    */
   links?: 'hard' | 'symbolic' | 'relative';
+  /**
+   * `-b`/`--backup`/`-S`/`--suffix`: a file the copy replaces is first renamed to its name plus
+   * the suffix (`cp -b -S n a .mcp.jso` turns the old `.mcp.jso` into `.mcp.json`). `suffix` is
+   * undefined when none is given: `SIMPLE_BACKUP_SUFFIX` in the environment chooses it.
+   */
+  backup?: { suffix?: string };
   /** The copy follows symbolic links inside a source tree (`cp -rL`, `rsync -rL`). */
   followsLinks?: boolean;
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */
@@ -672,6 +678,12 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   // `rsync -a --delete src/ .` removes the project's .git/, as `rm -r` of the destination would.
   const removal: PlacedWrite[] = name === 'rsync' && [...s.opts.keys()].some((k) => k.startsWith('delete')) ? [{ dest, sources: [], into: 'file', tree: true }] : [];
   if (name === 'cp' && has('parents')) placed.parents = true;
+  // Backups (coreutils "Backup options"; a suffix alone turns them on). rsync's -b uses its own
+  // --suffix (default `~`) and --backup-dir, listed above.
+  if (name !== 'rsync' && has('b', 'backup', 'S', 'suffix')) {
+    const suffix = (s.opts.get('S') ?? s.opts.get('suffix'))?.at(-1);
+    placed.backup = suffix ? { suffix: suffix.value } : {};
+  } else if (name === 'rsync' && has('b', 'backup') && !has('backup-dir')) placed.backup = { suffix: s.opts.get('suffix')?.at(-1)?.value ?? '~' };
   // cp -L, rsync -L/-k/--copy-unsafe-links: links inside a copied tree are followed, so what lands
   // is whatever they lead to (outside the tree rein lists, protected names included).
   if ((name === 'cp' && has('L', 'dereference')) || (name === 'rsync' && has('L', 'copy-links', 'k', 'copy-dirlinks', 'copy-unsafe-links'))) placed.followsLinks = true;

@@ -284,6 +284,7 @@ function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   if (p.sources.length === 0) {
     out.push(dest);
     if (p.tree && isDirectory(q, dest.value, base)) out.push(plainWord(below(dest.value, ANY_CHILD)), ...protectedEntries(q, dest.value, base));
+    if (p.tree && p.modes && isDirectory(q, dest.value, base)) out.push(...treeFiles(q, dest.value, dest.value, base));
     return out;
   }
   const intoDir = p.into === 'dir' || (p.into === 'auto' && (dest.value.endsWith('/') || isDirectory(q, dest.value, base)));

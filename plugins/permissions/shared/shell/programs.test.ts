@@ -100,7 +100,7 @@ describe('decisions for programs not installed here', () => {
   it('exporting a variable that hands a program more options (TAR_OPTIONS, RIPGREP_CONFIG_PATH, MANOPT, LESS) is not covered by Bash(export:*)', async () => {
     const cwd = mkdtempSync(join(dir, 'k-'));
     const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(export:*)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
-    for (const command of ['export TAR_OPTIONS=--to-command=./x', 'export RIPGREP_CONFIG_PATH=./rgrc', 'export MANOPT=-P./x', 'export LESS=-o/tmp/x', 'export LESSKEYIN=./keys', 'export AWKPATH=./lib']) {
+    for (const command of ['export POSIXLY_CORRECT=1', 'export SIMPLE_BACKUP_SUFFIX=n', 'export VERSION_CONTROL=simple', 'export TAR_OPTIONS=--to-command=./x', 'export RIPGREP_CONFIG_PATH=./rgrc', 'export MANOPT=-P./x', 'export LESS=-o/tmp/x', 'export LESSKEYIN=./keys', 'export AWKPATH=./lib']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     expect((await decide(k, 'Bash', { command: 'export FOO=1' }))?.behavior).toBe('allow');
@@ -197,7 +197,7 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
   });
-  it('a backup suffix that makes a protected name, or one the environment chooses, asks; sudo -D and -i are not looked through', async () => {
+  it('a backup suffix that makes a protected name, or one the environment chooses, asks; sudo -D and -i are not looked through; a recursive mode change reaches hard links', async () => {
     const { cwd, k } = await setup([]);
     writeFileSync(join(cwd, '.mcp.jso'), '{}\n');
     writeFileSync(join(cwd, '.bashr'), '\n');
@@ -212,7 +212,15 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     ]) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
-    for (const command of ['cp -b -S .bak src/a.ts x', 'cp --suffix=.orig src/a.ts src/a.ts.new']) {
+    // A hard link inside a tree a recursive mode change walks: `chmod -R +x src` would make the hook run.
+    mkdirSync(join(cwd, '.git/hooks'));
+    writeFileSync(join(cwd, '.git/hooks/pre-commit'), '\n');
+    mkdirSync(join(cwd, 'lib/deep'), { recursive: true });
+    linkSync(join(cwd, '.git/hooks/pre-commit'), join(cwd, 'lib/deep/h'));
+    for (const command of ['chmod -R +x lib', 'chown -R me lib', 'chgrp -R g lib/']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    for (const command of ['cp -b -S .bak src/a.ts x', 'cp --suffix=.orig src/a.ts src/a.ts.new', 'chmod -R +x src', 'rm -rf lib']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
   });

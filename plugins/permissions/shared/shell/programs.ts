@@ -464,6 +464,12 @@ export interface PlacedWrite {
    * undefined when none is given: `SIMPLE_BACKUP_SUFFIX` in the environment chooses it.
    */
   backup?: { suffix?: string };
+  /**
+   * `chmod -R`/`chown -R`: every file of the tree is listed (up to the expansion limit), since a
+   * mode change reaches through a hard link inside it (`chmod -R +x src` with `src/h` a link to
+   * `.git/hooks/pre-commit` makes the hook run); a removal only takes names away.
+   */
+  modes?: boolean;
   /** The copy follows symbolic links inside a source tree (`cp -rL`, `rsync -rL`). */
   followsLinks?: boolean;
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */
@@ -631,7 +637,7 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
       const tree = has('R', 'recursive');
       // chown/chgrp -R -L follow every link to a directory they meet, out of the tree rein lists.
       if (tree && has('L')) return { files: [unknownWrite(`the files ${name} -R -L reaches through the links it follows`)], placed: [] };
-      return { files: tree ? [] : files, placed: tree ? files.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true })) : [] };
+      return { files: tree ? [] : files, placed: tree ? files.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true, modes: true })) : [] };
     }
     default: break;
   }

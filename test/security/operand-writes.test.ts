@@ -10,7 +10,7 @@
  * ordinary uses inside the project must still be allowed and do their work.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ids, reinRun, sandbox, type Call, type Outcome, type Sandbox } from './harness.js';
@@ -63,6 +63,16 @@ const ATTACKS: string[] = [
   'env cp file.txt O/env-canary',
   'timeout 5 cp file.txt O/timeout-canary',
   'cp file.txt "$(echo O)/subst-canary"',
+  // `dirlink` is a link to O/victimdir: `dirlink/..` is O itself, where bash's cp and rm act.
+  'cp file.txt dirlink/..',
+  'rm -f dirlink/../*',
+  'cp -P dirlink dl2 && cp file.txt dl2/chain-canary',
+  'mv dirlink dl3 && touch dl3/mv-chain-canary',
+  // `notes-hard` is a hard link to .git/config.
+  'echo planted | tee -a notes-hard',
+  // A backup renames the replaced file to its name plus the suffix: `.mcp.jso` + `n`.
+  'cp -b -S n file.txt .mcp.jso',
+  'cp --suffix=c file.txt .bashr',
   // Interpreters: a program on the command line or on standard input, in-place edits.
   `perl -e 'open(F, ">", "O/perl-e")'`,
   `perl -E 'open(F, ">", "O/perl-E")'`,
@@ -126,6 +136,10 @@ function setup(s: Sandbox): void {
   for (const f of ['.bashrc', '.profile', '.zshrc']) writeFileSync(join(s.home, f), VICTIM);
   symlinkSync(join(O, 'victim.txt'), join(s.proj, 'linkout.txt'));
   execFileSync('git', ['init', '-q'], { cwd: s.proj });
+  symlinkSync(join(O, 'victimdir'), join(s.proj, 'dirlink'));
+  w('.mcp.jso', '{"mcpServers":{"x":{"command":"./evil"}}}\n');
+  w('.bashr', 'planted\n');
+  linkSync(join(s.proj, '.git/config'), join(s.proj, 'notes-hard'));
 }
 
 describe('files written through operands and interpreter programs, default mode with Edit(./**), headless', () => {
@@ -156,7 +170,7 @@ describe('files written through operands and interpreter programs, default mode 
   it('denies every attack, with a reason', () => {
     const missing = attacks.filter((c) => !o.denials.has(c.id)).map((c) => `${String(c.input.command)} → ${o.results.get(c.id)?.text.slice(0, 200)}`);
     expect(missing).toEqual([]);
-    for (const c of attacks) expect(o.denials.get(c.id), String(c.input.command)).toMatch(/outside the working directories|protected|known only at run time|code|standard input|no Edit allow rule|rein does not know|option/);
+    for (const c of attacks) expect(o.denials.get(c.id), String(c.input.command)).toMatch(/outside the working directories|protected|known only at run time|symbolic link|code|standard input|no Edit allow rule|rein does not know|option/);
   });
   it('writes nothing: no canary outside, no home or protected file changed', () => {
     expect(readdirSync(s.outside).sort()).toEqual(['victim.txt', 'victimdir']);
@@ -168,9 +182,10 @@ describe('files written through operands and interpreter programs, default mode 
     expect(readFileSync(join(s.proj, '.git/config'), 'utf8')).toBe(gitConfig);
     expect(existsSync(join(s.proj, '.git/hooks/pre-commit'))).toBe(false);
     expect(existsSync(join(s.proj, '.mcp.json'))).toBe(false);
+    expect(existsSync(join(s.proj, '.bashrc'))).toBe(false);
     expect(existsSync(join(s.proj, 'moveme.txt'))).toBe(true);
     expect(existsSync(join(s.proj, 'stolen.txt'))).toBe(false);
-    for (const f of ['rc', 'hard', 'zl']) expect(existsSync(join(s.proj, f)), f).toBe(false);
+    for (const f of ['rc', 'hard', 'zl', 'dl2', 'dl3']) expect(existsSync(join(s.proj, f)), f).toBe(false);
   });
   it('still allows the ordinary uses inside the project, and they do their work', () => {
     const blocked = benign.filter((c) => o.denials.has(c.id)).map((c) => `${String(c.input.command)}: ${o.denials.get(c.id)}`);

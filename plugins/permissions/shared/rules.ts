@@ -6,12 +6,12 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Tinyglobby from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
-import { pathForms as targetPathForms } from '../../../lib/index.js';
+import { joinPath, pathForms as targetPathForms } from '../../../lib/index.js';
 import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
@@ -139,11 +139,12 @@ function globSync(pattern: string, options: Tinyglobby.GlobOptions): string[] {
 /** A word with a pattern (`*.log`, `.mcp.js?n`) and the files it matches; any other word alone. */
 function patternFiles(w: ShellWord, base: PathBase): ShellWord[] {
   if (!w.glob || w.dynamic) return [w];
-  const abs = absolutePath(w.value, base.cwd, base.home);
+  // Not normalised: in `link/../*` the `..` is taken after the link, as bash's globbing does.
+  const abs = joinPath(w.value, base.cwd, base.home);
   const parts = abs.split('/');
   const at = parts.findIndex((p) => /[*?[]/.test(p));
   if (at === -1) return [w];
-  const root = parts.slice(0, at).join('/') || '/';
+  const root = resolveForms(parts.slice(0, at).join('/') || '/', base).at(-1)!;
   let matches: string[];
   try {
     matches = globSync(parts.slice(at).join('/'), { cwd: root, dot: true, caseSensitiveMatch: false, onlyFiles: false, expandDirectories: false, followSymbolicLinks: false, absolute: true });
@@ -154,6 +155,16 @@ function patternFiles(w: ShellWord, base: PathBase): ShellWord[] {
   // A pattern at the start of a word expands to names that may start with `-` (options).
   if (w.lead && matches.some((m) => basename(m).startsWith('-'))) return [unknownWrite(`a file ${w.value} matches whose name starts with -, which the program reads as an option`)];
   return [{ ...w, glob: false }, ...matches.map((m) => plainWord(m.replace(/\/+$/, '')))];
+}
+
+/**
+ * `dir/name` without normalising: `path.join('link/..', 'a')` is `a`, but the kernel takes `..`
+ * after following `link` (path_resolution(7)), so `cp a link/..` writes beside the link's target.
+ * resolvePath (lib/fs/resolve.ts) must see the `..` as written.
+ */
+function below(dir: string, name: string): string {
+  if (name === '' || name === '.') return dir;
+  return dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
 }
 
 /** True when `v` (a path as a command wrote it) is a directory now, links followed. */
@@ -170,8 +181,8 @@ function isDirectory(q: PermissionQuery, v: string, base: PathBase): boolean {
  * `target`: `target/relative path`, and `target/<any file>` for rules about the whole tree.
  * Symbolic links inside are not followed (cp -r, mv and rsync copy them as links).
  */
-function treeFiles(q: PermissionQuery, dir: string, target: string, base: PathBase): ShellWord[] {
-  const out: ShellWord[] = [plainWord(join(target, ANY_CHILD))];
+function treeFiles(q: PermissionQuery, dir: string, target: string, base: PathBase, carriesLinks = false): ShellWord[] {
+  const out: ShellWord[] = [plainWord(below(target, ANY_CHILD))];
   const stack: string[] = [''];
   let seen = 0;
   while (stack.length) {
@@ -185,7 +196,8 @@ function treeFiles(q: PermissionQuery, dir: string, target: string, base: PathBa
     for (const e of entries) {
       if (++seen > MAX_WRITE_EXPANSION) return [unknownWrite(`the files a copy of ${dir} writes (more than ${MAX_WRITE_EXPANSION})`)];
       const r = rel ? `${rel}/${e.name}` : e.name;
-      out.push(plainWord(join(target, r)));
+      if (carriesLinks && e.isSymbolicLink()) return [linkCarried(below(target, r))];
+      out.push(plainWord(below(target, r)));
       if (e.isDirectory()) stack.push(r);
     }
   }
@@ -209,7 +221,25 @@ function protectedEntries(q: PermissionQuery, v: string, base: PathBase): ShellW
     return [];
   }
   if (names.length > MAX_TOP_ENTRIES) return [unknownWrite(`the files under ${v} (more than ${MAX_TOP_ENTRIES} entries to check)`)];
-  return names.filter((n) => protectedReason([join(real, n)]) !== undefined).map((n) => plainWord(join(v, n)));
+  return names.filter((n) => protectedReason([join(real, n)]) !== undefined).map((n) => plainWord(below(v, n)));
+}
+
+/** True when `v` (a path as a command wrote it) is itself a symbolic link now. */
+function isLink(q: PermissionQuery, v: string, base: PathBase): boolean {
+  try {
+    return lstatSync(joinPath(v, shellBase(base).cwd, base.home)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A copy or move that lands a symbolic link (`cp -P link x`, `cp -a tree t`, `mv link x`,
+ * `rsync -l`) in a command that goes on: a later part may write through it (`cp -P outlink x &&
+ * cp a x/y`), and the disk rein checks against does not hold that link yet.
+ */
+function linkCarried(at: string): ShellWord {
+  return unknownWrite(`${at}, a symbolic link the command copies, follows or moves there, which leads out of what rein can list`);
 }
 
 /**
@@ -222,7 +252,7 @@ function linkedSource(p: PlacedWrite, s: ShellWord, link: string, alone: boolean
   if (!p.links || (alone && p.links !== 'hard')) return [];
   if (s.dynamic) return [unknownWrite('a link target known only at run time')];
   if (p.links !== 'symbolic' || isAbsolute(s.value) || s.value === '~' || s.value.startsWith('~/')) return [{ ...s, glob: false }];
-  return [plainWord(join(dirname(link), s.value))];
+  return [plainWord(below(dirname(link), s.value))];
 }
 
 /**
@@ -233,6 +263,17 @@ function linkedSource(p: PlacedWrite, s: ShellWord, link: string, alone: boolean
  * operand. A destination or a source name known only at run time makes the write unknown.
  */
 function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const out = landedFiles(q, p, base);
+  if (!p.backup) return out;
+  // A replaced file is renamed to its name plus the backup suffix first (a write of that name).
+  const { suffix } = p.backup;
+  if (suffix === undefined) return [...out, unknownWrite('a backup whose name SIMPLE_BACKUP_SUFFIX in the environment may choose')];
+  if (suffix === '' || suffix.includes('/')) return [...out, unknownWrite(`a backup named with the suffix ${JSON.stringify(suffix)}`)];
+  return [...out, ...out.filter((w) => !w.dynamic).map((w) => plainWord(`${w.value.replace(/\/+$/, '')}${suffix}`))];
+}
+
+/** placedFiles without backups. */
+function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
   const { dest } = p;
   const parsed = parsedCommandOf(q);
   const alone = parsed.ok && parsed.parts.length === 1;
@@ -242,24 +283,29 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   const out: ShellWord[] = [];
   if (p.sources.length === 0) {
     out.push(dest);
-    if (p.tree && isDirectory(q, dest.value, base)) out.push(plainWord(join(dest.value, ANY_CHILD)), ...protectedEntries(q, dest.value, base));
+    if (p.tree && isDirectory(q, dest.value, base)) out.push(plainWord(below(dest.value, ANY_CHILD)), ...protectedEntries(q, dest.value, base));
+    if (p.tree && p.modes && isDirectory(q, dest.value, base)) out.push(...treeFiles(q, dest.value, dest.value, base));
     return out;
   }
   const intoDir = p.into === 'dir' || (p.into === 'auto' && (dest.value.endsWith('/') || isDirectory(q, dest.value, base)));
   const sources = p.sources.flatMap((s) => patternFiles(s, b));
+  // Links a copy or move lands matter only when another part of the command follows.
+  const carries = (!alone && !p.links) || p.followsLinks === true;
   if (!intoDir) {
     out.push(dest);
     for (const s of sources) out.push(...linkedSource(p, s, dest.value, alone));
-    for (const s of sources) if (p.tree && !s.dynamic && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, dest.value, base));
+    for (const s of sources) if (carries && !s.dynamic && isLink(q, s.value, base)) out.push(linkCarried(dest.value));
+    for (const s of sources) if (p.tree && !s.dynamic && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, dest.value, base, carries));
     return out;
   }
   for (const s of sources) {
     if (s.dynamic) { out.push(unknownWrite(`a file copied into ${dest.value} whose name is known only at run time`)); continue; }
     const rel = p.parents ? s.value : p.slashMeansContent && s.value.endsWith('/') ? '.' : basename(s.value);
-    const target = join(dest.value, rel);
+    const target = below(dest.value, rel);
     out.push(plainWord(target));
     out.push(...linkedSource(p, s, target, alone));
-    if (p.tree && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, target, base));
+    if (carries && isLink(q, s.value, base)) out.push(linkCarried(target));
+    if (p.tree && isDirectory(q, s.value, base)) out.push(...treeFiles(q, s.value, target, base, carries));
   }
   return out;
 }

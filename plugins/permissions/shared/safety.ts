@@ -1,7 +1,8 @@
 /**
  * Writes that no mode, classifier or hook may allow without asking, not even bypassPermissions
  * (Claude Code calls these checks bypass-immune): writes to protected paths (git internals, rein's and
- * editors' configuration, shell start-up files) and writes outside the working directories. A
+ * editors' configuration, shell start-up files), to a file with more than one name (a hard link to
+ * `.git/config` or `~/.bashrc` is that file) and outside the working directories. A
  * write outside the working directories that an explicit `Edit(…)`/`Write(…)` allow rule names is
  * let through to the rules; a protected path never is.
  *
@@ -9,6 +10,7 @@
  * files programs write through their arguments (`sed -i f`, `cp a ~/.bashrc`, `tee f`; see
  * rules.ts writesOf).
  */
+import { lstatSync } from 'node:fs';
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
 import { formsInside, isInside, protectedReason } from './paths.js';
@@ -26,6 +28,8 @@ function ask(q: PermissionQuery, why: string): PermissionDecision {
 function checkTarget(pc: PermissionContext, forms: readonly string[], q: PermissionQuery): PermissionDecision | undefined {
   const prot = protectedReason(forms, pc.protect);
   if (prot) return ask(q, `writing ${prot}`);
+  const names = hardLinks(forms.at(-1));
+  if (names > 1) return ask(q, `${forms[0]} is a file with ${names} names (hard links): writing it writes the others, which may be protected or outside the working directories`);
   if (!formsInside(forms, pc.workingDirs) && !editAllowedByRule(pc.rules, forms)) {
     const out = forms.find((f) => !pc.workingDirs.some((d) => isInside(f, d))) ?? forms[forms.length - 1]!;
     return ask(q, `${out}${out !== forms[0] ? ` (where ${forms[0]} leads)` : ''} is outside the working directories (${pc.workingDirs.join(', ')})`);
@@ -52,7 +56,23 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
   return forms ? checkTarget(pc, forms, q) : undefined;
 }
 
-/** True when every one of a path's `forms` is inside the working directories and none is protected. */
+/**
+ * True when every one of a path's `forms` is inside the working directories, none is protected,
+ * and the file is not one with other names: a hard link (`ln .git/config notes`, or a link to a
+ * file outside the project on the same file system) is the same file as the other name, which no
+ * path form shows, so writing it writes `.git/config` (link(2)). Such a file is asked about.
+ */
 export function freelyWritable(pc: PermissionContext, forms: readonly string[]): boolean {
-  return protectedReason(forms, pc.protect) === undefined && formsInside(forms, pc.workingDirs);
+  return protectedReason(forms, pc.protect) === undefined && formsInside(forms, pc.workingDirs) && hardLinks(forms.at(-1)) < 2;
+}
+
+/** How many names (hard links, lstat `nlink`) the regular file at `real` (a resolved path) has; 0 when it is none. */
+function hardLinks(real: string | undefined): number {
+  if (real === undefined) return 0;
+  try {
+    const st = lstatSync(real);
+    return st.isFile() ? st.nlink : 0;
+  } catch {
+    return 0;
+  }
 }

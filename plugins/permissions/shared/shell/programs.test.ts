@@ -8,7 +8,7 @@
  * - the decisions for rg and npx prettier (not installed here, so judged without running).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -100,7 +100,7 @@ describe('decisions for programs not installed here', () => {
   it('exporting a variable that hands a program more options (TAR_OPTIONS, RIPGREP_CONFIG_PATH, MANOPT, LESS) is not covered by Bash(export:*)', async () => {
     const cwd = mkdtempSync(join(dir, 'k-'));
     const k = await testKernel({ cwd, preset: { permissions: { mode: 'default', allow: ['Bash(export:*)'] } } as never, plugins: [{ plugin: permissions }, { plugin: defaultMode }] });
-    for (const command of ['export TAR_OPTIONS=--to-command=./x', 'export RIPGREP_CONFIG_PATH=./rgrc', 'export MANOPT=-P./x', 'export LESS=-o/tmp/x', 'export LESSKEYIN=./keys', 'export AWKPATH=./lib']) {
+    for (const command of ['export POSIXLY_CORRECT=1', 'export SIMPLE_BACKUP_SUFFIX=n', 'export VERSION_CONTROL=simple', 'export TAR_OPTIONS=--to-command=./x', 'export RIPGREP_CONFIG_PATH=./rgrc', 'export MANOPT=-P./x', 'export LESS=-o/tmp/x', 'export LESSKEYIN=./keys', 'export AWKPATH=./lib']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
     }
     expect((await decide(k, 'Bash', { command: 'export FOO=1' }))?.behavior).toBe('allow');
@@ -108,7 +108,7 @@ describe('decisions for programs not installed here', () => {
 });
 
 describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, truncate, touch, mkdir, rm, chmod)', () => {
-  const RULES = ['cp', 'tee', 'ln', 'mv', 'install', 'dd', 'touch', 'mkdir', 'rsync', 'truncate', 'chmod', 'chown', 'cat', 'echo', 'rm', 'unlink', 'find', 'xargs', 'env', 'timeout', 'nice', 'command'].map((r) => `Bash(${r}:*)`);
+  const RULES = ['cp', 'tee', 'ln', 'mv', 'install', 'dd', 'touch', 'mkdir', 'rsync', 'truncate', 'chmod', 'chown', 'chgrp', 'cat', 'echo', 'rm', 'unlink', 'find', 'xargs', 'env', 'timeout', 'nice', 'command', 'sudo'].map((r) => `Bash(${r}:*)`);
   const setup = async (extra: string[], mode: 'default' | 'acceptEdits' = 'default') => {
     const cwd = mkdtempSync(join(dir, 'ops-'));
     mkdirSync(join(cwd, 'src'));
@@ -126,7 +126,7 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
   const WRITES_OUT = [
     'cp a ~/.bashrc', 'echo x | tee -a .git/config', 'tee -a .git/config <<< x', 'mv evil .mcp.json', 'dd if=a of=~/.profile', 'cp -t ~/.ssh x',
     'cp --target-directory=/etc x', 'cp --target=/etc x', 'cp -t/etc x', 'cp -rt /etc x', 'cp -Rt/etc x', 'install -D x ~/.zshrc', 'install -t ~/bin x', 'install -d ~/.config/x',
-    'rsync x ~/.bashrc', 'rsync -a payload/ ~/', 'cp a -T ~/.bashrc', 'cp -- -x ~/.bashrc', 'cp a b ~/', 'cp payload/.mcp.json .', 'cp payload/.mcp.json src/',
+    'rsync x ~/.bashrc', 'rsync -a payload/ ~/', 'rsync src/a.ts host:/tmp/x', 'cp a -T ~/.bashrc', 'cp -- -x ~/.bashrc', 'cp a b ~/', 'cp payload/.mcp.json .', 'cp payload/.mcp.json src/',
     'cp -r payload newdir', 'cp -r payload/. .', 'cp -a payload/. src', 'mv payload/rein.config.js .', 'mv ~/.bashrc x', 'ln -sf x ~/.bashrc', 'ln -s /etc/passwd .git/config', 'ln -t ~ x',
     'truncate -s 0 ~/.bashrc', 'touch ~/x', 'mkdir -p ~/.ssh/x', 'chmod +x .git/hooks/pre-commit', 'chmod -R 777 ~', 'chmod --reference=a ~/.ssh', 'chown -R me ~/x', 'rm -rf ~',
     'rm ~/.bashrc', 'unlink .git/index', 'rm .g?t/config', 'rm -f ~/.bash*', 'env cp a ~/.bashrc', 'timeout 5 cp a ~/.bashrc', 'nice -n 5 tee ~/.profile', 'command cp a ~/.bashrc',
@@ -157,7 +157,7 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     for (const command of [
       'cp src/a.ts src/b.ts', 'cp src/a.ts src/', 'cp -r src build', 'mkdir -p build', 'tee out.log <<< hi', 'echo x | tee -a out.log', 'mv src/a.ts src/c.ts', 'ln -s src/a.ts link.ts',
       'dd if=src/a.ts of=copy.ts', 'truncate -s 0 src/a.ts', 'touch src/a.ts', 'chmod +x src/a.ts', 'chmod -w src/a.ts', 'rm -rf build', 'rm -f src/*.ts', 'cp -t src src/a.ts',
-      'install -m 644 src/a.ts build.ts', 'rsync -a src/ copy/', 'rsync src/a.ts host:/tmp/x', 'tee /dev/null', 'dd if=src/a.ts of=/dev/null', 'ln -s ../a.ts src/l.ts', 'ln -sr src/a.ts l2', 'ln -s /usr/bin/env env-link',
+      'install -m 644 src/a.ts build.ts', 'rsync -a src/ copy/', 'tee /dev/null', 'dd if=src/a.ts of=/dev/null', 'ln -s ../a.ts src/l.ts', 'ln -sr src/a.ts l2', 'ln -s /usr/bin/env env-link',
     ]) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
@@ -169,6 +169,59 @@ describe('files written through operands (cp, mv, install, ln, rsync, tee, dd, t
     }
     for (const command of ['cp src/a.ts ~/x', 'cp payload/.mcp.json .', 'tee .git/config', 'cp $X y', 'curl -o x https://example.com']) {
       expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+  });
+  it('links are followed as the kernel follows them: `..` after a link, links a copy lands or follows, hard links, rsync --delete and remote paths', async () => {
+    const { cwd, k } = await setup([]);
+    const outside = mkdtempSync(join(dir, 'outside-'));
+    mkdirSync(join(outside, 'sub'));
+    symlinkSync(join(outside, 'sub'), join(cwd, 'dirlink'));
+    mkdirSync(join(cwd, 'tree'));
+    symlinkSync(outside, join(cwd, 'tree/out'));
+    linkSync(join(cwd, '.git/config'), join(cwd, 'notes.txt'));
+    for (const command of [
+      // `dirlink/..` is `outside`, not the project: cp writes outside/a.ts, rm removes outside/*.
+      'cp src/a.ts dirlink/..', 'cp -r src dirlink/..', 'rm -rf dirlink/../*', 'tee dirlink/../*',
+      // A link a copy or move lands, written through later in the same command.
+      'cp -P dirlink d2 && cp src/a.ts d2/x', 'cp -d dirlink d3; touch d3/x', 'cp -a tree t2 && cp src/a.ts t2/out/x', 'mv tree t3 && mkdir t3/out/x', 'mv dirlink d4 && tee d4/x',
+      // Links inside a copied tree followed on purpose; chown -R -L follows them out of the tree.
+      'cp -rL tree copy', 'cp -R --dereference tree copy', 'chown -RL me tree', 'chgrp -R -L g tree',
+      // A hard link is the same file as .git/config.
+      'tee -a notes.txt', 'cp src/a.ts notes.txt', 'dd if=src/a.ts of=notes.txt', 'chmod +x notes.txt',
+      // rsync: --delete removes what the destination holds (.git/); remote names are the remote side's.
+      'rsync -a --delete src/ .', 'rsync -a --delete-after src/ ./', 'rsync src/a.ts localhost:.bashrc', 'rsync -a h:evil/ .', "rsync h:'.m*' .", 'rsync --files-from=list payload/ .', 'rsync -aL tree/ copy',
+    ]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    for (const command of ['cp src/a.ts src/b.ts', 'mkdir -p build && cp src/a.ts build/', 'cp -r src build && rm -rf build', 'cp -r tree t4', 'rsync -a --delete src/ copy/', 'rsync src/a.ts ./host:x', 'cp src/a.ts dirlink2', 'cp src/a.ts x && cp x y']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
+    }
+  });
+  it('a backup suffix that makes a protected name, or one the environment chooses, asks; sudo -D and -i are not looked through; a recursive mode change reaches hard links', async () => {
+    const { cwd, k } = await setup([]);
+    writeFileSync(join(cwd, '.mcp.jso'), '{}\n');
+    writeFileSync(join(cwd, '.bashr'), '\n');
+    mkdirSync(join(cwd, 'tree'));
+    writeFileSync(join(cwd, 'tree/.mcp.jso'), '{}\n');
+    mkdirSync(join(cwd, 'copy'));
+    writeFileSync(join(cwd, 'copy/.mcp.jso'), '{}\n');
+    for (const command of [
+      'cp -b -S n src/a.ts .mcp.jso', 'cp -bSn src/a.ts .mcp.jso', 'cp --suffix=c src/a.ts .bashr', 'cp --backup --suf=n src/a.ts .mcp.jso', 'mv -b -S c src/a.ts .bashr',
+      'ln -f -b -S n src/a.ts .mcp.jso', 'install -b -S n src/a.ts .mcp.jso', 'cp -rb -S n tree/. copy', 'cp -b src/a.ts x', 'cp -b -S /../../x src/a.ts y',
+      'sudo -D .git tee config', 'sudo --chdir=.git tee config', 'sudo -i tee .bashrc',
+    ]) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    // A hard link inside a tree a recursive mode change walks: `chmod -R +x src` would make the hook run.
+    mkdirSync(join(cwd, '.git/hooks'));
+    writeFileSync(join(cwd, '.git/hooks/pre-commit'), '\n');
+    mkdirSync(join(cwd, 'lib/deep'), { recursive: true });
+    linkSync(join(cwd, '.git/hooks/pre-commit'), join(cwd, 'lib/deep/h'));
+    for (const command of ['chmod -R +x lib', 'chown -R me lib', 'chgrp -R g lib/']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).not.toBe('allow');
+    }
+    for (const command of ['cp -b -S .bak src/a.ts x', 'cp --suffix=.orig src/a.ts src/a.ts.new', 'chmod -R +x src', 'rm -rf lib']) {
+      expect((await decide(k, 'Bash', { command }))?.behavior, command).toBe('allow');
     }
   });
   it('an Edit deny rule covers what a copy or a recursive removal writes', async () => {

@@ -458,6 +458,20 @@ export interface PlacedWrite {
    * relative to the link's directory; `relative` (`ln -sr`): to the current one, as `hard`.
    */
   links?: 'hard' | 'symbolic' | 'relative';
+  /**
+   * `-b`/`--backup`/`-S`/`--suffix`: a file the copy replaces is first renamed to its name plus
+   * the suffix (`cp -b -S n a .mcp.jso` turns the old `.mcp.jso` into `.mcp.json`). `suffix` is
+   * undefined when none is given: `SIMPLE_BACKUP_SUFFIX` in the environment chooses it.
+   */
+  backup?: { suffix?: string };
+  /**
+   * `chmod -R`/`chown -R`: every file of the tree is listed (up to the expansion limit), since a
+   * mode change reaches through a hard link inside it (`chmod -R +x src` with `src/h` a link to
+   * `.git/hooks/pre-commit` makes the hook run); a removal only takes names away.
+   */
+  modes?: boolean;
+  /** The copy follows symbolic links inside a source tree (`cp -rL`, `rsync -rL`). */
+  followsLinks?: boolean;
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */
   slashMeansContent?: boolean;
 }
@@ -621,7 +635,9 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
       // The first operand is the mode or owner, unless --reference gives it.
       const files = has('reference') ? ops : ops.slice(1);
       const tree = has('R', 'recursive');
-      return { files: tree ? [] : files, placed: tree ? files.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true })) : [] };
+      // chown/chgrp -R -L follow every link to a directory they meet, out of the tree rein lists.
+      if (tree && has('L')) return { files: [unknownWrite(`the files ${name} -R -L reaches through the links it follows`)], placed: [] };
+      return { files: tree ? [] : files, placed: tree ? files.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true, modes: true })) : [] };
     }
     default: break;
   }
@@ -631,6 +647,8 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   if (name === 'install' && has('d', 'directory')) return { files: ops, placed: [] };
   if (name === 'rsync') {
     for (const [k, vs] of s.opts) if (RSYNC_WRITTEN.has(k)) files.push(...vs);
+    // --files-from names the files to copy in another file (`.git/config` lands at dest/.git/config).
+    if (has('files-from')) files.push(unknownWrite('the files rsync --files-from lists, which rein does not read'));
   }
   let dest: ShellWord | undefined;
   let sources: ShellWord[];
@@ -651,22 +669,37 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
     if (sources.length > 1 && into === 'auto') into = 'dir';
   }
   if (name === 'rsync') {
-    if (!dest.dynamic && rsyncRemote(dest.value)) return files.length ? { files, placed: [] } : undefined;
-    // A remote source lands under its basename too; its tree is not known here.
-    sources = sources.map((w) => (!w.dynamic && rsyncRemote(w.value) ? { ...w, value: w.value.slice(w.value.indexOf(':') + 1).replace(/^:/, '') || '.' } : w));
+    // A remote destination may be this machine (`rsync a localhost:.bashrc` writes ~/.bashrc over
+    // ssh); a remote source's names, trees and patterns are expanded by the remote side
+    // (`rsync -a h:x/ .`, `rsync h:'.m*' .` may land `./.mcp.json`). Neither is known here.
+    if (!dest.dynamic && rsyncRemote(dest.value)) return { files: [...files, unknownWrite(`${dest.value}, a path on another host (which may be this one)`)], placed: [] };
+    const remote = sources.find((w) => !w.dynamic && rsyncRemote(w.value));
+    if (remote) return { files: [...files, unknownWrite(`the files ${remote.value} names on another host, which land in ${dest.value}`)], placed: [] };
   }
   // mv (and rsync --remove-source-files) takes its sources away: removing a file is writing it.
   if (name === 'mv' || (name === 'rsync' && has('remove-source-files'))) files.push(...sources);
   const tree = name === 'mv' || (name === 'cp' && has('r', 'R', 'a', 'recursive', 'archive')) || (name === 'rsync' && has('r', 'a', 'recursive', 'archive', 'd', 'dirs'));
   const placed: PlacedWrite = { dest, sources, into, tree };
+  // rsync --delete (and its variants) removes whatever in the destination the sources lack:
+  // `rsync -a --delete src/ .` removes the project's .git/, as `rm -r` of the destination would.
+  const removal: PlacedWrite[] = name === 'rsync' && [...s.opts.keys()].some((k) => k.startsWith('delete')) ? [{ dest, sources: [], into: 'file', tree: true }] : [];
   if (name === 'cp' && has('parents')) placed.parents = true;
+  // Backups (coreutils "Backup options"; a suffix alone turns them on). rsync's -b uses its own
+  // --suffix (default `~`) and --backup-dir, listed above.
+  if (name !== 'rsync' && has('b', 'backup', 'S', 'suffix')) {
+    const suffix = (s.opts.get('S') ?? s.opts.get('suffix'))?.at(-1);
+    placed.backup = suffix ? { suffix: suffix.value } : {};
+  } else if (name === 'rsync' && has('b', 'backup') && !has('backup-dir')) placed.backup = { suffix: s.opts.get('suffix')?.at(-1)?.value ?? '~' };
+  // cp -L, rsync -L/-k/--copy-unsafe-links: links inside a copied tree are followed, so what lands
+  // is whatever they lead to (outside the tree rein lists, protected names included).
+  if ((name === 'cp' && has('L', 'dereference')) || (name === 'rsync' && has('L', 'copy-links', 'k', 'copy-dirlinks', 'copy-unsafe-links'))) placed.followsLinks = true;
   if (name === 'rsync') placed.slashMeansContent = true;
   if (name === 'ln') placed.links = !has('s', 'symbolic') ? 'hard' : has('r', 'relative') ? 'relative' : 'symbolic';
   if (name === 'cp' && has('l', 'link')) placed.links = 'hard';
   if (name === 'cp' && has('s', 'symbolic-link')) placed.links = 'symbolic';
   // ln -n replaces a link to a directory instead of writing into the directory.
   if (name === 'ln' && has('n', 'no-dereference')) files.push(dest);
-  return { files, placed: [placed] };
+  return { files, placed: [placed, ...removal] };
 }
 
 // ---------------------------------------------------------------- script interpreters

@@ -53,8 +53,10 @@ export const TRANSPARENT_WRAPPERS: Readonly<Record<string, WrapperSpec>> = Objec
  */
 export const PRIVILEGE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = Object.freeze({
   sudo: {
-    withValue: ['-u', '--user', '-g', '--group', '-h', '--host', '-C', '--close-from', '-D', '--chdir', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-T', '--command-timeout'],
-    flags: ['-E', '--preserve-env', '-H', '--set-home', '-n', '--non-interactive', '-S', '--stdin', '-b', '--background', '-i', '--login', '-s', '--shell', '-k', '-P', '-A', '--askpass'],
+    // Not listed, so not looked through: `-D`/`--chdir` and `-i`/`--login` (which starts in the
+    // target user's home) run the command in another directory, where its relative paths land.
+    withValue: ['-u', '--user', '-g', '--group', '-h', '--host', '-C', '--close-from', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-T', '--command-timeout'],
+    flags: ['-E', '--preserve-env', '-H', '--set-home', '-n', '--non-interactive', '-S', '--stdin', '-b', '--background', '-s', '--shell', '-k', '-P', '-A', '--askpass'],
     assignments: true,
   },
   doas: { withValue: ['-u', '-C'], flags: ['-n', '-s'] },

@@ -97,7 +97,8 @@ export function parsedCommandOf(q: PermissionQuery): ParsedCommand {
  */
 export const MAX_WRITE_EXPANSION = 1_000;
 
-const writesCache = new WeakMap<ShellPart, ShellWord[]>();
+/** A part's writes (writesOf), with those that come from the program's operands or placed files set apart. */
+const writesCache = new WeakMap<ShellPart, { all: ShellWord[]; operands: Set<ShellWord> }>();
 
 /** A write whose file is known only at run time. */
 function unknownWrite(why: string): ShellWord {
@@ -117,11 +118,25 @@ function plainWord(value: string): ShellWord {
  */
 export function writesOf(q: PermissionQuery, part: ShellPart, base: PathBase): ShellWord[] {
   if (!part.fileWrites && !part.placed) return part.writes;
+  return partWrites(q, part, base).all;
+}
+
+/** writesOf's list, with the words that come from operands or placed files set apart, worked out once. */
+function partWrites(q: PermissionQuery, part: ShellPart, base: PathBase): { all: ShellWord[]; operands: Set<ShellWord> } {
   let out = writesCache.get(part);
   if (out) return out;
-  out = [...part.writes];
-  for (const w of part.fileWrites ?? []) out.push(...patternFiles(w, shellBase(base)));
-  for (const p of part.placed ?? []) out.push(...placedFiles(q, p, base));
+  out = { all: [...part.writes], operands: new Set() };
+  const operand = new Set(part.operandWrites ?? []);
+  for (const w of part.fileWrites ?? []) {
+    const files = patternFiles(w, shellBase(base));
+    out.all.push(...files);
+    if (operand.has(w)) for (const f of files) out.operands.add(f);
+  }
+  for (const p of part.placed ?? []) {
+    const files = placedFiles(q, p, base);
+    out.all.push(...files);
+    for (const f of files) out.operands.add(f);
+  }
   writesCache.set(part, out);
   return out;
 }
@@ -650,7 +665,7 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
       if (!rule) return undefined;
       used.push(rule.text);
     }
-    const operands = operandsOnly ? operandFiles(q, part, base) : undefined;
+    const operands = operandsOnly ? partWrites(q, part, base).operands : undefined;
     for (const w of writesOf(q, part, base)) {
       if (w.dynamic) return undefined;
       const forms = pathFormsOf(q, w.value, base);
@@ -660,23 +675,6 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
     }
   }
   return used.length ? allowed(...used) : undefined;
-}
-
-/** The words of writesOf(q, part) that come from the program's operands or placed files. */
-function operandFiles(q: PermissionQuery, part: ShellPart, base: PathBase): Set<ShellWord> {
-  const out = new Set<ShellWord>();
-  const all = writesOf(q, part, base);
-  if (!part.operandWrites?.length && !part.placed?.length) return out;
-  // writesOf lists part.writes, then each fileWrites word's files in order, then placed files.
-  let i = part.writes.length;
-  const operand = new Set(part.operandWrites ?? []);
-  for (const w of part.fileWrites ?? []) {
-    const n = patternFiles(w, shellBase(base)).length;
-    if (operand.has(w)) for (let k = i; k < i + n; k++) out.add(all[k]!);
-    i += n;
-  }
-  for (; i < all.length; i++) out.add(all[i]!);
-  return out;
 }
 
 /**

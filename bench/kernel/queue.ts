@@ -1,5 +1,5 @@
 /**
- * `npm run bench:queue [-- --rounds N --turns T --overhead-jobs K]`: a whole-process harness for
+ * `npm run bench:queue [-- --rounds N --turns T --warm W --overhead-jobs K]`: a whole-process harness for
  * the job queue, against a real redis-server on a free loopback port and real `rein worker`
  * processes (the built command; run `npm run build` first).
  *
@@ -46,6 +46,10 @@ function arg(name: string, dflt: number): number {
 const ROUNDS = arg('rounds', 3);
 const TURNS = arg('turns', 300);
 const OVERHEAD_JOBS = arg('overhead-jobs', 16);
+// Replays each queue worker runs before the clock starts. V8 keeps re-optimising the replay code for
+// about a dozen replays (`node --trace-opt`), so a worker that has served a few jobs is still paying
+// compile time a long-lived one no longer does: `--warm 12` measures the long-lived case.
+const WARM = arg('warm', 2);
 // Two presets whose replays take about as long (minimal's take half as long), so that the order
 // the jobs are taken in changes the makespan little.
 const PRESETS = ['default', join(REPO, 'bench/presets/claude-code-like.yaml')];
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
   try {
     // --- Throughput ---------------------------------------------------------------------------
     say(`\nthroughput: 4 workloads (gen:turns=${TURNS}) × ${PRESETS.length} presets = ${4 * PRESETS.length} jobs, ${ROUNDS} rounds; load before: ${load()}`);
-    say('  rein bench -j N: N worker threads, each started cold (timed from process start); queue: warm `rein worker` processes (timed from submission)');
+    say(`  rein bench -j N: N worker threads, each started cold (timed from process start); queue: \`rein worker\` processes warmed with ${WARM} replays each (timed from submission)`);
     type Arm = { name: string; run: (seed: number) => Promise<number> };
     // CPU seconds the last arm's processes used while timed (all their threads).
     let lastCpu = 0;
@@ -132,7 +136,9 @@ async function main(): Promise<void> {
           const pids = workers.map((w) => w.child.pid);
           // Warm-up, not timed: a fresh worker's first replays run before V8 has optimised the
           // kernel (a cold replay takes about twice as long), which a long-lived worker pays once.
-          const warm = await planBench({ workloads: Array.from({ length: n }, (_, i) => `gen:turns=100,seed=${seed + 500 + i}`), presets: PRESETS, cwd: dir });
+          // WARM replays per worker (one workload makes a job per preset).
+          const warmWorkloads = Math.max(1, Math.ceil((n * WARM) / PRESETS.length));
+          const warm = await planBench({ workloads: Array.from({ length: warmWorkloads }, (_, i) => `gen:turns=${TURNS},seed=${seed + 500 + i}`), presets: PRESETS, cwd: dir });
           await awaitBench(q, (await submitBench(warm, q)).manifest, warm.workloads);
           const cpu0 = pids.reduce((sum: number, p) => sum + cpuOf(p), 0);
           const t = performance.now();

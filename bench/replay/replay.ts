@@ -279,9 +279,11 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // max_tokens is not part of the cached prefix, so raising it changes no accounting.
   let longestReply = 0;
   for (const s of w.steps) {
+    // Read once: a generated workload makes the reply each time it is read.
+    const reply = s.reply;
     let n = 0;
-    for (const b of s.reply) n += counter.block(b, false);
-    longestReply = Math.max(longestReply, n, estimateContentTokens(s.reply));
+    for (const b of reply) n += counter.block(b, false);
+    longestReply = Math.max(longestReply, n, estimateContentTokens(reply));
   }
   const maxTokens = Math.max(preset.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS, longestReply + 1);
   const kernelPreset: KernelPreset = {

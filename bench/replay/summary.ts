@@ -82,7 +82,7 @@ export function extractiveSummary(body: SummaryBody, prompts: readonly string[],
   // Fill in priority order: what the user asked, where the work stands, files, errors, names, the rest.
   const priority = [0, 6, 7, 8, 5, 2, 3, 1, 4];
   const kept = fillSections(sections, priority, budget, counter);
-  const render = () => sections.map((s, i) => `${s.title}:\n${kept[i]!.join('\n') || '(none)'}`).join('\n\n');
+  const render = () => sections.map((s, i) => `${s.title}:\n${kept[i]!.map((j) => s.items[j]).join('\n') || '(none)'}`).join('\n\n');
   // The parts were counted one by one; the whole may count a little more: drop the lowest-priority
   // items until it fits.
   let text = render();
@@ -141,24 +141,31 @@ function factsByKind(strings: readonly string[]): (kind: Fact['kind']) => string
 }
 
 /**
- * The items kept of each section within `budget` tokens, titles included. Round-robin over the
- * sections in `priority` order, one item at a time, so a small budget keeps a little of everything
- * important rather than all of one section; an item that does not fit is skipped and a shorter one
- * after it may still fit.
+ * The indexes of the items kept of each section within `budget` tokens, titles included.
+ * Round-robin over the sections in `priority` order, one item at a time, so a small budget keeps a
+ * little of everything important rather than all of one section; an item that does not fit is
+ * skipped and a shorter one after it may still fit. Indexes rather than the items themselves: an
+ * array that only ever holds small integers keeps one hidden class, where arrays made empty and
+ * then given strings change theirs, and V8 dropped the loop's optimised code each time it met one
+ * it had not seen.
  */
-function fillSections(sections: readonly Section[], priority: readonly number[], budget: number, counter: ContentTokenCounter): string[][] {
-  const kept: string[][] = sections.map(() => []);
-  let used = counter.block(sections.map((s) => s.title).join('\n'), false);
+function fillSections(sections: readonly Section[], priority: readonly number[], budget: number, counter: ContentTokenCounter): number[][] {
+  const kept: number[][] = sections.map(() => []);
   const cursors = sections.map(() => 0);
-  while (cursors.some((c, i) => c < sections[i]!.items.length)) {
+  let left = 0;
+  for (const s of sections) left += s.items.length;
+  let used = counter.block(sections.map((s) => s.title).join('\n'), false);
+  while (left > 0) {
     for (const i of priority) {
-      const item = sections[i]!.items[cursors[i]!];
-      if (item === undefined) continue;
-      cursors[i]!++;
-      const cost = counter.block(item, false) + 1;
+      const items = sections[i]!.items;
+      const at = cursors[i]!;
+      if (at >= items.length) continue;
+      cursors[i] = at + 1;
+      left--;
+      const cost = counter.block(items[at]!, false) + 1;
       if (used + cost > budget) continue;
       used += cost;
-      kept[i]!.push(item);
+      kept[i]!.push(at);
     }
   }
   return kept;

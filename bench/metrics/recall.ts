@@ -113,21 +113,23 @@ export function extractFacts(text: string): Fact[] {
   const add = (t: string, kind: FactKind) => {
     if (!out.has(t) && ANCHOR_RE.test(t)) out.set(t, { text: t, kind });
   };
-  for (const m of text.matchAll(URL_RE)) add(m[0].replace(/[.,;:!?]+$/, ''), 'url');
+  // `match` with a global pattern gives the matched strings alone, where `matchAll` makes a match
+  // object per match (most of what extraction allocated); `matchAll` only where a group is needed.
+  for (const m of text.match(URL_RE) ?? []) add(m.replace(/[.,;:!?]+$/, ''), 'url');
   const noUrls = text.includes('://') ? text.replace(URL_RE, ' ') : text;
-  for (const m of noUrls.matchAll(PATH_RE)) {
-    const p = m[0].replace(/:\d+(?::\d+)?$/, '').replace(/[.,;:]+$/, '');
+  for (const m of noUrls.match(PATH_RE) ?? []) {
+    const p = m.replace(/:\d+(?::\d+)?$/, '').replace(/[.,;:]+$/, '');
     if (isPath(p)) add(p, 'path');
   }
-  for (const m of text.matchAll(IDENT_RE)) if (isIdentifier(m[0])) add(m[0], 'identifier');
-  for (const m of text.matchAll(HEX_RE)) add(m[0], 'identifier');
-  for (const m of text.matchAll(NUMBER_RE)) add(m[0], 'number');
+  for (const m of text.match(IDENT_RE) ?? []) if (isIdentifier(m)) add(m, 'identifier');
+  for (const m of text.match(HEX_RE) ?? []) add(m, 'identifier');
+  for (const m of text.match(NUMBER_RE) ?? []) add(m, 'number');
   for (const m of text.matchAll(QUOTED_RE)) {
     const q = (m[1] ?? m[2] ?? m[3] ?? '').trim();
     if (q.length >= 4 && q.length <= MAX_PHRASE) add(q, 'quoted');
   }
-  for (const m of text.matchAll(ERROR_RE)) {
-    const e = m[0].trimEnd().slice(0, MAX_PHRASE);
+  for (const m of text.match(ERROR_RE) ?? []) {
+    const e = m.trimEnd().slice(0, MAX_PHRASE);
     add(e, 'error');
     // The name alone too: a reply often words the message differently from the output it read.
     const colon = e.indexOf(':');

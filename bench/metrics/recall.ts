@@ -113,21 +113,23 @@ export function extractFacts(text: string): Fact[] {
   const add = (t: string, kind: FactKind) => {
     if (!out.has(t) && ANCHOR_RE.test(t)) out.set(t, { text: t, kind });
   };
-  for (const m of text.matchAll(URL_RE)) add(m[0].replace(/[.,;:!?]+$/, ''), 'url');
+  // `match` with a global pattern gives the matched strings alone, where `matchAll` makes a match
+  // object per match (most of what extraction allocated); `matchAll` only where a group is needed.
+  for (const m of text.match(URL_RE) ?? []) add(m.replace(/[.,;:!?]+$/, ''), 'url');
   const noUrls = text.includes('://') ? text.replace(URL_RE, ' ') : text;
-  for (const m of noUrls.matchAll(PATH_RE)) {
-    const p = m[0].replace(/:\d+(?::\d+)?$/, '').replace(/[.,;:]+$/, '');
+  for (const m of noUrls.match(PATH_RE) ?? []) {
+    const p = m.replace(/:\d+(?::\d+)?$/, '').replace(/[.,;:]+$/, '');
     if (isPath(p)) add(p, 'path');
   }
-  for (const m of text.matchAll(IDENT_RE)) if (isIdentifier(m[0])) add(m[0], 'identifier');
-  for (const m of text.matchAll(HEX_RE)) add(m[0], 'identifier');
-  for (const m of text.matchAll(NUMBER_RE)) add(m[0], 'number');
+  for (const m of text.match(IDENT_RE) ?? []) if (isIdentifier(m)) add(m, 'identifier');
+  for (const m of text.match(HEX_RE) ?? []) add(m, 'identifier');
+  for (const m of text.match(NUMBER_RE) ?? []) add(m, 'number');
   for (const m of text.matchAll(QUOTED_RE)) {
     const q = (m[1] ?? m[2] ?? m[3] ?? '').trim();
     if (q.length >= 4 && q.length <= MAX_PHRASE) add(q, 'quoted');
   }
-  for (const m of text.matchAll(ERROR_RE)) {
-    const e = m[0].trimEnd().slice(0, MAX_PHRASE);
+  for (const m of text.match(ERROR_RE) ?? []) {
+    const e = m.trimEnd().slice(0, MAX_PHRASE);
     add(e, 'error');
     // The name alone too: a reply often words the message differently from the output it read.
     const colon = e.indexOf(':');
@@ -237,39 +239,47 @@ export class StringIndex {
   }
 }
 
-const RESULT = Symbol('recorded result');
-
-/** A tool-result source's block, made from the recorded result when read (one getter for all: one hidden class). */
-function resultBlock(this: { [RESULT]: RecordedToolResult }): unknown {
-  const r = this[RESULT];
-  return { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content };
-}
-
-/** The source of a tool result: its block is made from the result (`content` may itself be made when read). */
-function resultSource(step: WorkloadStep, r: RecordedToolResult, ask: number): FactSource {
-  const src = { id: 0, step: step.index, kind: 'tool_result' as const };
-  Object.defineProperties(src, { [RESULT]: { value: r }, block: { enumerable: true, get: resultBlock } });
-  if (ask >= 0) Object.defineProperties(src, { [REPLY_BLOCK]: { value: [step, ask] }, ask: { enumerable: true, get: replyBlock } });
-  return src as unknown as FactSource;
-}
-
-const REPLY_BLOCK = Symbol('reply block');
-
 /**
- * A reply block of a source, read from its step when asked for (one getter for all): a generated
- * step makes its reply when read, and the sources of a long workload would otherwise hold every
- * reply.
+ * A source as `neededFacts` makes it. One class for the three kinds, with every field set in the
+ * constructor, so the code that reads sources (the index below, `sourceTokens`) sees one hidden
+ * class: sources built as object literals with getters defined on some of them took several shapes,
+ * and V8 deoptimised and recompiled those readers each time a new one reached them.
  */
-function replyBlock(this: { [REPLY_BLOCK]: [WorkloadStep, number] }): unknown {
-  const [step, i] = this[REPLY_BLOCK];
-  return step.reply[i];
-}
+class RecordedSource implements FactSource {
+  id = 0;
+  /** Tokens of the block and of its ask, once counted (`sourceTokens`). */
+  counted: { tokens: number; askTokens?: number } | undefined = undefined;
 
-/** The source of a reply block: the step's block `i`, read from the step. */
-function replySource(step: WorkloadStep, i: number): FactSource {
-  const src = { id: 0, step: step.index, kind: 'reply' as const };
-  Object.defineProperties(src, { [REPLY_BLOCK]: { value: [step, i] }, block: { enumerable: true, get: replyBlock } });
-  return src as unknown as FactSource;
+  /**
+   * A source of step `of`: a prompt block (`prompt`), the step's reply block `index` (`reply`), or a
+   * tool result (`result`, fetched by the step's reply block `index`, or -1 when none did).
+   */
+  constructor(
+    private readonly of: WorkloadStep,
+    readonly kind: FactSource['kind'],
+    private readonly index: number,
+    private readonly prompt: unknown,
+    private readonly result: RecordedToolResult | undefined,
+  ) {}
+
+  get step(): number {
+    return this.of.index;
+  }
+
+  /**
+   * The block, made from the workload when read: a generated step makes its reply and results when
+   * read, and the sources of a long workload would otherwise hold every reply and result.
+   */
+  get block(): unknown {
+    if (this.kind === 'prompt') return this.prompt;
+    if (this.kind === 'reply') return this.of.reply[this.index];
+    const r = this.result!;
+    return { type: 'tool_result', tool_use_id: r.toolUseId, content: r.content };
+  }
+
+  get ask(): unknown {
+    return this.kind === 'tool_result' && this.index >= 0 ? this.of.reply[this.index] : undefined;
+  }
 }
 
 /**
@@ -290,95 +300,131 @@ export function neededFacts(w: Workload): NeededFacts {
   if (hit) return hit;
   // The facts of each step's reply, found first: only their words are ever looked up, so the word
   // index below keeps those words alone, not every word of every tool result.
-  const factsOf: Fact[][] = [];
+  const factsOf = w.steps.map(replyFacts);
   const factWords = new Set<string>();
-  for (const step of w.steps) {
-    const facts = new Map<string, Fact>();
-    for (const b of step.reply as ContentBlock[]) {
-      if (b.type !== 'text' && b.type !== 'tool_use') continue;
-      for (const s of blockStrings(b)) for (const f of factsIn(s)) if (!facts.has(f.text)) facts.set(f.text, f);
-    }
-    for (const f of facts.keys()) for (const word of wordList(f)) factWords.add(word);
-    factsOf.push([...facts.values()]);
-  }
-  const sources: FactSource[] = [];
-  // Earlier strings by word (words of facts only): word → source ids (in order). A source's strings
-  // are not kept: they are read again from the workload (`stringsOf`) when a fact's search reaches
-  // the source.
-  const byWord = new Map<string, number[]>();
-  const addSource = (source: FactSource, block: unknown = source.block) => {
-    const strings = blockStrings(block);
-    if (!strings.some((s) => s.length > 0)) return;
-    const id = sources.length;
-    (source as { id: number }).id = id;
-    sources.push(source);
-    const seen = new Set<string>();
-    for (const s of strings) for (const word of wordList(s)) {
-      if (seen.has(word) || !factWords.has(word)) continue;
-      seen.add(word);
-      let list = byWord.get(word);
-      if (!list) byWord.set(word, (list = []));
-      list.push(id);
-    }
-  };
-  // The strings of the sources searched last: a search mostly stops at its first candidate, and
-  // the next fact's often at the same source.
-  const recent = new Map<number, string[]>();
-  const stringsOf = (id: number): string[] => {
-    let out = recent.get(id);
-    if (!out) {
-      out = blockStrings(sources[id]!.block);
-      if (recent.size >= 64) recent.delete(recent.keys().next().value!);
-      recent.set(id, out);
-    }
-    return out;
-  };
-  // A fact's first source never changes once found; until then, the sources already searched need
-  // not be searched again at a later step. Every word run of the fact must be a word run of the
-  // source, so the search walks the sources of its rarest word only.
-  const searched = new Map<string, { source?: number; word: string; next: number }>();
-  const firstSource = (text: string): number | undefined => {
-    let memo = searched.get(text);
-    if (memo?.source !== undefined) return memo.source;
-    if (!memo) {
-      let word: string | undefined;
-      for (const w of wordList(text)) {
-        const n = byWord.get(w)?.length;
-        if (!n) return undefined;
-        if (word === undefined || n < byWord.get(word)!.length) word = w;
-      }
-      if (word === undefined) return undefined;
-      searched.set(text, (memo = { word, next: 0 }));
-    }
-    const list = byWord.get(memo.word)!;
-    for (; memo.next < list.length; memo.next++) {
-      const id = list[memo.next]!;
-      if (stringsOf(id).some((s) => s.includes(text))) return (memo.source = id);
-    }
-    return undefined;
-  };
+  for (const facts of factsOf) for (const f of facts) for (const word of wordList(f.text)) factWords.add(word);
+  const index = new SourceIndex(factWords);
   const byStep = new Map<number, NeededFact[]>();
   for (const [k, step] of w.steps.entries()) {
-    const promptStrings = (step.prompt ?? []).flatMap((p) => blockStrings(p.block));
-    const needed: NeededFact[] = [];
-    for (const f of factsOf[k]!) {
-      const anchor = anchorOf(f.text);
-      if (promptStrings.some((s) => s.includes(f.text))) continue;
-      const source = firstSource(f.text);
-      if (source !== undefined) needed.push({ text: f.text, kind: f.kind, anchor, source });
-    }
+    const needed = stepNeeds(step, factsOf[k]!, index);
     if (needed.length) byStep.set(step.index, needed);
-    for (const p of step.prompt ?? []) addSource({ id: 0, step: step.index, kind: 'prompt', block: p.block });
-    const reply = step.reply as ContentBlock[];
-    for (const [i, b] of reply.entries()) if (b.type === 'text' || b.type === 'tool_use') addSource(replySource(step, i), b);
-    for (const r of step.toolResults) {
-      addSource(resultSource(step, r, reply.findIndex((b) => b.type === 'tool_use' && (b as { id?: string }).id === r.toolUseId)));
-    }
+    index.addStep(step);
   }
-  const out = { byStep, sources };
+  const out = { byStep, sources: index.sources };
   cache.set(key, out);
   if (cache.size > CACHED_WORKLOADS) cache.delete(cache.keys().next().value!);
   return out;
+}
+
+/** The facts of a step's reply (its text and tool inputs), each once, in order. */
+function replyFacts(step: WorkloadStep): Fact[] {
+  const facts = new Map<string, Fact>();
+  for (const b of step.reply as ContentBlock[]) {
+    if (b.type !== 'text' && b.type !== 'tool_use') continue;
+    for (const s of blockStrings(b)) for (const f of factsIn(s)) if (!facts.has(f.text)) facts.set(f.text, f);
+  }
+  return [...facts.values()];
+}
+
+/** The facts of `facts` (a step's reply's) that an earlier source holds and the step's own prompt does not. */
+function stepNeeds(step: WorkloadStep, facts: readonly Fact[], index: SourceIndex): NeededFact[] {
+  const promptStrings = (step.prompt ?? []).flatMap((p) => blockStrings(p.block));
+  const needed: NeededFact[] = [];
+  for (const f of facts) {
+    const anchor = anchorOf(f.text);
+    if (promptStrings.some((s) => s.includes(f.text))) continue;
+    const source = index.firstSource(f.text);
+    if (source !== undefined) needed.push({ text: f.text, kind: f.kind, anchor, source });
+  }
+  return needed;
+}
+
+/**
+ * The sources of a workload so far, indexed by the words of facts they hold. A source's strings are
+ * not kept: they are read again from the workload (`stringsOf`) when a fact's search reaches it.
+ */
+class SourceIndex {
+  readonly sources: RecordedSource[] = [];
+  /** Earlier strings by word (words of facts only): word → source ids, in order. */
+  private readonly byWord = new Map<string, number[]>();
+  /**
+   * The strings of the sources searched last: a search mostly stops at its first candidate, and
+   * the next fact's often at the same source.
+   */
+  private readonly recent = new Map<number, string[]>();
+  /**
+   * A fact's first source never changes once found; until then, the sources already searched need
+   * not be searched again at a later step: fact → its source, or the word searched by and how far.
+   */
+  private readonly searched = new Map<string, { source: number | undefined; word: string; next: number }>();
+
+  /** `factWords`: the only words ever looked up (those of the facts). */
+  constructor(private readonly factWords: ReadonlySet<string>) {}
+
+  /** Adds the sources of a step: its prompt blocks, its reply's text and tool_use blocks, its tool results. */
+  addStep(step: WorkloadStep): void {
+    for (const p of step.prompt ?? []) this.add(new RecordedSource(step, 'prompt', -1, p.block, undefined), p.block);
+    const reply = step.reply as ContentBlock[];
+    for (const [i, b] of reply.entries()) if (b.type === 'text' || b.type === 'tool_use') this.add(new RecordedSource(step, 'reply', i, undefined, undefined), b);
+    for (const r of step.toolResults) {
+      const ask = reply.findIndex((b) => b.type === 'tool_use' && (b as { id?: string }).id === r.toolUseId);
+      const source = new RecordedSource(step, 'tool_result', ask, undefined, r);
+      this.add(source, source.block);
+    }
+  }
+
+  /** Adds `source`, whose block is `block`, unless it holds no text. */
+  private add(source: RecordedSource, block: unknown): void {
+    const strings = blockStrings(block);
+    if (!strings.some((s) => s.length > 0)) return;
+    const id = this.sources.length;
+    source.id = id;
+    this.sources.push(source);
+    const seen = new Set<string>();
+    for (const s of strings) for (const word of wordList(s)) {
+      if (seen.has(word) || !this.factWords.has(word)) continue;
+      seen.add(word);
+      let list = this.byWord.get(word);
+      if (!list) this.byWord.set(word, (list = []));
+      list.push(id);
+    }
+  }
+
+  private stringsOf(id: number): string[] {
+    let out = this.recent.get(id);
+    if (!out) {
+      out = blockStrings(this.sources[id]!.block);
+      if (this.recent.size >= 64) this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(id, out);
+    }
+    return out;
+  }
+
+  /**
+   * The id of the first source so far that holds `text`, if any. Every word run of the fact must be
+   * a word run of the source, so the search walks the sources of its rarest word only.
+   */
+  firstSource(text: string): number | undefined {
+    let memo = this.searched.get(text);
+    if (memo?.source !== undefined) return memo.source;
+    if (!memo) {
+      let word: string | undefined;
+      let fewest = 0;
+      for (const w of wordList(text)) {
+        const n = this.byWord.get(w)?.length;
+        if (!n) return undefined;
+        if (word === undefined || n < fewest) { word = w; fewest = n; }
+      }
+      if (word === undefined) return undefined;
+      this.searched.set(text, (memo = { source: undefined, word, next: 0 }));
+    }
+    const list = this.byWord.get(memo.word)!;
+    for (; memo.next < list.length; memo.next++) {
+      const id = list[memo.next]!;
+      if (this.stringsOf(id).some((s) => s.includes(text))) return (memo.source = id);
+    }
+    return undefined;
+  }
 }
 
 /** A request body's parts that hold facts. */

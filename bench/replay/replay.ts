@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_MAX_TOKENS, type KernelPreset } from '../../kernel/kernel.js';
+import { DEFAULT_MAX_TOKENS, type Kernel, type KernelPreset } from '../../kernel/kernel.js';
 import { createKernel } from '../../agent/kernel.js';
 import { setCacheClock } from '../../lib/index.js';
 import { estimateContentTokens } from '../../lib/tokens/estimate.js';
@@ -24,7 +24,7 @@ import { neededFacts, recallTester, type NeededFacts } from '../metrics/recall.j
 import { chargeRefetch } from '../metrics/refetch.js';
 import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
-import type { Workload } from '../workloads/types.js';
+import type { Workload, WorkloadStep } from '../workloads/types.js';
 import { pendingResponder, ReplayClient, StepCursor, type Exchange } from './client.js';
 import { ReplayTimers } from './timers.js';
 import { mimicPlan, mimicPlugin, sharedBlockIndex, type MimicClient, type MimicPlan } from './mimic.js';
@@ -279,9 +279,11 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // max_tokens is not part of the cached prefix, so raising it changes no accounting.
   let longestReply = 0;
   for (const s of w.steps) {
+    // Read once: a generated workload makes the reply each time it is read.
+    const reply = s.reply;
     let n = 0;
-    for (const b of s.reply) n += counter.block(b, false);
-    longestReply = Math.max(longestReply, n, estimateContentTokens(s.reply));
+    for (const b of reply) n += counter.block(b, false);
+    longestReply = Math.max(longestReply, n, estimateContentTokens(reply));
   }
   const maxTokens = Math.max(preset.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS, longestReply + 1);
   const kernelPreset: KernelPreset = {
@@ -298,11 +300,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const realNow = Date.now;
   Date.now = () => cursor.clock();
 
-  const terminals: Record<string, number> = {};
-  const problems: string[] = [];
-  let skippedSteps = 0;
-  const lost: Incomplete = { steps: 0, reasons: {}, firstSteps: [] };
-  let syntheticPrompts = 0;
+  const outcome: TurnsOutcome = { terminals: {}, problems: [], skippedSteps: 0, lost: { steps: 0, reasons: {}, firstSteps: [] }, syntheticPrompts: 0 };
+  const { terminals, problems, lost } = outcome;
   try {
     const kernel = await createKernel({
       preset: kernelPreset,
@@ -334,42 +333,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     });
     client.sideAt = () => timers.firing;
     try {
-      while (cursor.peek()) {
-        const step = cursor.peek()!;
-        // The user cleared the conversation here (or the client started a new one): so does the replay.
-        if (cleared.has(step.index)) kernel.messages = [];
-        if (step.compactionBefore?.trigger === 'manual') await kernel.compact();
-        let prompt: ContentBlock[];
-        if (step.prompt?.length) prompt = step.prompt.map((p) => p.block);
-        else { prompt = [{ type: 'text', text: CONTINUE_PROMPT }]; syntheticPrompts++; }
-        cursor.startingTurn = true;
-        const posBefore = cursor.pos;
-        const run = kernel.run({ prompt, maxTurns: Number.MAX_SAFE_INTEGER });
-        let reason = '';
-        for await (const ev of run) {
-          if (ev.type === 'result') {
-            reason = ev.result.terminalReason;
-            terminals[reason] = (terminals[reason] ?? 0) + 1;
-            if (ev.result.isError && reason !== 'hook_stopped' && problems.length < MAX_PROBLEMS) problems.push(`step ${step.index}: turn ended with ${reason}${ev.result.text ? '' : ''}`);
-          } else if (ev.type === 'notice' && (ev.level === 'warn' || ev.level === 'error') && problems.length < MAX_PROBLEMS) {
-            problems.push(`step ${step.index}: ${ev.source}: ${ev.message}`);
-          }
-        }
-        cursor.startingTurn = false;
-        const lose = () => {
-          const r = reason || 'no request sent';
-          lost.reasons[r] = (lost.reasons[r] ?? 0) + 1;
-          if (lost.firstSteps.length < 20) lost.firstSteps.push(cursor.peek()!.index);
-          lost.steps++;
-          cursor.pos++;
-          skippedSteps++;
-        };
-        if (cursor.pos === posBefore) lose();
-        // A turn the kernel ended on an error leaves the steps that continue it unreachable: skip
-        // them. After a normal end, a recorded request with no prompt of its own (a client retry)
-        // starts the next turn with CONTINUE_PROMPT.
-        if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) lose();
-      }
+      await replayTurns(kernel, cursor, cleared, outcome);
     } finally {
       await kernel.close();
     }
@@ -386,9 +350,9 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     requests,
     compactions,
     summary: summarize(requests, compactions),
-    skippedSteps,
+    skippedSteps: outcome.skippedSteps,
     ...(lost.steps ? { incomplete: lost } : {}),
-    syntheticPrompts,
+    syntheticPrompts: outcome.syntheticPrompts,
     terminals,
     addedTools,
     problems,
@@ -397,6 +361,73 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
     ...(live ? { children: live.results() } : {}),
   };
+}
+
+/** What the turns of a replay came to (`replayTurns` fills it in). */
+interface TurnsOutcome {
+  terminals: Record<string, number>;
+  problems: string[];
+  skippedSteps: number;
+  lost: Incomplete;
+  syntheticPrompts: number;
+}
+
+/**
+ * Runs every recorded turn left in `cursor` through `kernel`, one `kernel.run()` per turn. Kept
+ * apart from `replayWorkload`, whose one call per replay sets everything up: V8 optimises this loop
+ * while it runs (on-stack replacement), and optimising it inside that long function recompiled the
+ * whole set-up with it, tens of ms each time, several times per worker.
+ */
+async function replayTurns(kernel: Kernel, cursor: StepCursor, cleared: ReadonlySet<number>, outcome: TurnsOutcome): Promise<void> {
+  while (cursor.peek()) {
+    const step = cursor.peek()!;
+    // The user cleared the conversation here (or the client started a new one): so does the replay.
+    if (cleared.has(step.index)) kernel.messages = [];
+    if (step.compactionBefore?.trigger === 'manual') await kernel.compact();
+    const posBefore = cursor.pos;
+    cursor.startingTurn = true;
+    const reason = await replayTurn(kernel, step, turnPrompt(step, outcome), outcome);
+    cursor.startingTurn = false;
+    if (cursor.pos === posBefore) loseStep(cursor, reason, outcome);
+    // A turn the kernel ended on an error leaves the steps that continue it unreachable: skip
+    // them. After a normal end, a recorded request with no prompt of its own (a client retry)
+    // starts the next turn with CONTINUE_PROMPT.
+    if (!NORMAL_ENDS.has(reason)) while (cursor.peek() && !cursor.turnEndsHere()) loseStep(cursor, reason, outcome);
+  }
+}
+
+/** The prompt a turn starts with: the step's recorded prompt, or CONTINUE_PROMPT (counted) when it has none. */
+function turnPrompt(step: WorkloadStep, outcome: TurnsOutcome): ContentBlock[] {
+  if (step.prompt?.length) return step.prompt.map((p) => p.block);
+  outcome.syntheticPrompts++;
+  return [{ type: 'text', text: CONTINUE_PROMPT }];
+}
+
+/** Runs one turn and notes how it ended; returns the terminal reason ('' when the run gave no result). */
+async function replayTurn(kernel: Kernel, step: WorkloadStep, prompt: ContentBlock[], outcome: TurnsOutcome): Promise<string> {
+  const { terminals, problems } = outcome;
+  let reason = '';
+  for await (const ev of kernel.run({ prompt, maxTurns: Number.MAX_SAFE_INTEGER })) {
+    if (ev.type === 'result') {
+      reason = ev.result.terminalReason;
+      terminals[reason] = (terminals[reason] ?? 0) + 1;
+      if (ev.result.isError && reason !== 'hook_stopped' && problems.length < MAX_PROBLEMS) problems.push(`step ${step.index}: turn ended with ${reason}`);
+    } else if (ev.type === 'notice' && (ev.level === 'warn' || ev.level === 'error') && problems.length < MAX_PROBLEMS) {
+      problems.push(`step ${step.index}: ${ev.source}: ${ev.message}`);
+    }
+  }
+  return reason;
+}
+
+/** Skips the next recorded step, lost because its turn ended with `reason`. */
+function loseStep(cursor: StepCursor, reason: string, outcome: TurnsOutcome): void {
+  const { lost } = outcome;
+  const r = reason || 'no request sent';
+  lost.reasons[r] = (lost.reasons[r] ?? 0) + 1;
+  if (lost.firstSteps.length < 20) lost.firstSteps.push(cursor.peek()!.index);
+  lost.steps++;
+  cursor.pos++;
+  outcome.skippedSteps++;
 }
 
 /** The `system-prompt` plugin told the git state (unless its options say otherwise); other plugins as they are. */

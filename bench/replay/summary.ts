@@ -55,69 +55,34 @@ function clip(s: string, n: number): string {
   return t.length <= n ? t : `${t.slice(0, n - 1)}…`;
 }
 
+/** A compaction request's body as far as the summary reads it. */
+type SummaryBody = { messages?: ReadonlyArray<{ role?: string; content: string | readonly unknown[] }> };
+
+/** A section of the summary: its title and its items, in the order they are offered. */
+interface Section {
+  title: string;
+  items: string[];
+}
+
+// extractiveSummary runs once per compaction, on a request whose messages and blocks come in many
+// shapes (the kernel's, each plugin's, the recording's), so V8 throws its optimised code away and
+// recompiles it often. It is split into small functions, each of which costs little to recompile,
+// and the round-robin fill (the loop V8 optimises while it runs) is one of them.
+
 /**
  * The summary text (without the `<summary>` tags) of a compaction request `body`, within `budget`
  * tokens. `prompts` are the texts people typed in the recording, in order: those the request shows
  * are the user's requests and messages.
  */
-export function extractiveSummary(body: { messages?: ReadonlyArray<{ role?: string; content: string | readonly unknown[] }> }, prompts: readonly string[], budget: number, counter: ContentTokenCounter): string {
-  const strings: string[] = [];
-  for (const m of body.messages ?? []) {
-    const parts = typeof m.content === 'string' ? [m.content] : m.content.flatMap(blockStrings);
-    for (const p of parts) {
-      const k = p.search(INSTRUCTIONS);
-      if (k === 0) continue;
-      strings.push(k > 0 ? p.slice(0, k) : p);
-    }
-  }
+export function extractiveSummary(body: SummaryBody, prompts: readonly string[], budget: number, counter: ContentTokenCounter): string {
+  const strings = summarisedStrings(body);
   const all = strings.join('\n');
   const typed = prompts.filter((p) => p.trim() && all.includes(p.trim().slice(0, 80)));
-  // Facts by kind, newest first (the last mention decides the order).
-  const facts = new Map<string, Fact>();
-  for (let i = strings.length - 1; i >= 0; i--) for (const f of factsIn(strings[i]!)) if (!facts.has(f.text)) facts.set(f.text, f);
-  const of = (k: Fact['kind']) => [...facts.values()].filter((f) => f.kind === k).map((f) => f.text);
-  const errorLines: string[] = [];
-  for (const e of of('error')) {
-    const s = strings.find((x) => x.includes(e));
-    const line = s?.split('\n').find((l) => l.includes(e));
-    if (line) errorLines.push(clip(line, SENTENCE_CHARS));
-  }
-  const lastText = [...strings].reverse().find((s) => s.trim().length > 40 && !typed.some((p) => s.includes(p.trim().slice(0, 80))));
-
-  const sections: { title: string; items: string[] }[] = [
-    { title: '1. Requests and intent', items: typed.length ? [`Most recent request: "${clip(typed[typed.length - 1]!, PROMPT_CHARS)}"`, ...typed.slice(0, -1).reverse().map((p) => clip(p, PROMPT_CHARS))] : [] },
-    { title: '2. Technical context', items: [] },
-    { title: '3. Files and code', items: of('path').map((p) => `- ${p}`) },
-    { title: '4. Errors and fixes', items: [...new Set(errorLines)].map((l) => `- ${l}`) },
-    { title: '5. Problem solving', items: [...of('url'), ...of('quoted'), ...of('number')].map((x) => `- ${x}`) },
-    { title: '6. User messages', items: [...typed].reverse().map((p) => `- "${clip(p, PROMPT_CHARS)}"`) },
-    { title: '7. Pending tasks', items: typed.length ? [`- The most recent request above, unless the current work finished it.`] : [] },
-    { title: '8. Current work', items: lastText ? [clip(lastText, SENTENCE_CHARS * 2)] : [] },
-    { title: '9. Next step', items: typed.length ? ['Continue with the most recent request.'] : [] },
-  ];
-  // Identifiers go in section 2 as a list, newest first.
-  sections[1]!.items = of('identifier').map((x) => `- ${x}`);
-
+  const sections = summarySections(strings, typed);
   // Fill in priority order: what the user asked, where the work stands, files, errors, names, the rest.
   const priority = [0, 6, 7, 8, 5, 2, 3, 1, 4];
-  const kept: string[][] = sections.map(() => []);
-  let used = counter.block(sections.map((s) => s.title).join('\n'), false);
-  const cursors = sections.map(() => 0);
-  // Round-robin over the sections in priority order, one item at a time, so a small budget keeps a
-  // little of everything important rather than all of one section; an item that does not fit is
-  // skipped and a shorter one after it may still fit.
-  while (cursors.some((c, i) => c < sections[i]!.items.length)) {
-    for (const i of priority) {
-      const item = sections[i]!.items[cursors[i]!];
-      if (item === undefined) continue;
-      cursors[i]!++;
-      const cost = counter.block(item, false) + 1;
-      if (used + cost > budget) continue;
-      used += cost;
-      kept[i]!.push(item);
-    }
-  }
-  const render = () => sections.map((s, i) => `${s.title}:\n${kept[i]!.join('\n') || '(none)'}`).join('\n\n');
+  const kept = fillSections(sections, priority, budget, counter);
+  const render = () => sections.map((s, i) => `${s.title}:\n${kept[i]!.map((j) => s.items[j]).join('\n') || '(none)'}`).join('\n\n');
   // The parts were counted one by one; the whole may count a little more: drop the lowest-priority
   // items until it fits.
   let text = render();
@@ -128,4 +93,80 @@ export function extractiveSummary(body: { messages?: ReadonlyArray<{ role?: stri
     text = render();
   }
   return text;
+}
+
+/** The strings of the messages a compaction request summarises: its instructions cut off, in order. */
+function summarisedStrings(body: SummaryBody): string[] {
+  const strings: string[] = [];
+  for (const m of body.messages ?? []) {
+    const parts = typeof m.content === 'string' ? [m.content] : m.content.flatMap(blockStrings);
+    for (const p of parts) {
+      const k = p.search(INSTRUCTIONS);
+      if (k === 0) continue;
+      strings.push(k > 0 ? p.slice(0, k) : p);
+    }
+  }
+  return strings;
+}
+
+/** The nine sections with every item they could hold, each section's items in the order offered. */
+function summarySections(strings: readonly string[], typed: readonly string[]): Section[] {
+  const of = factsByKind(strings);
+  const errorLines: string[] = [];
+  for (const e of of('error')) {
+    const s = strings.find((x) => x.includes(e));
+    const line = s?.split('\n').find((l) => l.includes(e));
+    if (line) errorLines.push(clip(line, SENTENCE_CHARS));
+  }
+  const lastText = [...strings].reverse().find((s) => s.trim().length > 40 && !typed.some((p) => s.includes(p.trim().slice(0, 80))));
+  return [
+    { title: '1. Requests and intent', items: typed.length ? [`Most recent request: "${clip(typed[typed.length - 1]!, PROMPT_CHARS)}"`, ...typed.slice(0, -1).reverse().map((p) => clip(p, PROMPT_CHARS))] : [] },
+    // Identifiers as a list, newest first.
+    { title: '2. Technical context', items: of('identifier').map((x) => `- ${x}`) },
+    { title: '3. Files and code', items: of('path').map((p) => `- ${p}`) },
+    { title: '4. Errors and fixes', items: [...new Set(errorLines)].map((l) => `- ${l}`) },
+    { title: '5. Problem solving', items: [...of('url'), ...of('quoted'), ...of('number')].map((x) => `- ${x}`) },
+    { title: '6. User messages', items: [...typed].reverse().map((p) => `- "${clip(p, PROMPT_CHARS)}"`) },
+    { title: '7. Pending tasks', items: typed.length ? [`- The most recent request above, unless the current work finished it.`] : [] },
+    { title: '8. Current work', items: lastText ? [clip(lastText, SENTENCE_CHARS * 2)] : [] },
+    { title: '9. Next step', items: typed.length ? ['Continue with the most recent request.'] : [] },
+  ];
+}
+
+/** The facts of `strings` by kind, newest first (the last mention decides the order): kind → texts. */
+function factsByKind(strings: readonly string[]): (kind: Fact['kind']) => string[] {
+  const facts = new Map<string, Fact>();
+  for (let i = strings.length - 1; i >= 0; i--) for (const f of factsIn(strings[i]!)) if (!facts.has(f.text)) facts.set(f.text, f);
+  return (k) => [...facts.values()].filter((f) => f.kind === k).map((f) => f.text);
+}
+
+/**
+ * The indexes of the items kept of each section within `budget` tokens, titles included.
+ * Round-robin over the sections in `priority` order, one item at a time, so a small budget keeps a
+ * little of everything important rather than all of one section; an item that does not fit is
+ * skipped and a shorter one after it may still fit. Indexes rather than the items themselves: an
+ * array that only ever holds small integers keeps one hidden class, where arrays made empty and
+ * then given strings change theirs, and V8 dropped the loop's optimised code each time it met one
+ * it had not seen.
+ */
+function fillSections(sections: readonly Section[], priority: readonly number[], budget: number, counter: ContentTokenCounter): number[][] {
+  const kept: number[][] = sections.map(() => []);
+  const cursors = sections.map(() => 0);
+  let left = 0;
+  for (const s of sections) left += s.items.length;
+  let used = counter.block(sections.map((s) => s.title).join('\n'), false);
+  while (left > 0) {
+    for (const i of priority) {
+      const items = sections[i]!.items;
+      const at = cursors[i]!;
+      if (at >= items.length) continue;
+      cursors[i] = at + 1;
+      left--;
+      const cost = counter.block(items[at]!, false) + 1;
+      if (used + cost > budget) continue;
+      used += cost;
+      kept[i]!.push(at);
+    }
+  }
+  return kept;
 }

@@ -233,9 +233,11 @@ export function createFingerprinter(): Fingerprinter {
     if (t === '1h') hours += d;
     else if (t === '5m') minutes += d;
   };
-  const next = (params: ModelRequest): Fingerprint => {
-    const parts = fingerprintParts(params);
-    const msgs = params.messages;
+  // The message pass is a function of its own, apart from `next`: V8 optimises its loop while it
+  // runs and throws that code away when a message of a shape it has not seen arrives; recompiling
+  // it then does not recompile `fingerprintParts`, which V8 inlines into `next`.
+  /** Updates the per-message state for `msgs`; returns the first index whose hash changed (msgs.length if none). */
+  const updateMessages = (msgs: ModelRequest['messages']): number => {
     let changedFrom = msgs.length;
     let copied = false;
     // The previous request's list: a message that is the same object at the same place is skipped
@@ -266,6 +268,11 @@ export function createFingerprinter(): Fingerprinter {
     for (let i = msgs.length; i < ttls.length; i++) count(ttls[i]!, -1);
     if (hashes.length > msgs.length) own();
     contents.length = roles.length = hashes.length = ttls.length = msgs.length;
+    return changedFrom;
+  };
+  const next = (params: ModelRequest): Fingerprint => {
+    const parts = fingerprintParts(params);
+    const changedFrom = updateMessages(params.messages);
     if (chain.length > changedFrom) chain.length = changedFrom;
     for (let i = chain.length; i < hashes.length; i++) chain.push(chainStep(i ? chain[i - 1]! : '', hashes[i]!));
     const ttl = maxTtl(parts.ttl, hours ? '1h' : minutes ? '5m' : null);

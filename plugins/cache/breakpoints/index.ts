@@ -60,6 +60,24 @@ export function sortToolDefinitions(tools: readonly ToolDefinition[]): ToolDefin
   return [...tools].sort((a, b) => mcp(a) - mcp(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/**
+ * `sortToolDefinitions` for the successive requests of one session: the same definitions (the same
+ * objects, in the same order) as the last time give last time's order again, a fresh array, without
+ * sorting. A session mostly sends the same tools every request; sorting them anew made the
+ * comparator hot, and definitions of several shapes reaching it made V8 recompile it again and again.
+ */
+function toolSorter(): (tools: readonly ToolDefinition[]) => ToolDefinition[] {
+  let lastIn: readonly ToolDefinition[] = [];
+  let lastOut: readonly ToolDefinition[] = [];
+  return (tools) => {
+    if (tools.length !== lastIn.length || tools.some((t, i) => t !== lastIn[i])) {
+      lastIn = tools.slice();
+      lastOut = sortToolDefinitions(tools);
+    }
+    return lastOut.slice();
+  };
+}
+
 export default definePlugin({
   name: PLUGIN_NAME,
   description: 'cache_control markers (layouts none … two-tail, auto), a TTL chosen once per session, latched betas, stable tool order',
@@ -91,7 +109,7 @@ export default definePlugin({
 
     kernel.hooks.sessionStart.tap(PLUGIN_NAME, () => start());
 
-    if (options.sortTools) kernel.hooks.toolDefinitions.tap(PLUGIN_NAME, (tools) => sortToolDefinitions(tools));
+    if (options.sortTools) kernel.hooks.toolDefinitions.tap(PLUGIN_NAME, toolSorter());
 
     kernel.hooks.systemPrompt.tap({ name: PLUGIN_NAME, stage: 100_000 }, (sections) => {
       staticSystemBlocks = sections.some((s) => s.kind === 'static' && s.text) ? 1 : 0;

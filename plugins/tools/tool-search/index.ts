@@ -66,8 +66,19 @@ export default definePlugin({
     // the same bytes and the same objects request after request (what the cache memos key on).
     const copies = new WeakMap<ToolDefinition, ToolDefinition>();
     let search: { key: string; def: ToolDefinition; from: ToolDefinition } | undefined;
+    // The last list of definitions this tap was given and what it returned: a session mostly sends
+    // the same definitions every request, and then gets the same list again (a fresh array: a later
+    // tap may change it) without its definitions being looked at one by one.
+    let lastIn: readonly ToolDefinition[] = [];
+    let lastOut: readonly ToolDefinition[] = [];
     // Late, after the taps that filter or rewrite definitions (permissions, sanitize, sorting).
     kernel.hooks.toolDefinitions.tap({ name: 'tools/tool-search', stage: 100 }, (tools) => {
+      if (tools.length === lastIn.length && tools.every((t, i) => t === lastIn[i])) return lastOut.slice();
+      lastIn = tools.slice();
+      lastOut = deferTools(tools);
+      return lastOut.slice();
+    });
+    const deferTools = (tools: ToolDefinition[]): ToolDefinition[] => {
       const deferred: ToolDefinition[] = [];
       const out = tools.map((t) => {
         if (t.name === TOOL_SEARCH_NAME || !matchesDeferred(t.name, options.defer)) return t;
@@ -88,6 +99,6 @@ export default definePlugin({
       }
       out[i] = search.def;
       return out;
-    });
+    };
   },
 });

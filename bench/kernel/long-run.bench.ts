@@ -9,8 +9,14 @@
  * Targets: last decile ≤ 1.5× the first, transcript ≤ 3 MB, the long run ≤ 25× the short one's wall
  * time (20× the turns), the resume ≤ 10× the 10-turn one's and under 150 MB.
  * With REIN_BENCH_BASE set, every step runs for both checkouts in turn, so both see the same load.
+ *
+ * The protocol sends the whole history with every request, so serialising it (the SDK's
+ * JSON.stringify of the body) and reading it (the server's JSON.parse) grow with the session
+ * whatever rein does. The last rows time those two alone, in this process, on the body the long
+ * run sends at turn N/20 (the short run's length) and at its end (built from the 10-turn session's logged requests):
+ * the part of the last decile's growth that no change to rein can remove.
  */
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSimulator } from '../../simulator/simulator.js';
@@ -32,6 +38,39 @@ function scenario(n: number): string {
   let out = 'turns:\n';
   for (let i = 1; i <= n; i++) out += `  - reply: [{ text: "Reading the notes again (step ${i})." }, { tool_use: { name: Read, input: { file_path: notes.txt } } }]\n`;
   return out + '  - reply: [{ text: "Done." }]\n';
+}
+
+/**
+ * The body the long run sends after `turns` tool turns, built from the last body of the 10-turn
+ * session (its system, tools, preamble messages and one turn's pair, with the step and ids of
+ * each turn, and the markers on the last two user messages as the default preset places them).
+ */
+function bodyAt(last: Record<string, any>, turns: number): Record<string, any> {
+  const messages: any[] = last.messages;
+  const preamble = messages.slice(0, 2);
+  const strip = (m: any) => ({ ...m, content: m.content.map(({ cache_control: _c, ...b }: any) => b) });
+  const pair = JSON.stringify([strip(messages[2]), strip(messages[3])]);
+  const out: any[] = [...preamble];
+  for (let i = 1; i <= turns; i++) {
+    out.push(...JSON.parse(pair.replaceAll('(step 1)', `(step ${i})`).replaceAll('toolu_sim_0001_1', `toolu_sim_${String(i).padStart(4, '0')}_1`)));
+  }
+  const marker = messages[messages.length - 1].content.at(-1).cache_control;
+  for (const at of [out.length - 1, out.length - 3]) {
+    const m = out[at];
+    out[at] = { ...m, content: [...m.content.slice(0, -1), { ...m.content.at(-1), cache_control: marker }] };
+  }
+  return { ...last, messages: out };
+}
+
+/** Median ms of `reps` runs of `f`. */
+function timeIt(f: () => unknown, reps = 15): number {
+  const out: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = performance.now();
+    f();
+    out.push(performance.now() - t);
+  }
+  return median(out);
 }
 
 interface SessionRun {
@@ -61,12 +100,13 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     delete env.ANTHROPIC_BASE_URL;
     return env;
   };
-  const session = async (arm: Checkout, n: number): Promise<SessionRun> => {
+  const simLog = join(root, 'sim-10.jsonl');
+  const session = async (arm: Checkout, n: number, log?: string): Promise<SessionRun> => {
     let sessionId = '';
     let last: number | undefined;
     const turnMs: number[] = [];
     const r = await runRein(arm.root, ['run', '--sim', join(root, `s${n}.yaml`), '--preset', 'default', '--no-layers', '--max-turns', String(n + 10), '--output-format', 'stream-json', '-p', 'Read the notes until you are done.'], {
-      cwd, env: envOf(arm), keepLines: false,
+      cwd, env: { ...envOf(arm), ...(log ? { REIN_SIM_LOG: log } : {}) }, keepLines: false,
       onLine: (text, at) => {
         if (text.startsWith('{"type":"assistant"')) {
           if (last !== undefined) turnMs.push(at - last);
@@ -86,7 +126,7 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
   const small = new Map<Checkout, SessionRun>();
   const long = new Map<Checkout, SessionRun>();
   for (let i = 0; i < SHORT_RUNS; i++) for (const a of arms) shortWall.get(a)!.push((await session(a, SHORT)).wallMs);
-  for (const a of arms) small.set(a, await session(a, 10));
+  for (const a of arms) small.set(a, await session(a, 10, a === arms[0] ? simLog : undefined));
   for (const a of arms) {
     console.error(`long-run bench: ${TURNS} turns with ${a.root} ...`);
     long.set(a, await session(a, TURNS));
@@ -152,5 +192,19 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
       { task: `--resume, ${TURNS}-turn session: peak RSS at the first request${s}`, value: median(rLong.rssMb), unit: 'MB', note: 'target < 150' },
     );
   }
+
+  // The protocol's own growth: JSON.stringify and JSON.parse of the body at turn N/20 and at turn N.
+  const logged = readFileSync(simLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { headers?: Record<string, string>; body: Record<string, any> });
+  const lastBody = logged.filter((l) => l.headers?.['x-rein-source'] === 'main_loop').at(-1)!.body;
+  const early = SHORT;
+  const floor = [early, TURNS].map((n) => {
+    const body = bodyAt(lastBody, n);
+    const text = JSON.stringify(body);
+    return { n, mb: Buffer.byteLength(text) / 1e6, ms: timeIt(() => JSON.stringify(body)) + timeIt(() => JSON.parse(text)) };
+  });
+  rows.push(
+    ...floor.map((f) => ({ task: `protocol alone: JSON.stringify + JSON.parse of the body at turn ${f.n} (${f.mb.toFixed(2)} MB)`, value: f.ms, unit: 'ms', note: 'this process, median of 15' })),
+    { task: `protocol alone: turn ${TURNS} ÷ turn ${early}`, value: floor[1]!.ms / floor[0]!.ms, unit: '×' },
+  );
   return rows;
 }

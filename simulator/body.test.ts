@@ -98,6 +98,23 @@ describe('BodyParser', () => {
     expect(other).toEqual(second);
   });
 
+  it('refuses what JSON.parse refuses after shared bytes: a trailing comma, an empty element, a cut body', () => {
+    const messages = history(3, (i) => `m${i}`);
+    const good = JSON.stringify(requestOf(messages, { tools: [] }, true));
+    const closing = good.indexOf('],"tools"');
+    for (const bad of [
+      `${good.slice(0, closing)},${good.slice(closing)}`,
+      `${good.slice(0, closing)},,{"role":"user","content":"x"}${good.slice(closing)}`,
+      good.slice(0, closing),
+    ]) {
+      const parser = new BodyParser();
+      parseBoth(parser, good);
+      parseBoth(parser, bad);
+      // And the parser is not thrown off for the next good body.
+      parseBoth(parser, good);
+    }
+  });
+
   it('finds the first differing byte at any place, across the native compare steps', () => {
     const a = Buffer.alloc(200_000, 0x61);
     for (const at of [0, 1, 65_535, 65_536, 65_537, 131_072, 199_999]) {

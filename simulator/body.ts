@@ -132,13 +132,15 @@ function skipSpace(b: Buffer, i: number): number {
 }
 
 /**
- * Scans array elements from `from` (just inside the array, or just after a `,`) to the array's
- * closing `]`: pushes onto `ends` the offset of the `,` or `]` after each element and returns the
- * offset of the `]`, or -1 when the text is not shaped like an array (JSON.parse then says why).
+ * Scans array elements from `from` (just inside the array, or just after a `,` when `afterComma`)
+ * to the array's closing `]`: pushes onto `ends` the offset of the `,` or `]` after each element
+ * and returns the offset of the `]`, or -1 when the text is not shaped like an array (an empty
+ * element, a trailing comma: JSON.parse then says why).
  */
-function scanElements(b: Buffer, from: number, ends: number[]): number {
+function scanElements(b: Buffer, from: number, ends: number[], afterComma = false): number {
   let depth = 0;
   let value = false;
+  let comma = afterComma;
   for (let i = from; i < b.length; i++) {
     const c = b[i]!;
     if (c === QUOTE) {
@@ -151,7 +153,7 @@ function scanElements(b: Buffer, from: number, ends: number[]): number {
       value = true;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (depth > 0) { depth--; continue; }
-      if (c !== CLOSE_BRACKET) return -1;
+      if (c !== CLOSE_BRACKET || (comma && !value)) return -1;
       if (value) ends.push(i);
       return i;
     } else if (c === COMMA) {
@@ -159,6 +161,7 @@ function scanElements(b: Buffer, from: number, ends: number[]): number {
       if (!value) return -1;
       ends.push(i);
       value = false;
+      comma = true;
     } else if (!isSpace(c)) {
       value = true;
     }
@@ -284,16 +287,15 @@ export class BodyParser {
       else hi = mid;
     }
     const kept = lo;
-    let from: number;
-    if (kept === 0) from = prev.open + 1;
-    else {
+    let from = prev.open + 1;
+    let afterComma = false;
+    if (kept > 0) {
       const at = prev.ends[kept - 1]!;
-      if (bytes[at] === COMMA) from = at + 1;
-      else if (bytes[at] === CLOSE_BRACKET) from = at;
+      if (bytes[at] === COMMA) { from = at + 1; afterComma = true; } else if (bytes[at] === CLOSE_BRACKET) from = at;
       else return undefined;
     }
     const ends = prev.ends.slice(0, kept);
-    const close = scanElements(bytes, from, ends);
+    const close = scanElements(bytes, from, ends, afterComma);
     if (close < 0) return undefined;
     let fresh: unknown[];
     let rest: unknown;

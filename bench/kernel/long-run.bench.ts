@@ -4,6 +4,8 @@
  *     (a Read of a 3-line file each; N = REIN_BENCH_TURNS, default 2,000) and N/20 of them: the wall
  *     time of each run, the time of every turn (between consecutive `assistant` lines of
  *     stream-json), the medians of the first and last tenth of the turns, the transcript's size;
+ *     and, for a loaded machine, the CPU (user + system) of each run and the CPU per turn over the
+ *     first and the last tenth of the turns (from /proc/<pid>/stat at each assistant line);
  *   - `rein run --resume` of that session and of a 10-turn one, against a simulator listening in
  *     this process: the time from spawn to the first request, and the peak RSS at that moment.
  * Targets: last decile ≤ 1.5× the first, transcript ≤ 3 MB, the long run ≤ 25× the short one's wall
@@ -73,8 +75,34 @@ function timeIt(f: () => unknown, reps = 15): number {
   return median(out);
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** User + system CPU of a running process so far, ms (Linux /proc; NaN elsewhere or when it is gone). */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is the first, utime the 12th, stime the 13th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU per turn over the first and the last tenth of the turns, ms: whole tenths, so the 10 ms ticks do not matter. */
+function cpuDeciles(cpuAt: readonly number[]): { first: number; last: number } {
+  const n = Math.max(1, Math.floor(cpuAt.length / 10));
+  const k = cpuAt.length - 1;
+  return { first: (cpuAt[n]! - cpuAt[0]!) / n, last: (cpuAt[k]! - cpuAt[k - n]!) / n };
+}
+
 interface SessionRun {
   wallMs: number;
+  /** User + system CPU of the whole run, ms. */
+  cpuMs: number;
+  /** The process's CPU so far at each turn's assistant line, ms. */
+  cpuAt: number[];
   sessionId: string;
   transcriptMb: number;
   turnMs: number[];
@@ -105,11 +133,14 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     let sessionId = '';
     let last: number | undefined;
     const turnMs: number[] = [];
+    const cpuAt: number[] = [];
+    let pid = 0;
     const r = await runRein(arm.root, ['run', '--sim', join(root, `s${n}.yaml`), '--preset', 'default', '--no-layers', '--max-turns', String(n + 10), '--output-format', 'stream-json', '-p', 'Read the notes until you are done.'], {
-      cwd, env: { ...envOf(arm), ...(log ? { REIN_SIM_LOG: log } : {}) }, keepLines: false,
+      cwd, env: { ...envOf(arm), ...(log ? { REIN_SIM_LOG: log } : {}) }, keepLines: false, onSpawn: (p) => { pid = p; },
       onLine: (text, at) => {
         if (text.startsWith('{"type":"assistant"')) {
           if (last !== undefined) turnMs.push(at - last);
+          cpuAt.push(cpuMsOf(pid));
           last = at;
         } else if (text.startsWith('{"type":"result"')) {
           sessionId = (JSON.parse(text) as { session_id: string }).session_id;
@@ -118,14 +149,21 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     });
     if (r.code !== 0 || !sessionId) throw new Error(`rein run (${n} turns, ${arm.root}) failed with ${r.code}: ${r.stderr.slice(-2000)}`);
     const transcript = join(homeOf(arm), 'sessions', projectSlug(cwd), `${sessionId}.jsonl`);
-    return { wallMs: r.wallMs, sessionId, transcriptMb: statSync(transcript).size / 1e6, turnMs };
+    return { wallMs: r.wallMs, cpuMs: r.cpuMs, cpuAt, sessionId, transcriptMb: statSync(transcript).size / 1e6, turnMs };
   };
 
   // Short runs and the long run, each step for every checkout before the next step.
   const shortWall = new Map<Checkout, number[]>(arms.map((a) => [a, []]));
+  const shortCpu = new Map<Checkout, number[]>(arms.map((a) => [a, []]));
   const small = new Map<Checkout, SessionRun>();
   const long = new Map<Checkout, SessionRun>();
-  for (let i = 0; i < SHORT_RUNS; i++) for (const a of arms) shortWall.get(a)!.push((await session(a, SHORT)).wallMs);
+  for (let i = 0; i < SHORT_RUNS; i++) {
+    for (const a of arms) {
+      const r = await session(a, SHORT);
+      shortWall.get(a)!.push(r.wallMs);
+      shortCpu.get(a)!.push(r.cpuMs);
+    }
+  }
   for (const a of arms) small.set(a, await session(a, 10, a === arms[0] ? simLog : undefined));
   for (const a of arms) {
     console.error(`long-run bench: ${TURNS} turns with ${a.root} ...`);
@@ -175,7 +213,9 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     const s = a.suffix;
     const l = long.get(a)!;
     const d = deciles(l.turnMs);
+    const c = cpuDeciles(l.cpuAt);
     const shortMs = median(shortWall.get(a)!);
+    const shortCpuMs = median(shortCpu.get(a)!);
     const r10 = resumes.get(`10${s}`)!;
     const rLong = resumes.get(`long${s}`)!;
     rows.push(
@@ -185,6 +225,11 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
       { task: `rein run, ${TURNS} turns: median turn, first decile${s}`, value: d.first, unit: 'ms' },
       { task: `rein run, ${TURNS} turns: median turn, last decile${s}`, value: d.last, unit: 'ms' },
       { task: `rein run, ${TURNS} turns: last decile ÷ first decile${s}`, value: d.last / d.first, unit: '×', note: 'target ≤ 1.5' },
+      // CPU (user + system) of the rein process, which runs the simulator too: what a loaded machine changes least.
+      { task: `rein run: ${TURNS}-turn CPU ÷ ${SHORT}-turn CPU${s}`, value: l.cpuMs / shortCpuMs, unit: '×', note: `${(l.cpuMs / 1000).toFixed(1)} s ÷ ${(shortCpuMs / 1000).toFixed(2)} s` },
+      { task: `rein run, ${TURNS} turns: CPU per turn, first tenth${s}`, value: c.first, unit: 'ms' },
+      { task: `rein run, ${TURNS} turns: CPU per turn, last tenth${s}`, value: c.last, unit: 'ms' },
+      { task: `rein run, ${TURNS} turns: CPU per turn, last tenth ÷ first tenth${s}`, value: c.last / c.first, unit: '×' },
       { task: `rein run, ${TURNS} turns: transcript size${s}`, value: l.transcriptMb, unit: 'MB', note: 'target ≤ 3' },
       { task: `--resume, 10-turn session → first request${s}`, value: median(r10.ms), unit: 'ms', note: `median of ${RESUMES}` },
       { task: `--resume, ${TURNS}-turn session → first request${s}`, value: median(rLong.ms), unit: 'ms', note: `median of ${RESUMES}` },

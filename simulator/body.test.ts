@@ -130,7 +130,7 @@ const servers: SimServer[] = [];
 afterEach(async () => { await Promise.all(servers.splice(0).map((s) => s.close())); });
 
 describe('the simulator over HTTP against the same requests as objects', () => {
-  it('gives the same status, usage and errors for a growing conversation with deferred tools, an edit and a bad pairing', async () => {
+  it('gives the same status, usage, cache entries and errors for a growing conversation with deferred tools, an edit, a bad pairing and too many markers', async () => {
     const reply = '  - reply: [{ text: "ok" }]\n';
     const scenario = `turns:\n${reply.repeat(40)}`;
     const overHttp = createSimulator({ scenario: parseScenario(scenario), clock: () => 1_000 });
@@ -142,11 +142,13 @@ describe('the simulator over HTTP against the same requests as objects', () => {
       { name: 'Late', description: 'l'.repeat(300), input_schema: { type: 'object' }, defer_loading: true },
       { name: 'Search', description: 's'.repeat(3000), input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } },
     ];
-    let messages: Msg[] = [{ role: 'user', content: [{ type: 'text', text: 'q'.repeat(9000) }] }];
+    // A marker that stays on the first message: the shared messages carry a breakpoint.
+    let messages: Msg[] = [{ role: 'user', content: [{ type: 'text', text: 'q'.repeat(9000), cache_control: { type: 'ephemeral' } }] }];
     const send = async (body: Record<string, unknown>) => {
       const res = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-rein-source': 'main_loop' }, body: JSON.stringify(body) });
       return { status: res.status, body: await res.json() as Record<string, any> };
     };
+    const reads: number[] = [];
     for (let turn = 1; turn <= 12; turn++) {
       const id = `t${turn}`;
       messages = [
@@ -155,16 +157,40 @@ describe('the simulator over HTTP against the same requests as objects', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: turn === 3 ? [{ type: 'tool_reference', tool_name: 'Late' }] : [{ type: 'text', text: `result ${turn} `.repeat(300) }] }] },
       ];
       // Turn 6 rewrites an early message; turn 9 answers a tool_use that is not there.
-      if (turn === 6) messages[2] = { ...messages[2]!, content: [{ type: 'text', text: 'rewritten' }, messages[2]!.content[1]!] };
+      if (turn === 6) messages[1] = { ...messages[1]!, content: [{ type: 'text', text: 'rewritten' }, messages[1]!.content[1]!] };
       let sent = messages;
       if (turn === 9) sent = [...messages.slice(0, -1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope', content: 'x' }] }];
-      const body = requestOf(sent, { tools, system: [{ type: 'text', text: 's'.repeat(8000), cache_control: { type: 'ephemeral' } }] }, true);
+      // Turn 10 marks the system block too: five markers with the one on the shared first message, a 400.
+      const system = [{ type: 'text', text: 's'.repeat(8000), ...(turn === 10 ? { cache_control: { type: 'ephemeral' } } : {}) }];
+      const body = requestOf(sent, { tools, system }, true);
       const http = await send(body);
       const local = asObjects.handle(JSON.parse(JSON.stringify(body)), { headers: { 'x-rein-source': 'main_loop' } });
       expect(http.status).toBe(local.status);
-      if (local.status === 200) expect(http.body.usage).toEqual(local.message!.usage);
+      expect(local.status).toBe(turn === 9 || turn === 10 ? 400 : 200);
+      if (local.status === 200) {
+        expect(http.body.usage).toEqual(local.message!.usage);
+        reads.push(http.body.usage.cache_read_input_tokens as number);
+        // Both caches hold the same prefixes: every entry the object path wrote, the HTTP path wrote too.
+        const written = local.prefix!.blocks.filter((b) => asObjects.cache.get(b.hash, 1_000));
+        expect(written.length).toBeGreaterThan(0);
+        for (const b of written) expect(overHttp.cache.get(b.hash, 1_000)).toBeDefined();
+        expect(overHttp.cache.size).toBe(asObjects.cache.size);
+      }
       else expect(http.body.error).toEqual((local.body as Record<string, any>).error);
     }
+    // The history was read from the cache, and the rewrite of an early message at turn 6 read less.
+    expect(reads[3]).toBeGreaterThan(0);
+    expect(reads[5]).toBeLessThan(reads[4]!);
+    // The same history with its last tool_result replaced by text: the assistant message before it
+    // is shared with the previous request (known valid), its pairing with the new message is not.
+    const unanswered: Msg[] = [...messages.slice(0, -1), { role: 'user', content: [{ type: 'text', text: 'no result' }] }];
+    const body = requestOf(unanswered, { tools, system: [{ type: 'text', text: 's'.repeat(8000) }] }, true);
+    const http = await send(body);
+    const local = asObjects.handle(JSON.parse(JSON.stringify(body)), { headers: { 'x-rein-source': 'main_loop' } });
+    expect(local.status).toBe(400);
+    expect(http.status).toBe(400);
+    expect(http.body.error).toEqual((local.body as Record<string, any>).error);
+    expect(http.body.error.message).toContain('`tool_use` ids were found without `tool_result` blocks immediately after: t12');
     expect(overHttp.stats).toEqual(asObjects.stats);
   });
 });

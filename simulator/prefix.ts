@@ -5,6 +5,7 @@
  */
 import * as crypto from 'node:crypto';
 import { BYTE_COUNTER, type BlockPosition, type ContentTokenCounter as TokenCounter, type EstimatableRequest } from '../lib/index.js';
+import { sealedSharedLength } from './body.js';
 import { invalidRequest } from './errors.js';
 
 /** At most this many breakpoints per request, explicit and automatic together (prompt-caching docs). */
@@ -297,6 +298,8 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const expandedLater = (b: unknown) => expandedTokens(b, false);
   const blocks: PrefixBlock[] = [];
   const byBlock = new Map<number, Breakpoint>();
+  const explicit: Array<{ block: number; ttl: CacheTtl }> = [];
+  const firstBlock: number[] = [];
   let explicitCount = 0;
   const seed = factsOf(`model:${request.model}`, 0);
   let h1 = seed.d0;
@@ -347,6 +350,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     if (ttl) {
       explicitCount++;
       byBlock.set(i, { block: i, ttl, automatic: false });
+      explicit.push({ block: i, ttl });
     }
   };
   // Deferred tools (`defer_loading: true`) are not part of the prefix: the API expands a deferred
@@ -368,7 +372,37 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     h1 = fmix(mix(mix(h1, p.d0), p.d1));
     h2 = fmix(mix(mix(h2, p.d2), p.d3));
   }
-  request.messages.forEach((m, i) => {
+  const messages = request.messages;
+  // Leading messages that are the previous request's own sealed objects (parsed once by the HTTP
+  // server, frozen: body.ts) at the same places, after an identical chain: their entries are the
+  // previous ones, taken without looking at a single block.
+  let from = 0;
+  const before = previous ? extras.get(previous) : undefined;
+  if (previous && before) extras.delete(previous);
+  // Deferred definitions expand inside message blocks: the same set expands them the same way.
+  const deferredKey = deferred.size ? JSON.stringify([...deferred]) : '';
+  if (inStep && before && before.deferredKey === deferredKey && before.firstBlock[0] === blocks.length) {
+    from = sealedSharedLength(messages, before.messages);
+    const start = blocks.length;
+    const end = before.firstBlock[from]!;
+    for (let i = 0; i < from; i++) firstBlock.push(before.firstBlock[i]!);
+    for (let j = start; j < end; j++) blocks.push(prev![j]!);
+    for (const e of before.explicit) {
+      if (e.block < start || e.block >= end) continue;
+      explicitCount++;
+      byBlock.set(e.block, { block: e.block, ttl: e.ttl, automatic: false });
+      explicit.push(e);
+    }
+    if (end > start) {
+      const last = blocks[end - 1]!;
+      h1 = last.lane1;
+      h2 = last.lane2;
+      sum = last.prefixTokens;
+    }
+  }
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!;
+    firstBlock.push(blocks.length);
     const roleBit = m.role === 'assistant' ? 1 : 0;
     if (typeof m.content === 'string') push('messages', i, 0, m.content, firstTokens, roleBit);
     else {
@@ -378,7 +412,8 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
         else push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit);
       });
     }
-  });
+  }
+  firstBlock.push(blocks.length);
   let count = explicitCount;
   const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');
   if (autoTtl) {
@@ -406,8 +441,26 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     }
   }
   const totalTokens = blocks.length ? blocks[blocks.length - 1]!.prefixTokens : 0;
-  return { blocks, breakpoints, totalTokens, model: request.model, params };
+  const prefix: PromptPrefix = { blocks, breakpoints, totalTokens, model: request.model, params };
+  extras.set(prefix, { messages, firstBlock, explicit, deferredKey });
+  return prefix;
 }
+
+/**
+ * What the next request of the same conversation needs from a prefix to take its leading messages
+ * whole: the messages it was built from, where each one's blocks start (one more entry: the end),
+ * the explicit markers by block, and the deferred definitions it expanded (their JSON by name). Kept beside the prefix
+ * (not in it: a PromptPrefix is reported as it was) and dropped once a later prefix used it, so
+ * only the last prefix of a conversation holds it.
+ */
+interface PrefixExtra {
+  messages: PrefixRequest['messages'];
+  firstBlock: number[];
+  explicit: ReadonlyArray<{ block: number; ttl: CacheTtl }>;
+  deferredKey: string;
+}
+
+const extras = new WeakMap<PromptPrefix, PrefixExtra>();
 
 /** Whether a `tools` entry is deferred (`defer_loading: true`): loaded only through a `tool_reference`. */
 export function isDeferred(tool: unknown): boolean {

@@ -11,6 +11,8 @@ import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BodyParser } from './body.js';
+import { SOURCE_HEADER } from './side.js';
 import { formatSse } from './sse.js';
 import { normalizeHeaders, type SimResponse, type Simulator } from './simulator.js';
 
@@ -42,7 +44,7 @@ const CUT_GRACE_MS = 100;
 
 class BodyTooLarge extends Error {}
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -51,7 +53,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       if (size > limit) { reject(new BodyTooLarge()); req.resume(); return; }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
 }
@@ -72,6 +74,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const host = options.host ?? '127.0.0.1';
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   let plainIds = 0;
+  const parser = new BodyParser();
   // Aborted by close(): scripted delays (slow first byte, idle, cut grace) end with the server.
   const closing = new AbortController();
   const wait = (ms: number) => sleep(ms, undefined, { signal: closing.signal });
@@ -97,9 +100,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       errorJson(res, 405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}`, `req_sim_http_${++plainIds}`);
       return;
     }
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readBody(req, maxBody);
+      bytes = await readBody(req, maxBody);
     } catch (err) {
       if (err instanceof BodyTooLarge) errorJson(res, 413, 'request_too_large', `Request exceeds the maximum allowed number of bytes (${maxBody}).`, `req_sim_http_${++plainIds}`);
       else res.destroy();
@@ -107,7 +110,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     }
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      // Parsed against the previous body of the same conversation: only what changed is parsed.
+      body = parser.parse(bytes, `${path} ${headers[SOURCE_HEADER] ?? ''}`);
     } catch (err) {
       errorJson(res, 400, 'invalid_request_error', `The request body is not valid JSON: ${(err as Error).message}`, `req_sim_http_${++plainIds}`);
       return;

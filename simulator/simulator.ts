@@ -20,7 +20,7 @@ import type { Delivery, DraftBlock, Fault, Reply, Responder, ResponderResult } f
 import type { Scenario } from './scenario.js';
 import { classifySource, defaultSideReply } from './side.js';
 import { buildStreamEvents, type SseEvent } from './sse.js';
-import { validateRequest } from './validate.js';
+import { ValidatedHistory, validateRequest } from './validate.js';
 import { THINKING_BINDING_BETA, ThinkingBindings, type InputTransformation } from './preserved-thinking.js';
 
 export interface SimulatorOptions {
@@ -161,6 +161,8 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const bindings = new ThinkingBindings();
   // The last prefix per source: the next request of the same conversation reuses its unchanged blocks.
   const lastPrefix = new Map<QuerySource, PromptPrefix>();
+  // The last valid request per source: its messages are not checked again (validate.ts).
+  const validated = new ValidatedHistory();
   const start = options.startAt ?? {};
   const stats: SimulatorStats = { requests: start.requests ?? 0, messages: start.messages ?? 0, errors: 0, mainTurns: start.mainTurns ?? 0 };
   const minimum = (model: string) => {
@@ -210,7 +212,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     try {
       body = fillModel(raw, options.defaultModel);
       betas = betasOf(headers);
-      validateRequest(body, { betas });
+      validateRequest(body, { betas, history: validated, source: classified.source });
       const bound = bindings.check(body as any, betas);
       transformations = bound.transformations;
       const edited = applyContextManagement(bound.request as any, betas, counter);

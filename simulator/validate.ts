@@ -5,6 +5,7 @@
 import { invalidRequest } from './errors.js';
 import { maxOutputTokens, modelFacts } from '../lib/index.js';
 import { THINKING_BINDING_BETA } from './preserved-thinking.js';
+import { sealedSharedLength } from './body.js';
 
 type Body = Record<string, any>;
 
@@ -20,7 +21,7 @@ export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-';
  * needs no `max_tokens`; `betas`: the request's `anthropic-beta` flags, which widen what is
  * accepted). Throws SimulatorApiError (400) naming the first bad field.
  */
-export function validateRequest(body: unknown, options: { countTokens?: boolean; betas?: ReadonlySet<string> } = {}): asserts body is Body {
+export function validateRequest(body: unknown, options: { countTokens?: boolean; betas?: ReadonlySet<string>; history?: ValidatedHistory; source?: string } = {}): asserts body is Body {
   const systemMessages = [...(options.betas ?? [])].some((b) => b.startsWith(MID_CONVERSATION_SYSTEM_BETA));
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object');
   const b = body as Body;
@@ -44,11 +45,15 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean;
   (b.tools ?? []).forEach((t: any, i: number) => {
     if (!t || typeof t !== 'object' || typeof t.name !== 'string' || !t.name) throw invalidRequest(`tools.${i}.name: Field required`);
   });
-  checkDeferredTools(b.tools ?? [], b.messages);
+  const deferred = deferredNames(b.tools ?? []);
+  const messages: any[] = b.messages;
+  // Leading messages this history already validated, in the same context, are not checked again.
+  const context = `${systemMessages}|${[...deferred].join('\u0000')}`;
+  const known = options.history?.known(options.source ?? '', context, messages) ?? 0;
+  checkDeferredTools(b.tools ?? [], deferred, messages, known);
   // Plain loops, here and in the checks below: they run over every block of every request (a
   // replay's whole history per request), where a closure per message was most of their garbage.
-  const messages: any[] = b.messages;
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = known; i < messages.length; i++) {
     const m = messages[i];
     if (!m || typeof m !== 'object') throw invalidRequest(`messages.${i}: Input should be an object`);
     if (m.role === 'system' && systemMessages) {
@@ -66,8 +71,30 @@ export function validateRequest(body: unknown, options: { countTokens?: boolean;
       if (c.type === 'text' && typeof c.text !== 'string') throw invalidRequest(`messages.${i}.content.${j}.text: Field required`);
     }
   }
-  checkToolPairing(b.messages);
+  checkToolPairing(b.messages, known);
   checkThinking(b, options.betas ?? new Set());
+  options.history?.record(options.source ?? '', context, messages);
+}
+
+/**
+ * The messages of the last valid request per source, so the next request of the same conversation
+ * checks only the messages after the ones it shares. Only sealed messages (parsed by the HTTP
+ * server's BodyParser, frozen: the same object cannot have changed) count as shared; a message's
+ * pairing with its neighbours is checked again where a neighbour is new.
+ */
+export class ValidatedHistory {
+  private readonly last = new Map<string, { context: string; messages: readonly unknown[] }>();
+
+  /** How many leading messages of `messages` the last valid request of `source` had, in the same context. */
+  known(source: string, context: string, messages: readonly unknown[]): number {
+    const prev = this.last.get(source);
+    if (!prev || prev.context !== context) return 0;
+    return sealedSharedLength(messages, prev.messages);
+  }
+
+  record(source: string, context: string, messages: readonly unknown[]): void {
+    this.last.set(source, { context, messages });
+  }
 }
 
 /**
@@ -105,12 +132,15 @@ function checkThinking(b: Body, betas: ReadonlySet<string>): void {
  * at least one tool must be loaded up front, and a `tool_reference` in a `tool_result` must name
  * a tool of the request that is deferred (`defer_loading: true`).
  */
-function checkDeferredTools(tools: any[], messages: any[]): void {
-  const deferred = new Set(tools.filter((t) => t?.defer_loading === true).map((t) => String(t.name)));
+function deferredNames(tools: any[]): Set<string> {
+  return new Set(tools.filter((t) => t?.defer_loading === true).map((t) => String(t.name)));
+}
+
+function checkDeferredTools(tools: any[], deferred: ReadonlySet<string>, messages: any[], from: number): void {
   if (deferred.size && deferred.size === tools.length) {
     throw invalidRequest('tools: every tool has defer_loading set; at least one tool must be loaded without deferral (the tool that searches the rest).');
   }
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = from; i < messages.length; i++) {
     const content = messages[i]?.content;
     if (!Array.isArray(content)) continue;
     for (let j = 0; j < content.length; j++) {
@@ -150,8 +180,9 @@ function hasToolResult(m: any, id: string): boolean {
  * Every `tool_use` must be answered by a `tool_result` in the next message, and every `tool_result`
  * must answer a `tool_use` of the previous message (the API's rule; error texts as it words them).
  */
-function checkToolPairing(messages: any[]): void {
-  for (let i = 0; i < messages.length; i++) {
+function checkToolPairing(messages: any[], known: number): void {
+  // Messages before `known` were paired with each other already.
+  for (let i = known; i < messages.length; i++) {
     const m = messages[i];
     if (m.role !== 'user' || !Array.isArray(m.content)) continue;
     const content: any[] = m.content;
@@ -165,7 +196,7 @@ function checkToolPairing(messages: any[]): void {
       }
     }
   }
-  for (let i = 0; i < messages.length - 1; i++) {
+  for (let i = Math.max(0, known - 1); i < messages.length - 1; i++) {
     const m = messages[i];
     if (m?.role !== 'assistant' || !Array.isArray(m.content)) continue;
     const next = messages[i + 1];

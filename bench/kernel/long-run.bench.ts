@@ -4,13 +4,21 @@
  *     (a Read of a 3-line file each; N = REIN_BENCH_TURNS, default 2,000) and N/20 of them: the wall
  *     time of each run, the time of every turn (between consecutive `assistant` lines of
  *     stream-json), the medians of the first and last tenth of the turns, the transcript's size;
+ *     and, for a loaded machine, the CPU (user + system) of each run and the CPU per turn over the
+ *     first and the last tenth of the turns (from /proc/<pid>/stat at each assistant line);
  *   - `rein run --resume` of that session and of a 10-turn one, against a simulator listening in
  *     this process: the time from spawn to the first request, and the peak RSS at that moment.
  * Targets: last decile ≤ 1.5× the first, transcript ≤ 3 MB, the long run ≤ 25× the short one's wall
  * time (20× the turns), the resume ≤ 10× the 10-turn one's and under 150 MB.
  * With REIN_BENCH_BASE set, every step runs for both checkouts in turn, so both see the same load.
+ *
+ * The protocol sends the whole history with every request, so serialising it (the SDK's
+ * JSON.stringify of the body) and reading it (the server's JSON.parse) grow with the session
+ * whatever rein does. The last rows time those two alone, in this process, on the body the long
+ * run sends at turn N/20 (the short run's length) and at its end (built from the 10-turn session's logged requests):
+ * the part of the last decile's growth that no change to rein can remove.
  */
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSimulator } from '../../simulator/simulator.js';
@@ -34,8 +42,68 @@ function scenario(n: number): string {
   return out + '  - reply: [{ text: "Done." }]\n';
 }
 
+/**
+ * The body the long run sends after `turns` tool turns, built from the last body of the 10-turn
+ * session (its system, tools, preamble messages and one turn's pair, with the step and ids of
+ * each turn, and the markers on the last two user messages as the default preset places them).
+ */
+function bodyAt(last: Record<string, any>, turns: number): Record<string, any> {
+  const messages: any[] = last.messages;
+  const preamble = messages.slice(0, 2);
+  const strip = (m: any) => ({ ...m, content: m.content.map(({ cache_control: _c, ...b }: any) => b) });
+  const pair = JSON.stringify([strip(messages[2]), strip(messages[3])]);
+  const out: any[] = [...preamble];
+  for (let i = 1; i <= turns; i++) {
+    out.push(...JSON.parse(pair.replaceAll('(step 1)', `(step ${i})`).replaceAll('toolu_sim_0001_1', `toolu_sim_${String(i).padStart(4, '0')}_1`)));
+  }
+  const marker = messages[messages.length - 1].content.at(-1).cache_control;
+  for (const at of [out.length - 1, out.length - 3]) {
+    const m = out[at];
+    out[at] = { ...m, content: [...m.content.slice(0, -1), { ...m.content.at(-1), cache_control: marker }] };
+  }
+  return { ...last, messages: out };
+}
+
+/** Median CPU (user + system) of `reps` runs of `f`, ms: CPU rather than wall, so a loaded machine's waits for a core do not count. */
+function timeIt(f: () => unknown, reps = 15): number {
+  const out: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t = process.cpuUsage();
+    f();
+    const d = process.cpuUsage(t);
+    out.push((d.user + d.system) / 1000);
+  }
+  return median(out);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** User + system CPU of a running process so far, ms (Linux /proc; NaN elsewhere or when it is gone). */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is the first, utime the 12th, stime the 13th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU per turn over the first and the last tenth of the turns, ms: whole tenths, so the 10 ms ticks do not matter. */
+function cpuDeciles(cpuAt: readonly number[]): { first: number; last: number } {
+  const n = Math.max(1, Math.floor(cpuAt.length / 10));
+  const k = cpuAt.length - 1;
+  return { first: (cpuAt[n]! - cpuAt[0]!) / n, last: (cpuAt[k]! - cpuAt[k - n]!) / n };
+}
+
 interface SessionRun {
   wallMs: number;
+  /** User + system CPU of the whole run, ms. */
+  cpuMs: number;
+  /** The process's CPU so far at each turn's assistant line, ms. */
+  cpuAt: number[];
   sessionId: string;
   transcriptMb: number;
   turnMs: number[];
@@ -61,15 +129,19 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     delete env.ANTHROPIC_BASE_URL;
     return env;
   };
-  const session = async (arm: Checkout, n: number): Promise<SessionRun> => {
+  const simLog = join(root, 'sim-10.jsonl');
+  const session = async (arm: Checkout, n: number, log?: string): Promise<SessionRun> => {
     let sessionId = '';
     let last: number | undefined;
     const turnMs: number[] = [];
+    const cpuAt: number[] = [];
+    let pid = 0;
     const r = await runRein(arm.root, ['run', '--sim', join(root, `s${n}.yaml`), '--preset', 'default', '--no-layers', '--max-turns', String(n + 10), '--output-format', 'stream-json', '-p', 'Read the notes until you are done.'], {
-      cwd, env: envOf(arm), keepLines: false,
+      cwd, env: { ...envOf(arm), ...(log ? { REIN_SIM_LOG: log } : {}) }, keepLines: false, onSpawn: (p) => { pid = p; },
       onLine: (text, at) => {
         if (text.startsWith('{"type":"assistant"')) {
           if (last !== undefined) turnMs.push(at - last);
+          cpuAt.push(cpuMsOf(pid));
           last = at;
         } else if (text.startsWith('{"type":"result"')) {
           sessionId = (JSON.parse(text) as { session_id: string }).session_id;
@@ -78,15 +150,22 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     });
     if (r.code !== 0 || !sessionId) throw new Error(`rein run (${n} turns, ${arm.root}) failed with ${r.code}: ${r.stderr.slice(-2000)}`);
     const transcript = join(homeOf(arm), 'sessions', projectSlug(cwd), `${sessionId}.jsonl`);
-    return { wallMs: r.wallMs, sessionId, transcriptMb: statSync(transcript).size / 1e6, turnMs };
+    return { wallMs: r.wallMs, cpuMs: r.cpuMs, cpuAt, sessionId, transcriptMb: statSync(transcript).size / 1e6, turnMs };
   };
 
   // Short runs and the long run, each step for every checkout before the next step.
   const shortWall = new Map<Checkout, number[]>(arms.map((a) => [a, []]));
+  const shortCpu = new Map<Checkout, number[]>(arms.map((a) => [a, []]));
   const small = new Map<Checkout, SessionRun>();
   const long = new Map<Checkout, SessionRun>();
-  for (let i = 0; i < SHORT_RUNS; i++) for (const a of arms) shortWall.get(a)!.push((await session(a, SHORT)).wallMs);
-  for (const a of arms) small.set(a, await session(a, 10));
+  for (let i = 0; i < SHORT_RUNS; i++) {
+    for (const a of arms) {
+      const r = await session(a, SHORT);
+      shortWall.get(a)!.push(r.wallMs);
+      shortCpu.get(a)!.push(r.cpuMs);
+    }
+  }
+  for (const a of arms) small.set(a, await session(a, 10, a === arms[0] ? simLog : undefined));
   for (const a of arms) {
     console.error(`long-run bench: ${TURNS} turns with ${a.root} ...`);
     long.set(a, await session(a, TURNS));
@@ -135,7 +214,9 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     const s = a.suffix;
     const l = long.get(a)!;
     const d = deciles(l.turnMs);
+    const c = cpuDeciles(l.cpuAt);
     const shortMs = median(shortWall.get(a)!);
+    const shortCpuMs = median(shortCpu.get(a)!);
     const r10 = resumes.get(`10${s}`)!;
     const rLong = resumes.get(`long${s}`)!;
     rows.push(
@@ -145,6 +226,11 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
       { task: `rein run, ${TURNS} turns: median turn, first decile${s}`, value: d.first, unit: 'ms' },
       { task: `rein run, ${TURNS} turns: median turn, last decile${s}`, value: d.last, unit: 'ms' },
       { task: `rein run, ${TURNS} turns: last decile ÷ first decile${s}`, value: d.last / d.first, unit: '×', note: 'target ≤ 1.5' },
+      // CPU (user + system) of the rein process, which runs the simulator too: what a loaded machine changes least.
+      { task: `rein run: ${TURNS}-turn CPU ÷ ${SHORT}-turn CPU${s}`, value: l.cpuMs / shortCpuMs, unit: '×', note: `${(l.cpuMs / 1000).toFixed(1)} s ÷ ${(shortCpuMs / 1000).toFixed(2)} s` },
+      { task: `rein run, ${TURNS} turns: CPU per turn, first tenth${s}`, value: c.first, unit: 'ms' },
+      { task: `rein run, ${TURNS} turns: CPU per turn, last tenth${s}`, value: c.last, unit: 'ms' },
+      { task: `rein run, ${TURNS} turns: CPU per turn, last tenth ÷ first tenth${s}`, value: c.last / c.first, unit: '×' },
       { task: `rein run, ${TURNS} turns: transcript size${s}`, value: l.transcriptMb, unit: 'MB', note: 'target ≤ 3' },
       { task: `--resume, 10-turn session → first request${s}`, value: median(r10.ms), unit: 'ms', note: `median of ${RESUMES}` },
       { task: `--resume, ${TURNS}-turn session → first request${s}`, value: median(rLong.ms), unit: 'ms', note: `median of ${RESUMES}` },
@@ -152,5 +238,19 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
       { task: `--resume, ${TURNS}-turn session: peak RSS at the first request${s}`, value: median(rLong.rssMb), unit: 'MB', note: 'target < 150' },
     );
   }
+
+  // The protocol's own growth: JSON.stringify and JSON.parse of the body at turn N/20 and at turn N.
+  const logged = readFileSync(simLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { headers?: Record<string, string>; body: Record<string, any> });
+  const lastBody = logged.filter((l) => l.headers?.['x-rein-source'] === 'main_loop').at(-1)!.body;
+  const early = SHORT;
+  const floor = [early, TURNS].map((n) => {
+    const body = bodyAt(lastBody, n);
+    const text = JSON.stringify(body);
+    return { n, mb: Buffer.byteLength(text) / 1e6, ms: timeIt(() => JSON.stringify(body)) + timeIt(() => JSON.parse(text)) };
+  });
+  rows.push(
+    ...floor.map((f) => ({ task: `protocol alone: JSON.stringify + JSON.parse of the body at turn ${f.n} (${f.mb.toFixed(2)} MB)`, value: f.ms, unit: 'ms', note: 'CPU in this process, median of 15' })),
+    { task: `protocol alone: turn ${TURNS} ÷ turn ${early}`, value: floor[1]!.ms / floor[0]!.ms, unit: '×' },
+  );
   return rows;
 }

@@ -34,10 +34,11 @@ const common = {
   sourcesContent: false,
   logLevel: 'warning',
   // Minified names are not kept (esbuild's keepNames): keeping them wraps every function and class
-  // in a call that redefines its `name`, each time a closure is made, ~3,000 calls and ~110 kB of
-  // the bundle before a run's first request, about 10 ms of a cold start's CPU
-  // (bench/kernel/startup.bench.ts). Nothing rein prints is a function's name: `rein hooks` names
-  // tapable's classes from tapable's exports (cli/commands/hooks.ts).
+  // in a call that redefines its `name`, each time a closure is made: ~3,000 calls and ~110 kB of
+  // bundle before a run's first request, 40 M of the ~875 M instructions a cold `rein run` executes
+  // by then (valgrind --tool=cachegrind) and ~930 page faults (bench/kernel/startup.bench.ts).
+  // Nothing rein prints is a function's name: `rein hooks` names tapable's classes from tapable's
+  // exports (cli/commands/hooks.ts).
   keepNames: false,
 };
 

@@ -65,7 +65,8 @@ function runFromCodeCache(bundle, bundleStat) {
   const used = cachedData !== undefined && !script.cachedDataRejected;
   if (process.env.REIN_TRACE_STARTUP === '1') {
     const state = used ? 'used' : cachedData ? 'rejected by V8 (other V8 flags?)' : 'missing or made by another Node or bundle';
-    process.stderr.write(`rein: +${performance.now().toFixed(1)} ms bundle compiled; code cache ${state}\n`);
+    const cpu = process.cpuUsage();
+    process.stderr.write(`rein: +${performance.now().toFixed(1)} ms bundle compiled; code cache ${state} (cpu ${((cpu.user + cpu.system) / 1000).toFixed(1)})\n`);
   }
   if (process.env.REIN_CODE_CACHE === 'write' || (!used && argv[0] === 'run')) {
     // At exit the cache also holds every function the run compiled, not only the top level.

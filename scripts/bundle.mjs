@@ -33,8 +33,13 @@ const common = {
   sourcemap: process.env.REIN_SOURCEMAP === '1' ? 'linked' : false,
   sourcesContent: false,
   logLevel: 'warning',
-  // Class and function names stay as written (`rein hooks` prints the tapable class names).
-  keepNames: true,
+  // Minified names are not kept (esbuild's keepNames): keeping them wraps every function and class
+  // in a call that redefines its `name`, each time a closure is made: ~3,000 calls and ~110 kB of
+  // bundle before a run's first request, 40 M of the ~875 M instructions a cold `rein run` executes
+  // by then (valgrind --tool=cachegrind) and ~930 page faults (bench/kernel/startup.bench.ts).
+  // Nothing rein prints is a function's name: `rein hooks` names tapable's classes from tapable's
+  // exports (cli/commands/hooks.ts).
+  keepNames: false,
 };
 
 await build({
@@ -73,12 +78,9 @@ await build({
   entryPoints: { worker: 'bench/worker.ts' },
   outdir,
   format: 'esm',
-  // Minified like rein.cjs: unminified it was half of the package's unpacked size. Without kept
-  // names (nothing a replay runs reads a function's or class's name): keeping them wraps every
-  // function expression in a call that redefines its `name`, each time a closure is made, which
-  // was a few per cent of a replay's CPU and allocation.
+  // Minified like rein.cjs (unminified it was half of the package's unpacked size), and like it
+  // without kept names (keeping them was a few per cent of a replay's CPU and allocation too).
   minify: true,
-  keepNames: false,
   legalComments: 'external',
   banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
   // cosmiconfig too: in an ES module bundle, a dynamic import of a bundled CommonJS module exposes

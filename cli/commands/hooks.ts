@@ -2,6 +2,7 @@
  * `rein hooks`: every hook of a kernel built from the preset, in loop order, with the taps in the
  * order they run and their stages; then the guard shell hooks and whether each fails open.
  */
+import * as tapable from 'tapable';
 import { createAgent } from '../../agent/agent.js';
 import { HOOK_NAMES } from '../../kernel/hooks.js';
 import type { Kernel } from '../../kernel/kernel.js';
@@ -11,11 +12,17 @@ import { EXIT } from '../main.js';
 
 export interface HookTapInfo { name: string; stage: number; type: string }
 
+/**
+ * tapable's hook classes by their exported names. A hook's kind is looked up here rather than read
+ * from `constructor.name`: the built command is minified without kept names (scripts/bundle.mjs).
+ */
+const HOOK_KINDS = new Map<unknown, string>(Object.entries(tapable).filter(([, v]) => typeof v === 'function').map(([k, v]) => [v, k]));
+
 /** Each hook's taps in call order (tapable keeps `taps` sorted by stage, then registration). */
 export function describeHooks(kernel: Kernel): { hook: string; kind: string; taps: HookTapInfo[] }[] {
   return HOOK_NAMES.map((name) => {
     const hook = kernel.hooks[name] as unknown as { constructor: { name: string }; taps: { name: string; stage?: number; type: string }[] };
-    return { hook: name, kind: hook.constructor.name, taps: hook.taps.map((t) => ({ name: t.name, stage: t.stage ?? 0, type: t.type })) };
+    return { hook: name, kind: HOOK_KINDS.get(hook.constructor) ?? hook.constructor.name, taps: hook.taps.map((t) => ({ name: t.name, stage: t.stage ?? 0, type: t.type })) };
   });
 }
 

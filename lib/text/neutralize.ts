@@ -31,11 +31,26 @@ const SEP = '[\\s_\\p{Pd}\\u2212]*';
 const GAP = '[\\s\\p{Cf}]*';
 const SLASH = '[/\\uFF0F\\u2215\\u2044]?';
 
-const TAG_NAMES = RESERVED_TAGS.map((t) => t.split('-').map((w) => [...w].map((c) => `[${c}${String.fromCodePoint(c.codePointAt(0)! - 0x61 + 0xff41)}]`).join('')).join(SEP)).join('|');
-/** `<` (or a look-alike), optional `/`, then a reserved tag name (or a longer name starting with one). */
-const RESERVED = new RegExp(`[${LESS_THAN}](?=${GAP}${SLASH}${GAP}(?:${TAG_NAMES}))`, 'giu');
-
-const RESTORE = new RegExp(`&lt;(?=${GAP}${SLASH}${GAP}(?:${TAG_NAMES}))`, 'giu');
+/**
+ * The patterns with Unicode property classes, built on first use rather than when the module loads:
+ * V8 parses a pattern when it makes the RegExp, and resolving `\p{…}` classes (Cn alone is most of
+ * Unicode) from ICU is ~2% of the instructions a `rein run` executes before its first request, which
+ * neutralises nothing.
+ */
+let patterns: { reserved: RegExp; restore: RegExp; invisible: RegExp } | undefined;
+function unicodePatterns(): { reserved: RegExp; restore: RegExp; invisible: RegExp } {
+  if (patterns) return patterns;
+  const tagNames = RESERVED_TAGS.map((t) => t.split('-').map((w) => [...w].map((c) => `[${c}${String.fromCodePoint(c.codePointAt(0)! - 0x61 + 0xff41)}]`).join('')).join(SEP)).join('|');
+  patterns = {
+    /** `<` (or a look-alike), optional `/`, then a reserved tag name (or a longer name starting with one). */
+    reserved: new RegExp(`[${LESS_THAN}](?=${GAP}${SLASH}${GAP}(?:${tagNames}))`, 'giu'),
+    /** `&lt;` where `reserved` put it. */
+    restore: new RegExp(`&lt;(?=${GAP}${SLASH}${GAP}(?:${tagNames}))`, 'giu'),
+    /** Format (Cf), private-use (Co) and unassigned (Cn) code points. */
+    invisible: /[\p{Cf}\p{Co}\p{Cn}]/gu,
+  };
+  return patterns;
+}
 
 /** ANSI escape sequences: CSI (`ESC [ … final`), OSC/DCS/APC/PM/SOS strings (ended by BEL or ST), two-character escapes; also their 8-bit C1 forms. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -43,8 +58,6 @@ const ANSI = /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e
 /** Control characters other than tab, line feed and carriage return (C0, DEL, C1). */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
-/** Format (Cf), private-use (Co) and unassigned (Cn) code points. */
-const INVISIBLE = /[\p{Cf}\p{Co}\p{Cn}]/gu;
 
 /** What neutralising removed or changed, in characters (UTF-16 code units). */
 export interface NeutralizeCounts {
@@ -58,7 +71,7 @@ export interface NeutralizeCounts {
 
 /** Escapes the `<` of every opening or closing of a reserved tag in `text`. */
 export function neutraliseReservedTags(text: string): string {
-  return text.replace(RESERVED, '&lt;');
+  return text.replace(unicodePatterns().reserved, '&lt;');
 }
 
 /**
@@ -70,8 +83,9 @@ export function neutralizeText(text: string): { text: string; counts: Neutralize
   let t = text.replace(ANSI, (m) => { counts.controls += m.length; return ''; });
   t = t.replace(CONTROL, () => { counts.controls++; return ''; });
   // Tags first: an invisible character inside `<\u200b/system-reminder>` must not hide one.
-  t = t.replace(RESERVED, () => { counts.tags++; return '&lt;'; });
-  t = t.replace(INVISIBLE, (m) => { counts.invisible += m.length; return ''; });
+  const { reserved, invisible } = unicodePatterns();
+  t = t.replace(reserved, () => { counts.tags++; return '&lt;'; });
+  t = t.replace(invisible, (m) => { counts.invisible += m.length; return ''; });
   return { text: t, counts };
 }
 
@@ -83,7 +97,8 @@ export function neutralizeText(text: string): { text: string; counts: Neutralize
 export function neutralizeWithMap(text: string): { text: string; map: number[] } {
   // The same steps as neutralizeText, in the same order: controls first, then tags and invisibles.
   const first = rewrite(text, [ANSI, CONTROL], undefined);
-  const second = rewrite(first.text, [INVISIBLE], RESERVED);
+  const { reserved, invisible } = unicodePatterns();
+  const second = rewrite(first.text, [invisible], reserved);
   return { text: second.text, map: second.map.map((i) => first.map[i]!) };
 }
 
@@ -107,5 +122,5 @@ function rewrite(text: string, drop: readonly RegExp[], escape: RegExp | undefin
 
 /** Undoes the tag escape in text the model wrote back (`&lt;system-reminder>` → `<system-reminder>`). */
 export function restoreReservedTags(text: string): string {
-  return text.replace(RESTORE, '<');
+  return text.replace(unicodePatterns().restore, '<');
 }

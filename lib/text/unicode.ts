@@ -9,7 +9,12 @@
 /** Most passes (Claude Code's MAX_ITERATIONS = 10). */
 export const MAX_SANITIZE_PASSES = 10;
 
-const INVISIBLE = /[\p{Cf}\p{Co}\p{Cn}\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF\uE000-\uF8FF]/gu;
+/**
+ * Made on first use, not when the module loads: V8 parses a pattern when it makes the RegExp, and
+ * resolving these Unicode property classes from ICU is work a run does not need before its first
+ * request.
+ */
+let invisible: RegExp | undefined;
 
 /** What one sanitisation did. */
 export interface SanitizeResult {
@@ -26,7 +31,8 @@ export function sanitizeText(input: string, maxPasses = MAX_SANITIZE_PASSES): Sa
   let passes = 0;
   while (passes < maxPasses) {
     passes++;
-    const next = text.normalize('NFKC').replace(INVISIBLE, '');
+    invisible ??= /[\p{Cf}\p{Co}\p{Cn}\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF\uE000-\uF8FF]/gu;
+    const next = text.normalize('NFKC').replace(invisible, '');
     if (next === text) break;
     text = next;
   }

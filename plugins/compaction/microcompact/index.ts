@@ -254,11 +254,18 @@ export function workingSetSelection(messages: readonly Message[], keepRecent: nu
 }
 
 // A text is cut into words at anything but letters, digits and `_ $ . / -` (one pass, linear in
-// its length); then each word is classified.
-const WORD_SPLIT = /[^\p{L}\p{N}_$./-]+/u;
-const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]{5,}$/u;
-const CAMEL_SNAKE_DIGIT = /\p{Ll}\p{Lu}|[\p{L}\p{N}]_[\p{L}\p{N}]|\p{N}/u;
-const FILE_NAME = /^[\p{L}\p{N}_$-]{2,}(?:\.[\p{L}\p{N}_$-]+)*\.[a-z]{1,4}$/u;
+// its length); then each word is classified. The patterns are made on first use, not when the
+// plugin loads: V8 parses a pattern when it makes the RegExp, and resolving Unicode property
+// classes from ICU is start-up work a run does not need before its first request.
+let wordPatterns: { split: RegExp; identifier: RegExp; camelSnakeDigit: RegExp; fileName: RegExp } | undefined;
+function patterns(): NonNullable<typeof wordPatterns> {
+  return wordPatterns ??= {
+    split: /[^\p{L}\p{N}_$./-]+/u,
+    identifier: /^[\p{L}_$][\p{L}\p{N}_$]{5,}$/u,
+    camelSnakeDigit: /\p{Ll}\p{Lu}|[\p{L}\p{N}]_[\p{L}\p{N}]|\p{N}/u,
+    fileName: /^[\p{L}\p{N}_$-]{2,}(?:\.[\p{L}\p{N}_$-]+)*\.[a-z]{1,4}$/u,
+  };
+}
 
 /**
  * The distinctive words of a text: identifiers of 6 or more characters in camelCase or snake_case
@@ -266,18 +273,19 @@ const FILE_NAME = /^[\p{L}\p{N}_$-]{2,}(?:\.[\p{L}\p{N}_$-]+)*\.[a-z]{1,4}$/u;
  */
 export function distinctiveWords(text: string): Set<string> {
   const out = new Set<string>();
-  for (const raw of text.split(WORD_SPLIT)) {
+  const { split, identifier, camelSnakeDigit, fileName } = patterns();
+  for (const raw of text.split(split)) {
     const w = raw.replace(/^[.-]+|[.-]+$/g, '');
     if (w.length < 3) continue;
     if (w.includes('/')) {
       const path = w.replace(/^\.?\/+/, '').replace(/\/+$/, '');
       if (path.length > 2) out.add(path);
       const base = path.slice(path.lastIndexOf('/') + 1);
-      if (FILE_NAME.test(base) || (IDENTIFIER.test(base) && CAMEL_SNAKE_DIGIT.test(base))) out.add(base);
+      if (fileName.test(base) || (identifier.test(base) && camelSnakeDigit.test(base))) out.add(base);
       continue;
     }
-    if (FILE_NAME.test(w)) out.add(w);
-    for (const part of w.split(/[.-]/)) if (IDENTIFIER.test(part) && CAMEL_SNAKE_DIGIT.test(part)) out.add(part);
+    if (fileName.test(w)) out.add(w);
+    for (const part of w.split(/[.-]/)) if (identifier.test(part) && camelSnakeDigit.test(part)) out.add(part);
   }
   return out;
 }

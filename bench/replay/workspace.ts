@@ -13,7 +13,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { ContentBlock } from '../../kernel/types.js';
-import type { RecordedToolResult, Workload } from '../workloads/types.js';
+import type { RecordedToolResult, Workload, WorkloadStep } from '../workloads/types.js';
 
 /** A file of the workspace as of a step. */
 export interface WorkspaceFile {
@@ -70,38 +70,34 @@ function readFile(result: RecordedToolResult, step: number, partial: boolean): W
   return file as unknown as WorkspaceFile;
 }
 
-function opsOf(w: Workload): Map<number, FileOp[]> {
-  const base = w.cwd ?? '/';
+/** The file operations of one step's tool calls, in order. `base`: the recording's cwd, for relative paths. */
+function opsOf(step: WorkloadStep, base: string): FileOp[] {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
-  const out = new Map<number, FileOp[]>();
-  for (const step of w.steps) {
-    const ops: FileOp[] = [];
-    for (const b of step.reply as ContentBlock[]) {
-      if (b.type !== 'tool_use') continue;
-      const use = b as { id: string; name: string; input: Record<string, unknown> };
-      const input = use.input ?? {};
-      const path = typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : undefined;
-      if (!path) continue;
-      const result = step.toolResults.find((r) => r.toolUseId === use.id);
-      if (READ.has(use.name)) {
-        if (!result || result.isError) continue;
-        const text = resultText(result.content);
-        if (!text || /^(EACCES|ENOENT|EISDIR|Error)\b/.test(text) || text.startsWith('<tool_use_error>')) continue;
-        ops.push({ kind: 'read', path: abs(path), result, partial: input.offset !== undefined || input.limit !== undefined });
-      } else if (WRITE.has(use.name) && typeof input.content === 'string') {
-        if (result?.isError) continue;
-        ops.push({ kind: 'write', path: abs(path), content: input.content });
-      } else if (EDIT.has(use.name)) {
-        if (result?.isError) continue;
-        const list = Array.isArray(input.edits) ? input.edits as Record<string, unknown>[] : [input];
-        const edits = list.map((e) => ({ old: String(e.old_string ?? e.oldText ?? ''), new: String(e.new_string ?? e.newText ?? ''), all: e.replace_all === true }))
-          .filter((e) => e.old.length > 0);
-        if (edits.length) ops.push({ kind: 'edit', path: abs(path), edits });
-      }
+  const ops: FileOp[] = [];
+  for (const b of step.reply as ContentBlock[]) {
+    if (b.type !== 'tool_use') continue;
+    const use = b as { id: string; name: string; input: Record<string, unknown> };
+    const input = use.input ?? {};
+    const path = typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : undefined;
+    if (!path) continue;
+    const result = step.toolResults.find((r) => r.toolUseId === use.id);
+    if (READ.has(use.name)) {
+      if (!result || result.isError) continue;
+      const text = resultText(result.content);
+      if (!text || /^(EACCES|ENOENT|EISDIR|Error)\b/.test(text) || text.startsWith('<tool_use_error>')) continue;
+      ops.push({ kind: 'read', path: abs(path), result, partial: input.offset !== undefined || input.limit !== undefined });
+    } else if (WRITE.has(use.name) && typeof input.content === 'string') {
+      if (result?.isError) continue;
+      ops.push({ kind: 'write', path: abs(path), content: input.content });
+    } else if (EDIT.has(use.name)) {
+      if (result?.isError) continue;
+      const list = Array.isArray(input.edits) ? input.edits as Record<string, unknown>[] : [input];
+      const edits = list.map((e) => ({ old: String(e.old_string ?? e.oldText ?? ''), new: String(e.new_string ?? e.newText ?? ''), all: e.replace_all === true }))
+        .filter((e) => e.old.length > 0);
+      if (edits.length) ops.push({ kind: 'edit', path: abs(path), edits });
     }
-    if (ops.length) out.set(step.index, ops);
   }
-  return out;
+  return ops;
 }
 
 /**
@@ -110,20 +106,22 @@ function opsOf(w: Workload): Map<number, FileOp[]> {
  */
 export class VirtualWorkspace {
   private readonly files = new Map<string, WorkspaceFile>();
-  private readonly ops: Map<number, FileOp[]>;
-  private readonly indexes: number[];
   private applied = 0;
 
-  constructor(readonly workload: Workload, private readonly replayDir?: string) {
-    this.ops = opsOf(workload);
-    this.indexes = workload.steps.map((s) => s.index);
-  }
+  constructor(readonly workload: Workload, private readonly replayDir?: string) {}
 
-  /** Applies the operations of the steps at positions below `pos` not applied yet. */
+  /**
+   * Applies the operations of the steps at positions below `pos` not applied yet. Each step's
+   * operations are read from the recording as they are applied, not listed up front: a generated
+   * workload makes its tool inputs when read, and a list of every write and edit would hold them
+   * all for the whole replay.
+   */
   advanceTo(pos: number): void {
-    for (; this.applied < Math.min(pos, this.indexes.length); this.applied++) {
-      const index = this.indexes[this.applied]!;
-      for (const op of this.ops.get(index) ?? []) this.apply(op, index);
+    const steps = this.workload.steps;
+    const base = this.workload.cwd ?? '/';
+    for (; this.applied < Math.min(pos, steps.length); this.applied++) {
+      const step = steps[this.applied]!;
+      for (const op of opsOf(step, base)) this.apply(op, step.index);
     }
   }
 

@@ -169,16 +169,35 @@ describe('Transcript', () => {
     expect(o.header).toEqual(t.header);
   });
 
+  it('plugin data appended since open is read back from the file, not held: later changes to the object do not show, and a name inside other data is not taken for the plugin', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    const data = { n: 1, note: 'x' };
+    t.append({ type: 'plugin', plugin: 'a', data });
+    t.append({ type: 'plugin', plugin: 'b', data: { plugin: 'a' } });
+    data.note = 'changed after the append';
+    expect(t.pluginData('a')).toEqual([{ n: 1, note: 'x' }]);
+    expect(t.pluginData('b')).toEqual([{ plugin: 'a' }]);
+    t.close();
+    // A resumed session: entries read at open, then appended ones, in order.
+    const o = Transcript.open(t.sessionId, { cwd: '/p', root, lock: true });
+    o.append({ type: 'plugin', plugin: 'a', data: { n: 2 } });
+    expect(o.pluginData('a')).toEqual([{ n: 1, note: 'x' }, { n: 2 }]);
+    o.close();
+  });
+
   it('an entry the file system refused is not indexed: turns and plugin data stay what the file holds', () => {
     const t = Transcript.create({ cwd: '/p', model: 'm', root });
     t.append({ type: 'plugin', plugin: 'a', data: 1 });
+    const held = readFileSync(t.file);
     unlinkSync(t.file);
     mkdirSync(t.file); // appending to a directory fails (EISDIR)
     expect(() => t.append({ type: 'plugin', plugin: 'a', data: 2 })).toThrow(TranscriptWriteError);
     expect(() => t.append({ type: 'response', turn: 1, model: 'm', usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }, stopReason: 'end_turn', at: 0, source: 'main_loop' })).toThrow(TranscriptWriteError);
+    // Plugin data appended since open is read back from the file: put back what it held.
+    rmSync(t.file, { recursive: true });
+    writeFileSync(t.file, held);
     expect(t.pluginData('a')).toEqual([1]);
     expect(t.turns).toBe(0);
-    rmSync(t.file, { recursive: true });
     t.close();
   });
 

@@ -161,15 +161,23 @@ export class Transcript implements SessionLog {
   private size: number;
   private locked = false;
 
-  /** `data` of the `plugin` entries, by plugin, in order: read at open, then appended. */
+  /** `data` of the `plugin` entries read at open, by plugin, in order. */
   private readonly byPlugin = new Map<string, unknown[]>();
+  /**
+   * `plugin` entries appended since open, by plugin: how many. Their data is read back from the
+   * file when asked for (`pluginData`), not kept: a plugin that records every request (the cache
+   * break detector) would otherwise hold a session's worth of records in memory.
+   */
+  private readonly appendedPlugins = new Map<string, number>();
+  /** Bytes of the file when it was opened: what was appended since starts here. */
+  private readonly openedSize: number;
   private headerEntry: Extract<TranscriptEntry, { type: 'session' }> | undefined;
   private mainTurns = 0;
 
   /**
    * @param entries The entries read from the file when it was opened (none for a created
-   *   transcript). Entries appended later go to the file and to the per-plugin index only, not to
-   *   this list: a long session's memory does not grow with everything it has written.
+   *   transcript). Entries appended later go to the file only, not to this list: a long session's
+   *   memory does not grow with everything it has written.
    */
   private constructor(
     readonly sessionId: string,
@@ -184,11 +192,17 @@ export class Transcript implements SessionLog {
     this.damaged = damaged;
     this.tornTail = tornTail;
     this.size = size;
-    for (const e of entries) this.index(e);
+    this.openedSize = size;
+    for (const e of entries) this.index(e, false);
   }
 
-  private index(entry: TranscriptEntry): void {
+  /** Notes what `entry` adds to the session's state; `appended`: written by this process since open. */
+  private index(entry: TranscriptEntry, appended: boolean): void {
     if (entry.type === 'plugin') {
+      if (appended) {
+        this.appendedPlugins.set(entry.plugin, (this.appendedPlugins.get(entry.plugin) ?? 0) + 1);
+        return;
+      }
       let list = this.byPlugin.get(entry.plugin);
       if (!list) this.byPlugin.set(entry.plugin, (list = []));
       list.push(entry.data);
@@ -420,7 +434,7 @@ export class Transcript implements SessionLog {
     }
     this.size += line.length;
     this.tornTail = false;
-    this.index(entry);
+    this.index(entry, true);
   }
 
   /** Releases the session's lock (the transcript can still be read). */
@@ -445,9 +459,47 @@ export class Transcript implements SessionLog {
     return this.headerEntry!;
   }
 
-  /** Entries a plugin wrote with `type: 'plugin'`, in order (read at open and appended since): a new array. */
+  /**
+   * Entries a plugin wrote with `type: 'plugin'`, in order (read at open and appended since): a new
+   * array. Those appended since open are read back from the file (as JSON gives them back), so a
+   * call after appends costs a read of what was appended. Throws SessionError when the file can no
+   * longer be read.
+   */
   pluginData<T = unknown>(plugin: string): T[] {
-    return (this.byPlugin.get(plugin)?.slice() ?? []) as T[];
+    const read = this.byPlugin.get(plugin) ?? [];
+    if (!this.appendedPlugins.get(plugin)) return read.slice() as T[];
+    return [...read, ...this.appendedData(plugin)] as T[];
+  }
+
+  /** `data` of the `plugin` entries of `plugin` appended since open, read back from the file. */
+  private appendedData(plugin: string): unknown[] {
+    let text: string;
+    try {
+      const fd = openSync(this.file, 'r');
+      try {
+        const buf = Buffer.alloc(this.size - this.openedSize);
+        let got = 0;
+        while (got < buf.length) {
+          const n = readSync(fd, buf, got, buf.length - got, this.openedSize + got);
+          if (n === 0) break;
+          got += n;
+        }
+        text = buf.subarray(0, got).toString('utf8');
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      throw new SessionError(`cannot read back the session transcript ${this.file}: ${fsReason(err)}`);
+    }
+    // Only lines that name the plugin are parsed (a name inside other data is filtered out below).
+    const mark = `"plugin":${JSON.stringify(plugin)}`;
+    const out: unknown[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.includes(mark)) continue;
+      const e = JSON.parse(line) as TranscriptEntry;
+      if (e.type === 'plugin' && e.plugin === plugin) out.push(e.data);
+    }
+    return out;
   }
 
   /**

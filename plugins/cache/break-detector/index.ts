@@ -100,11 +100,15 @@ export const getBreakDetectorHooks = createHooksGetter<Kernel, { cacheBreak: Syn
   cacheBreak: new SyncHook<[CacheBreak]>(['cacheBreak']),
 }));
 
-const reports = new WeakMap<Kernel, DetectorRecord[]>();
+const reports = new WeakMap<Kernel, () => readonly DetectorRecord[]>();
 
-/** Observations made by this process on `kernel` (not those replayed from a resumed transcript). */
+/**
+ * Observations made by this process on `kernel` (not those replayed from a resumed transcript), in
+ * order. With `record` on (the default) they are read back from the transcript, so a long session
+ * does not keep one record per request in memory; with it off they are kept in memory.
+ */
 export function detectorRecords(kernel: Kernel): readonly DetectorRecord[] {
-  return reports.get(kernel) ?? [];
+  return reports.get(kernel)?.() ?? [];
 }
 
 type Applied = { cleared_input_tokens?: number }[];
@@ -120,18 +124,23 @@ export default definePlugin({
   description: 'flags prompt-cache breaks (a read >5% and ≥2,000 tokens short of what the previous request cached) and names the cause: a changed part, TTL expiry, or server side',
   options: breakDetectorOptions,
   apply(kernel, options) {
-    const records: DetectorRecord[] = [];
-    reports.set(kernel, records);
+    // Records kept in memory: only when they are not written to the transcript.
+    const kept: DetectorRecord[] = [];
+    // Detector records in the transcript before this process's first (a resumed session's).
+    let before = 0;
     let state: DetectorState = { prevCached: null };
     let n = 0;
     let loaded = false;
+    reports.set(kernel, () => (!options.record ? kept : loaded ? kernel.transcript.pluginData<DetectorRecord>(PLUGIN_NAME).slice(before) : []));
     // The parts as last recorded, as JSON: a record carries them only when they changed.
     let recordedParts: string | undefined;
     const fingerprinter = createFingerprinter();
     const load = () => {
       if (loaded) return;
       loaded = true;
-      const past = stateFromRecords(kernel.transcript.pluginData(PLUGIN_NAME));
+      const records = kernel.transcript.pluginData(PLUGIN_NAME);
+      before = records.length;
+      const past = stateFromRecords(records);
       n = past.n;
       if (past.prev) {
         state = { prev: past.prev, prevCached: past.prevCached, ...(past.prevAt !== undefined ? { prevAt: past.prevAt } : {}) };
@@ -186,8 +195,8 @@ export default definePlugin({
       };
       recordedParts = partsJson;
       state = advance(state, obs, completedAt);
-      records.push(record);
       if (options.record) kernel.transcript.append({ type: 'plugin', plugin: PLUGIN_NAME, data: record });
+      else kept.push(record);
       if (verdict.kind === 'break') {
         getBreakDetectorHooks(kernel).cacheBreak.call({ ...verdict, n: record.n, turn: record.turn });
         kernel.emit({

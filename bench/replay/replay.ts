@@ -35,6 +35,7 @@ import { setRestoreFileSource } from '../../plugins/compaction/auto/index.js';
 import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 import { LiveChildren, type LiveChildRun } from './children.js';
+import { RowSpill } from './spill.js';
 import { gitState } from '../../plugins/system-prompt/user-context.js';
 
 /**
@@ -145,7 +146,8 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const dir = await replayDir();
   const model = options.model ?? w.model;
   const cursor = new StepCursor(w.steps);
-  const requests: RequestMetrics[] = [];
+  // Prompt tokens of the latest main-loop or subagent request that had any: a summary's budget.
+  let lastContext = 0;
   const compactions: CompactionMetrics[] = [];
   const typedPrompts = new Set<string>();
   for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
@@ -185,7 +187,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     const prefix = x.response.prefix!;
     if (x.step) promptOfStep.set(x.step.index, prefix.totalTokens);
     const r: RequestMetrics = {
-      n: requests.length + 1,
+      n: spill.length + 1,
       source: x.source,
       ...(x.step ? { step: x.step.index } : {}),
       ...(x.synthetic ? { synthetic: true } : {}),
@@ -223,8 +225,9 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       compactedSince = false;
       editedSince = false;
     }
-    requests.push(r);
-    options.onProgress?.(requests.length, w.steps.length);
+    if ((x.source === 'main_loop' || x.source === 'subagent') && r.promptTokens) lastContext = r.promptTokens;
+    spill.push(r);
+    options.onProgress?.(spill.length, w.steps.length);
   };
 
   // A compaction is answered with an extractive summary of what the request summarises, within the
@@ -235,9 +238,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const summaryFor = (body: Record<string, any>) => {
     const recorded = client.nextSummary();
     if (recorded) return recorded;
-    let context = 0;
-    for (let i = requests.length - 1; i >= 0 && !context; i--) if (requests[i]!.source === 'main_loop' || requests[i]!.source === 'subagent') context = requests[i]!.promptTokens;
-    const budget = summaryBudget(Number(body.max_tokens) || DEFAULT_MAX_TOKENS, context);
+    const budget = summaryBudget(Number(body.max_tokens) || DEFAULT_MAX_TOKENS, lastContext);
     const text = extractiveSummary(body, typedTexts, budget, counter);
     lastSummary = { tokens: counter.block(text, false), budget };
     return { content: [{ type: 'text' as const, text: `<summary>\n${text}\n</summary>` }], stop_reason: 'end_turn' as const };
@@ -263,7 +264,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // Post-compaction file restoration reads the recorded session's files as of the current step.
   const workspace = new VirtualWorkspace(w, dir);
   const plugin = replayPlugin(w, cursor, typedPrompts, {
-    requestCount: () => requests.length,
+    requestCount: () => spill.length,
     compaction: (c) => {
       if (c.restoredFiles) for (const f of c.restoredFiles) f.step = workspace.get(f.path)?.step ?? null;
       if (c.kind === 'compaction' && lastSummary) { c.summaryTokens = lastSummary.tokens; c.summaryBudget = lastSummary.budget; }
@@ -294,6 +295,9 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   delete kernelPreset.limits;
 
   const gitText = await (tempGitState ??= gitState(tmpdir()));
+  // The per-request rows wait on disk beside the replay's folder (not in it: that is the agent's
+  // cwd) until the replay ends (spill.ts).
+  const spill = new RowSpill<RequestMetrics>(`${dir}-requests.jsonl`);
   // The agent sees the recording's clock: strategies that measure idle time (Date.now() against the
   // last response or a message's timestamp) see the recorded gaps. Restored when the replay ends;
   // replays in one thread run one at a time.
@@ -302,6 +306,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
 
   const outcome: TurnsOutcome = { terminals: {}, problems: [], skippedSteps: 0, lost: { steps: 0, reasons: {}, firstSteps: [] }, syntheticPrompts: 0 };
   const { terminals, problems, lost } = outcome;
+  let requests: RequestMetrics[];
   try {
     const kernel = await createKernel({
       preset: kernelPreset,
@@ -337,8 +342,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     } finally {
       await kernel.close();
     }
+    requests = spill.readAll();
   } finally {
     Date.now = realNow;
+    spill.close(true);
     await rm(dir, { recursive: true, force: true });
   }
   applyIdealCosts(requests);

@@ -307,7 +307,8 @@ export function neededFacts(w: Workload): NeededFacts {
   const byStep = new Map<number, NeededFact[]>();
   for (const [k, step] of w.steps.entries()) {
     const needed = stepNeeds(step, factsOf[k]!, index);
-    if (needed.length) byStep.set(step.index, needed);
+    // A copy of exactly its length: V8 gives an array grown by push room for 16 or more entries.
+    if (needed.length) byStep.set(step.index, needed.slice());
     index.addStep(step);
   }
   const out = { byStep, sources: index.sources };

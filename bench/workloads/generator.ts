@@ -348,7 +348,8 @@ export function generateWorkload(spec: string): Workload {
       Object.defineProperty(step, 'reply', { enumerable: true, configurable: true, get: generatedReply, set: setReply });
       step.stopReason = last ? 'end_turn' : 'tool_use';
       step.model = p.model;
-      step.toolResults = toolResults;
+      // A copy of exactly its length: V8 gives an array grown by push room for 16 or more entries.
+      step.toolResults = toolResults.slice();
       step.at = clock;
       Object.defineProperty(step, REPLY_SEED, { value: [replyState, p.text] });
       if (i === 0) step.prompt = [{ block: { type: 'text', text: `Please fix ${fn} in ${target} and keep the tests passing. ${words(rand, 80)}` }, typed: true }];

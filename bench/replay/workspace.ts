@@ -104,8 +104,23 @@ function opsOf(step: WorkloadStep, base: string): FileOp[] {
  * The workspace of one replay. `advanceTo(pos)` applies the file operations of every step before
  * `pos` (a step's tool results enter the context after its reply, so they count from the next step).
  */
+/**
+ * A file as the workspace keeps it: its text, or the recorded read result its text comes from. One
+ * plain shape for every file (a few references and numbers); `get` gives the WorkspaceFile.
+ */
+interface KeptFile {
+  step: number;
+  partial: boolean;
+  text: string | undefined;
+  read: RecordedToolResult | undefined;
+}
+
+function textOf(f: KeptFile): string {
+  return f.read ? readContent(resultText(f.read.content)) : f.text!;
+}
+
 export class VirtualWorkspace {
-  private readonly files = new Map<string, WorkspaceFile>();
+  private readonly files = new Map<string, KeptFile>();
   private applied = 0;
 
   constructor(readonly workload: Workload, private readonly replayDir?: string) {}
@@ -129,16 +144,16 @@ export class VirtualWorkspace {
     const cur = this.files.get(op.path);
     if (op.kind === 'read') {
       if (op.partial && cur) return;
-      this.files.set(op.path, readFile(op.result, step, op.partial));
+      this.files.set(op.path, { step, partial: op.partial, text: undefined, read: op.result });
     } else if (op.kind === 'write') {
-      this.files.set(op.path, { content: op.content, step, partial: false });
+      this.files.set(op.path, { step, partial: false, text: op.content, read: undefined });
     } else if (cur) {
-      let text = cur.content;
+      let text = textOf(cur);
       for (const e of op.edits) {
         if (!text.includes(e.old)) continue;
         text = e.all ? text.split(e.old).join(e.new) : text.replace(e.old, () => e.new);
       }
-      this.files.set(op.path, { ...cur, content: text, step });
+      this.files.set(op.path, { step, partial: cur.partial, text, read: undefined });
     }
   }
 
@@ -147,9 +162,10 @@ export class VirtualWorkspace {
    * (a relative path the agent resolved against its cwd) is looked up relative to the recording's cwd.
    */
   get(path: string): WorkspaceFile | undefined {
-    const hit = this.files.get(path);
-    if (hit || !this.replayDir || !path.startsWith(this.replayDir + '/')) return hit;
-    return this.files.get(resolve(this.workload.cwd ?? '/', path.slice(this.replayDir.length + 1)));
+    let kept = this.files.get(path);
+    if (!kept && this.replayDir && path.startsWith(this.replayDir + '/')) kept = this.files.get(resolve(this.workload.cwd ?? '/', path.slice(this.replayDir.length + 1)));
+    if (!kept) return undefined;
+    return kept.read ? readFile(kept.read, kept.step, kept.partial) : { content: kept.text!, step: kept.step, partial: kept.partial };
   }
 
   /** Paths known as of the last `advanceTo`. */

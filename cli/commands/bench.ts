@@ -136,7 +136,14 @@ function workloadInputError(err: unknown): unknown {
 async function writeReport(report: BenchReport, flags: { json?: string; html?: string }): Promise<number> {
   const { renderTable } = await import('../../bench/report/table.js');
   process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
-  if (flags.json) process.stderr.write(`rein: JSON report written to ${await writeOut(flags.json, JSON.stringify(report, null, 2) + '\n')}\n`);
+  if (flags.json) {
+    // Written piece by piece: a long replay's report is tens of MB of JSON (json-file.ts).
+    const { writeJsonFile } = await import('../../bench/report/json-file.js');
+    const file = resolve(flags.json);
+    await mkdir(dirname(file), { recursive: true });
+    await writeJsonFile(file, report);
+    process.stderr.write(`rein: JSON report written to ${file}\n`);
+  }
   if (flags.html) {
     const { renderHtml } = await import('../../bench/report/html.js');
     process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, await renderHtml(report))}\n`);

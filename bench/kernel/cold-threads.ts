@@ -19,17 +19,21 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchArgs } from '../shared/args.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-}
-const JOBS = Number(arg('jobs', '12'));
-const TURNS = Number(arg('turns', '300'));
-const PRESET = arg('preset', 'default');
-const ROUNDS = Number(arg('rounds', '1'));
-const TRACE = process.argv.includes('--trace-opt');
+const opts = benchArgs({
+  jobs: { type: 'string', default: '12' },
+  turns: { type: 'string', default: '300' },
+  preset: { type: 'string', default: 'default' },
+  rounds: { type: 'string', default: '1' },
+  'trace-opt': { type: 'boolean', default: false },
+});
+const JOBS = Number(opts.jobs);
+const TURNS = Number(opts.turns);
+const PRESET = opts.preset;
+const ROUNDS = Number(opts.rounds);
+const TRACE = opts['trace-opt'];
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICK = 100;
 

@@ -35,21 +35,24 @@ import { awaitBench, submitBench } from '../queue/submit.js';
 import { openQueue } from '../../queue/jobs.js';
 import { openRedis, parseQueueUrl } from '../../queue/connection.js';
 import { startRedis, startWorker, stop, type Proc } from '../../queue/test/harness.js';
+import { benchArgs } from '../shared/args.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(REPO, 'bin/rein.js');
 
-function arg(name: string, dflt: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
-const ROUNDS = arg('rounds', 3);
-const TURNS = arg('turns', 300);
-const OVERHEAD_JOBS = arg('overhead-jobs', 16);
+const opts = benchArgs({
+  rounds: { type: 'string', default: '3' },
+  turns: { type: 'string', default: '300' },
+  warm: { type: 'string', default: '2' },
+  'overhead-jobs': { type: 'string', default: '16' },
+});
+const ROUNDS = Number(opts.rounds);
+const TURNS = Number(opts.turns);
+const OVERHEAD_JOBS = Number(opts['overhead-jobs']);
 // Replays each queue worker runs before the clock starts. V8 keeps re-optimising the replay code for
 // about a dozen replays (`node --trace-opt`), so a worker that has served a few jobs is still paying
 // compile time a long-lived one no longer does: `--warm 12` measures the long-lived case.
-const WARM = arg('warm', 2);
+const WARM = Number(opts.warm);
 // Two presets whose replays take about as long (minimal's take half as long), so that the order
 // the jobs are taken in changes the makespan little.
 const PRESETS = ['default', join(REPO, 'bench/presets/claude-code-like.yaml')];

@@ -21,20 +21,25 @@ import { dirname, join, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { planBench } from '../run.js';
+import { benchArgs } from '../shared/args.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-}
-const JOBS = Number(arg('jobs', '8'));
-const TURNS = Number(arg('turns', '300'));
-const WARM = Number(arg('warm', '4'));
-const PRESET = arg('preset', 'default');
+const opts = benchArgs({
+  jobs: { type: 'string', default: '8' },
+  turns: { type: 'string', default: '300' },
+  warm: { type: 'string', default: '4' },
+  preset: { type: 'string', default: 'default' },
+  profile: { type: 'string', default: '' },
+  alloc: { type: 'boolean', default: false },
+});
+const JOBS = Number(opts.jobs);
+const TURNS = Number(opts.turns);
+const WARM = Number(opts.warm);
+const PRESET = opts.preset;
 /** Write a CPU profile of the timed replays (main thread) to this file (open it in Chrome DevTools). */
-const PROFILE = arg('profile', '');
+const PROFILE = opts.profile;
 /** Sample allocations and print MB allocated per job. */
-const ALLOC = process.argv.includes('--alloc');
+const ALLOC = opts.alloc;
 const TICK = 100; // USER_HZ on Linux
 
 /** Bytes of all samples of a sampling heap profile (each node's selfSize, summed over the tree). */

@@ -13,6 +13,7 @@
  */
 import type { ContentBlock } from '../../kernel/types.js';
 import type { ContentTokenCounter } from '../../lib/index.js';
+import { TwoGenerationMemo } from '../shared/generations.js';
 import type { RecordedToolResult, Workload, WorkloadStep } from '../workloads/types.js';
 
 /** The kinds of fact the extractor finds. */
@@ -138,31 +139,22 @@ export function extractFacts(text: string): Fact[] {
   return [...out.values()];
 }
 
+/** Characters of the strings one generation of the facts memo holds (4 M: a few long sessions' histories). */
+const FACT_MEMO_CHARS = 4_000_000;
+
 /**
  * `extractFacts` of strings seen lately, by string: a replay extracts the facts of the same strings
  * again and again (its recording's replies for the needed facts, then the history each compaction
  * summarises, once per preset of the workload). Two generations of up to `FACT_MEMO_CHARS`
- * characters of keys each (a string seen in the older one moves to the newer), so the memo keeps
- * the strings of the current workloads and lets the rest go.
+ * characters of keys each, so the memo keeps the strings of the current workloads and lets the
+ * rest go.
  */
-let factsYoung = new Map<string, readonly Fact[]>();
-let factsOld = new Map<string, readonly Fact[]>();
-let factsYoungChars = 0;
-/** Characters of the strings one generation of the facts memo holds (4 M: a few long sessions' histories). */
-const FACT_MEMO_CHARS = 4_000_000;
+const factsMemo = new TwoGenerationMemo<string, readonly Fact[]>(FACT_MEMO_CHARS, (text) => text.length);
 
 /** `extractFacts(text)`, memoised (see above). The array is shared: callers must not change it. */
 export function factsIn(text: string): readonly Fact[] {
-  let facts = factsYoung.get(text);
-  if (facts) return facts;
-  facts = factsOld.get(text) ?? extractFacts(text);
-  if (factsYoungChars + text.length > FACT_MEMO_CHARS) {
-    factsOld = factsYoung;
-    factsYoung = new Map();
-    factsYoungChars = 0;
-  }
-  factsYoung.set(text, facts);
-  factsYoungChars += text.length;
+  let facts = factsMemo.get(text);
+  if (facts === undefined) factsMemo.set(text, (facts = extractFacts(text)));
   return facts;
 }
 

@@ -16,6 +16,7 @@
  * - `seed`: PRNG seed (default 1).
  */
 import type { ContentBlock } from '../../kernel/types.js';
+import { TwoGenerationMemo } from '../shared/generations.js';
 import { newStats, type RecordedToolResult, type Workload, type WorkloadStep } from './types.js';
 
 export interface GeneratorParams {
@@ -125,43 +126,23 @@ type ResultSeed = [state: number, size: number, inputState: number];
  */
 function generatedContent(this: { [RESULT_SEED]: ResultSeed }): ContentBlock[] {
   const seed = this[RESULT_SEED];
-  let text = madeText(seed);
-  if (text === undefined) keepText(seed, (text = resultText(prng(seed[0]), seed[1])));
+  let text = madeTexts.get(seed);
+  if (text === undefined) madeTexts.set(seed, (text = resultText(prng(seed[0]), seed[1])));
   return [{ type: 'text', text }];
 }
+
+/** Characters of text one generation of the made-text memo holds (1 M: a few hundred steps' replies and results). */
+const MADE_TEXT_CHARS = 1_000_000;
 
 /**
  * Texts made lately, by the seed they were made from (a result's or a step's reply's own seed
  * tuple): a replay reads each reply and result several times (its client, the needed-facts index,
  * the workspace), and making the text again from the PRNG each time was about a tenth of what a
- * replay allocated. Two generations of up to `MADE_TEXT_CHARS` characters each (a text read from
- * the older one moves to the newer), so a long workload still holds a bounded amount of text. Only
- * the strings are shared: each read still gets fresh arrays and blocks, which a reader may change.
+ * replay allocated. Two generations of up to `MADE_TEXT_CHARS` characters each, so a long workload
+ * still holds a bounded amount of text. Only the strings are shared: each read still gets fresh
+ * arrays and blocks, which a reader may change.
  */
-let madeYoung = new Map<object, string>();
-let madeOld = new Map<object, string>();
-let madeYoungChars = 0;
-/** Characters of text one generation of the memo holds (1 M: a few hundred steps' replies and results). */
-const MADE_TEXT_CHARS = 1_000_000;
-
-/** The text made from `seed` lately, if the memo still holds it. */
-function madeText(seed: object): string | undefined {
-  const young = madeYoung.get(seed);
-  if (young !== undefined) return young;
-  const old = madeOld.get(seed);
-  if (old !== undefined) keepText(seed, old);
-  return old;
-}
-
-function keepText(seed: object, text: string): void {
-  if (madeYoungChars + text.length > MADE_TEXT_CHARS) {
-    madeOld = madeYoung;
-    madeYoung = new Map();
-    madeYoungChars = 0;
-  }
-  madeYoung.set(seed, text);
-  madeYoungChars += text.length;
-}
+const madeTexts = new TwoGenerationMemo<object, string>(MADE_TEXT_CHARS, (_seed, text) => text.length);
 
 /**
  * A generated tool result whose content is made from the PRNG state `state` each time it is read
@@ -192,8 +173,8 @@ type GeneratedStep = WorkloadStep & { [REPLY_SEED]: [state: number, chars: numbe
  */
 function generatedReply(this: GeneratedStep): ContentBlock[] {
   const seed = this[REPLY_SEED];
-  let text = madeText(seed);
-  if (text === undefined) keepText(seed, (text = words(prng(seed[0]), seed[1])));
+  let text = madeTexts.get(seed);
+  if (text === undefined) madeTexts.set(seed, (text = words(prng(seed[0]), seed[1])));
   const reply: ContentBlock[] = [{ type: 'text', text }];
   for (const r of this.toolResults) {
     const inputState = (r as RecordedToolResult & { [RESULT_SEED]: ResultSeed })[RESULT_SEED][2];

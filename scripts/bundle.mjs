@@ -33,13 +33,13 @@ const common = {
   sourcemap: process.env.REIN_SOURCEMAP === '1' ? 'linked' : false,
   sourcesContent: false,
   logLevel: 'warning',
-  // Minified names are not kept (esbuild's keepNames): keeping them wraps every function and class
-  // in a call that redefines its `name`, each time a closure is made: ~3,000 calls and ~110 kB of
-  // bundle before a run's first request, 40 M of the ~875 M instructions a cold `rein run` executes
-  // by then (valgrind --tool=cachegrind) and ~930 page faults (bench/kernel/startup.bench.ts).
-  // Nothing rein prints is a function's name: `rein hooks` names tapable's classes from tapable's
-  // exports (cli/commands/hooks.ts).
-  keepNames: false,
+  // Class and function names stay as written (esbuild's keepNames). Bundled libraries read them:
+  // proxy-chain, the sandbox's proxy, tells its own refusals from crashes by
+  // `error.name === 'RequestError'`, where the name comes from `RequestError.name`, so a minified
+  // class name turned the sandbox's 403 into a 500. Dropping them saved ~40 M of the ~875 M
+  // instructions a cold `rein run` executes before its first request (valgrind --tool=cachegrind)
+  // and ~930 page faults, but no wall time that could be measured on a 2-core machine.
+  keepNames: true,
 };
 
 await build({
@@ -78,9 +78,12 @@ await build({
   entryPoints: { worker: 'bench/worker.ts' },
   outdir,
   format: 'esm',
-  // Minified like rein.cjs (unminified it was half of the package's unpacked size), and like it
-  // without kept names (keeping them was a few per cent of a replay's CPU and allocation too).
+  // Minified like rein.cjs: unminified it was half of the package's unpacked size. Without kept
+  // names (nothing a replay runs reads a function's or class's name; the sandbox's proxy does not
+  // run in a replay): keeping them wraps every function expression in a call that redefines its
+  // `name`, each time a closure is made, which was a few per cent of a replay's CPU and allocation.
   minify: true,
+  keepNames: false,
   legalComments: 'external',
   banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
   // cosmiconfig too: in an ES module bundle, a dynamic import of a bundled CommonJS module exposes

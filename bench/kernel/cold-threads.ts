@@ -15,11 +15,12 @@
  * /proc). Prints `nproc` and the load average with every line.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs } from '../shared/args.js';
+import { threadCpu } from '../shared/proc.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const opts = benchArgs({
@@ -34,24 +35,6 @@ const TURNS = Number(opts.turns);
 const PRESET = opts.preset;
 const ROUNDS = Number(opts.rounds);
 const TRACE = opts['trace-opt'];
-/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-const TICK = 100;
-
-/** User + system CPU seconds of each thread of process `pid` now: tid → seconds. */
-function threadCpu(pid: number): Map<number, number> {
-  const out = new Map<number, number>();
-  let tids: string[];
-  try { tids = readdirSync(`/proc/${pid}/task`); } catch { return out; }
-  for (const tid of tids) {
-    try {
-      const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), (Number(f[11]) + Number(f[12])) / TICK);
-    } catch { /* the thread ended */ }
-  }
-  return out;
-}
 
 interface Run { main: number; replay: number; background: number; wall: number; compiles: number; compileMs: number }
 
@@ -77,7 +60,7 @@ async function once(nodeFlags: string[]): Promise<Run> {
     }
   });
   const last = new Map<number, number>();
-  const timer = setInterval(() => { for (const [tid, s] of threadCpu(child.pid!)) last.set(tid, s); }, 200);
+  const timer = setInterval(() => { for (const [tid, t] of threadCpu(child.pid!)) last.set(Number(tid), t.user + t.system); }, 200);
   const code = await new Promise<number | null>((done) => child.on('exit', done));
   clearInterval(timer);
   const wall = (performance.now() - t0) / 1000;

@@ -27,6 +27,7 @@ import { parseScenario } from '../../simulator/scenario.js';
 import { projectSlug } from '../../lib/session/transcript.js';
 import { checkouts, deciles, isBuilt, median, peakRssMb, runRein, type Checkout } from './harness.js';
 import type { BenchContext, Measurement } from './run.js';
+import { cpuTimes } from '../shared/proc.js';
 
 const TURNS = Number(process.env.REIN_BENCH_TURNS ?? 2_000);
 const SHORT = Math.max(1, Math.round(TURNS / 20));
@@ -76,16 +77,11 @@ function timeIt(f: () => unknown, reps = 15): number {
   return median(out);
 }
 
-/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ, 100 on Linux). */
-const TICKS_PER_S = 100;
-
 /** User + system CPU of a running process so far, ms (Linux /proc; NaN elsewhere or when it is gone). */
 function cpuMsOf(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): state is the first, utime the 12th, stime the 13th.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_S;
+    const t = cpuTimes(`/proc/${pid}/stat`);
+    return (t.user + t.system) * 1000;
   } catch {
     return NaN;
   }

@@ -36,6 +36,7 @@ import { openQueue } from '../../queue/jobs.js';
 import { openRedis, parseQueueUrl } from '../../queue/connection.js';
 import { startRedis, startWorker, stop, type Proc } from '../../queue/test/harness.js';
 import { benchArgs } from '../shared/args.js';
+import { cpuTimes, statFields, USER_HZ } from '../shared/proc.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(REPO, 'bin/rein.js');
@@ -57,21 +58,18 @@ const WARM = Number(opts.warm);
 // the jobs are taken in changes the makespan little.
 const PRESETS = ['default', join(REPO, 'bench/presets/claude-code-like.yaml')];
 
-/** USER_HZ: /proc reports CPU time in these ticks per second (100 on Linux). */
-const TICKS = 100;
 /** CPU seconds (user + system, every thread) of process `pid`; 0 when it cannot be read. */
 function cpuOf(pid: number | undefined): number {
   try {
-    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICKS;
+    const t = cpuTimes(`/proc/${pid}/stat`);
+    return t.user + t.system;
   } catch { return 0; }
 }
 /** CPU seconds of this process's ended (waited-for) children: a `rein bench` arm once it has exited. */
 function childrenCpu(): number {
   try {
-    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[13]) + Number(f[14])) / TICKS;
+    const f = statFields('/proc/self/stat');
+    return (Number(f[13]) + Number(f[14])) / USER_HZ;
   } catch { return 0; }
 }
 /**

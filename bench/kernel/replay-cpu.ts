@@ -14,7 +14,7 @@
  * Linux only (reads /proc). CPU seconds do not depend on the machine's load the way wall time does,
  * but a loaded machine still slows caches and frequency: the load average is printed with each line.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -22,6 +22,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { planBench } from '../run.js';
 import { benchArgs } from '../shared/args.js';
+import { threadCpu } from '../shared/proc.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const opts = benchArgs({
@@ -40,26 +41,12 @@ const PRESET = opts.preset;
 const PROFILE = opts.profile;
 /** Sample allocations and print MB allocated per job. */
 const ALLOC = opts.alloc;
-const TICK = 100; // USER_HZ on Linux
 
 /** Bytes of all samples of a sampling heap profile (each node's selfSize, summed over the tree). */
 function sampledBytes(node: { selfSize: number; children?: unknown[] }): number {
   let n = node.selfSize;
   for (const c of node.children ?? []) n += sampledBytes(c as typeof node);
   return n;
-}
-
-/** CPU seconds of each thread of this process: tid → [user, system] seconds. */
-function threadCpu(): Map<string, [number, number]> {
-  const out = new Map<string, [number, number]>();
-  for (const tid of readdirSync('/proc/self/task')) {
-    try {
-      const st = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, [Number(f[11]) / TICK, Number(f[12]) / TICK]);
-    } catch { /* the thread ended */ }
-  }
-  return out;
 }
 
 async function main(): Promise<void> {
@@ -76,11 +63,11 @@ async function main(): Promise<void> {
   if (PROFILE) { await session!.post('Profiler.enable'); await session!.post('Profiler.start'); }
   // One sample per 32 KiB allocated on average (V8's default), objects the GC collected included.
   if (ALLOC) await session!.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
-  const before = threadCpu();
+  const before = threadCpu('self');
   const t0 = performance.now();
   for (let i = WARM; i < WARM + JOBS; i++) await worker.default(task(i));
   const wall = (performance.now() - t0) / 1000;
-  const after = threadCpu();
+  const after = threadCpu('self');
   if (PROFILE) writeFileSync(PROFILE, JSON.stringify((await session!.post('Profiler.stop')).profile));
   const allocated = ALLOC ? sampledBytes((await session!.post('HeapProfiler.stopSampling')).profile.head) : 0;
   session?.disconnect();
@@ -90,8 +77,8 @@ async function main(): Promise<void> {
   let other = 0;
   let otherSys = 0;
   let mainSys = 0;
-  for (const [tid, [u, s]] of after) {
-    const [u0, s0] = before.get(tid) ?? [0, 0];
+  for (const [tid, { user: u, system: s }] of after) {
+    const { user: u0, system: s0 } = before.get(tid) ?? { user: 0, system: 0 };
     if (tid === main) { mainCpu += u - u0 + s - s0; mainSys += s - s0; } else { other += u - u0 + s - s0; otherSys += s - s0; }
   }
   const per = (x: number) => (x / JOBS).toFixed(3);

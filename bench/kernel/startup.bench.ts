@@ -28,6 +28,7 @@ import { createSimulator } from '../../simulator/simulator.js';
 import { startSimServer } from '../../simulator/server.js';
 import { parseScenario } from '../../simulator/scenario.js';
 import type { BenchContext, Measurement } from './run.js';
+import { statFields } from '../shared/proc.js';
 
 /** The suffix of a task measured on the REIN_BENCH_BASE checkout (run.ts's BASE_SUFFIX; run.ts is the entry point, so it is not imported). */
 const BASE_SUFFIX = ' [base]';
@@ -110,9 +111,7 @@ export async function run(bench: Bench, ctx?: BenchContext): Promise<void> {
 
 /** CPU time (ms, every thread) and minor page faults of a running process, from /proc. */
 function usage(pid: number): { cpuMs: number; minorFaults: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may hold spaces): state is the 3rd field, minflt the 10th.
-  const minorFaults = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+  const minorFaults = Number(statFields(`/proc/${pid}/stat`)[7]);
   let ns = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {

@@ -24,6 +24,7 @@ const loaders = {
   'tools/bash': async () => (await import('../plugins/tools/bash/index.js')).default,
   'tools/tool-search': async () => (await import('../plugins/tools/tool-search/index.js')).default,
   'tool-result-budget': async () => (await import('../plugins/tool-result-budget/index.js')).default,
+  'tool-concurrency': async () => (await import('../plugins/tool-concurrency/index.js')).default,
   permissions: async () => (await import('../plugins/permissions/index.js')).default,
   'permissions/default': async () => (await import('../plugins/permissions/default/index.js')).default,
   'permissions/acceptEdits': async () => (await import('../plugins/permissions/acceptEdits/index.js')).default,
@@ -118,7 +119,8 @@ export interface WantedPlugin {
 }
 
 /**
- * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always, one
+ * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always,
+ * `tool-result-budget` and `tool-concurrency` with tools, one
  * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the Task tool for `subagents`, the
  * permission and hook plugins for `permissions` / `hooks`), then every entry of `plugins` that is
  * not `false`. An implied plugin
@@ -143,8 +145,12 @@ export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
   // Plugins that shape every child process come before anything that may start one while it loads
   // (MCP servers connect, the system prompt runs git).
   for (const name of EARLY_PLUGINS) if (listed[name] !== undefined && listed[name] !== false) add(name, {}, `plugins.${name}`);
-  // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
-  if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
+  // The per-message tool-result budget and parallel batches matter only when there are tools;
+  // `plugins: { tool-result-budget: false }` (or `tool-concurrency: false`) turns one off.
+  if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) {
+    add('tool-result-budget', {}, 'built-in');
+    add('tool-concurrency', {}, 'built-in');
+  }
   // `subagents` are agent kinds for the Task tool (its `presets` option), and bring the tool with them.
   // `agents` are inline agent kinds (its `agents` option), and bring the tool too.
   const subagents = preset.subagents && typeof preset.subagents === 'object' && Object.keys(preset.subagents).length ? preset.subagents : undefined;

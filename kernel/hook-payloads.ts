@@ -4,8 +4,8 @@
 import type { Kernel } from './kernel.js';
 import type { ResolvedPath, Tool, ToolOutput } from './tool.js';
 import type {
-  ApiMessage, ContentBlock, Message, MessageRequest, PermissionDecision, QuerySource, RunResult,
-  StopReason, TerminalReason, Usage,
+  ApiMessage, ContentBlock, Message, MessageRequest, PermissionDecision, PermissionDenial, QuerySource, RunResult,
+  StopReason, TerminalReason, ToolResultBlock, ToolUseBlock, Usage,
 } from './types.js';
 
 /** Per-run context every loop hook receives as its last argument. */
@@ -149,6 +149,23 @@ export interface ResponseInfo {
   durationMs: number;
   /** The run's clock (ms since the epoch) when the request was sent. */
   at: number;
+}
+
+/** `toolBatch`: the tool calls of one assistant message, in the order the model wrote them. */
+export interface ToolBatch {
+  calls: readonly ToolUseBlock[];
+}
+
+/** What one tool call came to (`runToolCall`); a `toolBatch` tap answers one per call, in call order. */
+export interface ToolCallOutcome {
+  block: ToolResultBlock;
+  /** True when the tool itself ran and failed (not a validation error, denial or cancellation). */
+  toolFailed?: boolean;
+  denial?: PermissionDenial;
+  preventContinuation?: string;
+  /** Set when a permission answer denied the call with `interrupt`: why (the run stops). */
+  interrupt?: string;
+  additionalContext: string[];
 }
 
 /** One tool call as the permission hooks see it. */

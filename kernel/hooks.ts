@@ -20,7 +20,7 @@ import {
 import type {
   ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PathAccess, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
-  RunEndInfo, RunInfo, SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolFailure,
+  RunEndInfo, RunInfo, SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolBatch, ToolCallOutcome, ToolFailure,
   TurnEndInfo, UserPrompt,
 } from './hook-payloads.js';
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
@@ -216,6 +216,8 @@ function createHookTable() {
     /** The model ended its turn without tool calls. Bail: `block` for one more turn, or `prevent`. */
     stop: new AsyncSeriesBailHook<[StopInfo, RunContext], StopDecision | undefined>(['stop', 'ctx']),
     // Tools: permission, the call, its result.
+    /** An assistant message's tool calls are about to run. Bail: run them (`runToolCall`) and answer their outcomes in call order; no answer runs them one at a time. */
+    toolBatch: new AsyncSeriesBailHook<[ToolBatch, RunContext], ToolCallOutcome[] | undefined>(['batch', 'ctx']),
     /** Before a tool runs. Staged bail (PERMISSION_STAGE): allow, deny or ask; first answer wins. */
     permission: new AsyncSeriesBailHook<[PermissionQuery, RunContext], PermissionDecision | undefined>(['call', 'ctx']),
     /** A decision was `ask`. Bail: answer allow or deny; no answer denies (headless). */

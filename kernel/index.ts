@@ -28,7 +28,7 @@ export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
 // (the same answer the loop would give; a parent agent answers for its child with it).
 export { defineTool, ToolError, DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolContext, type ToolOutput, type ToolSpec, type JsonSchema, type ResolvedPath } from './tool.js';
 export { inputSchemaOf } from './tool-registry.js';
-export { runToolCalls, partitionToolCalls, decidePermission, abortedText, MAX_TOOL_CONCURRENCY, type ToolBatchOutcome, type ToolCallOutcome } from './loop/tools.js';
+export { runToolCalls, runToolCall, abortedOutcome, decidePermission, abortedText, ABORTED_RESULT_TEXT, type ToolBatchOutcome } from './loop/tools.js';
 
 // Context: compaction through the hooks, and the system prompt as the loop builds it.
 export { runCompaction } from './loop/compact.js';

@@ -36,7 +36,7 @@ export type ToolOutput = string | ContentBlock[] | { content: string | ContentBl
 export interface ToolContext {
   /** Working directory of the session (absolute path). Tools resolve relative paths against it. */
   cwd: string;
-  /** Aborts when the run is aborted, the call times out, or a sibling Bash call failed. */
+  /** Aborts when the run is aborted, the call times out, or (with `tool-concurrency`) a sibling Bash call failed. */
   signal: AbortSignal;
   sessionId: string;
   /** Directory where the session keeps files beside its transcript (saved large outputs, ...). */

@@ -9,6 +9,7 @@ type Loader = () => Promise<Plugin>;
 
 const loaders = {
   retry: async () => (await import('../plugins/retry/index.js')).default,
+  'max-output-tokens': async () => (await import('../plugins/max-output-tokens/index.js')).default,
   printer: async () => (await import('../plugins/printer/index.js')).default,
   'structured-output': async () => (await import('../plugins/structured-output/index.js')).default,
   'tools/task': async () => (await import('../plugins/tools/task/index.js')).default,
@@ -119,7 +120,7 @@ export interface WantedPlugin {
 }
 
 /**
- * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always,
+ * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` and `max-output-tokens` always,
  * `tool-result-budget` and `tool-concurrency` with tools, one
  * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the Task tool for `subagents`, the
  * permission and hook plugins for `permissions` / `hooks`), then every entry of `plugins` that is
@@ -142,6 +143,7 @@ export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
     out.push(entry);
   };
   add('retry', {}, 'built-in');
+  add('max-output-tokens', {}, 'built-in');
   // Plugins that shape every child process come before anything that may start one while it loads
   // (MCP servers connect, the system prompt runs git).
   for (const name of EARLY_PLUGINS) if (listed[name] !== undefined && listed[name] !== false) add(name, {}, `plugins.${name}`);

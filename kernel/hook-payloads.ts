@@ -313,6 +313,27 @@ export interface PostCompact {
   attachments: ContentBlock[];
 }
 
+/** `outputCut`: a main-loop response stopped at `max_tokens`. */
+export interface OutputCut {
+  /** The request that was cut (its `max_tokens`, its model). */
+  request: MessageRequest;
+  message: ApiMessage;
+  /** True when this run's cap was already raised by an `escalate`. */
+  escalated: boolean;
+  /** Resume turns this run has already sent after cut outputs. */
+  resumes: number;
+}
+
+/**
+ * `escalate`: send the identical request again with `maxTokens` (the rest of the run keeps it);
+ * `resume`: keep what was written and send `prompt` as a user message; `end` (or no answer): the
+ * run ends with `max_output_tokens`. `detail` goes into the transition.
+ */
+export type OutputCutDecision =
+  | { action: 'escalate'; maxTokens: number }
+  | { action: 'resume'; prompt: string; detail?: string }
+  | { action: 'end'; detail?: string };
+
 /** The model ended its turn without a tool call. */
 export interface StopInfo {
   message: Message;

@@ -18,7 +18,7 @@ import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook,
 } from 'tapable';
 import type {
-  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PathAccess, PermissionAsk,
+  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, OutputCut, OutputCutDecision, PathAccess, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
   RunEndInfo, RunInfo, SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolBatch, ToolCallOutcome, ToolFailure,
   TurnEndInfo, UserPrompt,
@@ -213,6 +213,8 @@ function createHookTable() {
     apiError: new AsyncSeriesBailHook<[ApiErrorInfo, RunContext], ApiErrorDecision | undefined>(['failure', 'ctx']),
     /** An assistant message is complete, with its usage. Record, detect cache breaks. */
     response: new AsyncSeriesHook<[ResponseInfo, RunContext]>(['response', 'ctx']),
+    /** A response stopped at max_tokens. Bail: `escalate` (same request, higher cap), `resume` (a prompt to go on) or `end`; no answer ends the run. */
+    outputCut: new AsyncSeriesBailHook<[OutputCut, RunContext], OutputCutDecision | undefined>(['cut', 'ctx']),
     /** The model ended its turn without tool calls. Bail: `block` for one more turn, or `prevent`. */
     stop: new AsyncSeriesBailHook<[StopInfo, RunContext], StopDecision | undefined>(['stop', 'ctx']),
     // Tools: permission, the call, its result.

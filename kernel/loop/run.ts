@@ -6,7 +6,7 @@
  * Order of one iteration:
  *   budget check → turnStart → context (staged) → build request (systemPrompt, toolDefinitions,
  *   request) → model call (streamEvent; apiError decides retries) → response →
- *   no tool_use: recovery (max_tokens) → stop hooks → end
+ *   max_tokens: outputCut (escalate, resume or end); no tool_use: stop hooks → end
  *   tool_use:    tools (permission, preToolUse, call, postToolUse) → tool results → max turns → next
  */
 import type { RunContext } from '../hook-payloads.js';
@@ -25,14 +25,6 @@ import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
 import { mark } from '../trace.js';
 import { HookTapError } from '../hooks.js';
 import { Incremental } from '../incremental.js';
-
-/**
- * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
- * 64k), or the model's own output limit when that is lower (lib/model/models.ts).
- */
-export const ESCALATED_MAX_TOKENS = 64_000;
-/** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
-export const MAX_OUTPUT_TOKENS_RESUMES = 3;
 
 /**
  * `pause_turn` continuations in a row before the run ends with `model_error`: rein's own bound, so
@@ -54,10 +46,6 @@ export const PLUGIN_FAILED_CALL_TEXT =
  * that goes on to call tools after a block starts the count again.
  */
 export const MAX_STOP_HOOK_BLOCKS = 8;
-
-/** The nudge sent after an output cut by max_tokens. Our wording: resume, no recap, smaller pieces. */
-export const RESUME_PROMPT =
-  'Your previous response was cut off because it reached the output token limit. Continue exactly where it stopped, without apologising or repeating what you already wrote. If the remaining work is large, split it into smaller steps.';
 
 export interface RunInput {
   /** The user message. */
@@ -90,7 +78,9 @@ export interface RunState {
 
 /** Internal loop variables that only the state machine touches. */
 interface LoopVars {
+  /** The cap an `outputCut` escalation set for the rest of the run. */
   maxTokensOverride?: number;
+  /** Resume turns after a cut output so far. */
   resumes: number;
   reactiveCompacted: boolean;
   stopHookActive: boolean;
@@ -313,13 +303,14 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
     const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
     if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
 
-    // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
+    // Output cut by max_tokens: the `outputCut` hook may send the identical request again with a
+    // higher cap, or keep what was written and ask the model to go on; else the run ends.
     if (message.stop_reason === 'max_tokens') {
-      const escalated = Math.min(ESCALATED_MAX_TOKENS, kernel.services.maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
-      if (v.maxTokensOverride === undefined && call.params.max_tokens < escalated) {
-        v.maxTokensOverride = escalated;
+      const cut = await kernel.hooks.outputCut.promise({ request: call.params, message, escalated: v.maxTokensOverride !== undefined, resumes: v.resumes }, ctx);
+      if (cut?.action === 'escalate') {
+        v.maxTokensOverride = cut.maxTokens;
         state.turn--;
-        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${escalated}`);
+        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${cut.maxTokens}`);
         continue;
       }
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
@@ -328,10 +319,10 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       kernel.appendMessage(assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
-      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${call.params.max_tokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
+      if (cut?.action !== 'resume') return finish('max_output_tokens', cut?.detail ?? `the reply was cut at max_tokens ${call.params.max_tokens}`);
       v.resumes++;
-      kernel.appendMessage(newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
-      await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
+      kernel.appendMessage(newMessage('user', [{ type: 'text', text: cut.prompt }], { meta: true, source: 'max_output_tokens' }));
+      await next('max_output_tokens_resume', cut.detail);
       continue;
     }
 

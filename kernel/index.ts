@@ -36,7 +36,7 @@ export { presetSections, systemBlocks } from './loop/request.js';
 
 // The model client seam, its error type, and the provider contract.
 export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
-export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
+export { ModelRequestError, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 
 // Sessions: the record the kernel keeps of each (the store is a service; rein's is lib/'s
 // JSONL transcripts).

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createHooks, takeEventFailure, type KernelHooks } from './hooks.js';
-import type { RunContext, SubprocessInfo } from './hook-payloads.js';
+import type { RunContext } from './hook-payloads.js';
 import { checkPluginRelations, parsePluginOptions, PluginError, type Plugin } from './plugin.js';
 import type { ResolvedPath, Tool, ToolContext } from './tool.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -332,21 +332,6 @@ export class Kernel {
       return undefined; // a throwing filePath means "no path known"; the permission plugins judge the call without one
     }
     return typeof p === 'string' && p ? this.services.resolvePath(p, this.cwd) : undefined;
-  }
-
-  /**
-   * The environment for a child process rein starts: rein's own environment after the
-   * `subprocessEnv` hook (which may remove credentials), then the preset's `env`, then `extra`
-   * (the caller's own variables, which are never removed). Strings only.
-   */
-  subprocessEnv(child: SubprocessInfo, extra: Record<string, string | undefined> = {}): Record<string, string> {
-    const inherited: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') inherited[k] = v;
-    const env = { ...this.hooks.subprocessEnv.call(inherited, child) };
-    const own = this.preset.env;
-    if (own && typeof own === 'object') for (const [k, v] of Object.entries(own as Record<string, unknown>)) if (typeof v === 'string') env[k] = v;
-    for (const [k, v] of Object.entries(extra)) if (typeof v === 'string') env[k] = v;
-    return env;
   }
 
   /**

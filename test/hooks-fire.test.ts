@@ -14,6 +14,7 @@ import bash from '../plugins/tools/bash/index.js';
 import { collect, serveScenario, simKernel, type SimHarness } from '../testing/support.js';
 import { useTestEnv } from '../testing/index.js';
 import type { Message } from '../kernel/types.js';
+import { subprocessEnv } from '../lib/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
 const env = useTestEnv();
@@ -34,7 +35,7 @@ const scenarioPlugin = definePlugin({
       // A tool that walks files asks pathAccess; one that starts a process asks subprocessEnv.
       call: async (_input, ctx) => {
         ctx.checkPath(ctx.cwd, 'read');
-        ctx.kernel.subprocessEnv({ kind: 'test' });
+        subprocessEnv(ctx.kernel, { kind: 'test' });
         return 'approved and ran';
       },
     }));

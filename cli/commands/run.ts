@@ -6,7 +6,7 @@
  */
 import { fstatSync, statSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { mark } from '../../kernel/trace.js';
+import { mark } from '../../lib/node/trace.js';
 import { resolve } from 'node:path';
 import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js';
 import type { Kernel } from '../../kernel/kernel.js';

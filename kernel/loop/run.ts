@@ -22,7 +22,6 @@ import {
 import { buildRequest } from './request.js';
 import { replaceHistory, runCompaction } from './compact.js';
 import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
-import { mark } from '../trace.js';
 import { HookTapError } from '../hooks.js';
 import { Incremental } from '../incremental.js';
 
@@ -252,7 +251,6 @@ async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: Loo
       return finish('model_error', `building the request failed: ${(err as Error).message}`);
     }
     kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
-    mark(`request ${state.turn} built`);
 
     // Near the budget, requests of a parent and its children go one at a time (budget.ts).
     const admission = await gate.admit(state.signal);

@@ -10,9 +10,7 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-// What the loop uses from outside the kernel (token estimates, prices, model facts, paths, the
-// session store): given by
-// createKernel's `services`; lib/ has rein's.
+// What the loop uses from outside the kernel (createKernel's `services`; lib/ has rein's).
 export { DEFAULT_SERVICES, type KernelServices } from './services.js';
 export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
 
@@ -38,6 +36,5 @@ export { presetSections, systemBlocks } from './loop/request.js';
 export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
 export { ModelRequestError, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 
-// Sessions: the record the kernel keeps of each (the store is a service; rein's is lib/'s
-// JSONL transcripts).
+// Sessions: the record the kernel keeps of each (the store is a service).
 export { SessionError, NO_SESSIONS, type SessionLog, type SessionStore, type TranscriptEntry, type DamagedLine } from './session.js';

@@ -1,31 +1,22 @@
 /**
- * The spending gate of a run and its child agents (`limits.maxBudgetUsd`).
- *
- * A run owns one gate; child agents that share the run's budget (`Kernel.shareBudget`) use their
- * parent's, so every main-loop request of the parent and of all its children passes through the
- * same gate, and each request's cost reaches the parent's run as it is paid (the children's usage is
- * forwarded response by response, not when a child ends).
- *
- * No request starts once the total has reached the budget. Requests that run at the same time (a
- * parent's parallel or background children) are admitted together only while the total, plus the
- * largest request cost seen so far for each of them, stays under the budget; nearer the limit they go
- * one at a time. So the total passes the budget by at most about one request's cost (the last one
- * admitted), however many children run, as a single agent's does; the run then ends with
- * `budget_exhausted` (`error_max_budget_usd` in the CLI's result, as Claude Code's `--max-budget-usd`:
- * https://code.claude.com/docs/en/cli-reference).
+ * The spending gate of a run and the child agents that share its budget (`limits.maxBudgetUsd`,
+ * `Kernel.shareBudget`): every main-loop request of all of them passes it. None starts once the
+ * total reached the budget; concurrent requests are admitted together only while the total plus the
+ * largest request cost seen so far for each stays under it, else one at a time. So the total passes
+ * the budget by about one request, however many children run.
  */
 
-/** What `admit` decided: the request may start, the budget is spent, or the run was aborted while waiting. */
+/** What `admit` decided. */
 export type BudgetAdmission = 'go' | 'exhausted' | 'aborted';
 
 export class BudgetGate {
   private inflight = 0;
-  /** Largest cost of one request admitted by this gate so far, USD. */
+  /** Largest cost of one request so far, USD. */
   private largest = 0;
   private waiters: (() => void)[] = [];
 
   /**
-   * @param spent what the run has spent so far, USD (its own requests, its side requests and its children's)
+   * @param spent what the run has spent so far, USD
    * @param max the budget, USD (Infinity: none)
    */
   constructor(private readonly spent: () => number, readonly max: number) {}
@@ -40,10 +31,7 @@ export class BudgetGate {
     return `spent $${this.spent().toFixed(4)} of $${this.max}`;
   }
 
-  /**
-   * Waits until a request may start. After `go`, the caller must call `done` once (with the
-   * request's cost, 0 when it failed).
-   */
+  /** Waits until a request may start; after `go`, call `done` once with its cost (0 when it failed). */
   async admit(signal: AbortSignal): Promise<BudgetAdmission> {
     for (;;) {
       if (signal.aborted) return 'aborted';
@@ -64,7 +52,7 @@ export class BudgetGate {
     }
   }
 
-  /** A request admitted by `admit` ended; `costUsd` is what it cost (0 when it failed). */
+  /** An admitted request ended, costing `costUsd`. */
   done(costUsd: number): void {
     this.inflight = Math.max(0, this.inflight - 1);
     if (costUsd > this.largest) this.largest = costUsd;

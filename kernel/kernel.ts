@@ -9,7 +9,6 @@ import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
 import type { SessionLog } from './session.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
-import type { BudgetGate } from './loop/budget.js';
 import { runCompaction } from './loop/compact.js';
 import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type TerminalReason, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
@@ -123,7 +122,7 @@ export class Kernel {
   private readonly fixedSessionId: string | undefined;
   private readonly presetRef: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
-  /** The kernel whose run this one's spending counts toward (see `shareBudget`). */
+  /** The kernel whose run this one's spending counts toward (`shareBudget`). */
   private budgetParent: Kernel | undefined;
   private readonly closers: (() => void | Promise<void>)[] = [];
   /** Read only: `sessionStart` fired and `sessionEnd` not yet, runs begun, the last result. */
@@ -362,17 +361,16 @@ export class Kernel {
   }
 
   /**
-   * Makes this child agent spend from `parent`'s run: each request is added to the parent run's
-   * usage and cost as it is paid, and passes the parent run's spending gate (budget.ts). Call before
-   * the child's run starts.
+   * Makes this child agent spend from `parent`'s run: each of its requests is added to the parent
+   * run's side usage and cost as it is paid (main-loop ones as `subagent`). Call before its run.
    */
   shareBudget(parent: Kernel): void {
     this.budgetParent = parent;
   }
 
-  /** @internal The loop's gate for a run: the parent run's when this kernel shares its budget, else `own`. */
-  budgetGateFor(own: BudgetGate): BudgetGate {
-    return this.budgetParent?.current?.state.gate ?? own;
+  /** What the current run has cost so far, USD, or undefined outside a run. */
+  runCostUsd(): number | undefined {
+    return this.current?.state.costUsd;
   }
 
   /** @internal Adds a request of this kernel to the run it shares a budget with (nothing otherwise). */

@@ -12,7 +12,6 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
 import { callModel } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
-import { BudgetGate } from './budget.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
   type RunResult, type TerminalReason, type ToolUseBlock, type Usage,
@@ -62,8 +61,6 @@ export interface RunState {
   ended?: boolean;
   /** The run's turn limit, when it has one (set when the loop starts). */
   maxTurns?: number;
-  /** The run's spending gate (budget.ts): its own, or its parent run's. */
-  gate?: BudgetGate;
 }
 
 /** Variables only the state machine touches. */
@@ -114,7 +111,6 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
   if (Number.isFinite(maxTurns)) state.maxTurns = maxTurns;
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
-  state.gate = kernel.budgetGateFor(new BudgetGate(() => state.costUsd, maxBudget));
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
   const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
   const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '', pauses: 0 };
@@ -185,8 +181,6 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     for (;;) {
       if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
       if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
-      const gate = state.gate!;
-      if (gate.exhausted()) return finish('budget_exhausted', gate.describe());
       state.turn++;
       const ctx = ctxOf(kernel, state);
       await kernel.hooks.turnStart.promise(ctx);
@@ -207,12 +201,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       }
       kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
 
-      // Near the budget, requests of a parent and its children go one at a time (budget.ts).
-      const admission = await gate.admit(state.signal);
-      if (admission === 'aborted') return finish('aborted', abortDetail(state.signal));
-      if (admission === 'exhausted') return finish('budget_exhausted', gate.describe());
       let call;
-      let paid = 0;
       try {
         call = await callModel(params, {
           client: kernel.client, hooks: kernel.hooks, fit: kernel.services.fitRequest, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
@@ -234,16 +223,13 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
           return finish('prompt_too_long', err.info.message);
         }
         return finish('model_error', err.info.message);
-      } finally {
-        if (call) paid = kernel.services.costUsd(call.message.model ?? params.model, call.message.usage as unknown as Usage);
-        gate.done(paid);
       }
 
       const message = call.message;
       const usage = message.usage as unknown as Usage;
       state.numRequests++;
       addUsage(state.usage, usage);
-      state.costUsd += paid;
+      state.costUsd += kernel.services.costUsd(message.model ?? params.model, usage);
       kernel.forwardUsage('subagent', message.model ?? params.model, usage);
       const client = kernel.client.checkpoint?.();
       transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });

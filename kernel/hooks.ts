@@ -211,7 +211,7 @@ function createHookTable() {
     spawn: new AsyncSeriesWaterfallHook<[SpawnRequest, RunContext]>(['process', 'ctx']),
     /** A tool ran. Waterfall: rewrite `output`, add context. */
     postToolUse: new AsyncSeriesWaterfallHook<[PostToolUse, RunContext]>(['result', 'ctx']),
-    /** A tool failed (threw, or returned an error), instead of `postToolUse`. Observe. */
+    /** A tool failed (threw, or returned an error); `postToolUse` follows as for any call. Observe. */
     postToolUseFailure: new AsyncSeriesHook<[ToolFailure, RunContext]>(['failure', 'ctx']),
     // Subagents.
     /** A child agent (the Task tool) starts. Observe, limit. */

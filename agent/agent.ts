@@ -23,7 +23,7 @@ import { TOOL_PLUGINS, type BuiltinPluginOptions } from './plugins.js';
 import type { PresetInput } from './preset/schema.js';
 import type { AgentEvent, RunResult } from '../kernel/types.js';
 import type { CanUseTool } from '../plugins/permissions/shared/callback.js';
-import { mark } from '../kernel/trace.js';
+import { mark, tracing } from '../lib/node/trace.js';
 
 /** The built-in preset used when none is named (beneath the config layers). */
 export const DEFAULT_PRESET = 'default';
@@ -151,6 +151,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     throw err;
   }
   mark('kernel created, plugins applied');
+  if (tracing) kernel.hooks.event.tap('startup-trace', (e) => { if (e.type === 'request') mark(`request ${e.turn} built`); });
   if (unregistered.length) {
     await kernel.close();
     throw unregisteredToolsError(unregistered, kernel, origins);

@@ -9,6 +9,7 @@ type Loader = () => Promise<Plugin>;
 
 const loaders = {
   retry: async () => (await import('../plugins/retry/index.js')).default,
+  'max-output-tokens': async () => (await import('../plugins/max-output-tokens/index.js')).default,
   printer: async () => (await import('../plugins/printer/index.js')).default,
   'structured-output': async () => (await import('../plugins/structured-output/index.js')).default,
   'tools/task': async () => (await import('../plugins/tools/task/index.js')).default,
@@ -24,6 +25,7 @@ const loaders = {
   'tools/bash': async () => (await import('../plugins/tools/bash/index.js')).default,
   'tools/tool-search': async () => (await import('../plugins/tools/tool-search/index.js')).default,
   'tool-result-budget': async () => (await import('../plugins/tool-result-budget/index.js')).default,
+  'tool-concurrency': async () => (await import('../plugins/tool-concurrency/index.js')).default,
   permissions: async () => (await import('../plugins/permissions/index.js')).default,
   'permissions/default': async () => (await import('../plugins/permissions/default/index.js')).default,
   'permissions/acceptEdits': async () => (await import('../plugins/permissions/acceptEdits/index.js')).default,
@@ -118,7 +120,8 @@ export interface WantedPlugin {
 }
 
 /**
- * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` always, one
+ * The plugins a preset loads, in load order: the built-ins its keys imply (`retry` and `max-output-tokens` always,
+ * `tool-result-budget` and `tool-concurrency` with tools, one
  * plugin per entry of `tools`, the MCP plugin for `mcpServers`, the Task tool for `subagents`, the
  * permission and hook plugins for `permissions` / `hooks`), then every entry of `plugins` that is
  * not `false`. An implied plugin
@@ -140,11 +143,16 @@ export function impliedPlugins(preset: PluginSelection): WantedPlugin[] {
     out.push(entry);
   };
   add('retry', {}, 'built-in');
+  add('max-output-tokens', {}, 'built-in');
   // Plugins that shape every child process come before anything that may start one while it loads
   // (MCP servers connect, the system prompt runs git).
   for (const name of EARLY_PLUGINS) if (listed[name] !== undefined && listed[name] !== false) add(name, {}, `plugins.${name}`);
-  // The per-message tool-result budget matters only when there are tools; `plugins: { tool-result-budget: false }` turns it off.
-  if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) add('tool-result-budget', {}, 'built-in');
+  // The per-message tool-result budget and parallel batches matter only when there are tools;
+  // `plugins: { tool-result-budget: false }` (or `tool-concurrency: false`) turns one off.
+  if (preset.tools?.length || (preset.mcpServers && Object.keys(preset.mcpServers).length)) {
+    add('tool-result-budget', {}, 'built-in');
+    add('tool-concurrency', {}, 'built-in');
+  }
   // `subagents` are agent kinds for the Task tool (its `presets` option), and bring the tool with them.
   // `agents` are inline agent kinds (its `agents` option), and bring the tool too.
   const subagents = preset.subagents && typeof preset.subagents === 'object' && Object.keys(preset.subagents).length ? preset.subagents : undefined;

@@ -12,7 +12,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InputError } from '../kernel/errors.js';
+import { InputError } from '../lib/errors.js';
 import { PluginError } from '../kernel/plugin.js';
 import { createAnthropicClient } from '../lib/model/anthropic.js';
 import type { ModelClient } from '../kernel/model/client.js';

@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../kernel/errors.js';
+import { InputError } from '../lib/errors.js';
 
 /** One task of a batch. */
 export interface BatchTask {

@@ -20,7 +20,7 @@ import { addClaudeFlags } from './commands/claude-flags.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { reinRoot } from '../agent/preset/paths.js';
-import { mark } from '../kernel/trace.js';
+import { mark } from '../lib/node/trace.js';
 import { config as zodConfig } from 'zod';
 
 export const EXIT = Object.freeze({

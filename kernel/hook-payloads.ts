@@ -1,11 +1,9 @@
-/**
- * What each hook in `hooks.ts` carries. Kept apart so the hook table itself reads as one list.
- */
+/** What each hook in `hooks.ts` carries (kept apart so the table reads as one list). */
 import type { Kernel } from './kernel.js';
 import type { ResolvedPath, Tool, ToolOutput } from './tool.js';
 import type {
-  ApiMessage, ContentBlock, Message, MessageRequest, PermissionDecision, QuerySource, RunResult,
-  StopReason, TerminalReason, Usage,
+  ApiMessage, ContentBlock, Message, MessageRequest, PermissionDecision, PermissionDenial, QuerySource, RunResult,
+  StopReason, TerminalReason, ToolResultBlock, ToolUseBlock, Usage,
 } from './types.js';
 
 /** Per-run context every loop hook receives as its last argument. */
@@ -14,20 +12,16 @@ export interface RunContext {
   sessionId: string;
   /** Absolute working directory. */
   cwd: string;
-  /** Model requests made by the main loop so far in this run (0 before the first). */
+  /** Main-loop requests made so far in this run (0 before the first). */
   turn: number;
   /** The model the next main-loop request goes to (changes on fallback). */
   model: string;
-  /** The run's turn limit (`limits.maxTurns` or the run's own), when it has one: `turn` reaching it is the last request. */
+  /** The run's turn limit, when it has one: `turn` reaching it is the last request. */
   maxTurns?: number;
   signal: AbortSignal;
   /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
-  /**
-   * Set when a parent's hooks decide a child agent's tool call (the Task tool forwards them): which
-   * agent made the call, its session id and its type (`subagent_type`). `sessionId` stays the
-   * parent's, as in Claude Code's hook input (`session_id` plus `agent_id` / `agent_type`).
-   */
+  /** Set when a parent's hooks decide a child's tool call: the child's id and `subagent_type` (Claude Code's `agent_id` / `agent_type`). */
   agent?: { id: string; type: string };
 }
 
@@ -48,10 +42,10 @@ export interface SessionEndInfo {
   error?: unknown;
 }
 
-/** `runStart`: each `run()`, after `sessionStart` and before the prompt enters. */
+/** `runStart`: each `run()`, after `sessionStart`. */
 export interface RunInfo {
   sessionId: string;
-  /** Runs of this kernel so far, this one included (1 for the first). */
+  /** Runs of this kernel so far, this one included. */
   run: number;
 }
 
@@ -61,41 +55,35 @@ export interface RunEndInfo extends RunInfo {
   result: RunResult;
 }
 
-/** A user message about to enter the history. Set `blocked` to refuse it (terminal `prompt_blocked`). */
+/** A user message about to enter the history. `blocked` refuses it (terminal `prompt_blocked`). */
 export interface UserPrompt {
   content: ContentBlock[];
   blocked?: string;
-  /** Extra text a hook wants the model to see with the prompt (appended as a text block). */
+  /** Extra text for the model, appended as text blocks. */
   additionalContext?: string[];
 }
 
-/**
- * A named part of the system prompt. `static` sections come first and are computed once per session;
- * `dynamic` ones may change between requests and sit after the boundary.
- */
+/** A named part of the system prompt: `static` ones first (once per session), `dynamic` ones after the boundary. */
 export interface SystemSection {
   name: string;
   text: string;
   kind: 'static' | 'dynamic';
 }
 
-/** The history the next request is built from, passed through the staged `context` hook. */
+/** The history the next request is built from, through the staged `context` hook. */
 export interface ContextState {
   messages: Message[];
-  /** Estimated tokens freed by earlier stages in this pass, so later stages can account for it. */
+  /** Estimated tokens freed by earlier stages in this pass. */
   tokensFreed: number;
-  /**
-   * Set by a stage that refuses to send the request (the context is over a hard limit and nothing
-   * could shrink it): the run ends with this terminal reason instead of sending.
-   */
+  /** Set by a stage that refuses to send (over a hard limit, nothing could shrink it): the run ends with it. */
   terminal?: { reason: TerminalReason; detail?: string };
 }
 
-/** A failed model request. `attempt` counts from 1 for the first failure. */
+/** A failed model request. `attempt` counts from 1. */
 export interface ApiErrorInfo {
   error: ApiError;
   attempt: number;
-  /** 529 responses in a row for this request (reset by any other outcome). */
+  /** 529 responses in a row for this request. */
   consecutive529: number;
   source: QuerySource;
   model: string;
@@ -104,12 +92,8 @@ export interface ApiErrorInfo {
   streamed: boolean;
 }
 
-/**
- * What the `apiError` hook answers; no answer means surface the error. A retry may say how many
- * retries the policy allows in all (`maxRetries`, reported in `api_retry` events).
- */
+/** No answer means surface. `maxRetries`: the retries the policy allows, for `api_retry` events ("retry 3 of 10"). */
 export type ApiErrorDecision =
-  /** `maxRetries`: the retries the policy allows this failure, for progress messages ("retry 3 of 10"). */
   | { action: 'retry'; delayMs: number; stream?: boolean; maxRetries?: number }
   | { action: 'fallback'; model: string }
   | { action: 'surface' };
@@ -118,21 +102,22 @@ export type ApiErrorDecision =
 export interface ApiError {
   /** HTTP status, when there was a response. */
   status?: number;
-  /** `http`: an error response; `connection`: no response; `stream_idle`: no event for the idle timeout;
-   *  `stream_cut`: the stream ended before `message_stop`; `invalid_response`: a 200 whose body is no
-   *  Message (not JSON, no `content` or `usage`, a malformed block, two tool_use blocks with one id);
-   *  `aborted`: the run's signal fired. */
+  /**
+   * `http`: an error response; `connection`: none; `stream_idle`: silent past the idle timeout;
+   * `stream_cut`: ended before `message_stop`; `invalid_response`: a 200 whose body is no Message;
+   * `aborted`: the run's signal fired.
+   */
   kind: 'http' | 'connection' | 'stream_idle' | 'stream_cut' | 'invalid_response' | 'aborted';
-  /** The system error code of a connection failure (`ENOTFOUND`, `ECONNREFUSED`, `ETIMEDOUT`, ...). */
+  /** System error code of a connection failure (`ECONNREFUSED`, ...). */
   code?: string;
   /** The host (and port, when not the scheme's) the request went to. */
   host?: string;
-  /** The API's `error.type` when present (`overloaded_error`, `rate_limit_error`, ...). */
+  /** The API's `error.type` (`overloaded_error`, `rate_limit_error`, ...). */
   type?: string;
   message: string;
   /** From the `retry-after` header, ms. */
   retryAfterMs?: number;
-  /** `x-should-retry` header, when sent. */
+  /** The `x-should-retry` header, when sent. */
   shouldRetry?: boolean;
   /** True for 400 "prompt is too long". */
   promptTooLong?: boolean;
@@ -145,10 +130,46 @@ export interface ResponseInfo {
   usage: Usage;
   stopReason: StopReason | null;
   source: QuerySource;
-  /** ms from sending to the last event. */
+  /** From sending to the last event, ms. */
   durationMs: number;
-  /** The run's clock (ms since the epoch) when the request was sent. */
+  /** When the request was sent, ms since the epoch. */
   at: number;
+}
+
+/** `outputCut`: a main-loop response stopped at `max_tokens`. */
+export interface OutputCut {
+  request: MessageRequest;
+  message: ApiMessage;
+  /** True when this run's cap was already raised by an `escalate`. */
+  escalated: boolean;
+  /** Resume turns this run already sent after cut outputs. */
+  resumes: number;
+}
+
+/**
+ * `escalate`: the identical request again with `maxTokens` (kept for the rest of the run);
+ * `resume`: keep what was written and send `prompt`; `end` or no answer: terminal `max_output_tokens`.
+ */
+export type OutputCutDecision =
+  | { action: 'escalate'; maxTokens: number }
+  | { action: 'resume'; prompt: string; detail?: string }
+  | { action: 'end'; detail?: string };
+
+/** `toolBatch`: the tool calls of one assistant message, in the order the model wrote them. */
+export interface ToolBatch {
+  calls: readonly ToolUseBlock[];
+}
+
+/** What one tool call came to (`runToolCall`); a `toolBatch` tap answers one per call, in call order. */
+export interface ToolCallOutcome {
+  block: ToolResultBlock;
+  /** True when the tool itself ran and failed (not a validation error, denial or cancellation). */
+  toolFailed?: boolean;
+  denial?: PermissionDenial;
+  preventContinuation?: string;
+  /** Set when a permission answer denied with `interrupt`: why (the run stops). */
+  interrupt?: string;
+  additionalContext: string[];
 }
 
 /** One tool call as the permission hooks see it. */
@@ -157,19 +178,11 @@ export interface PermissionQuery {
   toolName: string;
   input: Record<string, unknown>;
   toolUseId: string;
-  /**
-   * The path the call touches (`tool.filePath`), resolved once by the loop before the decision;
-   * the tool then opens exactly `target.real`, so what was judged is what is opened. Absent for
-   * tools without a path, and when a hook is asked outside the loop.
-   */
+  /** The call's path (`tool.filePath`), resolved once before the decision; the tool opens exactly `target.real`. */
   target?: ResolvedPath;
 }
 
-/**
- * One more path a tool is about to read (or write) inside a call that was already allowed: a file
- * met while walking a directory (Grep's search, Glob's listing). `path` is absolute and contains
- * no symbolic links (walks do not follow them).
- */
+/** One more path a running, allowed call meets (a file in Grep's or Glob's walk): absolute, without links. */
 export interface PathAccess {
   toolName: string;
   toolUseId: string;
@@ -179,25 +192,25 @@ export interface PathAccess {
 
 /** A child process about to start, for the `subprocessEnv` hook. */
 export interface SubprocessInfo {
-  /** What starts it: `bash` (the Bash tool), `hook` (a shell hook), `mcp` (a stdio MCP server), or another plugin's own word. */
+  /** `bash`, `hook`, `mcp`, or another plugin's own word. */
   kind: string;
   /** The command, hook event or server name, for messages. */
   name?: string;
 }
 
-/** An `ask` looking for an answer; `decision` is the ask that produced it. */
+/** An `ask` looking for an answer. */
 export interface PermissionAsk extends PermissionQuery {
   decision: Extract<PermissionDecision, { behavior: 'ask' }>;
 }
 
-/** A tool call about to run. Set `blocked` to refuse it (the message goes to the model). */
+/** A tool call about to run. `blocked` refuses it (the message goes to the model). */
 export interface PreToolUse {
   tool: Tool;
   toolName: string;
   toolUseId: string;
   input: Record<string, unknown>;
   blocked?: string;
-  /** Stop the whole loop after this batch (terminal `hook_stopped`). */
+  /** Stop the loop after this batch (terminal `hook_stopped`). */
   preventContinuation?: string;
   additionalContext: string[];
 }
@@ -223,12 +236,9 @@ export interface ToolFailure {
   error: string;
 }
 
-/**
- * A child process about to start: `file` run with `args` in `cwd` with exactly `env`. Taps may wrap
- * it (a sandbox puts its own launcher in front and moves `file`/`args` after it) or change `env`.
- */
+/** A child process about to start: `file` with `args` in `cwd` with exactly `env`. Taps may wrap it (a sandbox) or change `env`. */
 export interface SpawnRequest {
-  /** What starts it: `bash` (the Bash tool, foreground or background) or `hook` (a shell hook). */
+  /** The Bash tool (foreground or background) or a shell hook. */
   purpose: 'bash' | 'hook';
   file: string;
   args: string[];
@@ -236,28 +246,24 @@ export interface SpawnRequest {
   cwd: string;
   /** The whole environment of the process (not merged with rein's). */
   env: Record<string, string>;
-  /** Set by a tap that wraps the process in a sandbox: what it is and what it allows. */
+  /** Set by a tap that wraps the process in a sandbox. */
   sandbox?: SandboxInfo;
-  /** Work to do after the process exited (remove files, close a proxy), in order. */
+  /** Work to do after the process exited, in order. */
   cleanup: (() => void | Promise<void>)[];
 }
 
 /** What a sandboxed process may do, so a refused command can be explained to the model. */
 export interface SandboxInfo {
-  /** The plugin that wrapped it, e.g. `sandbox/bubblewrap`. */
+  /** The plugin that wrapped it (`sandbox/bubblewrap`). */
   name: string;
-  /** Absolute paths the process may write (besides its private /tmp). */
+  /** Absolute paths it may write (besides its private /tmp). */
   writable: string[];
-  /** `none`, `all`, or the hosts it may reach through the proxy. */
   network: 'none' | 'all' | string[];
-  /**
-   * Explains a finished process's output in terms of the sandbox: a note for the model when the
-   * output shows the sandbox refused something (a read-only file system, a blocked host), else undefined.
-   */
+  /** A note for the model when `output` shows the sandbox refused something, else undefined. */
   explain(output: string): string | undefined;
 }
 
-/** A compaction about to happen. Set `cancel` to skip it. */
+/** A compaction about to happen. `cancel` skips it. */
 export interface PreCompact {
   trigger: 'auto' | 'manual' | 'reactive';
   instructions?: string;
@@ -266,22 +272,19 @@ export interface PreCompact {
   cancel?: string;
 }
 
-/** What the `compact` hook is asked to do: produce the history that replaces `messages`. */
+/** Produce the history that replaces `messages` (`tokens`: their estimate). */
 export interface CompactRequest {
   trigger: 'auto' | 'manual' | 'reactive';
   instructions?: string;
   messages: Message[];
-  /** Estimated tokens of `messages`. */
   tokens: number;
 }
 
-/** A strategy's answer to `compact`. */
+/** A strategy's answer: the new history, its estimated tokens, and the summary if it wrote one. */
 export interface CompactResult {
   messages: Message[];
-  /** Estimated tokens of the new history. */
   tokensAfter: number;
   strategy: string;
-  /** The summary text, when the strategy wrote one. */
   summary?: string;
 }
 
@@ -289,10 +292,7 @@ export interface PostCompact {
   trigger: 'auto' | 'manual' | 'reactive';
   result: CompactResult;
   tokensBefore: number;
-  /**
-   * Blocks to put after the summary, for state the model must not lose (the task list, say): taps
-   * push to it; they are added to the summary message before the new history is recorded.
-   */
+  /** Blocks to put after the summary (state the model must not lose, the task list): taps push. */
   attachments: ContentBlock[];
 }
 
@@ -304,7 +304,7 @@ export interface StopInfo {
   stopHookActive: boolean;
 }
 
-/** `block`: go on for one more turn with `reason` as a user message; `prevent`: end the run. */
+/** `block`: one more turn with `reason` as a user message; `prevent`: end the run. */
 export type StopDecision = { action: 'block'; reason: string } | { action: 'prevent'; reason: string };
 
 export interface SubagentInfo {

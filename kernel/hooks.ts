@@ -1,34 +1,27 @@
 /**
  * The hook table: every lifecycle event of a rein run, in the order the loop reaches it.
  *
- * Each hook is a tapable hook; plugins `tap` (or `tapPromise`) it with their plugin name as the tap
- * name. Staged hooks take a `stage` from the constants below, so order does not depend on the order
- * plugins were listed in. The table is frozen: plugins that need their own hooks expose them with
- * `getHooks(kernel)` on a WeakMap (webpack 5's pattern), never by adding to this object.
+ * Plugins tap with their plugin name; staged hooks take a `stage` from the constants below. The
+ * table is frozen: a plugin's own hooks go through `createHooksGetter`.
  *
  * Guard hooks (`permission`, `permissionRequest`, `preToolUse`, `spawn`) fail closed: a tap that
- * throws denies the call. A tap that throws anywhere else ends the run with `plugin_error`, naming
- * the plugin and the hook (every tap is wrapped so that what it throws is a HookTapError carrying
- * both names), except where the loop handles it itself: `stop` and `compact` (a notice; the run goes
- * on), `postToolUse` (the call's result becomes an error), `apiError` (the request's error surfaces),
- * `event` (the other taps still see the event; then the run ends), and `postToolUseFailure`, the
- * last `turnEnd`, `runEnd` and `sessionEnd` (ignored).
+ * throws denies the call. A throw elsewhere ends the run with `plugin_error` naming the plugin and
+ * the hook, except: `stop` and `compact` (a notice), `postToolUse` (the result becomes an error),
+ * `apiError` (the error surfaces), `event` (the other taps still see it), and `postToolUseFailure`,
+ * the last `turnEnd`, `runEnd` and `sessionEnd` (ignored).
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook,
 } from 'tapable';
 import type {
-  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, PathAccess, PermissionAsk,
+  ApiErrorDecision, ApiErrorInfo, CompactRequest, CompactResult, ContextState, OutputCut, OutputCutDecision, PathAccess, PermissionAsk,
   PermissionQuery, PostCompact, PostToolUse, PreCompact, PreToolUse, ResponseInfo, RunContext,
-  RunEndInfo, RunInfo, SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolFailure,
+  RunEndInfo, RunInfo, SessionEndInfo, SessionInfo, SpawnRequest, StopDecision, StopInfo, SubagentInfo, SubprocessInfo, SystemSection, ToolBatch, ToolCallOutcome, ToolFailure,
   TurnEndInfo, UserPrompt,
 } from './hook-payloads.js';
 import type { AgentEvent, MessageRequest, PermissionDecision, StreamEvent, ToolDefinition } from './types.js';
 
-/**
- * Stages of the `context` hook, light to heavy: each later stage acts only if the
- * cheaper ones did not free enough.
- */
+/** Stages of the `context` hook, light to heavy: a later stage acts only if the cheaper ones did not free enough. */
 export const CONTEXT_STAGE = Object.freeze({
   /** Per-message tool-result budget. */
   RESULT_BUDGET: 100,
@@ -38,7 +31,7 @@ export const CONTEXT_STAGE = Object.freeze({
   MICROCOMPACT: 300,
   /** Full summary compaction. */
   AUTOCOMPACT: 500,
-  /** Messages added at the tail once the history is final (notifications), never changing the cached prefix. */
+  /** Messages added at the tail once the history is final (notifications). */
   NOTIFICATIONS: 600,
 });
 
@@ -62,7 +55,7 @@ export const PERMISSION_STAGE = Object.freeze({
   POLICY: 0,
   /** Allow rules. */
   ALLOW_RULES: 100,
-  /** The permission mode's own answer (default, acceptEdits, plan, dontAsk, bypassPermissions, auto). */
+  /** The permission mode's own answer. */
   MODE: 200,
 });
 
@@ -70,16 +63,13 @@ export const PERMISSION_STAGE = Object.freeze({
 export const PERMISSION_REQUEST_STAGE = Object.freeze({
   /** dontAsk mode: every ask is denied before anyone is asked. */
   DONT_ASK: -1000,
-  /** Shell and SDK PermissionRequest hooks (Claude Code runs them before its dialog). */
+  /** Shell and SDK PermissionRequest hooks. */
   HOOKS: -100,
   /** Host callbacks (`canUseTool`) and the prompt tool. */
   HOST: 0,
 });
 
-/**
- * A tap threw. `plugin` is the tap's name (plugins tap with their plugin name), `hook` the hook's;
- * `message` is the tap's own error message, so texts built from it read as before.
- */
+/** A tap threw: `plugin` is the tap's name, `hook` the hook's, `message` the tap's own. */
 export class HookTapError extends Error {
   override name = 'HookTapError';
   constructor(readonly plugin: string, readonly hook: string, cause: unknown) {
@@ -92,7 +82,7 @@ export class HookTapError extends Error {
   }
 }
 
-/** Errors that are not the tap's own fault and pass through unchanged (the run handles them itself). */
+/** Errors that are not the tap's fault: they pass through unchanged. */
 const PASS_THROUGH = new Set(['HookTapError', 'TranscriptWriteError', 'SessionError']);
 
 function asTapError(hook: string, plugin: string, err: unknown): unknown {
@@ -110,7 +100,7 @@ function namedTap<T extends { type: string; name: string; fn: (...args: any[]) =
       try {
         return fn(...args);
       } catch (err) {
-        callback(fail(err)); // a throw instead of the callback's error: the same, for tapable
+        callback(fail(err));
       }
     } };
   }
@@ -120,13 +110,10 @@ function namedTap<T extends { type: string; name: string; fn: (...args: any[]) =
       try {
         r = fn(...args);
       } catch (err) {
-        // A promise tap that throws instead of rejecting: as a rejection, since tapable calls later
-        // taps of a series inside a `.then` whose promise nobody handles (the throw would be lost
-        // as an unhandled rejection and the hook would never settle).
+        // As a rejection: thrown inside tapable's `.then` chain it would be lost and the hook never settle.
         return Promise.reject(fail(err));
       }
-      // tapable only calls `.then(onResult, onError)` on what a promise tap returns: a thenable that
-      // names the tap in the error costs no extra promise per call (a `.then` here would add one).
+      // A thenable, not `.then`: tapable only calls `.then(ok, bad)`, and this adds no promise per call.
       return r && typeof r.then === 'function'
         ? { then: (ok: (v: unknown) => unknown, bad?: (e: unknown) => unknown) => r.then(ok, bad && ((err: unknown) => bad(fail(err)))) }
         : r;
@@ -141,14 +128,9 @@ function namedTap<T extends { type: string; name: string; fn: (...args: any[]) =
   } };
 }
 
-/** The first failure of an `event` tap since the last `takeEventFailure`, per hook table. */
 const eventFailures = new WeakMap<object, unknown>();
 
-/**
- * The first error an `event` tap threw since the last call, or undefined. `event` taps observe: one
- * that throws does not keep the event from the taps after it (the printer still prints); the
- * kernel takes the failure after each event and ends the run with it.
- */
+/** The first error an `event` tap threw since the last call (the other taps still saw the event), or undefined. */
 export function takeEventFailure(hooks: KernelHooks): unknown {
   const f = eventFailures.get(hooks);
   eventFailures.delete(hooks);
@@ -179,7 +161,7 @@ export function createHooks() {
 function createHookTable() {
   return Object.freeze({
     // Session and run: `sessionStart` once per session (new or resumed), the rest once per run().
-    /** The session's first run begins (`source`: startup or resume). Set up state once. */
+    /** The session's first run begins (`source`: startup or resume). */
     sessionStart: new AsyncSeriesHook<[SessionInfo, RunContext]>(['session', 'ctx']),
     /** A `run()` begins (each user message of a reused agent). */
     runStart: new AsyncSeriesHook<[RunInfo, RunContext]>(['run', 'ctx']),
@@ -198,10 +180,7 @@ function createHookTable() {
     /** A compaction produced the new history. Restore state: push blocks to `attachments` (put after the summary). */
     postCompact: new AsyncSeriesHook<[PostCompact, RunContext]>(['compaction', 'ctx']),
     // Request and response.
-    /**
-     * Waterfall over the system prompt sections (static first, then dynamic). It may run more than
-     * once per request (token counts build the request too): taps must be free of side effects.
-     */
+    /** Waterfall over the system prompt sections. May run more than once per request: no side effects. */
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),
     /** Waterfall over the `tools` param: filter, sort, defer. Runs more than once per request, like `systemPrompt`: no side effects. */
     toolDefinitions: new SyncWaterfallHook<[ToolDefinition[], RunContext]>(['tools', 'ctx']),
@@ -213,18 +192,18 @@ function createHookTable() {
     apiError: new AsyncSeriesBailHook<[ApiErrorInfo, RunContext], ApiErrorDecision | undefined>(['failure', 'ctx']),
     /** An assistant message is complete, with its usage. Record, detect cache breaks. */
     response: new AsyncSeriesHook<[ResponseInfo, RunContext]>(['response', 'ctx']),
+    /** A response stopped at max_tokens. Bail: `escalate` (same request, higher cap), `resume` (a prompt to go on) or `end`; no answer ends the run. */
+    outputCut: new AsyncSeriesBailHook<[OutputCut, RunContext], OutputCutDecision | undefined>(['cut', 'ctx']),
     /** The model ended its turn without tool calls. Bail: `block` for one more turn, or `prevent`. */
     stop: new AsyncSeriesBailHook<[StopInfo, RunContext], StopDecision | undefined>(['stop', 'ctx']),
     // Tools: permission, the call, its result.
+    /** An assistant message's tool calls are about to run. Bail: run them (`runToolCall`) and answer their outcomes in call order; no answer runs them one at a time. */
+    toolBatch: new AsyncSeriesBailHook<[ToolBatch, RunContext], ToolCallOutcome[] | undefined>(['batch', 'ctx']),
     /** Before a tool runs. Staged bail (PERMISSION_STAGE): allow, deny or ask; first answer wins. */
     permission: new AsyncSeriesBailHook<[PermissionQuery, RunContext], PermissionDecision | undefined>(['call', 'ctx']),
     /** A decision was `ask`. Bail: answer allow or deny; no answer denies (headless). */
     permissionRequest: new AsyncSeriesBailHook<[PermissionAsk, RunContext], PermissionDecision | undefined>(['ask', 'ctx']),
-    /**
-     * A running tool meets one more path inside an allowed call (a file in a directory walk). Bail:
-     * a reason string leaves that path out (deny rules for reading apply per file). Sync: it runs
-     * once per file.
-     */
+    /** A running tool meets one more path inside an allowed call (a walk). Bail: a reason leaves it out. Sync, once per file. */
     pathAccess: new SyncBailHook<[PathAccess], string | undefined>(['access']),
     /** Permission granted, the tool is about to run. Waterfall: rewrite `input`, or set `blocked`. */
     preToolUse: new AsyncSeriesWaterfallHook<[PreToolUse, RunContext]>(['call', 'ctx']),
@@ -232,7 +211,7 @@ function createHookTable() {
     spawn: new AsyncSeriesWaterfallHook<[SpawnRequest, RunContext]>(['process', 'ctx']),
     /** A tool ran. Waterfall: rewrite `output`, add context. */
     postToolUse: new AsyncSeriesWaterfallHook<[PostToolUse, RunContext]>(['result', 'ctx']),
-    /** A tool failed (threw, or returned an error), instead of `postToolUse`. Observe. */
+    /** A tool failed (threw, or returned an error); `postToolUse` follows as for any call. Observe. */
     postToolUseFailure: new AsyncSeriesHook<[ToolFailure, RunContext]>(['failure', 'ctx']),
     // Subagents.
     /** A child agent (the Task tool) starts. Observe, limit. */
@@ -247,11 +226,7 @@ function createHookTable() {
     /** The session ends: once, when the kernel is closed after a run. Flush. */
     sessionEnd: new AsyncSeriesHook<[SessionEndInfo, RunContext]>(['session', 'ctx']),
     // Beside the loop: child processes and the event stream.
-    /**
-     * A child process is about to start (Bash, a shell hook, a stdio MCP server, a sandbox). Waterfall
-     * over the environment it inherits from rein (before the preset's and the caller's own
-     * variables are added): remove what it must not see (`subprocess-env-scrub`).
-     */
+    /** A child process is about to start. Waterfall over the environment it inherits from rein: remove what it must not see. */
     subprocessEnv: new SyncWaterfallHook<[Record<string, string>, SubprocessInfo]>(['env', 'child']),
     /** Every AgentEvent, in order. Printers and metrics tap this. */
     event: new SyncHook<[AgentEvent]>(['event']),
@@ -266,8 +241,7 @@ export type HookName = keyof KernelHooks;
 export const HOOK_NAMES: readonly HookName[] = Object.freeze(Object.keys(createHookTable()) as HookName[]);
 
 /**
- * Plugin-defined hooks, webpack 5 style: a plugin module keeps a WeakMap from kernel to its own hook
- * object and exposes `getHooks(kernel)`. This helper builds such a getter.
+ * A getter of a plugin's own hooks per kernel (webpack 5's `getHooks(compilation)` pattern).
  *
  * @example
  * const getMyHooks = createHooksGetter(() => ({ beforeDeploy: new AsyncSeriesHook<[string]>(['target']) }));

@@ -1,18 +1,9 @@
 /**
- * Running state over a list that grows at its end: a message history, or the messages of one
- * request after another. What plugins and the kernel compute over the whole history before each
- * request (token totals, tool names by id, marker counts, the API form of the messages) is kept
- * from one call to the next and brought up to date with the items added since; it is computed in
- * full again only when the list was replaced (compaction, a context strategy's rewrite, a resume).
- *
- * This relies on how the kernel treats its history: `kernel.messages` grows in place (the loop
- * pushes each new message), anything else replaces the array (`kernel.messages = next`), and no
- * message is changed in place once it is in the history. So:
- * - the same array as last time, at least as long and with the same object where the last call
- *   ended, has only new items at its end (checked in constant time);
- * - another array is compared with the previous one item by item, by identity (no hashing, no
- *   allocation), and the state is rolled back to the first item that differs, or built from the
- *   start when it cannot be rolled back.
+ * Running state over a list that grows at its end (a history): what is computed over it before each
+ * request is brought up to date with the items added since, and rebuilt only when the list was
+ * replaced. It relies on the history's rules (kernel.messages): the same array only grows, any
+ * other change is a new array, and no message changes in place. Another array is compared with the
+ * last by identity, and the state is rolled back to the first difference (or rebuilt).
  */
 
 /** How to build a state from items, one item at a time. */
@@ -21,11 +12,7 @@ export interface IncrementalSpec<T, S> {
   init(): S;
   /** Adds the item at `index` (every item before it has been added). */
   add(state: S, item: T, index: number): void;
-  /**
-   * Rolls the state back to its first `length` items, if this state can (a list of per-item
-   * values can; a map built from every item usually cannot). Without it, any change before the
-   * end rebuilds the state from the first item.
-   */
+  /** Rolls the state back to its first `length` items, if it can; without it a change rebuilds. */
   truncate?(state: S, length: number): void;
 }
 
@@ -43,7 +30,7 @@ export class Incremental<T, S> {
   private length = 0;
   private last: T | undefined;
   private current: S;
-  /** How many times the state was built from the first item (for tests and diagnostics). */
+  /** Times the state was rebuilt from the first item. */
   rebuilds = 0;
 
   constructor(private readonly spec: IncrementalSpec<T, S>) {
@@ -56,7 +43,6 @@ export class Incremental<T, S> {
     if (items !== this.items) {
       from = this.items ? sharedPrefixLength(this.items, this.length, items) : 0;
     } else if (items.length < this.length || (this.length > 0 && items[this.length - 1] !== this.last)) {
-      // The same array, shortened or changed in place: nothing known about it can be trusted.
       from = 0;
     }
     if (from < this.length) {
@@ -75,11 +61,7 @@ export class Incremental<T, S> {
     return this.current;
   }
 
-  /**
-   * Records that the current state already describes `items`: for a caller that produced `items`
-   * itself from the list it last updated with (replacing some items by equivalent ones), so the
-   * next call on `items` does not compare or rebuild.
-   */
+  /** Records that the state already describes `items` (made by the caller from the last list). */
   adopt(items: readonly T[]): void {
     this.items = items;
     this.length = items.length;

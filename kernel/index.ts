@@ -10,9 +10,7 @@ export {
   createKernel, Kernel, DEFAULT_MODEL, DEFAULT_MAX_TOKENS,
   type KernelOptions, type KernelPreset, type LoadedPlugin, type SubagentFactory, type SubagentHandle, type SubagentOptions,
 } from './kernel.js';
-// What the loop uses from outside the kernel (token estimates, prices, model facts, paths, the
-// session store): given by
-// createKernel's `services`; lib/ has rein's.
+// What the loop uses from outside the kernel (createKernel's `services`; lib/ has rein's).
 export { DEFAULT_SERVICES, type KernelServices } from './services.js';
 export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type PluginProblem } from './plugin.js';
 
@@ -28,7 +26,7 @@ export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';
 // (the same answer the loop would give; a parent agent answers for its child with it).
 export { defineTool, ToolError, DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolContext, type ToolOutput, type ToolSpec, type JsonSchema, type ResolvedPath } from './tool.js';
 export { inputSchemaOf } from './tool-registry.js';
-export { runToolCalls, partitionToolCalls, decidePermission, abortedText, MAX_TOOL_CONCURRENCY, type ToolBatchOutcome, type ToolCallOutcome } from './loop/tools.js';
+export { runToolCalls, runToolCall, abortedOutcome, decidePermission, abortedText, ABORTED_RESULT_TEXT, type ToolBatchOutcome } from './loop/tools.js';
 
 // Context: compaction through the hooks, and the system prompt as the loop builds it.
 export { runCompaction } from './loop/compact.js';
@@ -36,8 +34,7 @@ export { presetSections, systemBlocks } from './loop/request.js';
 
 // The model client seam, its error type, and the provider contract.
 export type { ModelProvider, ProviderContext, ProviderChoice } from './model/provider.js';
-export { ModelRequestError, isPromptTooLong, parseRetryAfter, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
+export { ModelRequestError, type ModelClient, type ModelRequest, type SendOptions, type SendResult } from './model/client.js';
 
-// Sessions: the record the kernel keeps of each (the store is a service; rein's is lib/'s
-// JSONL transcripts).
+// Sessions: the record the kernel keeps of each (the store is a service).
 export { SessionError, NO_SESSIONS, type SessionLog, type SessionStore, type TranscriptEntry, type DamagedLine } from './session.js';

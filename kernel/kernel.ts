@@ -1,10 +1,7 @@
-/**
- * The kernel: a hook table, a tool registry, a model client, the loaded plugins, and `run()`.
- * It knows nothing about any particular tool, permission mode or strategy; plugins bring those.
- */
+/** The kernel: a hook table, a tool registry, a model client, the loaded plugins, and `run()`. */
 import { mkdirSync } from 'node:fs';
 import { createHooks, takeEventFailure, type KernelHooks } from './hooks.js';
-import type { RunContext, SubprocessInfo } from './hook-payloads.js';
+import type { RunContext } from './hook-payloads.js';
 import { checkPluginRelations, parsePluginOptions, PluginError, type Plugin } from './plugin.js';
 import type { ResolvedPath, Tool, ToolContext } from './tool.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -12,24 +9,19 @@ import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
 import type { SessionLog } from './session.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
-import type { BudgetGate } from './loop/budget.js';
 import { runCompaction } from './loop/compact.js';
 import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type TerminalReason, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
 import { DEFAULT_SERVICES, type KernelServices } from './services.js';
 
-/**
- * The parts of a preset the kernel itself reads. The preset loader (`agent/preset/`) produces a
- * superset of this; everything else in a preset is read by plugins through `kernel.preset`.
- */
+/** The parts of a preset the kernel reads; plugins read the rest through `kernel.preset`. */
 export interface KernelPreset {
   name?: string;
   model?: {
     provider?: string;
     name?: string;
-    /** Output cap per request, tokens. */
+    /** Output cap per request and context window, tokens. */
     maxTokens?: number;
-    /** Context window, tokens. */
     contextWindow?: number;
     fallbackModel?: string;
     thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
@@ -54,37 +46,33 @@ export interface KernelOptions {
   preset: KernelPreset;
   /** Directory of the preset file (for `/`-anchored paths in rules). */
   presetDir?: string;
-  /** Working directory, absolute. Default: process.cwd(). */
+  /** Absolute working directory. Default: process.cwd(). */
   cwd?: string;
   client: ModelClient;
-  /** Plugins to load, in order, with their raw options (validated here). */
+  /** Plugins to load, in order, with their raw options. */
   plugins: { plugin: Plugin; options?: unknown; origin?: string }[];
-  /** Resume this session id (or .jsonl path). */
+  /** Resume this session (an id or a store-specific reference). */
   resume?: string;
   /** Fixed id for a new session. */
   sessionId?: string;
-  /** Stream idle timeout, ms (Claude Code: 90,000). */
+  /** Stream idle timeout, ms. */
   streamIdleTimeoutMs?: number;
-  /** Set for a child agent (the Task tool): the parent's session id and the Task tool_use id. */
+  /** Set for a child agent: the parent's session id and the Task tool_use id. */
   parent?: { sessionId: string; toolUseId: string };
-  /** How the preset was named (a file path or built-in name), recorded in a new session's header. */
+  /** How the preset was named, recorded in a new session's header. */
   presetRef?: string;
-  /** Starts child agents (the Task tool). `createAgent()` passes its own; without one, `kernel.subagents` throws. */
+  /** Starts child agents; without one, `kernel.subagents` throws. */
   subagents?: SubagentFactory;
-  /** Token estimates, prices, model facts, path resolution and the session store (kernel/services.ts); each one left out gets its default. */
+  /** What the loop uses from outside (services.ts); each one left out gets its default. */
   services?: Partial<KernelServices>;
 }
 
-/** What the Task tool asks the assembly layer for: a child agent built like `createAgent()` builds one. */
+/** A child agent as the Task tool asks for one: a preset (file, built-in name or object) with overrides, the parent's client. */
 export interface SubagentOptions {
-  /** A preset file, a built-in preset name, or a preset object. */
   preset: string | KernelPreset;
-  /** Values that override the preset, as command-line flags do. */
   overrides?: Record<string, unknown>;
   cwd: string;
-  /** The model client to use (the parent's, shared). */
   client: ModelClient;
-  /** The parent's session id and the Task tool_use id. */
   parent: { sessionId: string; toolUseId: string };
 }
 
@@ -95,26 +83,22 @@ export interface SubagentHandle {
   close(): Promise<void>;
 }
 
-/** The assembly layer's side of subagents: building a child agent, and the built-in plugin of a tool. */
+/** The assembly layer's side of subagents (agent/). */
 export interface SubagentFactory {
-  /** Creates a child agent from a preset (config layers are not read). Throws as `createAgent()` does. */
+  /** Creates a child agent (config layers are not read). Throws as `createAgent()` does. */
   create(options: SubagentOptions): Promise<SubagentHandle>;
   /** The built-in plugin that registers a tool (`Read` → `tools/read`), or undefined. */
   pluginForTool(name: string): string | undefined;
-  /**
-   * The `description` of an agent preset (a file, relative paths from `cwd`, or a built-in name),
-   * for the Task tool's list of agents; undefined when it has none or cannot be loaded (the preset
-   * loader reports a broken agent preset with its parent). Never throws.
-   */
+  /** An agent preset's `description` (relative paths from `cwd`), or undefined. Never throws. */
   presetDescription(preset: string, cwd: string): Promise<string | undefined>;
 }
 
 /** The model when the preset names none. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
-/** Default output cap when the preset sets none, tokens (Claude Code: the 8k default cap). */
+/** Output cap when the preset sets none, tokens (Claude Code's default, 8k). */
 export const DEFAULT_MAX_TOKENS = 8_000;
-/** Stream idle timeout, ms (Claude Code's STREAM_IDLE_TIMEOUT_MS = 90,000). */
+/** Stream idle timeout, ms (Claude Code's STREAM_IDLE_TIMEOUT_MS). */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 90_000;
 
 export class Kernel {
@@ -126,28 +110,24 @@ export class Kernel {
   readonly client: ModelClient;
   readonly plugins: LoadedPlugin[] = [];
   readonly streamIdleTimeoutMs: number;
-  /** Set for a child agent: the parent's session id and the Task tool_use id (copied into every RunContext). */
+  /** Set for a child agent (copied into every RunContext). */
   readonly parent: { sessionId: string; toolUseId: string } | undefined;
   /** State plugins share by key (see `createKernelState`). */
   readonly state = new Map<string, unknown>();
   private history: Message[] = [];
-  /** Whether `history` is an array the kernel made itself (and so may grow in place). */
+  /** Whether `history` is the kernel's own array (and so may grow in place). */
   private ownsHistory = true;
   private transcriptRef: SessionLog | undefined;
   private readonly resumeId: string | undefined;
   private readonly fixedSessionId: string | undefined;
   private readonly presetRef: string | undefined;
   private current: { state: RunState; channel: Channel<AgentEvent> } | undefined;
-  /** The kernel whose run this one's spending counts toward (see `shareBudget`). */
+  /** The kernel whose run this one's spending counts toward (`shareBudget`). */
   private budgetParent: Kernel | undefined;
   private readonly closers: (() => void | Promise<void>)[] = [];
-  /**
-   * Where the session is (the loop and `close()` keep it): `sessionStart` fired and `sessionEnd`
-   * not yet, runs begun, the last run's result. Read it; do not change it.
-   */
+  /** Read only: `sessionStart` fired and `sessionEnd` not yet, runs begun, the last result. */
   readonly session: { started: boolean; runs: number; lastResult?: RunResult } = { started: false, runs: 0 };
   private readonly subagentFactory: SubagentFactory | undefined;
-  /** What the loop uses from outside the kernel (kernel/services.ts). */
   readonly services: KernelServices;
 
   constructor(options: Omit<KernelOptions, 'plugins'>) {
@@ -167,7 +147,7 @@ export class Kernel {
     }
   }
 
-  /** How child agents are made (the Task tool). Throws when the kernel was created without a factory. */
+  /** How child agents are made. Throws when the kernel was created without a factory. */
   get subagents(): SubagentFactory {
     if (!this.subagentFactory) throw new Error('this kernel cannot start subagents: create it with createAgent(), or pass `subagents` to createKernel()');
     return this.subagentFactory;
@@ -175,25 +155,20 @@ export class Kernel {
 
   private modelOverride: string | undefined;
 
-  /** The main model's name: the one `setModel` chose, else the preset's. */
+  /** The main model: the one `setModel` chose, else the preset's. */
   get model(): string {
     return this.modelOverride ?? this.preset.model?.name ?? DEFAULT_MODEL;
   }
 
-  /**
-   * Switches the main model from the next run on (the Agent SDK's `setModel`); undefined goes back
-   * to the preset's. A run in progress keeps its model.
-   */
+  /** Switches the main model from the next run on; undefined goes back to the preset's. */
   setModel(name: string | undefined): void {
     this.modelOverride = name;
   }
 
   /**
-   * The conversation so far (survives across `run()` calls on the same kernel). The loop appends
-   * to it in place (`appendMessage`), so a turn costs the same at message 20,000 as at message 20;
-   * anything else replaces it: assign a new array (compaction and context strategies do, through
-   * the transcript). An array assigned here is never changed by the kernel: the first append after
-   * it copies it. Messages in the history are never changed in place.
+   * The conversation so far, across runs. The loop appends in place (`appendMessage`); anything
+   * else assigns a new array, which the kernel never changes (the next append copies it). Messages
+   * are never changed in place.
    */
   get messages(): Message[] {
     return this.history;
@@ -204,10 +179,7 @@ export class Kernel {
     this.ownsHistory = false;
   }
 
-  /**
-   * Appends one message to the history, recording it in the transcript first (so a crash right
-   * after leaves a transcript with it). Amortised constant time.
-   */
+  /** Appends one message, recording it in the transcript first. Amortised constant time. */
   appendMessage(message: Message): void {
     this.transcript.append({ type: 'message', message });
     if (!this.ownsHistory) {
@@ -224,10 +196,9 @@ export class Kernel {
       if (this.resumeId) {
         const t = this.services.sessions.open(this.resumeId, { cwd: this.cwd, root });
         this.transcriptRef = t;
-        // A new array from the transcript: the kernel may grow it in place.
         this.history = t.replayMessages();
         this.ownsHistory = true;
-        // What the damaged lines cost is recorded once, so later resumes replay the same history.
+        // Recorded once, so later resumes replay the same history.
         if (t.repairs.length) t.append({ type: 'history', messages: this.history, reason: `repair: ${t.repairs.join('; ')}` });
       } else {
         this.transcriptRef = this.services.sessions.create({ cwd: this.cwd, model: this.model, preset: this.preset.name, presetRef: this.presetRef, root, sessionId: this.fixedSessionId });
@@ -240,7 +211,7 @@ export class Kernel {
     return this.transcript.sessionId;
   }
 
-  /** Directory for files the session keeps (created on demand, once: every tool call's context names it). */
+  /** Directory for files the session keeps (created once, on demand). */
   sessionDir(): string {
     const dir = this.transcript.dir;
     if (this.madeSessionDir !== dir) {
@@ -250,7 +221,6 @@ export class Kernel {
     return dir;
   }
 
-  /** The session directory `sessionDir()` made last. */
   private madeSessionDir: string | undefined;
 
   /** True when this kernel resumed an existing transcript. */
@@ -258,11 +228,7 @@ export class Kernel {
     return this.resumeId !== undefined;
   }
 
-  /**
-   * Emits an event to every `event` tap and to the current run's event stream. A tap that throws
-   * does not keep the event from the other taps (the printer still prints); the first failure is
-   * thrown afterwards, as a HookTapError.
-   */
+  /** Emits an event to every `event` tap and the run's stream; a tap's failure is thrown after all saw it. */
   emit(event: AgentEvent): void {
     this.hooks.event.call(event);
     this.current?.channel.push(event);
@@ -271,9 +237,8 @@ export class Kernel {
   }
 
   /**
-   * Records the current run's terminal transition at once, without running any more hooks: for a
-   * process that must exit before the loop gets there (a second interrupt). Returns false when no
-   * run is in progress or it already ended. Throws TranscriptWriteError.
+   * Records the run's terminal transition now, running no hooks (a second interrupt exits at once).
+   * False when no run is in progress or it ended. Throws TranscriptWriteError.
    */
   endNow(reason: TerminalReason, detail?: string): boolean {
     const state = this.current?.state;
@@ -300,10 +265,7 @@ export class Kernel {
     this.plugins.push({ plugin, options, origin });
   }
 
-  /**
-   * The context a tool call gets. `call` names the tool (for `checkPath`) and carries the path the
-   * permission decision resolved.
-   */
+  /** The context a tool call gets; `call` names the tool and carries the path the decision resolved. */
   toolContext(toolUseId: string, ctx: RunContext, call: { toolName?: string; target?: ResolvedPath } = {}): ToolContext {
     const toolName = call.toolName ?? '';
     return {
@@ -319,40 +281,20 @@ export class Kernel {
     };
   }
 
-  /**
-   * The path a call of `tool` touches (its `filePath`), resolved with every symbolic link followed
-   * (`services.resolvePath`), or undefined for a tool without one. The loop resolves it once per
-   * call, before the permission decision, and hands the same object to the tool.
-   */
+  /** The path a call of `tool` touches (`filePath`, through `services.resolvePath`), or undefined. */
   resolveTarget(tool: Tool, input: unknown): ResolvedPath | undefined {
     let p: unknown;
     try {
       p = tool.filePath?.(input);
     } catch {
-      return undefined; // a throwing filePath means "no path known"; the permission plugins judge the call without one
+      return undefined; // no path known: the call is judged without one
     }
     return typeof p === 'string' && p ? this.services.resolvePath(p, this.cwd) : undefined;
   }
 
   /**
-   * The environment for a child process rein starts: rein's own environment after the
-   * `subprocessEnv` hook (which may remove credentials), then the preset's `env`, then `extra`
-   * (the caller's own variables, which are never removed). Strings only.
-   */
-  subprocessEnv(child: SubprocessInfo, extra: Record<string, string | undefined> = {}): Record<string, string> {
-    const inherited: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') inherited[k] = v;
-    const env = { ...this.hooks.subprocessEnv.call(inherited, child) };
-    const own = this.preset.env;
-    if (own && typeof own === 'object') for (const [k, v] of Object.entries(own as Record<string, unknown>)) if (typeof v === 'string') env[k] = v;
-    for (const [k, v] of Object.entries(extra)) if (typeof v === 'string') env[k] = v;
-    return env;
-  }
-
-  /**
-   * Runs the loop on one user message until a terminal transition. Yields every event; the last one
-   * is `{ type: 'result' }`. Throws only on programming errors; model and tool failures end the run
-   * with a terminal reason instead.
+   * Runs the loop on one user message to a terminal transition, yielding every event (the last is
+   * `result`). Model and tool failures end the run with a terminal reason; it throws only on bugs.
    */
   run(input: RunInput): AsyncIterable<AgentEvent> & { result: Promise<RunResult> } {
     if (this.current) throw new Error('kernel.run: a run is already in progress on this kernel');
@@ -391,19 +333,13 @@ export class Kernel {
     return ctx;
   }
 
-  /**
-   * Compacts the history now through the `preCompact` / `compact` / `postCompact` hooks.
-   * Returns false when no strategy answered or a `preCompact` tap cancelled it.
-   */
+  /** Compacts now (`preCompact` → `compact` → `postCompact`); false when cancelled or no strategy answered. */
   async compact(instructions?: string): Promise<boolean> {
     const r = await runCompaction(this, 'manual', this.runContext(), instructions);
     return r !== undefined;
   }
 
-  /**
-   * Sends a side request (a compaction summary, a classifier verdict, a title) through the same
-   * client and retry policy as the main loop. Its usage is added to the run's side usage by source.
-   */
+  /** Sends a side request (a summary, a verdict) through the loop's client and retry policy; its usage is the run's side usage. */
   async sideRequest(params: Omit<ModelRequest, 'model'> & { model?: string }, source: Exclude<QuerySource, 'main_loop'>, ctx?: RunContext): Promise<ApiMessage> {
     const c = ctx ?? this.runContext();
     const full = { ...params, model: params.model ?? c.model } as ModelRequest;
@@ -414,11 +350,7 @@ export class Kernel {
     return r.message;
   }
 
-  /**
-   * Adds usage spent outside the main loop to the current run (its side usage by source, and its
-   * cost, which `limits.maxBudgetUsd` checks). A subagent's requests are added here as `subagent`.
-   * Does nothing outside a run.
-   */
+  /** Adds usage spent outside the main loop to the current run's side usage and cost (nothing outside a run). */
   addSideUsage(source: Exclude<QuerySource, 'main_loop'>, model: string, usage: Usage): void {
     const state = this.current?.state;
     if (state) {
@@ -429,20 +361,16 @@ export class Kernel {
   }
 
   /**
-   * Makes this kernel (a child agent) spend from `parent`'s run: each of its requests is added to
-   * the parent run's side usage and cost as it is paid (its main-loop requests as `subagent`, its
-   * side requests by their own source), and its requests pass the parent run's spending gate, so
-   * no request of either starts once their total reached the parent's `limits.maxBudgetUsd`. The
-   * child's own `limits.maxBudgetUsd`, if any, still applies to its own spending. Call before the
-   * child's run starts.
+   * Makes this child agent spend from `parent`'s run: each of its requests is added to the parent
+   * run's side usage and cost as it is paid (main-loop ones as `subagent`). Call before its run.
    */
   shareBudget(parent: Kernel): void {
     this.budgetParent = parent;
   }
 
-  /** @internal The loop's gate for a run: the parent run's when this kernel shares its budget, else `own`. */
-  budgetGateFor(own: BudgetGate): BudgetGate {
-    return this.budgetParent?.current?.state.gate ?? own;
+  /** What the current run has cost so far, USD, or undefined outside a run. */
+  runCostUsd(): number | undefined {
+    return this.current?.state.costUsd;
   }
 
   /** @internal Adds a request of this kernel to the run it shares a budget with (nothing otherwise). */
@@ -450,28 +378,13 @@ export class Kernel {
     this.budgetParent?.addSideUsage(source, model, usage);
   }
 
-  /**
-   * What the current run has cost so far, USD (main loop and side usage, at list prices), or
-   * undefined outside a run. The Task tool gives a child what is left of `limits.maxBudgetUsd`.
-   */
-  runCostUsd(): number | undefined {
-    return this.current?.state.costUsd;
-  }
-
-  /**
-   * Records a permission denial in the current run (its result's `permissionDenials`) and emits it
-   * as a `permission_denied` event. The Task tool reports its child agents' denials this way.
-   * Does nothing to the result outside a run (the event is still emitted).
-   */
+  /** Records a permission denial in the current run's result and emits it (a child's, from the Task tool). */
   recordDenial(denial: PermissionDenial): void {
     this.current?.state.denials.push(denial);
     this.emit({ type: 'permission_denied', denial });
   }
 
-  /**
-   * Registers work for `close()`: plugins that hold connections or child processes (MCP servers)
-   * release them here. Run in reverse order of registration; a failing one does not stop the rest.
-   */
+  /** Registers work for `close()` (MCP servers); run in reverse order, a failing one does not stop the rest. */
   onClose(fn: () => void | Promise<void>): void {
     this.closers.push(fn);
   }
@@ -481,10 +394,7 @@ export class Kernel {
     return this.plugins.map((p) => p.plugin.name);
   }
 
-  /**
-   * Ends the session (`sessionEnd`, once, when a run started it), runs the `onClose` work of plugins, closes the model client (stops the embedded simulator) and
-   * releases the session's lock.
-   */
+  /** Ends the session (`sessionEnd`, once), runs the `onClose` work, closes the client and releases the session. */
   async close(): Promise<void> {
     if (this.session.started) {
       this.session.started = false;
@@ -509,10 +419,7 @@ export class Kernel {
   }
 }
 
-/**
- * Creates a kernel and loads its plugins in order. Throws PluginError for a plugin whose options are
- * invalid, whose `apply` throws, or whose `requires` / `conflicts` are not met.
- */
+/** Creates a kernel and loads its plugins in order. Throws PluginError (bad options, `apply` threw, `requires` / `conflicts`). */
 export async function createKernel(options: KernelOptions): Promise<Kernel> {
   const kernel = new Kernel(options);
   for (const { plugin, options: raw, origin } of options.plugins) await kernel.use(plugin, raw, origin);

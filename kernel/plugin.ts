@@ -1,43 +1,27 @@
-/**
- * Plugins: a name, a zod schema for options, and `apply(kernel, options)` that taps hooks and
- * registers tools. Options are validated when the plugin is loaded, so a bad preset fails before the
- * first request.
- */
+/** Plugins: a name, a zod schema for options (validated at load), and `apply(kernel, options)`. */
 import { z } from 'zod';
 import type { Kernel, KernelPreset } from './kernel.js';
 import type { ModelProvider } from './model/provider.js';
 
-// rein is written against zod 4; a project that forced zod 3 on it (npm --legacy-peer-deps or
-// --force past the peer dependency) would fail much later, inside zod. Say so when rein loads.
+// A zod 3 forced past the peer dependency would fail much later, inside zod: say so at load.
 if ((z.string() as { _zod?: unknown })._zod === undefined) {
   throw new Error('rein needs zod 4 (its peer dependency zod@^4.2), but the zod it loaded is zod 3: install zod 4 where rein is installed (npm install zod@^4); code of your own can keep zod 3, or import zod 4 from \'zod/v4\' with zod 3.25');
 }
 
 export interface Plugin<S extends z.ZodType = z.ZodType> {
-  /** Unique name; built-ins use their folder under `plugins/` (`compaction/auto`). */
+  /** Unique name; built-ins use their folder under `plugins/`. */
   name: string;
   /** One line for `rein hooks` and the preset reference. */
   description?: string;
-  /** Zod schema of the options object; its JSON Schema goes into agent.schema.json. */
+  /** Zod schema of the options (agent.schema.json is generated from it). */
   options: S;
   /** Plugins that must also be loaded (checked after all plugins are applied). */
   requires?: string[];
   /** Plugins that must not be loaded together with this one. */
   conflicts?: string[];
-  /**
-   * Checks the options schema cannot make: a file they name exists, another preset key allows
-   * them, a compaction threshold fits the model's window. Returns the problems, each at a path
-   * inside the options. The preset loader calls it after the options parse, so `rein preset
-   * validate` and `rein run` report the same problems at the option's file:line:column;
-   * `Kernel.use` calls it before `apply` for presets built in code.
-   */
+  /** Checks a schema cannot make (a named file exists); each problem at a path inside the options. Run before `apply`. */
   check?(options: z.output<S>, context: PluginCheckContext): PluginProblem[];
-  /**
-   * Model providers this plugin adds, by the name `model.provider` selects them with. The chosen
-   * one's `create` runs before any plugin is applied (the kernel needs its client), with this
-   * plugin's parsed options. A name may not be a built-in's (`anthropic`, `simulator`) or another
-   * loaded plugin's.
-   */
+  /** Model providers by the name `model.provider` selects; the chosen one's `create` runs before any `apply`. */
   providers?: Readonly<Record<string, ModelProvider<z.output<S>>>>;
   /** Taps hooks, registers tools. May be async (connecting to an MCP server, say). */
   apply(kernel: Kernel, options: z.output<S>): void | Promise<void>;
@@ -47,7 +31,7 @@ export interface Plugin<S extends z.ZodType = z.ZodType> {
 export interface PluginCheckContext {
   /** The whole preset, as loaded. */
   preset: KernelPreset;
-  /** The directory relative paths in the preset are resolved against (the kernel's `presetDir`). */
+  /** The directory the preset's relative paths resolve against. */
   presetDir: string;
 }
 
@@ -57,10 +41,7 @@ export interface PluginProblem {
   message: string;
 }
 
-/**
- * Defines a plugin. A plugin with no options may omit `options` (an empty strict object is used).
- * Throws PluginError when `options` is a zod 3 schema (zod3Problem).
- */
+/** Defines a plugin (no `options`: an empty strict object). Throws PluginError for a zod 3 schema. */
 export function definePlugin<S extends z.ZodType = z.ZodObject<Record<string, never>>>(
   plugin: Omit<Plugin<S>, 'options'> & { options?: S },
 ): Plugin<S> {
@@ -85,10 +66,7 @@ export class PluginError extends Error {
 }
 
 /**
- * Why `schema` cannot be used by rein, when it is a zod 3 schema (it has zod 3's `_def` and not
- * zod 4's `_zod`); undefined otherwise. rein's plugin API is zod 4: `zod` is a peer dependency
- * (`^4.2`, the first release whose metadata registry is shared between copies of zod), and a
- * zod 3 schema would only fail later, when its JSON Schema is generated for a request.
+ * Why `schema` cannot be used, when it is zod 3's (`_def` without `_zod`); undefined otherwise.
  * @param what names the schema in the message (`plugin word-count: options`).
  */
 export function zod3Problem(schema: unknown, what: string): string | undefined {
@@ -107,7 +85,7 @@ export function parsePluginOptions<S extends z.ZodType>(plugin: Plugin<S>, raw: 
   throw new PluginError(plugin.name, `plugin ${plugin.name}: invalid options: ${lines.join('; ')}`, parsed.error.issues);
 }
 
-/** Checks `requires` and `conflicts` across a set of loaded plugin names; throws PluginError on the first problem. */
+/** Checks `requires` and `conflicts`; throws PluginError on the first problem. */
 export function checkPluginRelations(plugins: readonly Plugin[]): void {
   const names = new Set(plugins.map((p) => p.name));
   for (const p of plugins) {

@@ -1,8 +1,6 @@
 /**
- * What the loop needs from outside the kernel: a token estimate, a price, what each model accepts,
- * where a path leads, where sessions are kept and where an oversized tool result goes. The kernel owns none of them; `createKernel({ services })` is given them
- * (the `rein` entry's `createKernel` and `createAgent` pass rein's own, from lib/). A service left
- * out gets the default below, which is small, knows no model, and fails closed.
+ * What the loop needs from outside the kernel, given to `createKernel({ services })` (rein's are in
+ * lib/). A service left out gets a default that knows no model and fails closed.
  */
 import { resolve } from 'node:path';
 import type { ModelRequest } from './model/client.js';
@@ -12,54 +10,28 @@ import type { Kernel } from './kernel.js';
 import { NO_SESSIONS, type SessionStore } from './session.js';
 
 export interface KernelServices {
-  /**
-   * Estimated tokens of `messages` (the compaction hooks' `tokens`). Default: the UTF-8 bytes of
-   * each message's content as JSON, 4 bytes a token.
-   */
+  /** Estimated tokens of `messages`. Default: UTF-8 bytes of the content as JSON / 4. */
   messageTokens(messages: readonly Message[]): number;
-  /**
-   * The context's size if `messages` were sent now, tokens: system and tools included (the `compact`
-   * event's `tokensBefore` / `tokensAfter`). Default: `messageTokens(messages)`.
-   */
+  /** The context's size if `messages` were sent now, system and tools included, tokens. Default: `messageTokens`. */
   contextTokens(kernel: Kernel, messages: readonly Message[]): number;
-  /**
-   * What a response with `usage` cost on `model`, USD (run results, `limits.maxBudgetUsd`). Default:
-   * no prices, 0; a preset with `limits.maxBudgetUsd` then makes `createKernel` throw, since the
-   * limit could never be reached.
-   */
+  /** What `usage` cost on `model`, USD. Default: 0 (so `limits.maxBudgetUsd` makes `createKernel` throw). */
   costUsd(model: string, usage: Usage): number;
-  /**
-   * `params` as its model accepts it (output limit, thinking, effort), with one sentence per
-   * change (sent as a notice once per kernel). Default: unchanged.
-   */
+  /** `params` as its model accepts them, one sentence per change (a notice, once). Default: unchanged. */
   fitRequest(params: ModelRequest): { params: ModelRequest; changes: string[] };
-  /** The model's output limit, tokens, or undefined when unknown (caps the max_tokens escalation). Default: undefined. */
+  /** The model's output limit, tokens, or undefined. */
   maxOutputTokens(model: string): number | undefined;
-  /**
-   * The `anthropic-beta` value that opens a context window of `contextWindow` tokens on `model`, or
-   * undefined when none is needed or the model has none. Default: undefined.
-   */
+  /** The `anthropic-beta` that opens a `contextWindow`-token window on `model`, or undefined. */
   longContextBeta(model: string, contextWindow: number): string | undefined;
-  /**
-   * A tool call's path resolved as `open(2)` would (absolute, or relative to `cwd`). Never throws.
-   * Default: the path made absolute, with `error` set (no link was followed), so file tools refuse
-   * the call instead of opening a path nobody resolved.
-   */
+  /** A path resolved as `open(2)` would. Never throws. Default: absolute, with `error` set, so file tools refuse. */
   resolvePath(path: string, cwd: string): ResolvedPath;
-  /**
-   * The text that takes the place of a tool result longer than its tool's cap (`full`, characters).
-   * Default: the first 2,000 characters and a line saying the rest was dropped (nothing is saved).
-   */
+  /** What replaces a result over its tool's cap. Default: its first 2,000 characters, nothing saved. */
   persistResult(sessionDir: string, toolUseId: string, full: string): string;
-  /**
-   * Where sessions are kept (kernel/session.ts): the kernel creates its session there, or opens the
-   * one it resumes. Default: none (`NO_SESSIONS`), so a run fails with a SessionError that says so.
-   */
+  /** Where sessions are kept. Default: `NO_SESSIONS` (a run fails with a SessionError). */
   sessions: SessionStore;
 }
 
 const BYTES_PER_TOKEN = 4;
-/** What the default `persistResult` keeps of an oversized result, characters (as much as rein's preview). */
+/** What the default `persistResult` keeps, characters. */
 const KEPT_CHARS = 2_000;
 
 /** The services of a kernel given none (see each member's default). */

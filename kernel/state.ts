@@ -1,11 +1,6 @@
 /**
- * State that plugins share through the kernel instead of importing each other's modules: one
- * plugin writes it, others read it, each naming it by the same key (by convention the owning
- * plugin's name, `memory-files`, `cache/breakpoints`). The state lives on the kernel, so it is per
- * agent, goes away with it, and is the same object whichever copy of rein a plugin was loaded with.
- *
- * Every user of a key passes a factory that builds the same shape; the first call on a kernel
- * builds it, later calls (from any plugin) get that object. A reader declares the fields it reads.
+ * State plugins share through the kernel instead of importing each other, by key (the owner's
+ * name). The first call on a kernel builds it with `factory`; later calls get that object.
  *
  * @example
  * // The owner (memory-files) fills it in:

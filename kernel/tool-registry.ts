@@ -1,8 +1,4 @@
-/**
- * The tools a kernel offers. The `tools` request param is generated from each tool's zod schema once
- * and kept, and its order is fixed (built-ins by name, then MCP tools by name), so the
- * bytes are identical from request to request and the prompt cache holds.
- */
+/** The tools a kernel offers; the `tools` param is generated once, in a fixed order, so its bytes stay cached. */
 import { z } from 'zod';
 import { zod3Problem } from './plugin.js';
 import type { Tool } from './tool.js';
@@ -27,7 +23,6 @@ export class ToolRegistry {
 
   /** Adds a tool. Throws when a tool of that name is already registered, or its schema is zod 3's. */
   register(tool: Tool, plugin?: string): void {
-    // Checked here too for tools not made with defineTool: a zod 3 schema would fail only when the request is built.
     const old = tool.inputJsonSchema ? undefined : zod3Problem(tool.inputSchema, `tool ${tool.name}: inputSchema`);
     if (old) throw new Error(old);
     if (this.tools.has(tool.name)) {

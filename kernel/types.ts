@@ -1,7 +1,4 @@
-/**
- * The shapes the kernel passes around: messages (Messages API shaped), usage, transitions and the
- * events a run emits. Everything here is data; behaviour lives in the loop and the plugins.
- */
+/** The data the kernel passes around: messages (Messages API shaped), usage, transitions, events. */
 import type Anthropic from '@anthropic-ai/sdk';
 
 /** A content block as the Messages API accepts it (`text`, `image`, `tool_use`, `tool_result`, `thinking`, ...). */
@@ -19,35 +16,29 @@ export type ApiMessage = Anthropic.Message;
 export type StreamEvent = Anthropic.RawMessageStreamEvent;
 export type StopReason = Anthropic.StopReason;
 
-/**
- * Metadata the kernel keeps beside a message. It never reaches the API: the request builder strips it.
- * - `id`: stable id of the message in the transcript.
- * - `pinned`: compaction must keep this message verbatim (memory files, user instructions).
- * - `meta`: injected by the system (reminders, resume nudges), not typed by a person.
- * - `source`: which plugin or mechanism produced the message.
- * - `compactSummary`: the message is a compaction summary.
- */
+/** Metadata the kernel keeps beside a message; the request builder strips it. */
 export interface MessageMeta {
+  /** Stable id of the message in the transcript. */
   id?: string;
+  /** Compaction must keep this message verbatim (memory files, user instructions). */
   pinned?: boolean;
+  /** Injected by the system (reminders, resume nudges), not typed by a person. */
   meta?: boolean;
+  /** The plugin or mechanism that produced it. */
   source?: string;
   compactSummary?: boolean;
   /** ms since the epoch when the message entered the history. */
   at?: number;
 }
 
-/** A message in the kernel's history: API shape (content always an array) plus kernel metadata. */
+/** A message in the history: API shape (content always an array) plus metadata. */
 export interface Message {
   role: 'user' | 'assistant';
   content: ContentBlock[];
   meta?: MessageMeta;
 }
 
-/**
- * Token usage exactly as the Messages API reports it (`message_start` / `message_delta` usage),
- * all counts in tokens.
- */
+/** Token usage as the Messages API reports it, tokens. */
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -56,42 +47,21 @@ export interface Usage {
   cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
-/** Why the loop goes on for another model request (Claude Code's continue reasons, in rein's terms). */
+/** Why the loop goes on for another request (Claude Code's continue reasons; `pause_turn`: the API paused a server-side turn). */
 export type ContinueReason =
-  | 'tool_results'
-  | 'max_output_tokens_escalate'
-  | 'max_output_tokens_resume'
-  | 'reactive_compact'
-  | 'stop_hook_blocked'
-  | 'model_fallback'
-  /** The API paused a long server-side turn (`stop_reason: pause_turn`); the conversation goes back as it is. */
-  | 'pause_turn';
+  | 'tool_results' | 'max_output_tokens_escalate' | 'max_output_tokens_resume' | 'reactive_compact'
+  | 'stop_hook_blocked' | 'model_fallback' | 'pause_turn';
 
-/** Why the loop ended (Claude Code's terminal reasons, in rein's terms). */
-export type TerminalReason =
-  | 'end_turn'
-  | 'max_turns'
-  | 'budget_exhausted'
-  | 'prompt_too_long'
-  | 'blocking_limit'
-  | 'aborted'
-  | 'model_error'
-  | 'stop_hook_prevented'
-  /** Stop hooks blocked the end of the turn `limits.maxStopHookBlocks` times in a row. */
-  | 'stop_hook_limit'
-  | 'hook_stopped'
-  | 'prompt_blocked'
-  | 'max_output_tokens'
-  | 'refusal'
-  | 'permission_interrupted'
-  /** A plugin's tap threw (the detail names the plugin and the hook). */
-  | 'plugin_error';
-
-export const TERMINAL_REASONS: readonly TerminalReason[] = Object.freeze([
+/**
+ * Why the loop ended (Claude Code's terminal reasons, in rein's terms). `stop_hook_limit`: stop hooks
+ * blocked `limits.maxStopHookBlocks` times in a row; `plugin_error`: a tap threw (the detail names it).
+ */
+export const TERMINAL_REASONS = Object.freeze([
   'end_turn', 'max_turns', 'budget_exhausted', 'prompt_too_long', 'blocking_limit', 'aborted',
   'model_error', 'stop_hook_prevented', 'stop_hook_limit', 'hook_stopped', 'prompt_blocked', 'max_output_tokens', 'refusal',
   'permission_interrupted', 'plugin_error',
-]);
+] as const);
+export type TerminalReason = (typeof TERMINAL_REASONS)[number];
 
 export type Transition =
   | { kind: 'continue'; reason: ContinueReason; turn: number; detail?: string }
@@ -112,10 +82,7 @@ export interface PermissionDenial {
   reason: string;
 }
 
-/**
- * Everything a run emits, in order. `rein run --output-format stream-json` prints these shaped like
- * Claude Code's headless events; the `event` hook sees every one.
- */
+/** Everything a run emits, in order (the `event` hook sees every one; stream-json prints them). */
 export type AgentEvent =
   | { type: 'session_start'; sessionId: string; model: string; tools: string[]; cwd: string; simulated: boolean; resumed: boolean }
   | { type: 'user_message'; message: Message }
@@ -132,28 +99,21 @@ export type AgentEvent =
   | { type: 'model_fallback'; from: string; to: string; reason: string }
   /** A compaction replaced the history; `tokensBefore` / `tokensAfter`: the context's size (tools, system, messages) before and after, tokens. */
   | { type: 'compact'; trigger: 'auto' | 'manual' | 'reactive'; tokensBefore: number; tokensAfter: number; strategy: string }
-  /**
-   * `debug`: routine status (a threshold, a setting kept) that text output never prints; `info`:
-   * something worth knowing that happened (printed with `-v`); `warn` / `error`: always printed.
-   */
+  /** `debug`: never printed as text; `info`: printed with `-v`; `warn` / `error`: always. */
   | { type: 'notice'; level: 'debug' | 'info' | 'warn' | 'error'; source: string; message: string }
   /** A Claude Code style hook (shell command, host callback) started or answered; `name` is how messages name it. */
   | { type: 'hook'; phase: 'started' | 'response'; hookId: string; name: string; event: string; outcome?: 'success' | 'error' | 'cancelled'; output?: string }
   | { type: 'transition'; transition: Transition }
   | { type: 'result'; result: RunResult };
 
-/**
- * Which mechanism sent a model request (`hook`: a shell hook of type `prompt`). Only `main_loop` and
- * `subagent` requests retry on 529 (Claude Code: background requests give up at once to avoid
- * amplifying an overload).
- */
+/** Which mechanism sent a model request (`hook`: a shell hook of type `prompt`). */
 export type QuerySource = 'main_loop' | 'subagent' | 'compact' | 'classifier' | 'title' | 'hook' | 'side';
 
 /** The final report of a run (the `result` event; `--output-format json` prints it). */
 export interface RunResult {
   sessionId: string;
   terminalReason: TerminalReason;
-  /** What ended the run, when the terminal transition says (e.g. the model error's cause). */
+  /** What ended the run, when the transition says (the model error's cause). */
   terminalDetail?: string;
   isError: boolean;
   /** The text of the last assistant message. */
@@ -170,10 +130,7 @@ export interface RunResult {
   /** Number of model requests, main loop only. */
   numRequests: number;
   model: string;
-  /**
-   * The answer as JSON when the run was asked for structured output (`--json-schema`): set by the
-   * plugin that asked, in a `sessionEnd` tap, before the result event is emitted.
-   */
+  /** The answer as JSON when the run asked for it (`--json-schema`), set in a `runEnd` tap. */
   structuredOutput?: unknown;
 }
 

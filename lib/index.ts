@@ -32,6 +32,7 @@ export {
 
 // The Anthropic model client, and what each model accepts (output limit, thinking, effort, 1M window).
 export { createAnthropicClient, type AnthropicClientOptions } from './model/anthropic.js';
+export { isPromptTooLong, parseRetryAfter } from './model/errors.js';
 export { modelFacts, maxOutputTokens, fitRequestToModel, type ModelFacts, type EffortLevel } from './model/models.js';
 export { acceptsLongContext, longContextBeta, CONTEXT_1M_BETA, LONG_CONTEXT_MODELS, LONG_CONTEXT_WINDOW, STANDARD_CONTEXT_WINDOW } from './model/long-context.js';
 
@@ -50,6 +51,7 @@ export { persistLargeResult, formatPersistedOutput, isPersistedOutput, PREVIEW_B
 export { reinRoot } from './node/root.js';
 export { importExternal } from './node/import-external.js';
 export { timeoutSignal } from './node/abort.js';
+export { subprocessEnv } from './node/subprocess-env.js';
 
 // Sessions: one JSONL transcript per session, locked for its one writer (the kernel's session store).
 export {

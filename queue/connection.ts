@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import { reinRoot } from '../agent/preset/paths.js';
-import { InputError } from '../kernel/errors.js';
+import { InputError } from '../lib/errors.js';
 import { importExternal } from '../lib/node/import-external.js';
 
 /** A Redis server to queue jobs on. */

@@ -8,11 +8,13 @@ import { HOOK_NAMES, type HookName } from '../kernel/hooks.js';
 import { definePlugin } from '../kernel/plugin.js';
 import { defineTool, ToolError } from '../kernel/tool.js';
 import retry from '../plugins/retry/index.js';
+import maxOutputTokens from '../plugins/max-output-tokens/index.js';
 import task from '../plugins/tools/task/index.js';
 import bash from '../plugins/tools/bash/index.js';
 import { collect, serveScenario, simKernel, type SimHarness } from '../testing/support.js';
 import { useTestEnv } from '../testing/index.js';
 import type { Message } from '../kernel/types.js';
+import { subprocessEnv } from '../lib/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
 const env = useTestEnv();
@@ -33,7 +35,7 @@ const scenarioPlugin = definePlugin({
       // A tool that walks files asks pathAccess; one that starts a process asks subprocessEnv.
       call: async (_input, ctx) => {
         ctx.checkPath(ctx.cwd, 'read');
-        ctx.kernel.subprocessEnv({ kind: 'test' });
+        subprocessEnv(ctx.kernel, { kind: 'test' });
         return 'approved and ran';
       },
     }));
@@ -51,6 +53,8 @@ describe('the hook table', () => {
     sim = await serveScenario(`
 turns:
   - fault: { status: 500 }
+  - reply: [{ text: "cut" }]
+    stop_reason: max_tokens
   - reply: [{ tool_use: { name: Task, input: { description: "look", prompt: "look around", subagent_type: general-purpose } } }]
   - reply: [{ text: "child report" }]
   - reply: [{ tool_use: { name: Boom, input: {} } }, { tool_use: { name: Guarded, input: {} } }, { tool_use: { name: Bash, input: { command: "echo spawned" } } }]
@@ -58,7 +62,7 @@ turns:
 `, env.dir);
     const kernel = await simKernel(sim, {
       cwd: env.dir,
-      plugins: [{ plugin: retry, options: { baseDelayMs: 1 } }, { plugin: task, options: { agents: { 'general-purpose': { description: 'helper', prompt: 'help', tools: [] } } } }, { plugin: bash }, { plugin: scenarioPlugin }],
+      plugins: [{ plugin: retry, options: { baseDelayMs: 1 } }, { plugin: maxOutputTokens }, { plugin: task, options: { agents: { 'general-purpose': { description: 'helper', prompt: 'help', tools: [] } } } }, { plugin: bash }, { plugin: scenarioPlugin }],
     });
     const fired = new Set<HookName>();
     for (const name of HOOK_NAMES) {
@@ -73,7 +77,7 @@ turns:
 
     expect([...fired].sort()).toEqual([...HOOK_NAMES].sort());
     // The tool calls did what the hooks decided.
-    const results = sim.requests()[4]!.body.messages.at(-1).content;
+    const results = sim.requests()[5]!.body.messages.at(-1).content;
     expect(results[0]).toMatchObject({ is_error: true, content: [{ type: 'text', text: 'boom' }] });
     expect(results[1]).toMatchObject({ content: [{ type: 'text', text: 'approved and ran' }] });
     expect(results[2]).toMatchObject({ content: [{ type: 'text', text: 'spawned' }] });

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { definePlugin } from '../kernel/plugin.js';
 import { defineTool } from '../kernel/tool.js';
-import { ESCALATED_MAX_TOKENS, RESUME_PROMPT } from '../kernel/loop/run.js';
 import retry from '../plugins/retry/index.js';
 import { collect, serveScenario, simKernel, transitions, type SimHarness } from '../testing/support.js';
 import { useTestEnv } from '../testing/index.js';
@@ -125,20 +124,14 @@ turns:
     expect(sim.requests()).toHaveLength(1);
   });
 
-  it('escalates max_tokens once with the identical request, then resumes 3 times, then ends', async () => {
-    const cut = '  - reply: [{ text: "part" }]\n    stop_reason: max_tokens\n';
-    sim = await serveScenario(`turns:\n${cut.repeat(5)}`, env.dir);
+  it('ends the run at a reply cut by max_tokens when no outputCut tap answers, keeping what was written', async () => {
+    sim = await serveScenario('turns:\n  - reply: [{ text: "part" }, { tool_use: { name: Nope, input: {} } }]\n    stop_reason: max_tokens\n', env.dir);
     const kernel = await simKernel(sim, { cwd: env.dir, preset: { model: { name: 'claude-sonnet-4-6', maxTokens: 8000 } } });
     const { events, result } = await collect(kernel, 'write a lot');
-    expect(transitions(events)).toEqual([
-      'continue:max_output_tokens_escalate', 'continue:max_output_tokens_resume', 'continue:max_output_tokens_resume',
-      'continue:max_output_tokens_resume', 'terminal:max_output_tokens',
-    ]);
-    const reqs: any[] = sim.requests().map((r) => r.body);
-    expect(reqs.map((b) => b.max_tokens)).toEqual([8000, ESCALATED_MAX_TOKENS, ESCALATED_MAX_TOKENS, ESCALATED_MAX_TOKENS, ESCALATED_MAX_TOKENS]);
-    expect(JSON.stringify(reqs[1].messages)).toBe(JSON.stringify(reqs[0].messages));
-    expect(reqs[2].messages.at(-1).content[0].text).toBe(RESUME_PROMPT);
-    expect(result.terminalReason).toBe('max_output_tokens');
+    expect(transitions(events)).toEqual(['terminal:max_output_tokens']);
+    expect(result.terminalDetail).toBe('the reply was cut at max_tokens 8000');
+    expect(result.text).toBe('part');
+    expect(kernel.messages.at(-1)!.content).toEqual([{ type: 'text', text: 'part' }]);
   });
 
   it('compacts once on prompt-too-long and retries the turn', async () => {

@@ -8,11 +8,11 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  type Kernel, type KernelPreset, isPromptTooLong, ModelRequestError,
+  type Kernel, type KernelPreset, ModelRequestError,
   type ModelClient, type ModelRequest, definePlugin, type Plugin, defineTool, ToolError, type AgentEvent, type ApiMessage, type RunResult,
 } from '../kernel/index.js';
 import { createKernel } from '../agent/kernel.js';
-import { createAnthropicClient, estimateBlockTokens, estimateToolTokens } from '../lib/index.js';
+import { createAnthropicClient, estimateBlockTokens, estimateToolTokens, isPromptTooLong } from '../lib/index.js';
 import { startSimServer, type SimServer } from '../simulator/server.js';
 import type { Simulator } from '../simulator/simulator.js';
 import type { DraftBlock, Responder } from '../simulator/responders/types.js';

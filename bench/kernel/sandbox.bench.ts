@@ -14,6 +14,7 @@ import { createKernel } from '../../agent/kernel.js';
 import { runToolCalls } from '../../kernel/loop/tools.js';
 import type { ModelClient } from '../../kernel/model/client.js';
 import bashPlugin from '../../plugins/tools/bash/index.js';
+import toolConcurrency from '../../plugins/tool-concurrency/index.js';
 import sandboxPlugin, { bwrapUnavailable } from '../../plugins/sandbox/bubblewrap/index.js';
 
 export const options: BenchOptions = { time: 3_000, iterations: 50, warmupIterations: 5 };
@@ -29,7 +30,7 @@ async function kernel(sandboxed: boolean): Promise<Kernel> {
   const cwd = mkdtempSync(join(tmpdir(), 'rein-bench-sandbox-'));
   const k = await createKernel({
     preset: { name: 'bench' }, cwd, client,
-    plugins: [{ plugin: bashPlugin }, ...(sandboxed ? [{ plugin: sandboxPlugin }] : [])],
+    plugins: [{ plugin: bashPlugin }, { plugin: toolConcurrency }, ...(sandboxed ? [{ plugin: sandboxPlugin }] : [])],
   });
   k.hooks.permission.tap('bench', () => ({ behavior: 'allow' }));
   return k;

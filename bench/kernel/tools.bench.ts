@@ -21,6 +21,7 @@ import type { ToolUseBlock } from '../../kernel/types.js';
 import readPlugin from '../../plugins/tools/read/index.js';
 import globPlugin from '../../plugins/tools/glob/index.js';
 import grepPlugin from '../../plugins/tools/grep/index.js';
+import toolConcurrency from '../../plugins/tool-concurrency/index.js';
 import { findRipgrep } from '../../plugins/tools/grep/ripgrep.js';
 
 export const options: BenchOptions = { time: 1_000, iterations: 10, warmupIterations: 2 };
@@ -57,7 +58,7 @@ export async function run(bench: Bench): Promise<void> {
   const noop = defineTool({ name: 'Noop', description: 'does nothing', inputSchema: z.strictObject({ n: z.number() }), isReadOnly: () => true, isConcurrencySafe: () => true, call: async () => 'ok' });
   const kernelFor = (grepBackend: 'ripgrep' | 'js'): Promise<Kernel> => createKernel({
     preset: { name: 'bench' }, cwd: root, client,
-    plugins: [{ plugin: readPlugin }, { plugin: globPlugin }, { plugin: grepPlugin, options: { backend: grepBackend } }, { plugin: definePlugin({ name: 'noop', apply: (k) => k.tools.register(noop) }) }],
+    plugins: [{ plugin: readPlugin }, { plugin: globPlugin }, { plugin: grepPlugin, options: { backend: grepBackend } }, { plugin: definePlugin({ name: 'noop', apply: (k) => k.tools.register(noop) }) }, { plugin: toolConcurrency }],
   });
   const k = await kernelFor('ripgrep');
   const kJs = await kernelFor('js');

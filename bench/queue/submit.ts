@@ -2,7 +2,7 @@
  * `rein bench --queue`: the replays of a benchmark as jobs on the queue, and the report assembled
  * from their results by the same code as a local run (bench/run.ts assembleReport).
  */
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { reinVersion } from '../../queue/connection.js';
 import { addJobs, awaitJobs, KEEP_SECONDS, type AwaitOptions, type JobSpec, type OpenQueue } from '../../queue/jobs.js';
 import type { BenchReport, RunReport } from '../report/model.js';

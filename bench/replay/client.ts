@@ -9,7 +9,8 @@
  * more, e.g. a stop hook forced another turn) gets a short synthetic reply and is flagged.
  */
 import type { ModelClient, ModelRequest, SendOptions, SendResult } from '../../kernel/model/client.js';
-import { isPromptTooLong, ModelRequestError } from '../../kernel/model/client.js';
+import { ModelRequestError } from '../../kernel/model/client.js';
+import { isPromptTooLong } from '../../lib/model/errors.js';
 import type { SimResponse, Simulator } from '../../simulator/simulator.js';
 import type { DraftBlock, Reply, Responder } from '../../simulator/responders/types.js';
 import type { ApiMessage, QuerySource } from '../../kernel/types.js';

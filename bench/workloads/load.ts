@@ -8,7 +8,7 @@
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { generateWorkload, isGeneratorSpec } from './generator.js';
 import { importAtif } from './importers/atif.js';
 import { importClaudeCodeSession, importClaudeCodeStreamJson } from './importers/claude-code.js';

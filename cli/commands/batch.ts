@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
 

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { reinRoot } from '../../agent/preset/paths.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';

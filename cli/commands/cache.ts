@@ -16,7 +16,7 @@ import type { Usage } from '../../kernel/types.js';
 import { isClaudeCodeRecording, readClaudeCodeRecording } from './claude-code-usage.js';
 import { isInputError, printInputError } from './errors.js';
 import { EXIT } from '../main.js';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 
 /** One request of the session, explained. */
 export interface ExplainedRequest {

@@ -10,7 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { claudeModel } from '../../agent/preset/claude-settings.js';
 
 /** The options commander parses from the flags below. */

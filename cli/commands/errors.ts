@@ -6,7 +6,7 @@ const INPUT_ERRORS = new Set(['PresetError', 'PluginError', 'SessionError', 'Sce
 
 import { statusLine } from '../../lib/index.js';
 
-export { InputError } from '../../kernel/errors.js';
+export { InputError } from '../../lib/errors.js';
 
 /** True for errors that describe bad input rather than a fault in rein. */
 export function isInputError(err: unknown): err is Error {

@@ -6,11 +6,11 @@
  */
 import { fstatSync, statSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { mark } from '../../kernel/trace.js';
+import { mark } from '../../lib/node/trace.js';
 import { resolve } from 'node:path';
 import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { isInputError, printInputError } from './errors.js';
 import { flagPlan, listTookPrompt, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';
 import { EXIT } from '../main.js';

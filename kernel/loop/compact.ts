@@ -1,26 +1,16 @@
-/**
- * Runs one compaction through the hooks: `preCompact` (may cancel) → `compact` (a strategy answers
- * with the new history) → `postCompact` (may add attachments after the summary) → the history is
- * replaced and recorded.
- */
+/** One compaction: `preCompact` (may cancel) → `compact` (a strategy answers) → `postCompact` → history replaced. */
 import type { CompactResult, RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import type { ContentBlock, Message } from '../types.js';
 
-/**
- * Compacts `kernel.messages`. Returns the strategy's result, or undefined when a `preCompact` tap
- * cancelled or no strategy answered. A strategy that throws is reported as a notice and counts as
- * no answer, so the caller decides what happens next (a terminal reason, or going on).
- */
+/** Compacts `kernel.messages`: the strategy's result, or undefined (cancelled, no answer, or a strategy threw: a notice). */
 export async function runCompaction(
   kernel: Kernel, trigger: 'auto' | 'manual' | 'reactive', ctx: RunContext, instructions?: string,
   messages: Message[] = kernel.messages,
 ): Promise<CompactResult | undefined> {
   const services = kernel.services;
   const tokens = services.messageTokens(messages);
-  // The `compact` event (stream-json `compact_boundary` pre/post tokens) reports the context's size
-  // as the shared counter sees it: tools, system and messages, the number thresholds compare and
-  // what Claude Code's `preTokens` means. The hook payloads keep the messages-only estimate.
+  // The `compact` event reports the whole context (Claude Code's `preTokens`); the hooks get messages only.
   const contextBefore = services.contextTokens(kernel, messages);
   const pre = await kernel.hooks.preCompact.promise({ trigger, instructions, messages, tokens }, ctx);
   if (pre.cancel) {
@@ -43,10 +33,7 @@ export async function runCompaction(
   return next === result.messages ? result : { ...result, messages: next };
 }
 
-/**
- * `blocks` added to a compacted history: to its summary message (the one a strategy marked
- * `compactSummary`), else to its last user message, else as a user message of their own.
- */
+/** `blocks` added to the summary message, else the last user message, else a message of their own. */
 function withAttachments(messages: Message[], blocks: ContentBlock[]): Message[] {
   let i = messages.findIndex((m) => m.meta?.compactSummary);
   if (i < 0) i = messages.map((m) => m.role).lastIndexOf('user');
@@ -56,7 +43,7 @@ function withAttachments(messages: Message[], blocks: ContentBlock[]): Message[]
   return out;
 }
 
-/** Replaces the whole history and records it in the transcript (so a resume sees the same history). */
+/** Replaces the whole history, recording it. */
 export function replaceHistory(kernel: Kernel, messages: Message[], reason: string): void {
   kernel.transcript.append({ type: 'history', messages, reason });
   kernel.messages = messages;

@@ -1,7 +1,4 @@
-/**
- * Builds one request from the run's state: system sections → `system`, the tool registry → `tools`,
- * the history (kernel metadata stripped) → `messages`, then the staged `request` hook.
- */
+/** Builds one request: system sections, tools, the history without metadata, then the `request` hook. */
 import type { RunContext, SystemSection } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import type { ModelRequest } from '../model/client.js';
@@ -15,11 +12,7 @@ export function presetSections(system: { sections?: { name: string; text: string
   return out;
 }
 
-/**
- * System sections → the API's `system` blocks: all static sections joined in one block, then all
- * dynamic ones in a second, so a cache breakpoint on the first block survives changes in the second
- * (the static/dynamic boundary of Claude Code's system prompt).
- */
+/** Sections → `system` blocks: static ones in one block, dynamic in a second, so a breakpoint on the first holds. */
 export function systemBlocks(sections: readonly SystemSection[]): TextBlock[] {
   const stable = sections.filter((s) => s.kind === 'static' && s.text).map((s) => s.text);
   const dynamic = sections.filter((s) => s.kind === 'dynamic' && s.text).map((s) => s.text);
@@ -36,12 +29,7 @@ export function apiMessages(messages: readonly Message[]): ModelRequest['message
 
 type ApiForm = ModelRequest['messages'][number];
 
-/**
- * The API form of each kernel's history, kept up to date as it grows: one `{role, content}` object
- * per message, made once, so building a request costs a copy of the list, not an object per
- * message, and every request shares the same objects for the same messages (what memos downstream
- * key on: marker placement, the break detector, the simulator).
- */
+/** Each kernel's history in API form, one object per message made once (memos downstream key on them). */
 const apiForms = new WeakMap<Kernel, Incremental<Message, ApiForm[]>>();
 
 function apiFormOf(kernel: Kernel, messages: readonly Message[]): ApiForm[] {
@@ -63,11 +51,7 @@ export interface BuildInput {
   maxTokens: number;
 }
 
-/**
- * Builds the request params and passes them through the `request` hook. The returned object is
- * fresh; the history's blocks are referenced, so request-stage taps must copy before they change a
- * block (cache breakpoints do), never mutate in place.
- */
+/** Builds the params through the `request` hook. The history's blocks are shared: taps copy before changing one. */
 export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunContext): Promise<ModelRequest> {
   const preset = kernel.preset;
   const sections = await kernel.hooks.systemPrompt.promise(presetSections(preset.system), ctx);
@@ -83,7 +67,6 @@ export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunCo
   const thinking = preset.model?.thinking;
   if (thinking && thinking.type !== 'disabled') params.thinking = thinking as ModelRequest['thinking'];
   if (preset.model?.effort) params.output_config = { effort: preset.model.effort } as ModelRequest['output_config'];
-  // A window past the model's standard one asks for the larger window, on the models that take it.
   const beta = preset.model?.contextWindow ? kernel.services.longContextBeta(input.model, preset.model.contextWindow) : undefined;
   if (beta) params.betas = [beta];
   return (await kernel.hooks.request.promise(params, ctx)) as ModelRequest;

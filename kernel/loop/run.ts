@@ -1,12 +1,10 @@
 /**
- * The loop, as an explicit state machine. One iteration is one model request; it ends in a named
- * transition: a continue reason (another request follows) or a terminal reason (the run ends).
- * Every transition is an event and a transcript entry, written before the loop acts on it.
+ * The loop as a state machine: one iteration per model request, each ending in a named transition
+ * (continue or terminal), recorded and emitted before the loop acts on it.
  *
- * Order of one iteration:
  *   budget check → turnStart → context (staged) → build request (systemPrompt, toolDefinitions,
  *   request) → model call (streamEvent; apiError decides retries) → response →
- *   no tool_use: recovery (max_tokens) → stop hooks → end
+ *   max_tokens: outputCut (escalate, resume or end); no tool_use: stop hooks → end
  *   tool_use:    tools (permission, preToolUse, call, postToolUse) → tool results → max turns → next
  */
 import type { RunContext } from '../hook-payloads.js';
@@ -14,7 +12,6 @@ import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
 import { callModel } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
-import { BudgetGate } from './budget.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
   type RunResult, type TerminalReason, type ToolUseBlock, type Usage,
@@ -22,22 +19,10 @@ import {
 import { buildRequest } from './request.js';
 import { replaceHistory, runCompaction } from './compact.js';
 import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
-import { mark } from '../trace.js';
 import { HookTapError } from '../hooks.js';
 import { Incremental } from '../incremental.js';
 
-/**
- * Output cap the first max_tokens stop escalates to, tokens (Claude Code's ESCALATED_MAX_TOKENS =
- * 64k), or the model's own output limit when that is lower (lib/model/models.ts).
- */
-export const ESCALATED_MAX_TOKENS = 64_000;
-/** Resume turns after the escalated cap is hit again (Claude Code's MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3). */
-export const MAX_OUTPUT_TOKENS_RESUMES = 3;
-
-/**
- * `pause_turn` continuations in a row before the run ends with `model_error`: rein's own bound, so
- * a server that keeps pausing cannot loop (and bill) forever when `limits.maxTurns` is unset.
- */
+/** `pause_turn` continuations in a row before `model_error` (rein's bound, so a server cannot loop forever). */
 export const MAX_PAUSE_TURNS = 10;
 
 /** The tool_result given, on resume, for a call the previous process was running when it stopped. */
@@ -48,16 +33,8 @@ export const INTERRUPTED_CALL_TEXT =
 export const PLUGIN_FAILED_CALL_TEXT =
   'The run ended (a plugin failed) while this tool call was pending, so its result was not recorded. The call may have run: check its effects before running it again.';
 
-/**
- * Stop-hook blocks in a row after which the run ends with `stop_hook_limit` (`limits.maxStopHookBlocks`
- * overrides it). A hook that always blocks would otherwise keep the model answering forever; a run
- * that goes on to call tools after a block starts the count again.
- */
+/** Stop-hook blocks in a row before `stop_hook_limit` (`limits.maxStopHookBlocks`); a tool call resets the count. */
 export const MAX_STOP_HOOK_BLOCKS = 8;
-
-/** The nudge sent after an output cut by max_tokens. Our wording: resume, no recap, smaller pieces. */
-export const RESUME_PROMPT =
-  'Your previous response was cut off because it reached the output token limit. Continue exactly where it stopped, without apologising or repeating what you already wrote. If the remaining work is large, split it into smaller steps.';
 
 export interface RunInput {
   /** The user message. */
@@ -84,13 +61,13 @@ export interface RunState {
   ended?: boolean;
   /** The run's turn limit, when it has one (set when the loop starts). */
   maxTurns?: number;
-  /** The run's spending gate (budget.ts): its own, or the parent run's for a child sharing its budget. */
-  gate?: BudgetGate;
 }
 
-/** Internal loop variables that only the state machine touches. */
+/** Variables only the state machine touches. */
 interface LoopVars {
+  /** The cap an `outputCut` escalation set for the rest of the run. */
   maxTokensOverride?: number;
+  /** Resume turns after a cut output so far. */
   resumes: number;
   reactiveCompacted: boolean;
   stopHookActive: boolean;
@@ -116,10 +93,7 @@ function newMessage(role: 'user' | 'assistant', content: ContentBlock[], meta?: 
   return meta ? { role, content, meta: { ...meta, at: Date.now() } } : { role, content, meta: { at: Date.now() } };
 }
 
-/**
- * Gives every tool_use of the last assistant message a tool_result (a crash or an abort between the
- * reply and its results), so the history is valid for the API.
- */
+/** Answers every tool_use of a last assistant message with `text` (a crash or abort before the results). */
 export function closeDanglingToolUses(kernel: Kernel, text: string): void {
   const last = kernel.messages[kernel.messages.length - 1];
   if (!last || last.role !== 'assistant') return;
@@ -129,16 +103,14 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
 }
 
 /**
- * Runs one user message to a terminal transition. A tap that throws ends the run with
- * `plugin_error` naming the plugin and the hook. Throws TranscriptWriteError (the transcript
- * stopped accepting writes: nothing more is done) and SessionError (the session cannot be opened).
+ * Runs one user message to a terminal transition (a tap that throws: `plugin_error`). Throws
+ * TranscriptWriteError and SessionError.
  */
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
   const preset = kernel.preset;
   const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
   if (Number.isFinite(maxTurns)) state.maxTurns = maxTurns;
   const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
-  state.gate = kernel.budgetGateFor(new BudgetGate(() => state.costUsd, maxBudget));
   const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
   const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
   const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '', pauses: 0 };
@@ -182,10 +154,180 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     await kernel.hooks.turnEnd.promise({ turn: state.turn, reason }, ctxOf(kernel, state));
   };
 
+  const loop = async (): Promise<RunResult> => {
+    kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
+    for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
+    for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
+    for (const n of transcript.notices ?? []) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${n}` });
+    // Once per session: a reused agent's later runs start only a run.
+    if (!kernel.session.started) {
+      kernel.session.started = true;
+      await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
+    }
+    await kernel.hooks.runStart.promise({ sessionId: kernel.sessionId, run: ++kernel.session.runs }, ctx0);
+    closeDanglingToolUses(kernel, INTERRUPTED_CALL_TEXT);
+
+    // The user message.
+    const prompt = await kernel.hooks.userPromptSubmit.promise(
+      { content: typeof input.prompt === 'string' ? [{ type: 'text', text: input.prompt }] : input.prompt, additionalContext: [] },
+      ctx0,
+    );
+    if (prompt.blocked) return finish('prompt_blocked', prompt.blocked);
+    const userContent: ContentBlock[] = [...prompt.content, ...(prompt.additionalContext ?? []).map((t) => ({ type: 'text' as const, text: t }))];
+    const userMessage = newMessage('user', userContent);
+    kernel.appendMessage(userMessage);
+    kernel.emit({ type: 'user_message', message: userMessage });
+
+    for (;;) {
+      if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+      if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
+      state.turn++;
+      const ctx = ctxOf(kernel, state);
+      await kernel.hooks.turnStart.promise(ctx);
+
+      // A changed history is recorded before it is sent.
+      const before = kernel.messages;
+      const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
+      if (shaped.messages !== kernel.messages) recordContext(kernel, shaped.messages);
+      if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
+
+      const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
+      let params: ModelRequest;
+      try {
+        params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
+      } catch (err) {
+        if (err instanceof HookTapError) return finish('plugin_error', err.describe());
+        return finish('model_error', `building the request failed: ${(err as Error).message}`);
+      }
+      kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
+
+      let call;
+      try {
+        call = await callModel(params, {
+          client: kernel.client, hooks: kernel.hooks, fit: kernel.services.fitRequest, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
+          fallbackModel: preset.model?.fallbackModel, idleTimeoutMs: kernel.streamIdleTimeoutMs,
+          onEvent: (e) => { kernel.hooks.streamEvent.call(e, ctx); kernel.emit({ type: 'stream_event', event: e }); },
+          onFallback: (_from, to, p) => { state.model = to; return stripThinking(p); },
+          emit: (e) => kernel.emit(e),
+        });
+      } catch (err) {
+        if (!(err instanceof ModelRequestError)) throw err;
+        if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+        if (err.info.promptTooLong) {
+          // One reactive compaction, then the same turn again. Stop hooks never run here.
+          if (!v.reactiveCompacted) {
+            v.reactiveCompacted = true;
+            const r = await runCompaction(kernel, 'reactive', ctx);
+            if (r) { state.turn--; await next('reactive_compact', err.info.message); continue; }
+          }
+          return finish('prompt_too_long', err.info.message);
+        }
+        return finish('model_error', err.info.message);
+      }
+
+      const message = call.message;
+      const usage = message.usage as unknown as Usage;
+      state.numRequests++;
+      addUsage(state.usage, usage);
+      state.costUsd += kernel.services.costUsd(message.model ?? params.model, usage);
+      kernel.forwardUsage('subagent', message.model ?? params.model, usage);
+      const client = kernel.client.checkpoint?.();
+      transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
+      await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
+
+      const content = message.content as unknown as ContentBlock[];
+      const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+      // A tool_use id the history already has cannot be answered (the API would refuse the next request).
+      const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
+      if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
+
+      // Output cut by max_tokens: the `outputCut` hook may send the identical request again with a
+      // higher cap, or keep what was written and ask the model to go on; else the run ends.
+      if (message.stop_reason === 'max_tokens') {
+        const cut = await kernel.hooks.outputCut.promise({ request: call.params, message, escalated: v.maxTokensOverride !== undefined, resumes: v.resumes }, ctx);
+        if (cut?.action === 'escalate') {
+          v.maxTokensOverride = cut.maxTokens;
+          state.turn--;
+          await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${cut.maxTokens}`);
+          continue;
+        }
+        // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
+        const kept = content.filter((b) => b.type !== 'tool_use');
+        const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
+        kernel.appendMessage(assistant);
+        v.lastText = textOf(kept) || v.lastText;
+        kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
+        if (cut?.action !== 'resume') return finish('max_output_tokens', cut?.detail ?? `the reply was cut at max_tokens ${call.params.max_tokens}`);
+        v.resumes++;
+        kernel.appendMessage(newMessage('user', [{ type: 'text', text: cut.prompt }], { meta: true, source: 'max_output_tokens' }));
+        await next('max_output_tokens_resume', cut.detail);
+        continue;
+      }
+
+      // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
+      const assistant = newMessage('assistant', content);
+      kernel.appendMessage(assistant);
+      v.lastText = textOf(content) || v.lastText;
+      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
+
+      if (toolUses.length === 0 && message.stop_reason === 'pause_turn') {
+        // The API paused a long server-side turn: sending the conversation back as it is (the paused
+        // assistant message last) lets it go on. https://platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
+        if (++v.pauses > MAX_PAUSE_TURNS) return finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
+        if (state.turn >= maxTurns) return finish('max_turns');
+        await next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
+        continue;
+      }
+      v.pauses = 0;
+
+      if (toolUses.length === 0) {
+        if (message.stop_reason === 'refusal') return finish('refusal');
+        let decision;
+        try {
+          decision = await kernel.hooks.stop.promise({ message: assistant, stopReason: message.stop_reason, stopHookActive: v.stopHookActive }, ctx);
+        } catch (err) {
+          kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
+        }
+        if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
+        if (decision?.action === 'block') {
+          if (v.stopBlocks >= maxStopBlocks) {
+            return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
+          }
+          v.stopBlocks++;
+          v.stopHookActive = true;
+          kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
+          if (state.turn >= maxTurns) return finish('max_turns');
+          await next('stop_hook_blocked', decision.reason);
+          continue;
+        }
+        return finish('end_turn');
+      }
+      v.stopHookActive = false;
+      v.stopBlocks = 0;
+
+      // Tools.
+      let outcome;
+      if (state.signal.aborted) {
+        outcome = { results: toolUses.map((u) => abortedOutcome(u).block), denials: [], additionalContext: [] as string[], preventContinuation: undefined };
+      } else {
+        outcome = await runToolCalls(kernel, toolUses, ctx);
+      }
+      state.denials.push(...outcome.denials);
+      const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
+      const results = newMessage('user', resultContent);
+      kernel.appendMessage(results);
+      kernel.emit({ type: 'tool_results', message: results });
+      if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+      if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
+      if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
+      if (state.turn >= maxTurns) return finish('max_turns');
+      await next('tool_results');
+    }
+  };
+
   try {
-    return await loop(kernel, state, input, { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens, maxStopBlocks });
+    return await loop();
   } catch (err) {
-    // Ends that are not the loop's: the transcript refused a write, or the session cannot be used.
     if (err instanceof Error && (err.name === 'TranscriptWriteError' || err.name === 'SessionError')) throw err;
     if (state.ended) throw err;
     if (state.signal.aborted) {
@@ -200,201 +342,6 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
   }
 }
 
-interface LoopParts {
-  v: LoopVars;
-  ctx0: RunContext;
-  finish: (reason: TerminalReason, detail?: string) => Promise<RunResult>;
-  next: (reason: ContinueReason, detail?: string) => Promise<void>;
-  maxTurns: number;
-  maxBudget: number;
-  baseMaxTokens: number;
-  maxStopBlocks: number;
-}
-
-async function loop(kernel: Kernel, state: RunState, input: RunInput, parts: LoopParts): Promise<RunResult> {
-  const { v, ctx0, finish, next, maxTurns, maxBudget, baseMaxTokens, maxStopBlocks } = parts;
-  const preset = kernel.preset;
-  const transcript = kernel.transcript;
-  kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
-  for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
-  for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
-  for (const n of transcript.notices ?? []) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${n}` });
-  // Once per session: a reused agent's later runs start only a run.
-  if (!kernel.session.started) {
-    kernel.session.started = true;
-    await kernel.hooks.sessionStart.promise({ sessionId: kernel.sessionId, cwd: kernel.cwd, resumed: kernel.resumed, source: kernel.resumed ? 'resume' : 'startup' }, ctx0);
-  }
-  await kernel.hooks.runStart.promise({ sessionId: kernel.sessionId, run: ++kernel.session.runs }, ctx0);
-  closeDanglingToolUses(kernel, INTERRUPTED_CALL_TEXT);
-
-  // The user message.
-  const prompt = await kernel.hooks.userPromptSubmit.promise(
-    { content: typeof input.prompt === 'string' ? [{ type: 'text', text: input.prompt }] : input.prompt, additionalContext: [] },
-    ctx0,
-  );
-  if (prompt.blocked) return finish('prompt_blocked', prompt.blocked);
-  const userContent: ContentBlock[] = [...prompt.content, ...(prompt.additionalContext ?? []).map((t) => ({ type: 'text' as const, text: t }))];
-  const userMessage = newMessage('user', userContent);
-  kernel.appendMessage(userMessage);
-  kernel.emit({ type: 'user_message', message: userMessage });
-
-  for (;;) {
-    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-    if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
-    const gate = state.gate!;
-    if (gate.exhausted()) return finish('budget_exhausted', gate.describe());
-    state.turn++;
-    const ctx = ctxOf(kernel, state);
-    await kernel.hooks.turnStart.promise(ctx);
-
-    // Context strategies, light to heavy. A changed history is recorded before it is sent.
-    const before = kernel.messages;
-    const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
-    if (shaped.messages !== kernel.messages) recordContext(kernel, shaped.messages);
-    if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
-
-    const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
-    let params: ModelRequest;
-    try {
-      params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
-    } catch (err) {
-      if (err instanceof HookTapError) return finish('plugin_error', err.describe());
-      return finish('model_error', `building the request failed: ${(err as Error).message}`);
-    }
-    kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
-    mark(`request ${state.turn} built`);
-
-    // Near the budget, requests of a parent and its children go one at a time (budget.ts).
-    const admission = await gate.admit(state.signal);
-    if (admission === 'aborted') return finish('aborted', abortDetail(state.signal));
-    if (admission === 'exhausted') return finish('budget_exhausted', gate.describe());
-    let call;
-    let paid = 0;
-    try {
-      call = await callModel(params, {
-        client: kernel.client, hooks: kernel.hooks, fit: kernel.services.fitRequest, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
-        fallbackModel: preset.model?.fallbackModel, idleTimeoutMs: kernel.streamIdleTimeoutMs,
-        onEvent: (e) => { kernel.hooks.streamEvent.call(e, ctx); kernel.emit({ type: 'stream_event', event: e }); },
-        onFallback: (_from, to, p) => { state.model = to; return stripThinking(p); },
-        emit: (e) => kernel.emit(e),
-      });
-    } catch (err) {
-      if (!(err instanceof ModelRequestError)) throw err;
-      if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-      if (err.info.promptTooLong) {
-        // One reactive compaction, then the same turn again. Stop hooks never run here.
-        if (!v.reactiveCompacted) {
-          v.reactiveCompacted = true;
-          const r = await runCompaction(kernel, 'reactive', ctx);
-          if (r) { state.turn--; await next('reactive_compact', err.info.message); continue; }
-        }
-        return finish('prompt_too_long', err.info.message);
-      }
-      return finish('model_error', err.info.message);
-    } finally {
-      if (call) paid = kernel.services.costUsd(call.message.model ?? params.model, call.message.usage as unknown as Usage);
-      gate.done(paid);
-    }
-
-    const message = call.message;
-    const usage = message.usage as unknown as Usage;
-    state.numRequests++;
-    addUsage(state.usage, usage);
-    state.costUsd += paid;
-    // A child sharing its parent's budget: the parent's run pays as it goes.
-    kernel.forwardUsage('subagent', message.model ?? params.model, usage);
-    const client = kernel.client.checkpoint?.();
-    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
-    await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
-
-    const content = message.content as unknown as ContentBlock[];
-    const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    // A tool_use id the history already has cannot be answered: the next request would be refused.
-    const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
-    if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
-
-    // Output cut by max_tokens: escalate once with the identical request, then resume up to 3 times.
-    if (message.stop_reason === 'max_tokens') {
-      const escalated = Math.min(ESCALATED_MAX_TOKENS, kernel.services.maxOutputTokens(call.params.model) ?? ESCALATED_MAX_TOKENS);
-      if (v.maxTokensOverride === undefined && call.params.max_tokens < escalated) {
-        v.maxTokensOverride = escalated;
-        state.turn--;
-        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${escalated}`);
-        continue;
-      }
-      // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
-      const kept = content.filter((b) => b.type !== 'tool_use');
-      const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
-      kernel.appendMessage(assistant);
-      v.lastText = textOf(kept) || v.lastText;
-      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
-      if (v.resumes >= MAX_OUTPUT_TOKENS_RESUMES) return finish('max_output_tokens', `still cut at ${call.params.max_tokens} tokens after ${MAX_OUTPUT_TOKENS_RESUMES} resumes`);
-      v.resumes++;
-      kernel.appendMessage(newMessage('user', [{ type: 'text', text: RESUME_PROMPT }], { meta: true, source: 'max_output_tokens' }));
-      await next('max_output_tokens_resume', `resume ${v.resumes} of ${MAX_OUTPUT_TOKENS_RESUMES}`);
-      continue;
-    }
-
-    // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
-    const assistant = newMessage('assistant', content);
-    kernel.appendMessage(assistant);
-    v.lastText = textOf(content) || v.lastText;
-    kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
-
-    if (toolUses.length === 0 && message.stop_reason === 'pause_turn') {
-      // The API paused a long server-side turn: sending the conversation back as it is (the paused
-      // assistant message last) lets it go on. https://platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
-      if (++v.pauses > MAX_PAUSE_TURNS) return finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
-      if (state.turn >= maxTurns) return finish('max_turns');
-      await next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
-      continue;
-    }
-    v.pauses = 0;
-
-    if (toolUses.length === 0) {
-      if (message.stop_reason === 'refusal') return finish('refusal');
-      let decision;
-      try {
-        decision = await kernel.hooks.stop.promise({ message: assistant, stopReason: message.stop_reason, stopHookActive: v.stopHookActive }, ctx);
-      } catch (err) {
-        kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
-      }
-      if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
-      if (decision?.action === 'block') {
-        if (v.stopBlocks >= maxStopBlocks) {
-          return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
-        }
-        v.stopBlocks++;
-        v.stopHookActive = true;
-        kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
-        if (state.turn >= maxTurns) return finish('max_turns');
-        await next('stop_hook_blocked', decision.reason);
-        continue;
-      }
-      return finish('end_turn');
-    }
-    v.stopHookActive = false;
-    v.stopBlocks = 0;
-
-    // Tools.
-    let outcome;
-    if (state.signal.aborted) {
-      outcome = { results: toolUses.map((u) => abortedOutcome(u).block), denials: [], additionalContext: [] as string[], preventContinuation: undefined };
-    } else {
-      outcome = await runToolCalls(kernel, toolUses, ctx);
-    }
-    state.denials.push(...outcome.denials);
-    const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
-    const results = newMessage('user', resultContent);
-    kernel.appendMessage(results);
-    kernel.emit({ type: 'tool_results', message: results });
-    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-    if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
-    if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
-    if (state.turn >= maxTurns) return finish('max_turns');
-    await next('tool_results');
-  }
-}
 
 /** What aborted the run, when the abort gave a reason of its own (`interrupted by SIGTERM`). */
 function abortDetail(signal: AbortSignal): string | undefined {
@@ -403,14 +350,11 @@ function abortDetail(signal: AbortSignal): string | undefined {
 }
 
 /**
- * A lookup of reused tool_use ids over a history that grows: `(history, uses)` returns the first id
- * of `uses`, in history order, that a tool_use block of `history` already has. The ids are a
- * running state (kernel/incremental.ts): a call reads only the messages added since the previous
- * one, and a replaced history (compaction, a rewrite, a resume) is read again from the start.
+ * `(history, uses)` → the first id of `uses`, in history order, that a tool_use of `history` has.
+ * Incremental: a call reads only the messages added since the previous one.
  */
 export function reusedToolUseIds(): (history: readonly Message[], uses: readonly ToolUseBlock[]) => string | undefined {
   let blocks = 0;
-  // Each id with the place of the first tool_use block that has it.
   const known = new Incremental<Message, Map<string, number>>({
     init: () => { blocks = 0; return new Map(); },
     add: (ids, m) => {
@@ -439,10 +383,7 @@ function reusedToolUseId(kernel: Kernel, history: readonly Message[], uses: read
   return lookup(history, uses);
 }
 
-/**
- * Records the history a `context` pass produced. Messages only added at the end (a notification)
- * are appended one by one; any other change replaces the whole history in the transcript.
- */
+/** Records a `context` pass's history: messages only added at the end are appended, any other change replaces it. */
 function recordContext(kernel: Kernel, messages: Message[]): void {
   const old = kernel.messages;
   const appended = messages.length > old.length && old.every((m, i) => messages[i] === m);
@@ -450,10 +391,7 @@ function recordContext(kernel: Kernel, messages: Message[]): void {
   for (const m of messages.slice(old.length)) kernel.appendMessage(m);
 }
 
-/**
- * Thinking blocks carry signatures bound to the model that wrote them; another model rejects them,
- * so a fallback request drops them from the history it sends.
- */
+/** A fallback request drops thinking blocks: their signatures are bound to the model that wrote them. */
 function stripThinking(params: ModelRequest): ModelRequest {
   return {
     ...params,

@@ -1,15 +1,10 @@
-/**
- * Turns a tool's output into the tool_result block the model sees: an empty result becomes a short
- * placeholder, and a result over the tool's cap is replaced by what `services.persistResult` makes
- * of it (rein's saves it to the session directory and leaves a preview). Keeping all results of
- * one message within a shared budget is the `tool-result-budget` plugin's job.
- */
+/** A tool's output as its tool_result: empty → a placeholder, over the cap → `services.persistResult`. */
 import type { RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_RESULT_SIZE_CHARS, type Tool, type ToolOutput } from '../tool.js';
 import type { ContentBlock, ToolResultBlock } from '../types.js';
 
-/** Global ceiling on one result, characters (Claude Code: 50,000). */
+/** Ceiling on one result, characters. */
 export const MAX_RESULT_CHARS = DEFAULT_MAX_RESULT_SIZE_CHARS;
 
 type ResultContent = Extract<ToolResultBlock['content'], unknown[]>;
@@ -23,7 +18,6 @@ export async function finalizeResult(
   if (content.length === 0 || content.every((b) => b.type === 'text' && b.text.trim() === '')) {
     content = [{ type: 'text', text: `(${tool.name} completed with no output)` }];
   }
-  // `Infinity` opts out (Read bounds its own output); any other cap is clamped to 50,000.
   const cap = Number.isFinite(tool.maxResultSizeChars) ? Math.min(tool.maxResultSizeChars, MAX_RESULT_CHARS) : Infinity;
   const textLen = content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
   if (Number.isFinite(cap) && textLen > cap && content.every((b) => b.type === 'text')) {

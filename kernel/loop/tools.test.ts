@@ -3,23 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { definePlugin } from '../plugin.js';
 import { defineTool, type Tool } from '../tool.js';
-import type { AgentEvent } from '../types.js';
-import { MAX_TOOL_CONCURRENCY, partitionToolCalls } from './tools.js';
 import { MAX_RESULT_CHARS } from './tool-results.js';
 import { cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../testing/tools.js';
-
-/** A latch: `arrive()` resolves once `n` callers arrived, or after `giveUpMs` with false (so a serial run fails instead of hanging). */
-function barrier(n: number, giveUpMs = 5_000) {
-  let count = 0;
-  let open!: () => void;
-  const opened = new Promise<void>((r) => { open = r; });
-  return {
-    arrive(): Promise<boolean> {
-      if (++count >= n) open();
-      return Promise.race([opened.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), giveUpMs))]);
-    },
-  };
-}
 
 const input = z.strictObject({ id: z.string(), size: z.number().optional(), text: z.string().optional(), description: z.string().optional() });
 type In = z.output<typeof input>;
@@ -39,57 +24,13 @@ beforeAll(() => {
 });
 afterAll(cleanupTempDirs);
 
-describe('partitionToolCalls', () => {
-  it('groups consecutive concurrency-safe calls and keeps every unsafe call alone, in order', async () => {
-    const safe = (name: string) => tool(name, { isConcurrencySafe: () => true, call: async () => 'ok' });
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(safe('A'), safe('B'), tool('W', { call: async () => 'ok' }), tool('T', { isConcurrencySafe: () => { throw new Error('cannot tell'); }, call: async () => 'ok' })) }] });
-    const calls = [use('A', { id: '1' }), use('B', { id: '2' }), use('A', { id: '3' }), use('W', { id: '4' }), use('A', { id: '5' }), use('W', { id: '6' }), use('A', { wrong: 1 }), use('T', { id: '8' }), use('Nope', {})];
-    const batches = partitionToolCalls(k, calls);
-    expect(batches.map((b) => [b.concurrent, b.calls.map((c) => (c.input as { id?: string }).id ?? c.name)])).toEqual([
-      [true, ['1', '2', '3']], [false, ['4']], [true, ['5']], [false, ['6']], [false, ['A']], [false, ['8']], [false, ['Nope']],
-    ]);
-  });
-});
-
 describe('runToolCalls', () => {
-  it('runs a concurrency-safe batch in parallel: every call starts before any ends (they wait for each other)', async () => {
-    const b = barrier(3);
-    const t = tool('Par', { isConcurrencySafe: () => true, isReadOnly: () => true, call: async (i) => `${i.id}:${(await b.arrive()) ? 'together' : 'alone'}` });
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(t) }] });
-    const events: AgentEvent[] = [];
-    k.hooks.event.tap('t', (e) => { events.push(e); });
-    const out = await runCalls(k, [use('Par', { id: 'a' }), use('Par', { id: 'b' }), use('Par', { id: 'c' })]);
-    expect(out.results.map(textOf)).toEqual(['a:together', 'b:together', 'c:together']);
-    expect(events.filter((e) => e.type.startsWith('tool_')).map((e) => e.type)).toEqual(['tool_start', 'tool_start', 'tool_start', 'tool_end', 'tool_end', 'tool_end']);
-  });
-
-  it('runs unsafe calls one at a time', async () => {
+  it('runs calls one at a time when no toolBatch tap answers', async () => {
     const log: string[] = [];
     const t = tool('Ser', { call: async (i) => { log.push(`start ${i.id}`); await new Promise((r) => setTimeout(r, 5)); log.push(`end ${i.id}`); return i.id; } });
     const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(t) }] });
     await runCalls(k, [use('Ser', { id: '1' }), use('Ser', { id: '2' })]);
     expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
-  });
-
-  it(`never runs more than ${MAX_TOOL_CONCURRENCY} at once, and returns results in call order`, async () => {
-    let running = 0;
-    let peak = 0;
-    const t = tool('Cap', {
-      isConcurrencySafe: () => true,
-      isReadOnly: () => true,
-      call: async (i) => {
-        running++;
-        peak = Math.max(peak, running);
-        await new Promise((r) => setTimeout(r, 30 - Number(i.id))); // later calls finish first
-        running--;
-        return i.id;
-      },
-    });
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(t) }] });
-    const ids = Array.from({ length: 15 }, (_, i) => String(i));
-    const out = await runCalls(k, ids.map((id) => use('Cap', { id })));
-    expect(peak).toBe(MAX_TOOL_CONCURRENCY);
-    expect(out.results.map(textOf)).toEqual(ids);
   });
 
   it('caps one result at min(tool cap, 50,000) characters, saving the whole and keeping a preview cut at a newline', async () => {
@@ -124,26 +65,4 @@ describe('runToolCalls', () => {
     expect(textOf(out.results[1]!)).toBe('Error: disk on fire');
   });
 
-  it('passes each call its own signal: a failing Bash sibling aborts the other Bash calls only', async () => {
-    const seen: Record<string, string> = {};
-    const bash = tool('Bash', {
-      isConcurrencySafe: () => true,
-      isReadOnly: () => true,
-      call: async (i, ctx) => {
-        if (i.text === 'fail') return { content: 'Exit code 1', isError: true };
-        await new Promise<void>((r) => { if (ctx.signal.aborted) r(); else ctx.signal.addEventListener('abort', () => r(), { once: true }); });
-        seen[i.id] = String((ctx.signal.reason as Error).name);
-        throw new Error('stopped');
-      },
-    });
-    const other = tool('Other', { isConcurrencySafe: () => true, isReadOnly: () => true, call: async (_i, ctx) => { await new Promise((r) => setTimeout(r, 20)); return ctx.signal.aborted ? 'aborted' : 'fine'; } });
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(bash, other) }] });
-    const run = new AbortController();
-    const out = await runCalls(k, [use('Bash', { id: 'w' }), use('Other', { id: 'o' }), use('Bash', { id: 'f', text: 'fail', description: 'make the build dir' })], run.signal);
-    expect(seen).toEqual({ w: 'SiblingAbortError' });
-    expect(textOf(out.results[0]!)).toContain('Cancelled: a parallel Bash call failed (make the build dir)');
-    expect(textOf(out.results[1]!)).toBe('fine');
-    expect(out.results[2]!.is_error).toBe(true);
-    expect(run.signal.aborted).toBe(false);
-  });
 });

@@ -1,61 +1,21 @@
 /**
  * Runs the tool calls of one assistant message: each call goes validate → `permission` →
- * (`permissionRequest` on ask) → `preToolUse` → call → `postToolUse`; consecutive concurrency-safe
- * calls run in parallel (at most 10 at once), others one at a time; results come
- * back in call order, one tool_result per tool_use, whatever happened.
+ * (`permissionRequest` on ask) → `preToolUse` → call → `postToolUse`. The `toolBatch` hook may run
+ * them itself (`tool-concurrency` runs safe ones in parallel); otherwise they run one at a time.
+ * Results come back in call order, one tool_result per tool_use, whatever happened.
  */
-import type { PermissionQuery, RunContext } from '../hook-payloads.js';
+import type { PermissionQuery, RunContext, ToolCallOutcome } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import { ToolError, type Tool, type ToolOutput } from '../tool.js';
 import type { ContentBlock, PermissionDecision, PermissionDenial, ToolResultBlock, ToolUseBlock } from '../types.js';
 import { finalizeResult } from './tool-results.js';
 
-/** Most calls of one batch running at once (Claude Code: default 10). */
-export const MAX_TOOL_CONCURRENCY = 10;
-
 /** Text of the tool_result given for a call that never ran because the run was aborted. */
 export const ABORTED_RESULT_TEXT = 'The tool call was not completed: the run was aborted.';
 
-/**
- * Tools whose failure in a parallel batch cancels the other calls of the same tool in that batch
- * (Claude Code: only Bash; parallel shell commands tend to depend on each other, while a failed
- * Read or WebFetch says nothing about its siblings).
- */
-export const SIBLING_CANCEL_TOOLS: ReadonlySet<string> = new Set(['Bash']);
-
-/**
- * The abort reason a call sees when a sibling of the same batch failed. The run itself goes on:
- * the batch's own AbortController is a child of the run's signal, never the other way round.
- */
-export class SiblingAbortError extends Error {
-  constructor(
-    /** The tool of the call that failed (`Bash`). */
-    readonly toolName: string,
-    /** What the failed call was (its `description`, else its command, cut to 100 characters). */
-    readonly failedCall: string,
-  ) {
-    super(`a parallel ${toolName} call failed (${failedCall})`);
-    this.name = 'SiblingAbortError';
-  }
-}
-
-/** The tool_result text for a call stopped by `signal`: sibling failure or run abort. */
+/** The tool_result text for a call stopped by an abort: a `ToolError` reason's message, else ABORTED_RESULT_TEXT. */
 export function abortedText(reason: unknown): string {
-  if (reason instanceof SiblingAbortError) {
-    return `Cancelled: ${reason.message}, so this call was stopped. Fix that call first, then run this one again if it is still needed.`;
-  }
-  return ABORTED_RESULT_TEXT;
-}
-
-export interface ToolCallOutcome {
-  block: ToolResultBlock;
-  /** True when the tool itself ran and failed (not a validation error, denial or cancellation). */
-  toolFailed?: boolean;
-  denial?: PermissionDenial;
-  preventContinuation?: string;
-  /** Set when a permission answer denied the call with `interrupt`: why (the run stops). */
-  interrupt?: string;
-  additionalContext: string[];
+  return reason instanceof ToolError ? reason.message : ABORTED_RESULT_TEXT;
 }
 
 export interface ToolBatchOutcome {
@@ -68,42 +28,12 @@ export interface ToolBatchOutcome {
   additionalContext: string[];
 }
 
-type Batch = { concurrent: boolean; calls: ToolUseBlock[] };
-
-/** Greedy partition: runs of concurrency-safe calls form one parallel batch. */
-export function partitionToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[]): Batch[] {
-  const batches: Batch[] = [];
-  for (const call of calls) {
-    const tool = kernel.tools.get(call.name);
-    let safe = false;
-    if (tool) {
-      const parsed = tool.inputSchema.safeParse(call.input);
-      try {
-        safe = parsed.success && tool.isConcurrencySafe(parsed.data);
-      } catch {
-        safe = false; // a predicate that throws is treated as unsafe
-      }
-    }
-    const last = batches[batches.length - 1];
-    if (safe && last?.concurrent) last.calls.push(call);
-    else batches.push({ concurrent: safe, calls: [call] });
-  }
-  return batches;
-}
-
-/** Runs all calls of one assistant message; the results are in call order. */
+/** Runs all calls of one assistant message through `toolBatch` (else one at a time); results in call order. */
 export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[], ctx: RunContext): Promise<ToolBatchOutcome> {
-  const outcomes: ToolCallOutcome[] = [];
-  for (const batch of partitionToolCalls(kernel, calls)) {
-    if (ctx.signal.aborted) {
-      outcomes.push(...batch.calls.map((c) => abortedOutcome(c)));
-      continue;
-    }
-    if (!batch.concurrent) {
-      for (const call of batch.calls) outcomes.push(ctx.signal.aborted ? abortedOutcome(call) : await runToolCall(kernel, call, ctx));
-      continue;
-    }
-    outcomes.push(...(await runParallelBatch(kernel, batch.calls, ctx)));
+  let outcomes = await kernel.hooks.toolBatch.promise({ calls }, ctx);
+  if (!outcomes) {
+    outcomes = [];
+    for (const call of calls) outcomes.push(ctx.signal.aborted ? abortedOutcome(call) : await runToolCall(kernel, call, ctx));
   }
   return {
     results: outcomes.map((o) => o.block),
@@ -114,50 +44,7 @@ export async function runToolCalls(kernel: Kernel, calls: readonly ToolUseBlock[
   };
 }
 
-/**
- * One concurrency-safe batch, at most MAX_TOOL_CONCURRENCY at once. Calls of SIBLING_CANCEL_TOOLS get
- * the batch's own signal (aborted with the run, or by a failing sibling); the others get the run's.
- */
-async function runParallelBatch(kernel: Kernel, calls: readonly ToolUseBlock[], ctx: RunContext): Promise<ToolCallOutcome[]> {
-  const siblings = new AbortController();
-  const onRunAbort = () => siblings.abort(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onRunAbort, { once: true });
-  const siblingCtx: RunContext = { ...ctx, signal: siblings.signal };
-  try {
-    return await runConcurrently(calls, MAX_TOOL_CONCURRENCY, async (call) => {
-      const cascades = SIBLING_CANCEL_TOOLS.has(call.name);
-      const outcome = await runToolCall(kernel, call, cascades ? siblingCtx : ctx);
-      if (cascades && outcome.toolFailed && !siblings.signal.aborted) {
-        siblings.abort(new SiblingAbortError(call.name, describeCall(call)));
-      }
-      return outcome;
-    });
-  } finally {
-    ctx.signal.removeEventListener('abort', onRunAbort);
-  }
-}
-
-/** A short label for a call in messages: its `description`, else its `command`, else its name. */
-function describeCall(call: ToolUseBlock): string {
-  const input = (call.input ?? {}) as Record<string, unknown>;
-  const label = typeof input.description === 'string' && input.description ? input.description
-    : typeof input.command === 'string' ? input.command : call.name;
-  return label.length > 100 ? `${label.slice(0, 99)}…` : label;
-}
-
-async function runConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
+/** The outcome of a call that never started because the run was aborted (no tool events). */
 export function abortedOutcome(call: ToolUseBlock): ToolCallOutcome {
   return { block: errorResult(call.id, ABORTED_RESULT_TEXT), additionalContext: [] };
 }

@@ -1,8 +1,4 @@
-/**
- * Sends one model request with rein's retry policy. The policy itself lives in the `apiError` hook
- * (the `retry` plugin); this driver only carries it out: waits, switches to a non-streaming retry,
- * switches model, or gives up.
- */
+/** Sends one model request, carrying out what the `apiError` hook decides: wait, retry unstreamed, switch model, give up. */
 import type { ApiErrorDecision, RunContext } from '../hook-payloads.js';
 import type { KernelHooks } from '../hooks.js';
 import type { ApiMessage, QuerySource, StreamEvent } from '../types.js';
@@ -20,10 +16,10 @@ export interface CallOptions {
   /** Stream idle timeout, ms. */
   idleTimeoutMs?: number;
   onEvent?: (event: StreamEvent) => void;
-  /** Called when the request switches model (fallback), before the retry; may rewrite params. */
+  /** Called on a fallback before the retry; may rewrite params. */
   onFallback?: (from: string, to: string, params: ModelRequest) => ModelRequest;
   emit: (event: import('../types.js').AgentEvent) => void;
-  /** Waits `ms` or rejects when the signal aborts. Injectable for tests. */
+  /** Waits `ms` or rejects on abort (injectable for tests). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -47,7 +43,7 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** What `fit` changed, already reported, per kernel (by its hook table): one notice each. */
+/** Changes already reported, per kernel: one notice each. */
 const reported = new WeakMap<KernelHooks, Set<string>>();
 
 /** `params` as its model accepts it (`opts.fit`), with a notice the first time a change is made. */
@@ -65,11 +61,7 @@ function fitted(params: ModelRequest, opts: CallOptions): ModelRequest {
   return fit.params;
 }
 
-/**
- * Sends `params`, retrying as the `apiError` hook decides. Throws the last ModelRequestError when
- * the hook says `surface` (or nothing). Every attempt is fitted to its model first (output limit,
- * thinking and effort support: `opts.fit`).
- */
+/** Sends `params` (fitted to its model), retrying as `apiError` decides. Throws the last ModelRequestError. */
 export async function callModel(params: ModelRequest, opts: CallOptions): Promise<CallResult> {
   const sleep = opts.sleep ?? abortableSleep;
   let attempt = 0;
@@ -103,7 +95,6 @@ export async function callModel(params: ModelRequest, opts: CallOptions): Promis
         decision = undefined;
       }
       if (!decision || decision.action === 'surface') {
-        // After retries, say how many tries the cause survived.
         throw attempt > 1 ? new ModelRequestError({ ...err.info, message: `${err.info.message} (gave up after ${attempt} tries)` }, { cause: err }) : err;
       }
       if (decision.action === 'fallback') {

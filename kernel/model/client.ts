@@ -1,14 +1,10 @@
-/**
- * The model client contract: one request in, one complete assistant message out, with the stream's
- * events passed to a callback on the way. Retries are not the client's job; the kernel drives them
- * through the `apiError` hook so there is one retry policy (the `retry` plugin).
- */
+/** The model client contract: one request in, one complete message out, stream events on the way. No retries. */
 import type { ApiError } from '../hook-payloads.js';
 import type { ApiMessage, MessageRequest, QuerySource, StreamEvent } from '../types.js';
 
 /** Request params plus the beta-only fields rein may send. */
 export type ModelRequest = MessageRequest & {
-  /** Beta flags; when non-empty the request goes through the beta endpoint with `anthropic-beta`. */
+  /** Beta flags (`anthropic-beta`). */
   betas?: string[];
   /** Server-side context edits (beta `context-management-2025-06-27`). */
   context_management?: unknown;
@@ -20,7 +16,7 @@ export interface SendOptions {
   stream: boolean;
   source: QuerySource;
   onEvent?: (event: StreamEvent) => void;
-  /** Abort a stream that has been silent this long, ms (Claude Code: 90,000). 0 disables. */
+  /** Abort a stream silent this long, ms; 0 disables. */
   idleTimeoutMs?: number;
 }
 
@@ -31,23 +27,17 @@ export interface SendResult {
 }
 
 export interface ModelClient {
-  /**
-   * The provider's name (`model.provider`): `anthropic` for the API, `simulator` for rein's
-   * simulator (the transcript marks its responses `simulated`), or a provider plugin's own name.
-   */
+  /** The provider's name (`simulator` marks responses `simulated`). */
   readonly kind: 'anthropic' | 'simulator' | (string & {});
   /** Base URL the client talks to. */
   readonly baseURL: string;
   /** Sends one request. Throws `ModelRequestError` for every failure. */
   send(params: ModelRequest, options: SendOptions): Promise<SendResult>;
-  /** Exact input token count through `/v1/messages/count_tokens`. */
+  /** Exact input tokens (`/v1/messages/count_tokens`). */
   countTokens(params: ModelRequest): Promise<number>;
   /** Releases resources (the embedded simulator's server). */
   close(): Promise<void>;
-  /**
-   * State to keep in the transcript with each response, so a resumed session's client carries on
-   * from it (the embedded simulator: how far its scenario got). Optional.
-   */
+  /** State kept with each response so a resumed client carries on (the simulator's scenario position). */
   checkpoint?(): Record<string, unknown> | undefined;
 }
 
@@ -57,18 +47,4 @@ export class ModelRequestError extends Error {
     super(info.message, options);
     this.name = 'ModelRequestError';
   }
-}
-
-/** Parses a `retry-after` header (seconds, or an HTTP date) into ms. */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
-}
-
-/** True for the API's 400 "prompt is too long" (Claude Code: `prompt_too_long`). */
-export function isPromptTooLong(status: number | undefined, message: string): boolean {
-  return (status === 400 || status === 413) && /prompt is too long|too many tokens|context.{0,20}(window|length)/i.test(message);
 }

@@ -5,9 +5,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { createRequire } from 'node:module';
 import {
-  isPromptTooLong, ModelRequestError, parseRetryAfter, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
+  ModelRequestError, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
   type SendResult, type StreamEvent,
 } from '../../kernel/index.js';
+import { isPromptTooLong, parseRetryAfter } from './errors.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {

@@ -6,7 +6,7 @@
  * none.
  *
  * Taps the kernel's `subprocessEnv` hook, which every child-process spawner goes through
- * (`kernel.subprocessEnv(child, extra)`), so a sandbox or any other plugin that starts processes
+ * (`subprocessEnv(kernel, child, extra)`, lib/), so a sandbox or any other plugin that starts processes
  * gets the same scrubbed environment by calling it. What a preset or an MCP server's own `env`
  * sets on purpose is added after the scrub and stays.
  */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testKernel } from '../../testing/permissions.js';
 import scrubPlugin, { CLAUDE_CODE_SCRUBBED, scrubber, subprocessEnvScrubOptions } from './index.js';
+import { subprocessEnv } from '../../lib/index.js';
 
 const opts = (o: Record<string, unknown> = {}) => subprocessEnvScrubOptions.parse(o);
 
@@ -22,14 +23,14 @@ describe('scrubber', () => {
 });
 
 describe('subprocess-env-scrub plugin', () => {
-  it('scrubs what kernel.subprocessEnv gives, keeps what the caller adds, and can be limited to some kinds', async () => {
+  it('scrubs what subprocessEnv gives, keeps what the caller adds, and can be limited to some kinds', async () => {
     process.env.REIN_TEST_API_KEY = 'secret';
     try {
       const k = await testKernel({ cwd: mkdtempSync(join(tmpdir(), 'rein-scrub-')), preset: { env: { PRESET_TOKEN: 'given' } }, plugins: [{ plugin: scrubPlugin, options: { kinds: ['bash'] } }] });
-      const bash = k.subprocessEnv({ kind: 'bash' }, { CALLER_TOKEN: 'mine' });
+      const bash = subprocessEnv(k, { kind: 'bash' }, { CALLER_TOKEN: 'mine' });
       expect(bash.REIN_TEST_API_KEY).toBeUndefined();
       expect(bash).toMatchObject({ PRESET_TOKEN: 'given', CALLER_TOKEN: 'mine' });
-      expect(k.subprocessEnv({ kind: 'hook' }).REIN_TEST_API_KEY).toBe('secret');
+      expect(subprocessEnv(k, { kind: 'hook' }).REIN_TEST_API_KEY).toBe('secret');
     } finally {
       delete process.env.REIN_TEST_API_KEY;
     }

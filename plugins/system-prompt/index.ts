@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin } from '../../kernel/index.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import { buildUserContext } from './user-context.js';
+import { subprocessEnv } from '../../lib/index.js';
 
 export const PLUGIN_NAME = 'system-prompt';
 
@@ -114,7 +115,7 @@ export default definePlugin({
   },
   apply(kernel, options) {
     const fileOf = (f: string) => resolve(kernel.presetDir, f);
-    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext, ...(options.gitState !== undefined ? { gitState: options.gitState } : {}), env: options.userContext.git && options.gitState === undefined ? kernel.subprocessEnv({ kind: 'git', name: 'system-prompt' }) : undefined });
+    const userContext = () => buildUserContext({ date: options.date, cwd: kernel.cwd, include: options.userContext, ...(options.gitState !== undefined ? { gitState: options.gitState } : {}), env: options.userContext.git && options.gitState === undefined ? subprocessEnv(kernel, { kind: 'git', name: 'system-prompt' }) : undefined });
     // Prefetch: in a new session the git commands start now, while the other
     // plugins load and the session opens, instead of at session start, when the first request
     // would soon wait for them. A resumed session reads its record back and does not need them.

@@ -1,6 +1,6 @@
 /** Queue URLs, and a Redis server that cannot be reached failing fast with one clear error. */
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../kernel/errors.js';
+import { InputError } from '../../lib/errors.js';
 import { openRedis, parseQueueUrl, queueName } from '../connection.js';
 import { freePort } from './harness.js';
 

@@ -12,6 +12,7 @@ import { checkHttpHook, runHttpHook } from './http.js';
 import { interpret } from './outcome.js';
 import { runPromptHook } from './prompt.js';
 import { runHookProcess } from './run.js';
+import { subprocessEnv } from '../../../lib/index.js';
 
 /** Events whose hooks may not be `http` (Claude Code: a headless start must not wait on the network). */
 const NO_HTTP_EVENTS: ReadonlySet<ShellHookEvent> = new Set(['SessionStart']);
@@ -47,7 +48,7 @@ function shellRunner(kernel: Kernel): HookRunner<AnyHook> {
       if (hook.type === 'prompt') return runPromptHook(kernel, hook, event, json, ctx, timeoutMs / 1000);
       // rein's environment as the kernel gives it to child processes (credentials removed when the
       // preset asks), the preset's `env`, then the hook's own variables.
-      const env = kernel.subprocessEnv({ kind: 'hook', name: event }, { CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd });
+      const env = subprocessEnv(kernel, { kind: 'hook', name: event }, { CLAUDE_PROJECT_DIR: ctx.cwd, REIN_PROJECT_DIR: ctx.cwd });
       // Through the spawn hook, so a sandbox that covers hooks wraps this one (a refusal fails the hook).
       let launch;
       try {

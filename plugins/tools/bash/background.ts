@@ -17,6 +17,7 @@ import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync
 import { join } from 'node:path';
 import type { Kernel, RunContext } from '../../../kernel/index.js';
 import { bashLaunch, killGroup, NON_INTERACTIVE_ENV, runCleanup, type Launch } from './run.js';
+import { subprocessEnv } from '../../../lib/index.js';
 
 /** Transcript plugin name for shell records. */
 export const SHELLS_ENTRY = 'tools/bash/shells';
@@ -203,7 +204,7 @@ export class Shells {
     const files = { stdoutFile: join(dir, `${id}.stdout`), stderrFile: join(dir, `${id}.stderr`), exitFile: join(dir, `${id}.exit`) };
     // rein's environment as the kernel gives it to child processes (credentials removed when the
     // preset asks), the preset's `env`, then the non-interactive defaults, the plugin's `env` and the tag.
-    const env = this.kernel.subprocessEnv({ kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...o.env, [TAG_VAR]: this.tagOf({ id }) });
+    const env = subprocessEnv(this.kernel, { kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...o.env, [TAG_VAR]: this.tagOf({ id }) });
     const launch: Launch = bashLaunch(command, o.cwd, env, true);
     const req = await this.kernel.hooks.spawn.promise({ purpose: 'bash', ...launch, cleanup: [] }, o.ctx);
     const out = openSync(files.stdoutFile, 'a');

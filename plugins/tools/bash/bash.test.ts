@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bashPlugin, { BASH_MAX_OUTPUT_CHARS, bashCwd } from './index.js';
 import readPlugin from '../read/index.js';
+import toolConcurrency, { partitionToolCalls } from '../../tool-concurrency/index.js';
 import type { AgentEvent } from '../../../kernel/index.js';
 import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 
@@ -14,7 +15,7 @@ beforeAll(() => {
 });
 afterAll(cleanupTempDirs);
 
-const kernel = (opts: { resume?: string } = {}) => toolKernel({ plugins: [{ plugin: bashPlugin }, { plugin: readPlugin }], cwd: dir, ...opts });
+const kernel = (opts: { resume?: string } = {}) => toolKernel({ plugins: [{ plugin: bashPlugin }, { plugin: readPlugin }, { plugin: toolConcurrency }], cwd: dir, ...opts });
 
 /** True while a process with this pid exists and is not a zombie waiting to be reaped. */
 function alive(pid: number): boolean {
@@ -144,7 +145,6 @@ describe('Bash', () => {
   });
 
   it('runs read-only commands in one parallel batch and writes alone', async () => {
-    const { partitionToolCalls } = await import('../../../kernel/index.js');
     const k = await kernel();
     const batches = partitionToolCalls(k, [
       use('Bash', { command: 'git status' }), use('Bash', { command: 'ls -la' }), use('Bash', { command: 'git push' }), use('Bash', { command: 'cat x' }),

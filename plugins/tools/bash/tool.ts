@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, openSync, readSync, closeSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { formatPersistedOutput } from '../../../lib/index.js';
+import { formatPersistedOutput, subprocessEnv } from '../../../lib/index.js';
 import { type Kernel, abortedText, createKernelState, defineTool, type SpawnRequest, type Tool, type ToolOutput } from '../../../kernel/index.js';
 import { getFileState } from '../shared/file-state.js';
 import { displayPath } from '../shared/paths.js';
@@ -241,7 +241,7 @@ function bashToolWith(options: BashToolOptions): Tool<BashInput> {
       const timeoutMs = Math.min(input.timeout ?? defaultTimeout, MAX_BASH_TIMEOUT_MS);
       // rein's environment as the kernel gives it to child processes (credentials removed when the
       // preset asks), the preset's `env`, then the non-interactive defaults and the plugin's `env`.
-      const env = kernel.subprocessEnv({ kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...options.env });
+      const env = subprocessEnv(kernel, { kind: 'bash', name: 'Bash' }, { ...NON_INTERACTIVE_ENV, ...options.env });
       let req: SpawnRequest;
       try {
         req = await kernel.hooks.spawn.promise({ purpose: 'bash', ...bashLaunch(input.command, cwd, env), cleanup: [] }, runCtx);

@@ -12,6 +12,7 @@ import { DEFAULT_HEAD_LIMIT, formatGrep } from './format.js';
 import { searchWithJs } from './js-search.js';
 import { checkPattern, splitGlobs, type GrepQuery } from './query.js';
 import { findRipgrep, searchWithRipgrep } from './ripgrep.js';
+import { subprocessEnv } from '../../../lib/index.js';
 
 export const grepInput = z.strictObject({
   pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep syntax)'),
@@ -94,7 +95,7 @@ function grepToolWith(backend: GrepBackendChoice): Tool<GrepInput> {
         canRead: (abs) => ctx.checkPath(abs, 'read') === undefined,
         show: (abs) => displayPath(ctx.cwd, underWritten(target, abs)),
         hidden: 0,
-        env: ctx.kernel.subprocessEnv({ kind: 'ripgrep', name: 'Grep' }),
+        env: subprocessEnv(ctx.kernel, { kind: 'ripgrep', name: 'Grep' }),
       };
       checkPattern(q);
       let raw;

@@ -11,6 +11,7 @@ import { connectServer, connectTransport, type Connected } from './connect.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from './config.js';
 import { createMcpTool, mcpToolName } from './tools.js';
+import { subprocessEnv } from '../../../lib/index.js';
 
 export { mcpOptions, type McpOptions, type ServerConfig } from './config.js';
 export { mcpToolName, normalizeName } from './tools.js';
@@ -72,7 +73,7 @@ export default definePlugin({
     const list: McpServerStatus[] = [];
     statuses.set(kernel, list);
     const entries = Object.entries(options.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0', env: 'command' in cfg ? kernel.subprocessEnv({ kind: 'mcp', name }, cfg.env) : {} })));
+    const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0', env: 'command' in cfg ? subprocessEnv(kernel, { kind: 'mcp', name }, cfg.env) : {} })));
     settled.forEach((s, i) => {
       const name = entries[i]![0];
       if (s.status === 'rejected') list.push({ name, status: 'failed', error: (s.reason as Error).message, tools: [] });

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mcpPlugin, { mcpServers } from './index.js';
 import readPlugin from '../read/index.js';
+import toolConcurrency from '../../tool-concurrency/index.js';
 import type { Kernel, AgentEvent } from '../../../kernel/index.js';
 import { callTool, cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 // @ts-expect-error: a plain .mjs fixture without types
@@ -21,6 +22,7 @@ beforeAll(async () => {
     allowAll: false,
     plugins: [
       { plugin: readPlugin },
+      { plugin: toolConcurrency },
       {
         plugin: mcpPlugin,
         options: {

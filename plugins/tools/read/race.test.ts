@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import permissions from '../../permissions/index.js';
 import defaultMode from '../../permissions/default/index.js';
 import readPlugin from './index.js';
+import toolConcurrency from '../../tool-concurrency/index.js';
 import { cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../../testing/tools.js';
 
 afterAll(cleanupTempDirs);
@@ -30,7 +31,7 @@ describe('Read under a racing symlink swap', () => {
     const swapper = spawn('bash', ['-c', 'while :; do ln -sfn ../outside/secret.txt r.tmp && mv -T r.tmp r.txt; ln -sfn real.txt r.tmp && mv -T r.tmp r.txt; done'], { cwd: proj, stdio: 'ignore', detached: true });
     const exited = new Promise((r) => swapper.once('exit', r));
     try {
-      const kernel = await toolKernel({ cwd: proj, allowAll: false, plugins: [{ plugin: readPlugin }, { plugin: permissions }, { plugin: defaultMode }] });
+      const kernel = await toolKernel({ cwd: proj, allowAll: false, plugins: [{ plugin: readPlugin }, { plugin: permissions }, { plugin: defaultMode }, { plugin: toolConcurrency }] });
       let inside = 0;
       for (let round = 0; round < 4; round++) {
         const out80 = await runCalls(kernel, Array.from({ length: 80 }, () => use('Read', { file_path: 'r.txt' })));

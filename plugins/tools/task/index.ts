@@ -22,6 +22,7 @@ import { agentDirs, discoverAgentFiles } from './files.js';
 import { createTaskTool, describeAgents, presetDescription } from './tool.js';
 import { recordRequests } from './fork.js';
 import { backgroundOf } from './background.js';
+import { gateRequests } from './budget.js';
 
 /** Turn limit of a fork child (Claude Code's fork agent: 200). */
 export const FORK_MAX_TURNS = 200;
@@ -94,6 +95,8 @@ export default definePlugin({
     });
 
     if (options.fork.enabled) recordRequests(kernel);
+    // The parent's own requests pass the gate its children share.
+    gateRequests(kernel);
 
     const bg = backgroundOf(kernel);
     kernel.hooks.context.tap({ name: `${PLUGIN_NAME}/background`, stage: CONTEXT_STAGE.NOTIFICATIONS }, (state) => {

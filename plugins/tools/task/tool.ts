@@ -5,7 +5,7 @@
  * the parent's permission hooks (the same answer the parent would give, asks included) and passes
  * through the parent's PreToolUse / PostToolUse hooks, with the child named in `ctx.agent`; its
  * commands start through the parent's `spawn` hook (the parent's sandbox); `subagentStart` /
- * `subagentStop` fire on the parent. The child spends from the parent's run (`Kernel.shareBudget`):
+ * `subagentStop` fire on the parent. The child spends from the parent's run (`shareBudgetWith`, budget.ts):
  * each of its requests is added to the parent run's side usage (`subagent`) and cost as it is paid,
  * and no request of the parent or of any child starts once their total reached the parent's
  * `limits.maxBudgetUsd`.
@@ -20,6 +20,7 @@ import {
 import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './agents.js';
 import { FORK_GUARD_MESSAGE, forkStart, isForkChild, lastRequestOf, makeFork } from './fork.js';
 import { backgroundOf } from './background.js';
+import { shareBudgetWith } from './budget.js';
 
 /** Stage of the child's forwarding taps: before anything the child itself might load. */
 const FORWARD_STAGE = -10_000;
@@ -171,7 +172,7 @@ async function spawnNamed(parent: Kernel, input: TaskInput, type: string, def: A
   const child = agent.kernel;
   for (const t of sharedTools) if (!child.tools.has(t.name)) child.tools.register(t, t.plugin);
   forwardHooks(child, parent, type, def.permissionMode);
-  child.shareBudget(parent);
+  shareBudgetWith(child, parent);
   return { agent, type, prompt: input.prompt, maxTurns, info: { parentSessionId: parent.sessionId, toolUseId, preset: type, prompt: input.prompt, childSessionId: child.sessionId } };
 }
 
@@ -220,7 +221,7 @@ async function spawnFork(parent: Kernel, input: TaskInput, toolUseId: string, ct
   child.messages = [...history.slice(0, at + 1), start.placeholders];
   makeFork(child, request, toolUseId);
   forwardHooks(child, parent, 'fork');
-  child.shareBudget(parent);
+  shareBudgetWith(child, parent);
   return { agent, type: 'fork', prompt: start.prompt, maxTurns, info: { parentSessionId: parent.sessionId, toolUseId, preset: 'fork', prompt: input.prompt, childSessionId: child.sessionId } };
 }
 

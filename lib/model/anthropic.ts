@@ -3,11 +3,14 @@
  * kernel's `apiError` hook (the `retry` plugin) is the only retry policy, and its own transport.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import { createRequire } from 'node:module';
 import {
   isPromptTooLong, ModelRequestError, parseRetryAfter, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
   type SendResult, type StreamEvent,
 } from '../../kernel/index.js';
+import { requestBodyJson } from './request-body.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {
@@ -42,11 +45,12 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   const authToken = apiKey ? undefined : (options.authToken ?? env.ANTHROPIC_AUTH_TOKEN);
   // Exactly one credential, so the SDK reads none of its own from process.env.
   const credential: Pick<SdkOptions, 'apiKey' | 'authToken'> = apiKey || !authToken ? { apiKey: apiKey || 'no-key' } : { authToken };
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const sdk = new Anthropic({
     ...credential,
     baseURL: options.baseURL ?? env.ANTHROPIC_BASE_URL ?? undefined,
     maxRetries: 0,
-    timeout: options.timeoutMs ?? 600_000,
+    timeout: timeoutMs,
     ...proxyTransport(env),
   });
   const host = hostOf(sdk.baseURL);
@@ -56,7 +60,7 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   return {
     kind: options.kind ?? 'anthropic',
     baseURL: sdk.baseURL,
-    send: (params, opts) => send(sdk, params, opts, toError),
+    send: (params, opts) => send(sdk, timeoutMs, params, opts, toError),
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
@@ -149,16 +153,50 @@ function acceptMessage(body: unknown, requestId: string | undefined): SendResult
 
 type ToError = (err: unknown, aborted: boolean) => ModelRequestError;
 
-async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
+type CreateParams = Anthropic.MessageCreateParams;
+type RequestOptions = NonNullable<Parameters<Anthropic['post']>[1]> & Anthropic.RequestOptions;
+
+/**
+ * `POST /v1/messages` as the SDK's `messages.create` sends it, through the SDK's own request
+ * machinery (`sdk.post`: auth, headers, timeout, proxy transport, errors, `request-id`, the
+ * `Stream` of server-sent events for `stream: true`), but with the body's JSON written by
+ * `requestBodyJson` (each message's JSON made once) instead of `JSON.stringify` of the whole body
+ * on every request. The SDK sends a string body as it is when a `content-type` header is given
+ * (its client's `buildBody`). Of what `messages.create` does besides posting (SDK 1.14):
+ * - `user_profile_id` and `workspace_id` go in headers, not the body: done here the same way;
+ * - the `x-stainless-helper` header, from a scan of every message and block for the SDK's helper
+ *   symbols: left out, since no message rein sends is made by an SDK helper (the scan grows
+ *   with the session: ~5 ms a request at 4,000 messages);
+ * - the timeout: the client's (`timeoutMs`, always set here), as `create` takes it;
+ * - the console warnings for deprecated models and the OpenTelemetry call span: left out (rein
+ *   registers no tracer provider, and the SDK starts no span without one).
+ *
+ * @param timeoutMs The request's timeout, ms (the client's `timeout`).
+ */
+function postMessages(sdk: Anthropic, timeoutMs: number, params: CreateParams, options: RequestOptions) {
+  const { user_profile_id: profile, workspace_id: workspace, ...body } = params as CreateParams & { user_profile_id?: string | null; workspace_id?: string | null };
+  return sdk.post<Anthropic.Message | Stream<Anthropic.RawMessageStreamEvent>>('/v1/messages', {
+    body: requestBodyJson(body),
+    timeout: timeoutMs,
+    ...options,
+    headers: {
+      'content-type': 'application/json',
+      ...(profile != null ? { 'anthropic-user-profile-id': profile } : undefined),
+      ...(workspace != null ? { 'anthropic-workspace-id': workspace } : undefined),
+      ...(options.headers as Record<string, string> | undefined),
+    },
+    stream: params.stream ?? false,
+  });
+}
+
+async function send(sdk: Anthropic, timeoutMs: number, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
   const headers = requestHeaders(params, opts);
   const body = bodyOf(params) as unknown as Anthropic.MessageCreateParamsNonStreaming;
   if (!opts.stream) {
     let data: unknown;
     let requestId: string | undefined;
     try {
-      const r = await sdk.messages
-        .create({ ...body, stream: false }, { signal: opts.signal, headers })
-        .withResponse();
+      const r = await postMessages(sdk, timeoutMs, { ...body, stream: false }, { signal: opts.signal, headers }).withResponse();
       data = r.data;
       requestId = r.request_id ?? undefined;
     } catch (err) {
@@ -170,11 +208,23 @@ async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toE
     }
     return acceptMessage(data, requestId);
   }
-  return sendStreaming(sdk, body, headers, opts, toError);
+  return sendStreaming(sdk, timeoutMs, body, headers, opts, toError);
+}
+
+/**
+ * The SDK's `MessageStream` (what `messages.stream` returns: the events, the accumulated final
+ * message, `request_id`, aborts), with its request made by `postMessages` instead of
+ * `messages.create`: `MessageStream.createMessage` takes the object whose `create` it calls.
+ * It is given no client, so it starts no OpenTelemetry span (see `postMessages`).
+ */
+function messageStream(sdk: Anthropic, timeoutMs: number, body: Anthropic.MessageCreateParamsNonStreaming, options: RequestOptions): MessageStream {
+  const poster = { create: (params: CreateParams, o: RequestOptions) => postMessages(sdk, timeoutMs, params, o) };
+  return MessageStream.createMessage(poster as unknown as Anthropic.Messages, body, options, { logger: sdk.logger ?? console });
 }
 
 async function sendStreaming(
   sdk: Anthropic,
+  timeoutMs: number,
   body: Anthropic.MessageCreateParamsNonStreaming,
   headers: Record<string, string>,
   opts: SendOptions,
@@ -195,7 +245,7 @@ async function sendStreaming(
   let sawStop = false;
   try {
     arm();
-    const stream = sdk.messages.stream(body, { signal: controller.signal, headers });
+    const stream = messageStream(sdk, timeoutMs, body, { signal: controller.signal, headers });
     for await (const event of stream) {
       arm();
       if (event.type === 'message_stop') sawStop = true;

@@ -10,7 +10,7 @@ import {
   isPromptTooLong, ModelRequestError, parseRetryAfter, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
   type SendResult, type StreamEvent,
 } from '../../kernel/index.js';
-import { requestBodyJson } from './request-body.js';
+import { RequestBodyWriter } from './request-body.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {
@@ -57,10 +57,18 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   const { httpProxy, httpsProxy } = proxyEnv(env);
   const proxies = [httpProxy, httpsProxy].filter((v): v is string => Boolean(v)).map(hostOf);
   const toError = (err: unknown, aborted: boolean) => toModelError(err, aborted, host, proxies);
+  // One body writer per request source: the main loop's requests follow each other, and a side
+  // request with its own history in between does not drop what the main loop's writer keeps.
+  const writers = new Map<string, RequestBodyWriter>();
+  const poster = (source: string): Poster => {
+    let writer = writers.get(source);
+    if (!writer) writers.set(source, (writer = new RequestBodyWriter()));
+    return { sdk, timeoutMs, writer };
+  };
   return {
     kind: options.kind ?? 'anthropic',
     baseURL: sdk.baseURL,
-    send: (params, opts) => send(sdk, timeoutMs, params, opts, toError),
+    send: (params, opts) => send(poster(opts.source), params, opts, toError),
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
@@ -156,27 +164,35 @@ type ToError = (err: unknown, aborted: boolean) => ModelRequestError;
 type CreateParams = Anthropic.MessageCreateParams;
 type RequestOptions = NonNullable<Parameters<Anthropic['post']>[1]> & Anthropic.RequestOptions;
 
+/** What posts a request: the SDK client, its timeout (ms) and the body writer of the request's source. */
+interface Poster {
+  sdk: Anthropic;
+  timeoutMs: number;
+  writer: RequestBodyWriter;
+}
+
 /**
  * `POST /v1/messages` as the SDK's `messages.create` sends it, through the SDK's own request
  * machinery (`sdk.post`: auth, headers, timeout, proxy transport, errors, `request-id`, the
- * `Stream` of server-sent events for `stream: true`), but with the body's JSON written by
- * `requestBodyJson` (each message's JSON made once) instead of `JSON.stringify` of the whole body
- * on every request. The SDK sends a string body as it is when a `content-type` header is given
- * (its client's `buildBody`). Of what `messages.create` does besides posting (SDK 1.14):
+ * `Stream` of server-sent events for `stream: true`), but with the body's bytes made by a
+ * `RequestBodyWriter` (the bytes of messages already sent are kept) instead of `JSON.stringify`
+ * of the whole body on every request. The SDK sends a byte body as it is (its client's
+ * `buildBody`), with the `content-type` given here, the one it sets for JSON.
+ * Of what `messages.create` does besides posting (SDK 1.14):
  * - `user_profile_id` and `workspace_id` go in headers, not the body: done here the same way;
  * - the `x-stainless-helper` header, from a scan of every message and block for the SDK's helper
  *   symbols: left out, since no message rein sends is made by an SDK helper (the scan grows
  *   with the session: ~5 ms a request at 4,000 messages);
  * - the timeout: the client's (`timeoutMs`, always set here), as `create` takes it;
- * - the console warnings for deprecated models and the OpenTelemetry call span: left out (rein
- *   registers no tracer provider, and the SDK starts no span without one).
- *
- * @param timeoutMs The request's timeout, ms (the client's `timeout`).
+ * - the console warning on every request naming a deprecated model: left out;
+ * - the SDK's OpenTelemetry call span: left out. rein registers no tracer provider, and without
+ *   one the SDK starts no span and adds no trace header either; an application that embeds rein
+ *   and registers one gets no SDK span for these requests.
  */
-function postMessages(sdk: Anthropic, timeoutMs: number, params: CreateParams, options: RequestOptions) {
+function postMessages({ sdk, timeoutMs, writer }: Poster, params: CreateParams, options: RequestOptions) {
   const { user_profile_id: profile, workspace_id: workspace, ...body } = params as CreateParams & { user_profile_id?: string | null; workspace_id?: string | null };
   return sdk.post<Anthropic.Message | Stream<Anthropic.RawMessageStreamEvent>>('/v1/messages', {
-    body: requestBodyJson(body),
+    body: writer.write(body),
     timeout: timeoutMs,
     ...options,
     headers: {
@@ -189,14 +205,14 @@ function postMessages(sdk: Anthropic, timeoutMs: number, params: CreateParams, o
   });
 }
 
-async function send(sdk: Anthropic, timeoutMs: number, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
+async function send(poster: Poster, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
   const headers = requestHeaders(params, opts);
   const body = bodyOf(params) as unknown as Anthropic.MessageCreateParamsNonStreaming;
   if (!opts.stream) {
     let data: unknown;
     let requestId: string | undefined;
     try {
-      const r = await postMessages(sdk, timeoutMs, { ...body, stream: false }, { signal: opts.signal, headers }).withResponse();
+      const r = await postMessages(poster, { ...body, stream: false }, { signal: opts.signal, headers }).withResponse();
       data = r.data;
       requestId = r.request_id ?? undefined;
     } catch (err) {
@@ -208,7 +224,7 @@ async function send(sdk: Anthropic, timeoutMs: number, params: ModelRequest, opt
     }
     return acceptMessage(data, requestId);
   }
-  return sendStreaming(sdk, timeoutMs, body, headers, opts, toError);
+  return sendStreaming(poster, body, headers, opts, toError);
 }
 
 /**
@@ -217,14 +233,13 @@ async function send(sdk: Anthropic, timeoutMs: number, params: ModelRequest, opt
  * `messages.create`: `MessageStream.createMessage` takes the object whose `create` it calls.
  * It is given no client, so it starts no OpenTelemetry span (see `postMessages`).
  */
-function messageStream(sdk: Anthropic, timeoutMs: number, body: Anthropic.MessageCreateParamsNonStreaming, options: RequestOptions): MessageStream {
-  const poster = { create: (params: CreateParams, o: RequestOptions) => postMessages(sdk, timeoutMs, params, o) };
-  return MessageStream.createMessage(poster as unknown as Anthropic.Messages, body, options, { logger: sdk.logger ?? console });
+function messageStream(poster: Poster, body: Anthropic.MessageCreateParamsNonStreaming, options: RequestOptions): MessageStream {
+  const messages = { create: (params: CreateParams, o: RequestOptions) => postMessages(poster, params, o) };
+  return MessageStream.createMessage(messages as unknown as Anthropic.Messages, body, options, { logger: poster.sdk.logger ?? console });
 }
 
 async function sendStreaming(
-  sdk: Anthropic,
-  timeoutMs: number,
+  poster: Poster,
   body: Anthropic.MessageCreateParamsNonStreaming,
   headers: Record<string, string>,
   opts: SendOptions,
@@ -245,7 +260,7 @@ async function sendStreaming(
   let sawStop = false;
   try {
     arm();
-    const stream = messageStream(sdk, timeoutMs, body, { signal: controller.signal, headers });
+    const stream = messageStream(poster, body, { signal: controller.signal, headers });
     for await (const event of stream) {
       arm();
       if (event.type === 'message_stop') sawStop = true;

@@ -1,42 +1,32 @@
 /**
- * The JSON text of a Messages API request body, byte for byte what `JSON.stringify(body)` writes,
+ * The bytes of a Messages API request body, byte for byte the UTF-8 of `JSON.stringify(body)`,
  * without serialising the whole history on every request.
  *
- * The protocol sends the whole conversation with every request, so `JSON.stringify` of the body
- * costs time in proportion to the session's length, on every turn. Here the JSON of each message
- * is written once and kept (by message object) while the message lives, so a request costs the
- * JSON of the messages not seen before plus joining the kept texts.
+ * The protocol sends the whole conversation with every request, so `JSON.stringify` of the body,
+ * and then encoding that string to UTF-8, cost time in proportion to the session's length on every
+ * turn. A `RequestBodyWriter` keeps the UTF-8 bytes of the `messages` array it wrote last; the next
+ * request's messages are compared with those (by object, one pointer comparison each), the bytes
+ * of the shared leading messages are kept, and only the messages after them are serialised: in a
+ * session, the messages added since the last request and the few copies that carry the moving cache
+ * markers. The body is then the request's other keys (`model`, `system`, `tools`, ..., serialised
+ * each time: they do not grow with the session) around those bytes, in one copy.
  *
- * This relies on how rein treats its history (see `kernel/incremental.ts`): a message is never
- * changed in place once it is in the history, and request-stage taps copy a message or block before
- * they change it (the cache markers of `cache/breakpoints` and `cache/ttl`, the reminders of
- * `system-prompt`, the note of `final-answer` all do). A kept text is still checked before use,
- * by identity only (no hashing, no walk of the blocks): the message's `role` and `content` must be
- * the same values as when its text was written and, for a content array, the same block objects in
- * the same order, so an edit that replaces the content, or adds, removes or replaces a block in
- * place, writes the message again. A change made inside a block object in place is not seen; no
- * code of rein makes one.
+ * This relies on how rein treats its history, as the kernel's running state does
+ * (`kernel/incremental.ts`): a message is never changed in place once it is in the history, and
+ * request-stage taps copy a message or block before they change it (the cache markers of
+ * `cache/breakpoints` and `cache/ttl`, the reminders of `system-prompt`, the note of `final-answer`
+ * all do). So the same message object sends the same bytes. A different object counts as the same
+ * message only when both are plain `{role, content}` objects with the same role and the same
+ * `content` (the same array object, or an equal string): the copy `system-prompt` makes of the first
+ * message each request, with its memoised content, keeps the bytes after it.
  */
 
 type Obj = Record<string, unknown>;
 
-/** A message's JSON text and what it was written from. */
-interface Kept {
-  role: unknown;
-  content: unknown;
-  /** The content array's blocks when the text was written (undefined for string content). */
-  blocks: readonly unknown[] | undefined;
-  json: string;
-}
-
-/** JSON text of each message written so far, by message object. */
-const kept = new WeakMap<object, Kept>();
-
 /**
  * True for an object `JSON.stringify` writes as its own enumerable properties, with nothing of its
  * own to say about its form: a plain object (its prototype `Object.prototype` or null) with no
- * `toJSON`. Anything else (an array, a class instance, a Date, a Proxy's trap results) is left to
- * `JSON.stringify` whole.
+ * `toJSON`. Anything else (an array, a class instance, a Date) is left to `JSON.stringify` whole.
  */
 function isPlainRecord(value: unknown): value is Obj {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -44,73 +34,154 @@ function isPlainRecord(value: unknown): value is Obj {
   return (proto === Object.prototype || proto === null) && typeof (value as Obj).toJSON !== 'function';
 }
 
-/** The same blocks, in the same order, as `before`. */
-function sameBlocks(before: readonly unknown[], now: readonly unknown[]): boolean {
-  if (before.length !== now.length) return false;
-  for (let i = 0; i < now.length; i++) if (before[i] !== now[i]) return false;
-  return true;
+/** A plain object whose own keys are exactly `role` then `content`: its JSON is fixed by those two values. */
+function isRoleContent(m: unknown): m is { role: unknown; content: unknown } {
+  if (!isPlainRecord(m)) return false;
+  const keys = Object.keys(m);
+  return keys.length === 2 && keys[0] === 'role' && keys[1] === 'content';
 }
 
-/** The JSON text of one message (a plain object): the kept one when it is still valid. */
-function messageJson(m: Obj): string {
-  const role = m.role;
-  const content = m.content;
-  const hit = kept.get(m);
-  if (hit !== undefined && hit.role === role && hit.content === content) {
-    if (hit.blocks === undefined ? !Array.isArray(content) : Array.isArray(content) && sameBlocks(hit.blocks, content)) return hit.json;
-  }
-  const json = JSON.stringify(m);
-  kept.set(m, { role, content, blocks: Array.isArray(content) ? content.slice() : undefined, json });
-  return json;
+/** Whether `now` writes the same JSON as `before`, a message whose bytes are kept (see the module comment). */
+function sameMessage(before: unknown, now: unknown): boolean {
+  if (before === now) return true;
+  return isRoleContent(before) && isRoleContent(now) && before.role === now.role && before.content === now.content;
 }
+
+const OPEN_BRACKET = 0x5b;
+const COMMA = 0x2c;
+const CLOSE_BRACKET = 0x5d;
 
 /**
- * The JSON text of a `messages` array, or undefined when one of its items is not a plain object
- * (the caller then serialises the whole body with `JSON.stringify`).
+ * The UTF-8 bytes of a `messages` array, kept from one request to the next (see the module
+ * comment). Holds the last request's message objects.
  */
-function messagesJson(messages: readonly unknown[]): string | undefined {
-  const parts = new Array<string>(messages.length);
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (!isPlainRecord(m)) return undefined;
-    parts[i] = messageJson(m);
-  }
-  return '[' + parts.join(',') + ']';
-}
+class MessagesBytes {
+  /** `[`, then each message's JSON, separated by commas (no closing bracket). */
+  private buf = Buffer.allocUnsafe(0);
+  /** Bytes of `buf` in use. */
+  private used = 0;
+  /** The messages whose JSON is in `buf`, in order. */
+  private items: unknown[] = [];
+  /** `ends[i]`: where message `i`'s JSON ends in `buf` (exclusive), bytes. */
+  private ends: number[] = [];
 
-/**
- * `JSON.stringify(body)`, the same string, for a Messages API request body: each message's JSON
- * is written once per message object and reused by later requests that send the same message
- * (checked as the module comment says), so a long session's request costs O(new messages + bytes
- * joined) instead of O(history) of serialisation. The other keys (`system`, `tools`, `model`, ...)
- * are written with `JSON.stringify` on every call; they do not grow with the session.
- *
- * Falls back to `JSON.stringify(body)` for a body that is not a plain object, or whose `messages`
- * is not an array of plain objects, or when a value has a `toJSON` (which `JSON.stringify` calls
- * with the key it is under). Throws what `JSON.stringify` throws (a `TypeError` for a BigInt or a
- * cycle).
- *
- * @param body The request body, as it would be passed to `JSON.stringify`.
- * @returns The body's JSON text (UTF-16 string; characters, not bytes).
- */
-export function requestBodyJson(body: object): string {
-  if (!isPlainRecord(body)) return JSON.stringify(body);
-  const messages = (body as Obj).messages;
-  if (!Array.isArray(messages) || typeof (messages as unknown as Obj).toJSON === 'function') return JSON.stringify(body);
-  let out = '';
-  for (const key of Object.keys(body)) {
-    const value = (body as Obj)[key];
-    let json: string | undefined;
-    if (key === 'messages') {
-      json = messagesJson(messages);
-      if (json === undefined) return JSON.stringify(body);
-    } else {
-      if (value !== null && typeof value === 'object' && typeof (value as Obj).toJSON === 'function') return JSON.stringify(body);
-      // undefined for an undefined, function or symbol value: JSON.stringify leaves the key out.
-      json = JSON.stringify(value);
-      if (json === undefined) continue;
+  /**
+   * Brings the bytes up to date with `messages`. Returns false, keeping nothing, when one of them
+   * is not a plain object (the caller then writes the whole body with `JSON.stringify`).
+   */
+  update(messages: readonly unknown[]): boolean {
+    const items = this.items;
+    const n = Math.min(items.length, messages.length);
+    let k = 0;
+    while (k < n && sameMessage(items[k], messages[k])) k++;
+    this.used = k === 0 ? 0 : this.ends[k - 1]!;
+    items.length = k;
+    this.ends.length = k;
+    if (k === 0) this.append(OPEN_BRACKET);
+    for (let i = k; i < messages.length; i++) {
+      const m = messages[i];
+      if (!isPlainRecord(m)) {
+        this.clear();
+        return false;
+      }
+      if (i > 0) this.append(COMMA);
+      this.appendText(JSON.stringify(m));
+      items.push(m);
+      this.ends.push(this.used);
     }
-    out += (out ? ',' : '{') + JSON.stringify(key) + ':' + json;
+    return true;
   }
-  return out ? out + '}' : '{}';
+
+  /** Bytes in use, bytes. */
+  get length(): number {
+    return this.used;
+  }
+
+  /** Copies the bytes in use into `target` at `offset`. */
+  copyTo(target: Buffer, offset: number): void {
+    this.buf.copy(target, offset, 0, this.used);
+  }
+
+  private clear(): void {
+    this.items.length = 0;
+    this.ends.length = 0;
+    this.used = 0;
+  }
+
+  private reserve(more: number): void {
+    if (this.used + more <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(64 * 1024, 2 * this.buf.length, this.used + more));
+    this.buf.copy(next, 0, 0, this.used);
+    this.buf = next;
+  }
+
+  private append(byte: number): void {
+    this.reserve(1);
+    this.buf[this.used++] = byte;
+  }
+
+  private appendText(text: string): void {
+    this.reserve(Buffer.byteLength(text, 'utf8'));
+    this.used += this.buf.write(text, this.used, 'utf8');
+  }
+}
+
+/**
+ * Writes request bodies as bytes, keeping the bytes of the last request's `messages` for the next
+ * (see the module comment). One writer per conversation: a request of another conversation in
+ * between (a side request with its own history) is written correctly but drops what was kept.
+ */
+export class RequestBodyWriter {
+  private readonly messages = new MessagesBytes();
+
+  /**
+   * The UTF-8 bytes of `JSON.stringify(body)`, the same bytes, for a Messages API request body:
+   * the `messages` of the previous request that this one starts with (the same objects) keep their
+   * bytes, the rest are serialised; the other keys are serialised on every call. So a long
+   * session's request costs the JSON of its new messages and one copy of the body's bytes, instead
+   * of serialising and encoding the whole history.
+   *
+   * Falls back to `JSON.stringify(body)` for a body that is not a plain object, or whose `messages`
+   * is not an array of plain objects, or when a value of the body has a `toJSON` (which
+   * `JSON.stringify` calls with the key it is under). Throws what `JSON.stringify` throws (a
+   * `TypeError` for a BigInt or a cycle).
+   *
+   * @param body The request body, as it would be passed to `JSON.stringify`.
+   * @returns The body's JSON as UTF-8, in a fresh buffer the caller may keep (bytes).
+   */
+  write(body: object): Buffer {
+    const whole = () => Buffer.from(JSON.stringify(body), 'utf8');
+    if (!isPlainRecord(body)) return whole();
+    const messages = body.messages;
+    if (!Array.isArray(messages) || typeof (messages as unknown as Obj).toJSON === 'function') return whole();
+    // The JSON of the keys before and after `messages`, in the body's order.
+    let head = '';
+    let tail = '';
+    let seen = false;
+    for (const key of Object.keys(body)) {
+      if (key === 'messages') {
+        head += (head ? ',' : '{') + '"messages":';
+        seen = true;
+        continue;
+      }
+      const value = body[key];
+      if (value !== null && typeof value === 'object' && typeof (value as Obj).toJSON === 'function') return whole();
+      // undefined for an undefined, function or symbol value: JSON.stringify leaves the key out.
+      const json = JSON.stringify(value);
+      if (json === undefined) continue;
+      const part = JSON.stringify(key) + ':' + json;
+      if (seen) tail += ',' + part;
+      else head += (head ? ',' : '{') + part;
+    }
+    if (!this.messages.update(messages)) return whole();
+    const headBytes = Buffer.byteLength(head, 'utf8');
+    const out = Buffer.allocUnsafeSlow(headBytes + this.messages.length + 1 + Buffer.byteLength(tail, 'utf8') + 1);
+    let at = out.write(head, 0, 'utf8');
+    this.messages.copyTo(out, at);
+    at += this.messages.length;
+    out[at++] = CLOSE_BRACKET;
+    at += out.write(tail, at, 'utf8');
+    out[at++] = 0x7d; // }
+    return out;
+  }
 }

@@ -10,7 +10,7 @@ import {
   isPromptTooLong, ModelRequestError, parseRetryAfter, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
   type SendResult, type StreamEvent,
 } from '../../kernel/index.js';
-import { RequestBodyWriter } from './request-body.js';
+import { RequestBodyWriters, type RequestBodyWriter } from './request-body.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {
@@ -57,18 +57,11 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   const { httpProxy, httpsProxy } = proxyEnv(env);
   const proxies = [httpProxy, httpsProxy].filter((v): v is string => Boolean(v)).map(hostOf);
   const toError = (err: unknown, aborted: boolean) => toModelError(err, aborted, host, proxies);
-  // One body writer per request source: the main loop's requests follow each other, and a side
-  // request with its own history in between does not drop what the main loop's writer keeps.
-  const writers = new Map<string, RequestBodyWriter>();
-  const poster = (source: string): Poster => {
-    let writer = writers.get(source);
-    if (!writer) writers.set(source, (writer = new RequestBodyWriter()));
-    return { sdk, timeoutMs, writer };
-  };
+  const writers = new RequestBodyWriters();
   return {
     kind: options.kind ?? 'anthropic',
     baseURL: sdk.baseURL,
-    send: (params, opts) => send(poster(opts.source), params, opts, toError),
+    send: (params, opts) => send({ sdk, timeoutMs, writer: writers.for(opts.source, params.messages) }, params, opts, toError),
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
@@ -164,7 +157,7 @@ type ToError = (err: unknown, aborted: boolean) => ModelRequestError;
 type CreateParams = Anthropic.MessageCreateParams;
 type RequestOptions = NonNullable<Parameters<Anthropic['post']>[1]> & Anthropic.RequestOptions;
 
-/** What posts a request: the SDK client, its timeout (ms) and the body writer of the request's source. */
+/** What posts a request: the SDK client, its timeout (ms) and the body writer of the request's source and conversation. */
 interface Poster {
   sdk: Anthropic;
   timeoutMs: number;

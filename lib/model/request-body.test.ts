@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RequestBodyWriter } from './request-body.js';
+import { RequestBodyWriter, RequestBodyWriters } from './request-body.js';
 
 /** A fresh writer's text for `body` (one request). */
 const once = (body: object) => new RequestBodyWriter().write(body).toString('utf8');
@@ -148,5 +148,36 @@ describe('RequestBodyWriter', () => {
 
   it('throws the TypeError JSON.stringify throws for a BigInt', () => {
     expect(() => once({ model: 'm', messages: [{ role: 'user', content: [{ type: 'x', n: 1n }] }] })).toThrow(TypeError);
+  });
+
+  it('RequestBodyWriters: one writer per source and conversation, so interleaved conversations each keep their bytes', () => {
+    let reads = 0;
+    const counted = (text: string) => ({ type: 'text', get text() { reads++; return text; } });
+    const main: Obj[] = [{ role: 'user', content: [counted('main')] }, { role: 'assistant', content: [counted('a1')] }];
+    const side: Obj[] = [{ role: 'user', content: [counted('side')] }];
+    const writers = new RequestBodyWriters();
+    const written: { body: Obj; bytes: Buffer }[] = [];
+    const send = (source: string, messages: Obj[]) => {
+      const body = { model: 'm', messages };
+      written.push({ body, bytes: writers.for(source, messages).write(body) });
+    };
+    send('main_loop', main.slice());
+    send('compact', side.slice());
+    send('subagent', side.slice());
+    const readsAfterFirst = reads;
+    for (let i = 0; i < 3; i++) {
+      // The first message copied for a reminder, as system-prompt does, is the same conversation.
+      send('main_loop', [{ ...main[0] }, ...main.slice(1)]);
+      send('compact', side.slice());
+      send('subagent', side.slice());
+    }
+    expect(reads).toBe(readsAfterFirst);
+    for (const { body, bytes } of written) expect(bytes.toString('utf8')).toBe(JSON.stringify(body));
+    expect(writers.for('main_loop', main)).toBe(writers.for('main_loop', [{ ...main[0] }]));
+    expect(writers.for('main_loop', main)).not.toBe(writers.for('subagent', main));
+    expect(writers.for('main_loop', main)).not.toBe(writers.for('main_loop', side));
+    const stringFirst = { role: 'user', content: 'hi' };
+    expect(writers.for('main_loop', [stringFirst])).toBe(writers.for('main_loop', [stringFirst, { role: 'assistant', content: 'ok' }]));
+    expect(writers.for('main_loop', [])).not.toBe(writers.for('main_loop', []));
   });
 });

@@ -128,8 +128,8 @@ class MessagesBytes {
 
 /**
  * Writes request bodies as bytes, keeping the bytes of the last request's `messages` for the next
- * (see the module comment). One writer per conversation: a request of another conversation in
- * between (a side request with its own history) is written correctly but drops what was kept.
+ * (see the module comment). Meant for one conversation (`RequestBodyWriters` picks the writer): a
+ * request of another conversation is written correctly, but drops what was kept.
  */
 export class RequestBodyWriter {
   private readonly messages = new MessagesBytes();
@@ -183,5 +183,34 @@ export class RequestBodyWriter {
     at += out.write(tail, at, 'utf8');
     out[at++] = 0x7d; // }
     return out;
+  }
+}
+
+/**
+ * The body writers of one client: one per request source (`main_loop`, `subagent`, `compact`, ...)
+ * and conversation, so requests of other conversations in between (a side request with its own
+ * history, parallel subagents) do not drop the bytes a conversation's writer keeps. A conversation
+ * is told by its first message's `content` (the same array object from request to request, also
+ * when `system-prompt` copies the message for its reminder), or by the message itself when its
+ * content is a string. Writers are held weakly by that object: a conversation compacted away
+ * (its first message replaced) takes its writer and the bytes it kept with it.
+ */
+export class RequestBodyWriters {
+  private readonly bySource = new Map<string, WeakMap<object, RequestBodyWriter>>();
+
+  /**
+   * The writer for a request from `source` with `messages`; a fresh one, keeping nothing, when the
+   * first message is not an object.
+   */
+  for(source: string, messages: readonly unknown[]): RequestBodyWriter {
+    const first = messages[0];
+    if (typeof first !== 'object' || first === null) return new RequestBodyWriter();
+    const content = (first as Obj).content;
+    const key = typeof content === 'object' && content !== null ? content : first;
+    let writers = this.bySource.get(source);
+    if (!writers) this.bySource.set(source, (writers = new WeakMap()));
+    let writer = writers.get(key);
+    if (!writer) writers.set(key, (writer = new RequestBodyWriter()));
+    return writer;
   }
 }

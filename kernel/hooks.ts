@@ -184,7 +184,11 @@ function createHookTable() {
     systemPrompt: new AsyncSeriesWaterfallHook<[SystemSection[], RunContext]>(['sections', 'ctx']),
     /** Waterfall over the `tools` param: filter, sort, defer. Runs more than once per request, like `systemPrompt`: no side effects. */
     toolDefinitions: new SyncWaterfallHook<[ToolDefinition[], RunContext]>(['tools', 'ctx']),
-    /** Staged waterfall over the final request params (REQUEST_STAGE). */
+    /**
+     * Staged waterfall over the final request params (REQUEST_STAGE). The messages and blocks are
+     * the history's own: a tap that changes one returns a copy, never changes it in place (the
+     * `anthropic` model client sends a message object it sent before as the bytes it sent then).
+     */
     request: new AsyncSeriesWaterfallHook<[MessageRequest, RunContext]>(['params', 'ctx']),
     /** Each server-sent event of the response, as it arrives. Observe only. */
     streamEvent: new SyncHook<[StreamEvent, RunContext]>(['event', 'ctx']),

@@ -12,11 +12,13 @@
  * time (20× the turns), the resume ≤ 10× the 10-turn one's and under 150 MB.
  * With REIN_BENCH_BASE set, every step runs for both checkouts in turn, so both see the same load.
  *
- * The protocol sends the whole history with every request, so serialising it (the SDK's
- * JSON.stringify of the body) and reading it (the server's JSON.parse) grow with the session
- * whatever rein does. The last rows time those two alone, in this process, on the body the long
- * run sends at turn N/20 (the short run's length) and at its end (built from the 10-turn session's logged requests):
- * the part of the last decile's growth that no change to rein can remove.
+ * The protocol sends the whole history with every request. rein's client keeps the bytes of the
+ * messages it sent (lib/model/request-body.ts) and the simulator parses only what changed
+ * (simulator/body.ts), so neither serialises nor parses the whole body per turn; what still grows
+ * is copying its bytes onto the socket. The last rows time JSON.stringify + JSON.parse of the whole
+ * body alone, in this process, on the body the long run sends at turn N/20 (the short run's length)
+ * and at its end (built from the 10-turn session's logged requests): what a client and a server
+ * that do it in full would add to each turn.
  */
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,12 +3,15 @@
  * kernel's `apiError` hook (the `retry` plugin) is the only retry policy, and its own transport.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
+import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import { createRequire } from 'node:module';
 import {
   ModelRequestError, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
   type SendResult, type StreamEvent,
 } from '../../kernel/index.js';
 import { isPromptTooLong, parseRetryAfter } from './errors.js';
+import { RequestBodyWriters, type RequestBodyWriter } from './request-body.js';
 import { checkMessage } from './validate-message.js';
 
 export interface AnthropicClientOptions {
@@ -43,21 +46,23 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   const authToken = apiKey ? undefined : (options.authToken ?? env.ANTHROPIC_AUTH_TOKEN);
   // Exactly one credential, so the SDK reads none of its own from process.env.
   const credential: Pick<SdkOptions, 'apiKey' | 'authToken'> = apiKey || !authToken ? { apiKey: apiKey || 'no-key' } : { authToken };
+  const timeoutMs = options.timeoutMs ?? 600_000;
   const sdk = new Anthropic({
     ...credential,
     baseURL: options.baseURL ?? env.ANTHROPIC_BASE_URL ?? undefined,
     maxRetries: 0,
-    timeout: options.timeoutMs ?? 600_000,
+    timeout: timeoutMs,
     ...proxyTransport(env),
   });
   const host = hostOf(sdk.baseURL);
   const { httpProxy, httpsProxy } = proxyEnv(env);
   const proxies = [httpProxy, httpsProxy].filter((v): v is string => Boolean(v)).map(hostOf);
   const toError = (err: unknown, aborted: boolean) => toModelError(err, aborted, host, proxies);
+  const writers = new RequestBodyWriters();
   return {
     kind: options.kind ?? 'anthropic',
     baseURL: sdk.baseURL,
-    send: (params, opts) => send(sdk, params, opts, toError),
+    send: (params, opts) => send({ sdk, timeoutMs, writer: writers.for(opts.source, params.messages) }, params, opts, toError),
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
@@ -150,16 +155,58 @@ function acceptMessage(body: unknown, requestId: string | undefined): SendResult
 
 type ToError = (err: unknown, aborted: boolean) => ModelRequestError;
 
-async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
+type CreateParams = Anthropic.MessageCreateParams;
+type RequestOptions = NonNullable<Parameters<Anthropic['post']>[1]> & Anthropic.RequestOptions;
+
+/** What posts a request: the SDK client, its timeout (ms) and the body writer of the request's source and conversation. */
+interface Poster {
+  sdk: Anthropic;
+  timeoutMs: number;
+  writer: RequestBodyWriter;
+}
+
+/**
+ * `POST /v1/messages` as the SDK's `messages.create` sends it, through the SDK's own request
+ * machinery (`sdk.post`: auth, headers, timeout, proxy transport, errors, `request-id`, the
+ * `Stream` of server-sent events for `stream: true`), but with the body's bytes made by a
+ * `RequestBodyWriter` (the bytes of messages already sent are kept) instead of `JSON.stringify`
+ * of the whole body on every request. The SDK sends a byte body as it is (its client's
+ * `buildBody`), with the `content-type` given here, the one it sets for JSON.
+ * Of what `messages.create` does besides posting (SDK 1.14):
+ * - `user_profile_id` and `workspace_id` go in headers, not the body: done here the same way;
+ * - the `x-stainless-helper` header, from a scan of every message and block for the SDK's helper
+ *   symbols: left out, since no message rein sends is made by an SDK helper (the scan grows
+ *   with the session: ~5 ms a request at 4,000 messages);
+ * - the timeout: the client's (`timeoutMs`, always set here), as `create` takes it;
+ * - the console warning on every request naming a deprecated model: left out;
+ * - the SDK's OpenTelemetry call span: left out. rein registers no tracer provider, and without
+ *   one the SDK starts no span and adds no trace header either; an application that embeds rein
+ *   and registers one gets no SDK span for these requests.
+ */
+function postMessages({ sdk, timeoutMs, writer }: Poster, params: CreateParams, options: RequestOptions) {
+  const { user_profile_id: profile, workspace_id: workspace, ...body } = params as CreateParams & { user_profile_id?: string | null; workspace_id?: string | null };
+  return sdk.post<Anthropic.Message | Stream<Anthropic.RawMessageStreamEvent>>('/v1/messages', {
+    body: writer.write(body),
+    timeout: timeoutMs,
+    ...options,
+    headers: {
+      'content-type': 'application/json',
+      ...(profile != null ? { 'anthropic-user-profile-id': profile } : undefined),
+      ...(workspace != null ? { 'anthropic-workspace-id': workspace } : undefined),
+      ...(options.headers as Record<string, string> | undefined),
+    },
+    stream: params.stream ?? false,
+  });
+}
+
+async function send(poster: Poster, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
   const headers = requestHeaders(params, opts);
   const body = bodyOf(params) as unknown as Anthropic.MessageCreateParamsNonStreaming;
   if (!opts.stream) {
     let data: unknown;
     let requestId: string | undefined;
     try {
-      const r = await sdk.messages
-        .create({ ...body, stream: false }, { signal: opts.signal, headers })
-        .withResponse();
+      const r = await postMessages(poster, { ...body, stream: false }, { signal: opts.signal, headers }).withResponse();
       data = r.data;
       requestId = r.request_id ?? undefined;
     } catch (err) {
@@ -171,11 +218,22 @@ async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toE
     }
     return acceptMessage(data, requestId);
   }
-  return sendStreaming(sdk, body, headers, opts, toError);
+  return sendStreaming(poster, body, headers, opts, toError);
+}
+
+/**
+ * The SDK's `MessageStream` (what `messages.stream` returns: the events, the accumulated final
+ * message, `request_id`, aborts), with its request made by `postMessages` instead of
+ * `messages.create`: `MessageStream.createMessage` takes the object whose `create` it calls.
+ * It is given no client, so it starts no OpenTelemetry span (see `postMessages`).
+ */
+function messageStream(poster: Poster, body: Anthropic.MessageCreateParamsNonStreaming, options: RequestOptions): MessageStream {
+  const messages = { create: (params: CreateParams, o: RequestOptions) => postMessages(poster, params, o) };
+  return MessageStream.createMessage(messages as unknown as Anthropic.Messages, body, options, { logger: poster.sdk.logger ?? console });
 }
 
 async function sendStreaming(
-  sdk: Anthropic,
+  poster: Poster,
   body: Anthropic.MessageCreateParamsNonStreaming,
   headers: Record<string, string>,
   opts: SendOptions,
@@ -196,7 +254,7 @@ async function sendStreaming(
   let sawStop = false;
   try {
     arm();
-    const stream = sdk.messages.stream(body, { signal: controller.signal, headers });
+    const stream = messageStream(poster, body, { signal: controller.signal, headers });
     for await (const event of stream) {
       arm();
       if (event.type === 'message_stop') sawStop = true;

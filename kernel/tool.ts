@@ -70,7 +70,9 @@ export interface Tool<I = any> {
   /** Zod schema of the input; the API's `input_schema` is generated from it. */
   inputSchema: z.ZodType<I>;
   /**
-   * A JSON Schema to send instead of the one generated from `inputSchema` (MCP tools bring their own).
+   * A JSON Schema to send instead of the one generated from `inputSchema` (MCP tools bring their own;
+   * rein's built-in tools bring the one generated from `inputSchema` ahead of time, which spares the
+   * conversion at start-up).
    * When set, input validation uses `validateInput` if given, else `inputSchema`.
    */
   inputJsonSchema?: JsonSchema;

@@ -12,6 +12,7 @@ import { DEFAULT_HEAD_LIMIT, formatGrep } from './format.js';
 import { searchWithJs } from './js-search.js';
 import { checkPattern, splitGlobs, type GrepQuery } from './query.js';
 import { findRipgrep, searchWithRipgrep } from './ripgrep.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 export const grepInput = z.strictObject({
   pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep syntax)'),
@@ -60,6 +61,7 @@ function grepToolWith(backend: GrepBackendChoice): Tool<GrepInput> {
     name: 'Grep',
     description: DESCRIPTION,
     inputSchema: grepInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.grepInput,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     maxResultSizeChars: 20_000,

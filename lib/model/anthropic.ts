@@ -2,7 +2,8 @@
  * The `anthropic` model client: `@anthropic-ai/sdk` with its own retries switched off, so the
  * kernel's `apiError` hook (the `retry` plugin) is the only retry policy, and its own transport.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { BaseAnthropic } from '@anthropic-ai/sdk';
+import { Messages } from '@anthropic-ai/sdk/resources/messages';
 import { createRequire } from 'node:module';
 import {
   isPromptTooLong, ModelRequestError, parseRetryAfter, type ApiError, type ModelClient, type ModelRequest, type SendOptions,
@@ -32,6 +33,18 @@ export interface AnthropicClientOptions {
 type SdkOptions = NonNullable<ConstructorParameters<typeof Anthropic>[0]>;
 
 /**
+ * What rein uses of the SDK: the client's base URL and its Messages resource. The `Anthropic`
+ * class makes every resource of the API when it is constructed (models, files, skills,
+ * organization, beta and their sub-resources); the base client with only a Messages resource sends
+ * the same requests (`Anthropic` adds resources, not request behaviour) and skips making the rest
+ * before the first request.
+ */
+interface Sdk {
+  baseURL: string;
+  messages: Messages;
+}
+
+/**
  * Creates the SDK-backed client over the SDK's own transport (the runtime's `fetch`).
  * `maxRetries: 0`: rein retries, not the SDK. Without `apiKey` and `authToken` it reads
  * `ANTHROPIC_API_KEY`, then `ANTHROPIC_AUTH_TOKEN`, from `env`.
@@ -42,13 +55,14 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   const authToken = apiKey ? undefined : (options.authToken ?? env.ANTHROPIC_AUTH_TOKEN);
   // Exactly one credential, so the SDK reads none of its own from process.env.
   const credential: Pick<SdkOptions, 'apiKey' | 'authToken'> = apiKey || !authToken ? { apiKey: apiKey || 'no-key' } : { authToken };
-  const sdk = new Anthropic({
+  const base = new BaseAnthropic({
     ...credential,
     baseURL: options.baseURL ?? env.ANTHROPIC_BASE_URL ?? undefined,
     maxRetries: 0,
     timeout: options.timeoutMs ?? 600_000,
     ...proxyTransport(env),
   });
+  const sdk: Sdk = { baseURL: base.baseURL, messages: new Messages(base) };
   const host = hostOf(sdk.baseURL);
   const { httpProxy, httpsProxy } = proxyEnv(env);
   const proxies = [httpProxy, httpsProxy].filter((v): v is string => Boolean(v)).map(hostOf);
@@ -149,7 +163,7 @@ function acceptMessage(body: unknown, requestId: string | undefined): SendResult
 
 type ToError = (err: unknown, aborted: boolean) => ModelRequestError;
 
-async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
+async function send(sdk: Sdk, params: ModelRequest, opts: SendOptions, toError: ToError): Promise<SendResult> {
   const headers = requestHeaders(params, opts);
   const body = bodyOf(params) as unknown as Anthropic.MessageCreateParamsNonStreaming;
   if (!opts.stream) {
@@ -174,7 +188,7 @@ async function send(sdk: Anthropic, params: ModelRequest, opts: SendOptions, toE
 }
 
 async function sendStreaming(
-  sdk: Anthropic,
+  sdk: Sdk,
   body: Anthropic.MessageCreateParamsNonStreaming,
   headers: Record<string, string>,
   opts: SendOptions,

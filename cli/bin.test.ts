@@ -208,10 +208,12 @@ describe('bin/rein.js', () => {
     expect(result.usage.cache_read_input_tokens).toBeGreaterThan(0);
   });
 
-  it('does no lazy work before its first request: no ICU data, no module through Node\'s require (default preset)', () => {
+  it('does no lazy work before its first request: no ICU data, no module through Node\'s require, no child_process (default preset)', () => {
     // A first Intl call loads ICU's locale data (~15 ms); a package the bundle leaves external, or
-    // one that looks for another with require (fdir for picomatch), is a file read and compile.
-    // Either belongs after the first request, on the path that needs it.
+    // one that looks for another with require (fdir for picomatch), is a file read and compile;
+    // node:child_process is only needed to start a process, and a run in a folder without git
+    // starts none before its first request. Each belongs after the first request, on the path that
+    // needs it.
     const pkg = copyPackage(join(tmp.dir, 'pkg'));
     const spy = join(tmp.dir, 'spy.cjs');
     writeFileSync(spy, [
@@ -221,7 +223,7 @@ describe('bin/rein.js', () => {
       "for (const k of ['NumberFormat', 'DateTimeFormat', 'Collator', 'PluralRules']) { const O = Intl[k]; Intl[k] = function (...a) { say('Intl.' + k); return new O(...a); }; }",
       "const Module = require('node:module');",
       "const load = Module._load;",
-      "Module._load = function (request, parent, isMain) { if (!isMain && !Module.isBuiltin(request)) say('require ' + request); return load.apply(this, arguments); };",
+      "Module._load = function (request, parent, isMain) { if (!isMain && (!Module.isBuiltin(request) || /child_process/.test(request))) say('require ' + request); return load.apply(this, arguments); };",
     ].join('\n'));
     const r = spawnSync(process.execPath, ['-r', spy, join(pkg, 'bin/rein.js'), 'run', 'hi', '--preset', 'default', '--no-layers', '--output-format', 'json'], { cwd: tmp.dir, env: { ...cleanEnv(), REIN_HOME: join(tmp.dir, 'home'), REIN_TRACE_STARTUP: '1' }, encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);

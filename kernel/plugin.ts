@@ -75,10 +75,34 @@ export function zod3Problem(schema: unknown, what: string): string | undefined {
   return `${what}: the schema was made with zod 3, and rein's plugin API needs zod 4 (its peer dependency zod@^4.2); install zod 4 where the plugin is (npm install zod@^4), or with zod 3.25 import { z } from 'zod/v4'`;
 }
 
-/** Validates `raw` against the plugin's schema; throws PluginError naming each bad field. */
+/**
+ * Options objects that are the output of a plugin options schema's own successful parse, with that
+ * schema. Weak: an entry lives as long as the options object does.
+ */
+const parsedBy = new WeakMap<object, z.ZodType>();
+
+/**
+ * `plugin.options.safeParse(raw ?? {})`, remembering a successful object output: handed to
+ * `parsePluginOptions` for the same plugin (the preset loader validates a preset's plugin options
+ * first, to report problems at their preset lines, and the kernel loads the plugins with its
+ * output), it is used as it is instead of being parsed a second time. A schema's output is not
+ * always valid input for it (a transform), and a first parse of a schema is the costly one at
+ * start-up. Throws only what the schema itself throws (zod 3 schemas: see zod3Problem).
+ */
+export function safeParsePluginOptions<S extends z.ZodType>(plugin: Plugin<S>, raw: unknown): z.ZodSafeParseResult<z.output<S>> {
+  const parsed = plugin.options.safeParse(raw ?? {});
+  if (parsed.success && parsed.data !== null && typeof parsed.data === 'object') parsedBy.set(parsed.data, plugin.options);
+  return parsed;
+}
+
+/**
+ * Validates `raw` against the plugin's schema; throws PluginError naming each bad field. `raw` that
+ * `safeParsePluginOptions` produced with this plugin's schema is returned as it is.
+ */
 export function parsePluginOptions<S extends z.ZodType>(plugin: Plugin<S>, raw: unknown): z.output<S> {
   const old = zod3Problem(plugin.options, `plugin ${plugin.name}: options`);
   if (old) throw new PluginError(plugin.name, old);
+  if (raw !== null && typeof raw === 'object' && parsedBy.get(raw) === plugin.options) return raw as z.output<S>;
   const parsed = plugin.options.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(options)'}: ${i.message}`);

@@ -53,7 +53,7 @@ export interface Tool<I = any> {
   description: string;
   /** Zod schema of the input; the API's `input_schema` is generated from it. */
   inputSchema: z.ZodType<I>;
-  /** A JSON Schema to send instead of `inputSchema`'s (MCP tools); validation then uses `validateInput` if given. */
+  /** A JSON Schema to send instead of converting `inputSchema` (MCP tools; built-ins, generated at build). Validation then uses `validateInput` if given, else `inputSchema`. */
   inputJsonSchema?: JsonSchema;
   /** Validation for a JSON Schema input: an error message, or undefined. */
   validateInput?(input: unknown): string | undefined;

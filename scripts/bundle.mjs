@@ -42,6 +42,25 @@ const common = {
   keepNames: true,
 };
 
+/**
+ * commander requires node:child_process when it loads, for the one thing it uses it for: running a
+ * subcommand that is an executable of its own, which rein has none of. Loading child_process (and
+ * the net and dgram modules it loads) was ~49 M instructions of every command's start, before
+ * anything of rein ran (`valgrind --tool=cachegrind`: `node -e "require('child_process')"` against
+ * `node -e 0`). In the bundle commander gets an object that loads child_process on first use;
+ * rein's own modules require it as they are.
+ */
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) => (/[\\/]commander[\\/]lib[\\/]command\.js$/.test(args.importer) ? { path: 'child_process', namespace: 'rein-lazy' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'rein-lazy' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_target, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: { rein: 'cli/main.ts' },
@@ -66,6 +85,7 @@ await build({
   // themselves, ES-module-only packages (through lib/node/import-external.ts), and large modules
   // needed on few paths (the job queue's BullMQ and ioredis: only `--queue` and `rein worker` load them).
   external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown', 'bullmq', 'ioredis'],
+  plugins: [lazyChildProcessForCommander],
 });
 
 // bin/rein.js reads the bundle as latin1, which is exact only for ASCII (esbuild escapes non-ASCII

@@ -15,7 +15,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { z } from 'zod';
-import { zod3Problem, type Plugin } from '../../kernel/plugin.js';
+import { safeParsePluginOptions, zod3Problem, type Plugin } from '../../kernel/plugin.js';
 import { BUILTIN_PLUGINS, impliedPlugins, type WantedPlugin } from '../plugins.js';
 import { DiagnosticSink, keyPath, type KeyPath, type SourcePos } from './errors.js';
 import { findOrigin, isPlainObject, mergeLayers, type Origin } from './merge.js';
@@ -361,7 +361,7 @@ export async function loadPresetPlugins(
       report(sink, origins, w.path, old, w.useKey);
       continue;
     }
-    const parsed = plugin.options.safeParse(w.raw ?? {});
+    const parsed = safeParsePluginOptions(plugin, w.raw);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         if (issue.code === 'unrecognized_keys') {

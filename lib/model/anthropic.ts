@@ -2,7 +2,8 @@
  * The `anthropic` model client: `@anthropic-ai/sdk` with its own retries switched off, so the
  * kernel's `apiError` hook (the `retry` plugin) is the only retry policy, and its own transport.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import Anthropic, { BaseAnthropic } from '@anthropic-ai/sdk';
+import { Messages } from '@anthropic-ai/sdk/resources/messages';
 import { MessageStream } from '@anthropic-ai/sdk/lib/MessageStream';
 import type { Stream } from '@anthropic-ai/sdk/core/streaming';
 import { createRequire } from 'node:module';
@@ -35,6 +36,11 @@ export interface AnthropicClientOptions {
 
 type SdkOptions = NonNullable<ConstructorParameters<typeof Anthropic>[0]>;
 
+// The base client, not `Anthropic`: that class makes every resource of the API when it is
+// constructed (models, files, skills, organization, beta and their sub-resources) and adds no
+// request behaviour; rein posts messages itself (`postMessages`) and uses the Messages resource
+// for token counts only, so the rest need not be made before the first request.
+
 /**
  * Creates the SDK-backed client over the SDK's own transport (the runtime's `fetch`).
  * `maxRetries: 0`: rein retries, not the SDK. Without `apiKey` and `authToken` it reads
@@ -47,7 +53,7 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
   // Exactly one credential, so the SDK reads none of its own from process.env.
   const credential: Pick<SdkOptions, 'apiKey' | 'authToken'> = apiKey || !authToken ? { apiKey: apiKey || 'no-key' } : { authToken };
   const timeoutMs = options.timeoutMs ?? 600_000;
-  const sdk = new Anthropic({
+  const sdk = new BaseAnthropic({
     ...credential,
     baseURL: options.baseURL ?? env.ANTHROPIC_BASE_URL ?? undefined,
     maxRetries: 0,
@@ -66,7 +72,7 @@ export function createAnthropicClient(options: AnthropicClientOptions = {}): Mod
     async countTokens(params) {
       const { model, messages, system, tools, thinking } = params;
       try {
-        const res = await sdk.messages.countTokens({ model, messages, system, tools, thinking } as Anthropic.MessageCountTokensParams);
+        const res = await new Messages(sdk).countTokens({ model, messages, system, tools, thinking } as Anthropic.MessageCountTokensParams);
         return res.input_tokens;
       } catch (err) {
         throw toError(err, false);
@@ -160,7 +166,7 @@ type RequestOptions = NonNullable<Parameters<Anthropic['post']>[1]> & Anthropic.
 
 /** What posts a request: the SDK client, its timeout (ms) and the body writer of the request's source and conversation. */
 interface Poster {
-  sdk: Anthropic;
+  sdk: BaseAnthropic;
   timeoutMs: number;
   writer: RequestBodyWriter;
 }

@@ -5,8 +5,9 @@
  * session (Claude Code behaviour: a date that changes at midnight would rewrite the
  * whole cached prefix; a slightly stale value is cheaper).
  */
-import { execFile } from 'node:child_process';
+import type * as ChildProcessModule from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { platform, release } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -26,8 +27,15 @@ export function localIsoDate(now = new Date()): string {
   return `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
 }
 
+const load = createRequire(import.meta.url);
+let childProcess: typeof ChildProcessModule | undefined;
+
 /** Output of one git command, or undefined when it fails (not a repository, no git, timeout). */
 function git(cwd: string, args: string[], env?: Record<string, string>): Promise<string | undefined> {
+  // node:child_process is required here, not when the module loads: where git could find no work
+  // tree no git runs, and loading the module was ~19 M instructions of such a cold start.
+  childProcess ??= load('node:child_process') as typeof ChildProcessModule;
+  const { execFile } = childProcess;
   return new Promise((resolve) => {
     execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS, ...(env ? { env } : {}) }, (err, stdout) => resolve(err ? undefined : stdout.trimEnd()));
   });

@@ -12,12 +12,13 @@
  * Shells are recorded in the transcript (start, end, read offsets), so a resumed session lists
  * them and can still read their files.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Kernel, RunContext } from '../../../kernel/index.js';
 import { bashLaunch, killGroup, NON_INTERACTIVE_ENV, runCleanup, type Launch } from './run.js';
 import { subprocessEnv } from '../../../lib/index.js';
+import { childProcess } from '../shared/child-process.js';
 
 /** Transcript plugin name for shell records. */
 export const SHELLS_ENTRY = 'tools/bash/shells';
@@ -212,7 +213,7 @@ export class Shells {
     const exit = openSync(files.exitFile, 'w');
     let child: ChildProcess;
     try {
-      child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', out, err, exit] });
+      child = childProcess().spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', out, err, exit] });
     } finally {
       closeSync(out);
       closeSync(err);

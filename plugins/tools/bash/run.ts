@@ -4,10 +4,10 @@
  * open). On timeout or abort the whole group is killed. The shell's final working directory is
  * reported so the next call starts where this one ended.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SpawnRequest } from '../../../kernel/index.js';
+import { childProcess } from '../shared/child-process.js';
 
 /**
  * Environment that keeps commands from waiting for a person who is not there: pagers print
@@ -134,7 +134,7 @@ export function runShell(launch: Launch, o: ShellOptions): Promise<ShellResult> 
     let aborted: { reason: unknown } | undefined;
     let child;
     try {
-      child = spawn(launch.file, launch.args, { cwd: launch.cwd, detached: true, stdio: ['ignore', fd, fd, cwdFd], env: launch.env });
+      child = childProcess().spawn(launch.file, launch.args, { cwd: launch.cwd, detached: true, stdio: ['ignore', fd, fd, cwdFd], env: launch.env });
     } catch (err) {
       closeSync(fd);
       closeSync(cwdFd);

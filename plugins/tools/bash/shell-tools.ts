@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineTool, ToolError, type Tool } from '../../../kernel/index.js';
 import { shellsOf, type Shell } from './background.js';
 import { BASH_MAX_OUTPUT_CHARS } from './tool.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 export const bashOutputInput = z.strictObject({
   bash_id: z.string().min(1).describe('The id of the background shell (from Bash with run_in_background)'),
@@ -45,6 +46,7 @@ export function createBashOutputTool(): Tool<BashOutputInput> {
 - Each read returns only new output. The whole output stays in the shell's files, whose paths are shown when a read is too long to return.
 - You are told when a background shell ends; read it then rather than polling in a loop.`,
     inputSchema: bashOutputInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.bashOutputInput,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     maxResultSizeChars: BASH_MAX_OUTPUT_CHARS,
@@ -84,6 +86,7 @@ export function createKillShellTool(): Tool<KillShellInput> {
     name: 'KillShell',
     description: 'Stops a background shell started with Bash run_in_background, with every process it started (its whole process group). Give its shell_id.',
     inputSchema: killShellInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.killShellInput,
     // It can stop only processes this session started in the background, so modes let it run like a read.
     isReadOnly: () => true,
     isConcurrencySafe: () => true,

@@ -15,6 +15,7 @@ import { condensedTool } from '../shared/schema.js';
 import { isReadOnlyCommand } from './read-only.js';
 import { bashLaunch, groupAlive, logFileFor, MAX_LOG_BYTES, NON_INTERACTIVE_ENV, runCleanup, runShell, stopGroups } from './run.js';
 import { shellsOf } from './background.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** Default timeout, ms (Claude Code's Bash default: 120,000). */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -214,6 +215,7 @@ function bashToolWith(options: BashToolOptions): Tool<BashInput> {
     name: 'Bash',
     description: background ? `${DESCRIPTION}\n${BACKGROUND_DESCRIPTION}` : DESCRIPTION,
     inputSchema: (background ? bashBackgroundInput : bashInput) as z.ZodType<BashInput>,
+    inputJsonSchema: INPUT_JSON_SCHEMAS[background ? 'bashBackgroundInput' : 'bashInput'],
     isReadOnly: (input) => isReadOnlyCommand(input.command),
     isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
     maxResultSizeChars: BASH_MAX_OUTPUT_CHARS,

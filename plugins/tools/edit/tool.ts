@@ -12,6 +12,7 @@ import { assertFreshForWrite } from '../shared/guard.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';
 import { asToolError, callTarget } from '../shared/target.js';
 import { numberedLine, splitLines } from '../shared/text.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** Lines of context shown around an edit in the result. */
 export const SNIPPET_CONTEXT_LINES = 4;
@@ -96,6 +97,7 @@ export const editTool = defineTool<EditInput>({
   name: 'Edit',
   description: DESCRIPTION,
   inputSchema: editInput,
+  inputJsonSchema: INPUT_JSON_SCHEMAS.editInput,
   filePath: (input) => input.file_path,
   async call(input, ctx) {
     const path = resolveToolPath(ctx.cwd, input.file_path);

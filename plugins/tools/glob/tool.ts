@@ -12,6 +12,7 @@ import { comparePaths, walkFiles } from '../shared/walk.js';
 import { slicer } from '../shared/yield.js';
 import { displayPath, errnoCode } from '../shared/paths.js';
 import { assertSameDirectory, callTarget, underWritten } from '../shared/target.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** Most paths one Glob returns (Claude Code's Glob limit). */
 export const GLOB_MAX_RESULTS = 100;
@@ -52,6 +53,7 @@ export const globTool = defineTool<GlobInput>({
   name: 'Glob',
   description: DESCRIPTION,
   inputSchema: globInput,
+  inputJsonSchema: INPUT_JSON_SCHEMAS.globInput,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   maxResultSizeChars: 100_000,

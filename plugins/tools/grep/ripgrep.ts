@@ -3,13 +3,13 @@
  * files in, version-control folders out, only `.gitignore` files as ignore rules, parents up to the
  * repository root) and parses its output into GrepRaw.
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join, resolve as resolveFrom } from 'node:path';
 import { ToolError } from '../../../kernel/index.js';
 import { displayPath } from '../shared/paths.js';
 import { VCS_DIRECTORIES } from '../shared/walk.js';
 import type { GrepQuery, GrepRaw } from './query.js';
+import { childProcess } from '../shared/child-process.js';
 
 /** Most bytes of ripgrep output read; past this the search is stopped (a result this big is useless anyway). */
 export const MAX_RG_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -111,7 +111,7 @@ export function parseRipgrepOutput(q: GrepQuery, stdout: string): GrepRaw {
 /** Runs ripgrep at `rg` for `q`. Throws ToolError with ripgrep's message when it fails. */
 export async function searchWithRipgrep(q: GrepQuery, rg: string): Promise<GrepRaw> {
   const { code, stdout, stderr, size } = await new Promise<{ code: number | null; stdout: string; stderr: string; size: number }>((resolve, reject) => {
-    const child = spawn(rg, ripgrepArgs(q), { cwd: q.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: q.signal, ...(q.env ? { env: q.env } : {}) });
+    const child = childProcess().spawn(rg, ripgrepArgs(q), { cwd: q.cwd, stdio: ['ignore', 'pipe', 'pipe'], signal: q.signal, ...(q.env ? { env: q.env } : {}) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let size = 0;

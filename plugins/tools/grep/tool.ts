@@ -13,6 +13,7 @@ import { searchWithJs } from './js-search.js';
 import { checkPattern, splitGlobs, type GrepQuery } from './query.js';
 import { findRipgrep, searchWithRipgrep } from './ripgrep.js';
 import { subprocessEnv } from '../../../lib/index.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 export const grepInput = z.strictObject({
   pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep syntax)'),
@@ -61,6 +62,7 @@ function grepToolWith(backend: GrepBackendChoice): Tool<GrepInput> {
     name: 'Grep',
     description: DESCRIPTION,
     inputSchema: grepInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.grepInput,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     maxResultSizeChars: 20_000,

@@ -17,6 +17,7 @@ import { asToolError, callTarget } from '../shared/target.js';
 import {
   BINARY_EXTENSIONS, BINARY_SNIFF_BYTES, cutLine, extensionOf, groupDigits, IMAGE_MEDIA_TYPES, looksBinary, numberedLine, splitLines,
 } from '../shared/text.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** Lines returned when no `limit` is given (Claude Code's MAX_LINES_TO_READ). */
 export const DEFAULT_READ_LINES = 2_000;
@@ -76,6 +77,7 @@ export const readTool = defineTool<ReadInput>({
   name: 'Read',
   description: DESCRIPTION,
   inputSchema: readInput,
+  inputJsonSchema: INPUT_JSON_SCHEMAS.readInput,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   maxResultSizeChars: Infinity,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { defineTool, ToolError, type Tool, type ToolContext, type ToolOutput } from '../../../kernel/index.js';
 import type { Skill } from './load.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 export const skillInput = z.strictObject({
   skill: z.string().min(1).describe('The skill name, as listed (e.g. "pdf" or "review-pr")'),
@@ -56,6 +57,7 @@ export function createSkillTool(host: SkillToolHost): Tool<SkillInput> {
     name: 'Skill',
     description: DESCRIPTION,
     inputSchema: skillInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.skillInput,
     isReadOnly: () => true,
     // Invoking changes which tools may run next: one at a time, in order.
     isConcurrencySafe: () => false,

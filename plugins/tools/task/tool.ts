@@ -21,6 +21,7 @@ import { DEFAULT_AGENT_MAX_TURNS, MODEL_ALIASES, type AgentDefinition } from './
 import { FORK_GUARD_MESSAGE, forkStart, isForkChild, lastRequestOf, makeFork } from './fork.js';
 import { backgroundOf } from './background.js';
 import { shareBudgetWith } from './budget.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** Stage of the child's forwarding taps: before anything the child itself might load. */
 const FORWARD_STAGE = -10_000;
@@ -256,6 +257,7 @@ export function createTaskTool(o: TaskToolOptions): Tool<TaskInput> {
     name: 'Task',
     description: description(o.defaultAgent, fork),
     inputSchema: taskInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.taskInput,
     // The call itself changes nothing: each of the child's tool calls is checked on its own.
     isReadOnly: () => true,
     // Several Task calls of one message run at the same time, each child with its own kernel and transcript.

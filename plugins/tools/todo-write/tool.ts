@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { type Kernel, defineTool } from '../../../kernel/index.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 const ENTRY = 'tools/todo-write';
 
@@ -59,6 +60,7 @@ export const todoWriteTool = defineTool<TodoWriteInput>({
   name: 'TodoWrite',
   description: DESCRIPTION,
   inputSchema: todoWriteInput,
+  inputJsonSchema: INPUT_JSON_SCHEMAS.todoWriteInput,
   // It changes only the session's own state, nothing outside the process.
   isReadOnly: () => true,
   async call(input, ctx) {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type ContentBlock, type Kernel, type Tool, type ToolDefinition } from '../../../kernel/index.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** The tool's name. */
 export const TOOL_SEARCH_NAME = 'ToolSearch';
@@ -62,6 +63,7 @@ export function createToolSearchTool(deferredOf: (kernel: Kernel) => readonly To
     // Replaced in the request by toolSearchDescription() with the names deferred at that time.
     description: toolSearchDescription([]),
     inputSchema: toolSearchInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.toolSearchInput,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     async call(input, ctx) {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool, type ContentBlock } from '../../../kernel/index.js';
 import { fetchPage } from './fetch.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 /** Largest body read, bytes (Claude Code's MAX_HTTP_CONTENT_LENGTH: 10 MB). */
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -57,6 +58,7 @@ export function createWebFetchTool(o: WebFetchOptions): Tool<WebFetchInput> {
     name: 'WebFetch',
     description: DESCRIPTION,
     inputSchema: webFetchInput,
+    inputJsonSchema: INPUT_JSON_SCHEMAS.webFetchInput,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
     maxResultSizeChars: 50_000,

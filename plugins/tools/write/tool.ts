@@ -10,6 +10,7 @@ import { getFileState } from '../shared/file-state.js';
 import { assertFreshForWrite } from '../shared/guard.js';
 import { errnoCode, resolveToolPath } from '../shared/paths.js';
 import { asToolError, callTarget } from '../shared/target.js';
+import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 export const writeInput = z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to write (a relative path is taken from the working directory)'),
@@ -38,6 +39,7 @@ export const writeTool = defineTool<WriteInput>({
   name: 'Write',
   description: DESCRIPTION,
   inputSchema: writeInput,
+  inputJsonSchema: INPUT_JSON_SCHEMAS.writeInput,
   filePath: (input) => input.file_path,
   async call(input, ctx) {
     const path = resolveToolPath(ctx.cwd, input.file_path);

@@ -214,7 +214,9 @@ export interface Fingerprinter {
  * request keeps its hash, so a request costs a pass of identity checks plus hashing what is new
  * (the messages added since, a tail whose marker moved), not the whole history. The digest is
  * kept the same way: extended with the new messages, recomputed from the first message whose
- * hash changed.
+ * hash changed. For request lists the kernel makes (kernel `RequestLists`), the pass of identity
+ * checks is skipped too: `changedPlaces` names the few places that can differ from the previous
+ * request, and only those and the messages added since are read.
  */
 export function createFingerprinter(): Fingerprinter {
   const contents: unknown[] = [];
@@ -241,7 +243,8 @@ export function createFingerprinter(): Fingerprinter {
     let changedFrom = msgs.length;
     let copied = false;
     // The previous request's list: a message that is the same object at the same place is skipped
-    // without reading it (a pass over two arrays, not over every message object in memory).
+    // without reading it (a pass over two arrays, not over every message object in memory), and
+    // with `known` only the places it names are compared at all.
     // (The same array again may have been changed in place: then nothing is skipped this way.)
     const known = changedPlaces(prevMsgs, msgs);
     const before = msgs === prevMsgs ? [] : prevMsgs;

@@ -15,13 +15,15 @@
  * task's ratio to its `[base]` twin.
  *
  * Every temporary file a bench writes (trees, sessions, transcripts) goes in one folder, set as
- * TMPDIR for this process and the processes it starts, and removed when the run ends.
+ * TMPDIR for this process and the processes it starts, and removed when the run ends, also after
+ * an error or on SIGINT/SIGTERM; `REIN_BENCH_KEEP_TMP=1` keeps it and prints its path.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { arch, availableParallelism, cpus, loadavg, platform, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { arch, availableParallelism, cpus, loadavg, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench, type BenchOptions } from 'tinybench';
+import { benchTempDir, removeBenchTempDir } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '..', 'results');
@@ -235,20 +237,13 @@ export function printResults(res: KernelBenchResults): void {
 
 /**
  * Points TMPDIR (for this process and every process it starts) at a fresh folder; returns a
- * function that removes it.
+ * function that removes it. It is removed at exit too, also after an error or a signal, unless
+ * REIN_BENCH_KEEP_TMP=1 (harness.ts, benchTempDir).
  */
 function privateTmpdir(): () => void {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-kernel-'));
+  const dir = benchTempDir('rein-bench-kernel-');
   process.env.TMPDIR = dir;
-  let removed = false;
-  const remove = () => {
-    if (removed) return;
-    removed = true;
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', remove);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { remove(); process.exit(130); });
-  return remove;
+  return () => removeBenchTempDir(dir);
 }
 
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];

@@ -30,6 +30,9 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     }
   }
   for (let t = 0; t < TURNS; t++) {
+    // A turn on the instant client never waits for I/O: without a turn of the event loop now and
+    // then, a SIGINT's handler (which removes the temporary folders) would never run.
+    await new Promise<void>((done) => setImmediate(done));
     for (const k of kernels) {
       if (k.kernel.messages.length >= k.n + REGROW) {
         k.kernel.messages = k.base.slice();

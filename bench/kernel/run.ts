@@ -120,10 +120,20 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+/**
+ * One turn of the event loop. tinybench never waits on a timer, and a task on an instant client
+ * never waits for I/O: without a turn now and then a SIGINT's handler (which removes the temporary
+ * folders and ends the process) would wait for the whole run.
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((done) => setImmediate(done));
+}
+
 /** Runs a file's tinybench tasks `rounds` times and summarises every task over all its samples. */
 async function runRounds(file: string, bench: Bench, rounds: number): Promise<{ name: string; samples: number[]; error?: string }[]> {
   const out = bench.tasks.map((t) => ({ name: t.name, samples: [] as number[], error: undefined as string | undefined }));
   for (let r = 0; r < rounds; r++) {
+    await yieldToEventLoop();
     await bench.run();
     bench.tasks.forEach((task, i) => {
       const res = task.result as Record<string, any>;
@@ -146,6 +156,7 @@ export async function runKernelBenches(pattern = ''): Promise<KernelBenchResults
   const base = process.env.REIN_BENCH_BASE ? resolve(process.env.REIN_BENCH_BASE) : undefined;
   const ctx: BenchContext = { repo: REPO, ...(base ? { base } : {}) };
   for (const file of files) {
+    await yieldToEventLoop();
     const mod = (await import(pathToFileURL(join(here, file)).href)) as BenchModule;
     if (mod.run) {
       const rounds = Math.max(1, mod.rounds ?? 1);

@@ -188,6 +188,8 @@ function createHookTable() {
      * Staged waterfall over the final request params (REQUEST_STAGE). The messages and blocks are
      * the history's own: a tap that changes one returns a copy, never changes it in place (the
      * `anthropic` model client sends a message object it sent before as the bytes it sent then).
+     * The `messages` list itself is the request's own while the waterfall runs: a tap replaces
+     * messages in it with `withReplacedMessages`, which records the places (request-messages.ts).
      */
     request: new AsyncSeriesWaterfallHook<[MessageRequest, RunContext]>(['params', 'ctx']),
     /** Each server-sent event of the response, as it arrives. Observe only. */

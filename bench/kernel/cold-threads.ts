@@ -15,12 +15,12 @@
  * /proc). Prints `nproc` and the load average with every line.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArgs } from '../shared/args.js';
 import { threadCpu } from '../shared/proc.js';
+import { benchTempDir, removeBenchTempDir } from './harness.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const opts = benchArgs({
@@ -40,7 +40,7 @@ interface Run { main: number; replay: number; background: number; wall: number; 
 
 /** One cold `rein bench -j 1` of the matrix, with `nodeFlags` on node; its CPU by thread. */
 async function once(nodeFlags: string[]): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-cold-'));
+  const dir = benchTempDir('rein-cold-');
   const workloads = Array.from({ length: JOBS }, (_, i) => ['--workload', `gen:turns=${TURNS},seed=${101 + i}`]).flat();
   const t0 = performance.now();
   const child = spawn(process.execPath, [...nodeFlags, join(REPO, 'bin/rein.js'), 'bench', ...workloads, '--preset', PRESET, '-j', '1', '--no-progress', '--json', join(dir, 'report.json')], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -64,7 +64,7 @@ async function once(nodeFlags: string[]): Promise<Run> {
   const code = await new Promise<number | null>((done) => child.on('exit', done));
   clearInterval(timer);
   const wall = (performance.now() - t0) / 1000;
-  rmSync(dir, { recursive: true, force: true });
+  removeBenchTempDir(dir);
   if (code !== 0) throw new Error(`rein bench exited with ${code}: ${stderr.trim()}`);
   const main = last.get(child.pid!) ?? 0;
   const others = [...last].filter(([tid]) => tid !== child.pid).map(([, s]) => s).sort((a, b) => b - a);

@@ -13,6 +13,57 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const REPORT_USAGE = pathToFileURL(join(here, 'report-usage.mjs')).href;
 
+/**
+ * Temporary folders of this process's benches: each is removed when the process exits, also after
+ * an error and on SIGINT, SIGTERM or SIGHUP, unless `REIN_BENCH_KEEP_TMP=1` asks to keep them (their
+ * paths are then printed to stderr at exit). Only folders made here are removed.
+ */
+const tempDirs = new Set<string>();
+let cleanupInstalled = false;
+
+/** True when `REIN_BENCH_KEEP_TMP` asks to keep the benches' temporary folders. */
+export function keepTempDirs(): boolean {
+  return process.env.REIN_BENCH_KEEP_TMP === '1';
+}
+
+function removeTempDirs(): void {
+  if (keepTempDirs()) {
+    if (tempDirs.size) process.stderr.write(`bench: kept ${[...tempDirs].join(', ')} (REIN_BENCH_KEEP_TMP=1)\n`);
+    tempDirs.clear();
+    return;
+  }
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+function installCleanup(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  // 'exit' also follows an uncaught error and process.exit(); a signal's default action skips it,
+  // so the signals exit through process.exit with the shell's code for them (128 + number).
+  process.once('exit', removeTempDirs);
+  const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+  for (const signal of Object.keys(codes) as (keyof typeof codes)[]) process.once(signal, () => process.exit(codes[signal]));
+}
+
+/**
+ * A new folder under the system temporary directory (`os.tmpdir()`, the runner's private one
+ * under `npm run bench:kernel`), named `<prefix>XXXXXX`, removed at exit (see above).
+ */
+export function benchTempDir(prefix: string): string {
+  installCleanup();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes a folder made by benchTempDir now (unless REIN_BENCH_KEEP_TMP=1), instead of at exit. */
+export function removeBenchTempDir(dir: string): void {
+  if (!tempDirs.has(dir) || keepTempDirs()) return;
+  tempDirs.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 /** A checkout to measure: its root and the label its rows carry (`''` for this one, ` [base]`). */
 export interface Checkout {
   root: string;
@@ -58,7 +109,7 @@ export interface SpawnOptions {
 
 /** Runs `node <root>/bin/rein.js ...args` to its end. */
 export function runRein(root: string, args: string[], o: SpawnOptions): Promise<ProcessRun> {
-  const usageDir = mkdtempSync(join(tmpdir(), 'rein-usage-'));
+  const usageDir = benchTempDir('rein-usage-');
   const usageFile = join(usageDir, 'usage.json');
   const lines: ProcessRun['lines'] = [];
   const keep = o.keepLines ?? true;
@@ -89,7 +140,7 @@ export function runRein(root: string, args: string[], o: SpawnOptions): Promise<
       const wallMs = performance.now() - t0;
       let usage = { maxRssKb: NaN, userMs: NaN, systemMs: NaN };
       try { usage = JSON.parse(readFileSync(usageFile, 'utf8')); } catch { /* killed before exit: no usage */ }
-      rmSync(usageDir, { recursive: true, force: true });
+      removeBenchTempDir(usageDir);
       done({ code, wallMs, maxRssMb: usage.maxRssKb / 1024, cpuMs: usage.userMs + usage.systemMs, lines, stderr });
     });
   });

@@ -6,10 +6,9 @@
  * 20,000; CPU per request at 20,000 within 20% of that at 5,000.
  * With REIN_BENCH_BASE set, each size runs for both checkouts in turn.
  */
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkouts, isBuilt, runRein, type Checkout } from './harness.js';
+import { checkouts, isBuilt, runRein, type Checkout, benchTempDir } from './harness.js';
 import type { BenchContext, Measurement } from './run.js';
 
 const LARGE = Number(process.env.REIN_BENCH_REPLAY_TURNS ?? 20_000);
@@ -24,7 +23,7 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     return false;
   });
   if (!arms.length) return [];
-  const cwd = mkdtempSync(join(tmpdir(), 'rein-long-replay-'));
+  const cwd = benchTempDir('rein-long-replay-');
   mkdirSync(join(cwd, 'home'));
   const env: NodeJS.ProcessEnv = { ...process.env, REIN_HOME: join(cwd, 'home') };
   delete env.ANTHROPIC_API_KEY;

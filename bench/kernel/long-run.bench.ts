@@ -20,14 +20,13 @@
  * and at its end (built from the 10-turn session's logged requests): what a client and a server
  * that do it in full would add to each turn.
  */
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSimulator } from '../../simulator/simulator.js';
 import { startSimServer } from '../../simulator/server.js';
 import { parseScenario } from '../../simulator/scenario.js';
 import { projectSlug } from '../../lib/session/transcript.js';
-import { checkouts, deciles, isBuilt, median, peakRssMb, runRein, type Checkout } from './harness.js';
+import { checkouts, deciles, isBuilt, median, peakRssMb, runRein, type Checkout, benchTempDir } from './harness.js';
 import type { BenchContext, Measurement } from './run.js';
 import { cpuTimes } from '../shared/proc.js';
 
@@ -114,7 +113,7 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     return false;
   });
   if (!arms.length) return [];
-  const root = mkdtempSync(join(tmpdir(), 'rein-long-run-'));
+  const root = benchTempDir('rein-long-run-');
   const cwd = join(root, 'work');
   mkdirSync(cwd);
   writeFileSync(join(cwd, 'notes.txt'), 'one\ntwo\nthree\n');

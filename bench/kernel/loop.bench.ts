@@ -5,8 +5,6 @@
  * target < 1 ms median), bare and with the `default` preset's plugins loaded (what `rein run` users
  * pay: system prompt, memory files, compaction, cache breakpoints, the break detector, tools).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Bench } from 'tinybench';
 import { createHooks } from '../../kernel/hooks.js';
@@ -17,6 +15,7 @@ import type { ModelClient } from '../../kernel/model/client.js';
 import { loadPreset } from '../../agent/preset/index.js';
 import { Transcript } from '../../lib/session/transcript.js';
 import type { ApiMessage, Message, MessageRequest } from '../../kernel/types.js';
+import { benchTempDir } from './harness.js';
 
 /** A history of `n` messages shaped like a coding session: tool calls and results of ~2 KB. */
 export function history(n: number): Message[] {
@@ -44,7 +43,7 @@ export const instantClient: ModelClient = {
 };
 
 async function kernelWith(messages: Message[]): Promise<Kernel> {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-kernel-'));
+  const dir = benchTempDir('rein-bench-kernel-');
   const kernel = await createKernel({ preset: { name: 'bench', model: { name: 'claude-sonnet-4-5' }, session: { dir } }, cwd: dir, client: instantClient, plugins: [] });
   kernel.messages = messages;
   return kernel;
@@ -67,12 +66,12 @@ export async function run(bench: Bench): Promise<void> {
     });
   }
 
-  const tdir = mkdtempSync(join(tmpdir(), 'rein-bench-transcript-'));
+  const tdir = benchTempDir('rein-bench-transcript-');
   const transcript = Transcript.create({ cwd: tdir, model: 'claude-sonnet-4-5', root: tdir });
   const message = history(3)[2]!;
   bench.add('transcript append (2 KB tool result)', () => { transcript.append({ type: 'message', message }); });
 
-  const pdir = mkdtempSync(join(tmpdir(), 'rein-bench-preset-'));
+  const pdir = benchTempDir('rein-bench-preset-');
   bench.add('preset load (minimal, no layers)', async () => { await loadPreset({ preset: 'minimal', cwd: pdir, layers: false }); });
 
   const base = history(200);
@@ -83,7 +82,7 @@ export async function run(bench: Bench): Promise<void> {
   });
 
   // The same turn with every plugin of the `default` preset loaded, as `rein run` has them.
-  const ddir = mkdtempSync(join(tmpdir(), 'rein-bench-default-'));
+  const ddir = benchTempDir('rein-bench-default-');
   const loaded = await loadPreset({ preset: 'default', cwd: ddir, layers: false });
   const withDefault = await createKernel({
     preset: { ...(loaded.preset as KernelPreset), session: { dir: join(ddir, 'sessions') } },

@@ -3,7 +3,7 @@
  * kernels and histories as overhead.bench.ts: on a shared machine, wall time of a task longer than
  * a scheduler slice also counts the time spent waiting for a core, which inflates the larger
  * history's figure; CPU time does not. Turns of both sizes and both checkouts (REIN_BENCH_BASE)
- * are interleaved, TURNS of each; the rows are medians and the 20,000 ÷ 200 ratio (target ≤ 2).
+ * are interleaved (in reverse order every other round), TURNS of each; the rows are medians and the 20,000 ÷ 200 ratio (target ≤ 2).
  */
 import type { Kernel } from '../../kernel/kernel.js';
 import { checkouts, median } from './harness.js';
@@ -30,7 +30,12 @@ export async function measure(ctx: BenchContext): Promise<Measurement[]> {
     }
   }
   for (let t = 0; t < TURNS; t++) {
-    for (const k of kernels) {
+    // A turn on the instant client never waits for I/O: without a turn of the event loop now and
+    // then, a SIGINT's handler (which removes the temporary folders) would never run.
+    await new Promise<void>((done) => setImmediate(done));
+    // Every other round in reverse order: the kernel measured first after the pause would
+    // otherwise always be the same one (it measured a few per cent slower).
+    for (const k of t % 2 ? kernels.toReversed() : kernels) {
       if (k.kernel.messages.length >= k.n + REGROW) {
         k.kernel.messages = k.base.slice();
         await k.kernel.run({ prompt: 'continue' }).result;

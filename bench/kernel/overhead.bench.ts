@@ -11,14 +11,13 @@
  * With REIN_BENCH_BASE set, the same tasks run on that checkout too (its modules loaded from its own
  * folder); the tasks run in 5 rounds, so both checkouts' samples are taken under the same load.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Bench } from 'tinybench';
 import type { Kernel, KernelOptions } from '../../kernel/kernel.js';
 import type { Message } from '../../kernel/types.js';
-import { checkouts } from './harness.js';
+import { checkouts, benchTempDir } from './harness.js';
 import { instantClient } from './loop.bench.js';
 import type { BenchContext } from './run.js';
 
@@ -59,7 +58,7 @@ export async function modulesOf(root: string): Promise<Modules> {
 
 /** A kernel with the default preset's plugins (automatic compaction off) and the instant client. */
 export async function defaultKernel(m: Modules, messages: Message[]): Promise<Kernel> {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-overhead-'));
+  const dir = benchTempDir('rein-bench-overhead-');
   const loaded = await m.loadPreset({ preset: 'default', cwd: dir, layers: false });
   const plugins = loaded.plugins.map((p) => ({
     plugin: p.plugin, origin: p.origin,

@@ -13,8 +13,7 @@
  * compound-command tasks run by that checkout's plugins, in the same process, so before and after
  * are measured side by side.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Bench } from 'tinybench';
@@ -23,6 +22,7 @@ import permissions from '../../plugins/permissions/index.js';
 import defaultMode from '../../plugins/permissions/default/index.js';
 import { parseCommand } from '../../plugins/permissions/shared/shell/parse.js';
 import { decide, testKernel } from '../../testing/permissions.js';
+import { benchTempDir } from './harness.js';
 
 /** The 50 rules. */
 export const BENCH_RULES = {
@@ -56,7 +56,7 @@ let kernel: Kernel | undefined;
 
 async function setup(): Promise<Kernel> {
   kernel ??= await testKernel({
-    cwd: mkdtempSync(join(tmpdir(), 'rein-perm-bench-')),
+    cwd: benchTempDir('rein-perm-bench-'),
     preset: { permissions: BENCH_RULES },
     plugins: [{ plugin: permissions }, { plugin: defaultMode }],
   });
@@ -74,7 +74,7 @@ async function baselineDecide(): Promise<((command: string) => Promise<unknown>)
   const testing = await load(harness);
   const perm = await load('plugins/permissions/index.ts');
   const mode = await load('plugins/permissions/default/index.ts');
-  const k = await testing.testKernel({ cwd: mkdtempSync(join(tmpdir(), 'rein-perm-bench-base-')), preset: { permissions: BENCH_RULES }, plugins: [{ plugin: perm.default }, { plugin: mode.default }] });
+  const k = await testing.testKernel({ cwd: benchTempDir('rein-perm-bench-base-'), preset: { permissions: BENCH_RULES }, plugins: [{ plugin: perm.default }, { plugin: mode.default }] });
   return (command) => testing.decide(k, 'Bash', { command });
 }
 

@@ -11,12 +11,12 @@
  * The cold tasks need `npm run build` first and are skipped without dist/.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Bench } from 'tinybench';
 import { loadPreset, validatePresetFile } from '../../agent/preset/index.js';
+import { benchTempDir } from './harness.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -29,7 +29,7 @@ export const BENCH_PLUGINS = [
 
 /** Writes the 3-level preset into a new project directory; returns the directory and the top file. */
 export function writeBenchPreset(): { dir: string; top: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-preset-bench-'));
+  const dir = benchTempDir('rein-preset-bench-');
   mkdirSync(join(dir, '.git'));
   const plugins = (names: readonly string[]) => `plugins:\n${names.map((n) => `  ${n}: {}`).join('\n')}\n`;
   writeFileSync(join(dir, 'base.yaml'), `# yaml-language-server: $schema=${join(REPO, 'agent.schema.json')}\nextends: minimal\nmodel:\n  maxTokens: 16000\n  contextWindow: 200000\n${plugins(BENCH_PLUGINS[0])}`);

@@ -25,8 +25,8 @@
  * meaningful only when the load stays low.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Tinypool } from 'tinypool';
@@ -37,6 +37,7 @@ import { openRedis, parseQueueUrl } from '../../queue/connection.js';
 import { startRedis, startWorker, stop, type Proc } from '../../queue/test/harness.js';
 import { benchArgs } from '../shared/args.js';
 import { cpuTimes, statFields, USER_HZ } from '../shared/proc.js';
+import { benchTempDir, removeBenchTempDir } from './harness.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = join(REPO, 'bin/rein.js');
@@ -106,7 +107,7 @@ function wall(args: string[], cwd: string): Promise<number> {
 
 async function main(): Promise<void> {
   if (!existsSync(join(REPO, 'dist/bundle/rein.cjs'))) throw new Error('dist/bundle/ is missing: run `npm run build` first');
-  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-queue-'));
+  const dir = benchTempDir('rein-bench-queue-');
   const redis = await startRedis(dir);
   const target = parseQueueUrl(redis.url);
   const q = await openQueue(target, await openRedis(target));
@@ -237,7 +238,7 @@ async function main(): Promise<void> {
   } finally {
     await q.close();
     await redis.stop();
-    rmSync(dir, { recursive: true, force: true });
+    removeBenchTempDir(dir);
   }
 }
 

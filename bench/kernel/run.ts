@@ -15,13 +15,15 @@
  * task's ratio to its `[base]` twin.
  *
  * Every temporary file a bench writes (trees, sessions, transcripts) goes in one folder, set as
- * TMPDIR for this process and the processes it starts, and removed when the run ends.
+ * TMPDIR for this process and the processes it starts, and removed when the run ends, also after
+ * an error or on SIGINT/SIGTERM; `REIN_BENCH_KEEP_TMP=1` keeps it and prints its path.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { arch, availableParallelism, cpus, loadavg, platform, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { arch, availableParallelism, cpus, loadavg, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Bench, type BenchOptions } from 'tinybench';
+import { benchTempDir, removeBenchTempDir } from './harness.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '..', 'results');
@@ -118,10 +120,20 @@ function quantile(sorted: readonly number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
+/**
+ * One turn of the event loop. tinybench never waits on a timer, and a task on an instant client
+ * never waits for I/O: without a turn now and then a SIGINT's handler (which removes the temporary
+ * folders and ends the process) would wait for the whole run.
+ */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((done) => setImmediate(done));
+}
+
 /** Runs a file's tinybench tasks `rounds` times and summarises every task over all its samples. */
 async function runRounds(file: string, bench: Bench, rounds: number): Promise<{ name: string; samples: number[]; error?: string }[]> {
   const out = bench.tasks.map((t) => ({ name: t.name, samples: [] as number[], error: undefined as string | undefined }));
   for (let r = 0; r < rounds; r++) {
+    await yieldToEventLoop();
     await bench.run();
     bench.tasks.forEach((task, i) => {
       const res = task.result as Record<string, any>;
@@ -144,6 +156,7 @@ export async function runKernelBenches(pattern = ''): Promise<KernelBenchResults
   const base = process.env.REIN_BENCH_BASE ? resolve(process.env.REIN_BENCH_BASE) : undefined;
   const ctx: BenchContext = { repo: REPO, ...(base ? { base } : {}) };
   for (const file of files) {
+    await yieldToEventLoop();
     const mod = (await import(pathToFileURL(join(here, file)).href)) as BenchModule;
     if (mod.run) {
       const rounds = Math.max(1, mod.rounds ?? 1);
@@ -235,20 +248,13 @@ export function printResults(res: KernelBenchResults): void {
 
 /**
  * Points TMPDIR (for this process and every process it starts) at a fresh folder; returns a
- * function that removes it.
+ * function that removes it. It is removed at exit too, also after an error or a signal, unless
+ * REIN_BENCH_KEEP_TMP=1 (harness.ts, benchTempDir).
  */
 function privateTmpdir(): () => void {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-kernel-'));
+  const dir = benchTempDir('rein-bench-kernel-');
   process.env.TMPDIR = dir;
-  let removed = false;
-  const remove = () => {
-    if (removed) return;
-    removed = true;
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', remove);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { remove(); process.exit(130); });
-  return remove;
+  return () => removeBenchTempDir(dir);
 }
 
 const isMain = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];

@@ -5,9 +5,6 @@
  * Side by side in one run; the difference of the medians is the sandbox's cost per command.
  * Skipped with a message when bwrap is not installed.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Bench, BenchOptions } from 'tinybench';
 import type { Kernel } from '../../kernel/kernel.js';
 import { createKernel } from '../../agent/kernel.js';
@@ -16,6 +13,7 @@ import type { ModelClient } from '../../kernel/model/client.js';
 import bashPlugin from '../../plugins/tools/bash/index.js';
 import toolConcurrency from '../../plugins/tool-concurrency/index.js';
 import sandboxPlugin, { bwrapUnavailable } from '../../plugins/sandbox/bubblewrap/index.js';
+import { benchTempDir } from './harness.js';
 
 export const options: BenchOptions = { time: 3_000, iterations: 50, warmupIterations: 5 };
 
@@ -27,7 +25,7 @@ const client: ModelClient = {
 };
 
 async function kernel(sandboxed: boolean): Promise<Kernel> {
-  const cwd = mkdtempSync(join(tmpdir(), 'rein-bench-sandbox-'));
+  const cwd = benchTempDir('rein-bench-sandbox-');
   const k = await createKernel({
     preset: { name: 'bench' }, cwd, client,
     plugins: [{ plugin: bashPlugin }, { plugin: toolConcurrency }, ...(sandboxed ? [{ plugin: sandboxPlugin }] : [])],
@@ -40,7 +38,7 @@ let seq = 0;
 const call = (k: Kernel) => runToolCalls(k, [{ type: 'tool_use', id: `toolu_b${++seq}`, name: 'Bash', input: { command: 'true' } }], k.runContext());
 
 export async function run(bench: Bench): Promise<void> {
-  process.env.REIN_HOME ??= mkdtempSync(join(tmpdir(), 'rein-bench-home-'));
+  process.env.REIN_HOME ??= benchTempDir('rein-bench-home-');
   const plain = await kernel(false);
   bench.add('Bash `true`, no sandbox', async () => { await call(plain); });
   const why = bwrapUnavailable('bwrap');

@@ -19,8 +19,7 @@
  * Needs `npm run build` first.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Bench } from 'tinybench';
@@ -29,6 +28,7 @@ import { startSimServer } from '../../simulator/server.js';
 import { parseScenario } from '../../simulator/scenario.js';
 import type { BenchContext, Measurement } from './run.js';
 import { statFields } from '../shared/proc.js';
+import { benchTempDir } from './harness.js';
 
 /** The suffix of a task measured on the REIN_BENCH_BASE checkout (run.ts's BASE_SUFFIX; run.ts is the entry point, so it is not imported). */
 const BASE_SUFFIX = ' [base]';
@@ -76,7 +76,7 @@ export async function run(bench: Bench, ctx?: BenchContext): Promise<void> {
     console.warn('startup bench: dist/bundle/ is missing; run `npm run build` first');
     return;
   }
-  const cwd = mkdtempSync(join(tmpdir(), 'rein-startup-'));
+  const cwd = benchTempDir('rein-startup-');
   const { hook, server, env } = await simulatorForRuns(cwd);
   const withoutExtraCerts = { ...env };
   delete withoutExtraCerts.NODE_EXTRA_CA_CERTS;
@@ -133,7 +133,7 @@ function median(values: number[]): number {
 export async function measure(ctx: BenchContext): Promise<Measurement[]> {
   if (process.platform !== 'linux' || !existsSync('/proc/self/schedstat') || !existsSync(join(REPO, 'dist/bundle/rein.cjs'))) return [];
   const runs = Number(process.env.REIN_BENCH_STARTUP_RUNS ?? 30);
-  const cwd = mkdtempSync(join(tmpdir(), 'rein-startup-'));
+  const cwd = benchTempDir('rein-startup-');
   const { hook, server, env } = await simulatorForRuns(cwd);
   const base = baseBin(ctx);
   const bins: [string, string][] = [['', BIN], ...(base ? [[BASE_SUFFIX, base] as [string, string]] : [])];

@@ -6,8 +6,7 @@
  * finalisation, events) against calling the same function directly.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench, BenchOptions } from 'tinybench';
 import { z } from 'zod';
@@ -23,6 +22,7 @@ import globPlugin from '../../plugins/tools/glob/index.js';
 import grepPlugin from '../../plugins/tools/grep/index.js';
 import toolConcurrency from '../../plugins/tool-concurrency/index.js';
 import { findRipgrep } from '../../plugins/tools/grep/ripgrep.js';
+import { benchTempDir } from './harness.js';
 
 export const options: BenchOptions = { time: 1_000, iterations: 10, warmupIterations: 2 };
 
@@ -35,7 +35,7 @@ const client: ModelClient = {
 
 /** Writes the tree; returns its root. */
 export function makeTree(): string {
-  const root = mkdtempSync(join(tmpdir(), 'rein-bench-tree-'));
+  const root = benchTempDir('rein-bench-tree-');
   writeFileSync(join(root, '.gitignore'), 'd099/\n');
   for (let d = 0; d < 100; d++) {
     const dir = join(root, `d${String(d).padStart(3, '0')}`);
@@ -54,7 +54,7 @@ const call = (name: string, input: Record<string, unknown>): ToolUseBlock => ({ 
 
 export async function run(bench: Bench): Promise<void> {
   const root = makeTree();
-  process.env.REIN_HOME ??= mkdtempSync(join(tmpdir(), 'rein-bench-home-'));
+  process.env.REIN_HOME ??= benchTempDir('rein-bench-home-');
   const noop = defineTool({ name: 'Noop', description: 'does nothing', inputSchema: z.strictObject({ n: z.number() }), isReadOnly: () => true, isConcurrencySafe: () => true, call: async () => 'ok' });
   const kernelFor = (grepBackend: 'ripgrep' | 'js'): Promise<Kernel> => createKernel({
     preset: { name: 'bench' }, cwd: root, client,

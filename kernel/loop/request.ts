@@ -3,7 +3,7 @@ import type { RunContext, SystemSection } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import type { ModelRequest } from '../model/client.js';
 import type { Message, TextBlock } from '../types.js';
-import { Incremental } from '../incremental.js';
+import { RequestLists } from '../request-messages.js';
 
 /** The preset's own `system` key as sections: its sections first, then `append` as a last static section. */
 export function presetSections(system: { sections?: { name: string; text: string; kind?: 'static' | 'dynamic' }[]; append?: string } | undefined): SystemSection[] {
@@ -29,20 +29,19 @@ export function apiMessages(messages: readonly Message[]): ModelRequest['message
 
 type ApiForm = ModelRequest['messages'][number];
 
-/** Each kernel's history in API form, one object per message made once (memos downstream key on them). */
-const apiForms = new WeakMap<Kernel, Incremental<Message, ApiForm[]>>();
+/**
+ * Each kernel's request lists: the history in API form, one object per message made once (memos
+ * downstream key on them), and each request's list made from it with its lineage (request-messages.ts).
+ */
+const requestLists = new WeakMap<Kernel, RequestLists<Message, ApiForm>>();
 
-function apiFormOf(kernel: Kernel, messages: readonly Message[]): ApiForm[] {
-  let forms = apiForms.get(kernel);
-  if (!forms) {
-    forms = new Incremental<Message, ApiForm[]>({
-      init: () => [],
-      add: (out, m) => { out.push({ role: m.role, content: m.content }); },
-      truncate: (out, length) => { out.length = length; },
-    });
-    apiForms.set(kernel, forms);
+function requestListOf(kernel: Kernel, messages: readonly Message[]): ApiForm[] {
+  let lists = requestLists.get(kernel);
+  if (!lists) {
+    lists = new RequestLists<Message, ApiForm>((m) => ({ role: m.role, content: m.content }));
+    requestLists.set(kernel, lists);
   }
-  return forms.update(messages);
+  return lists.open(messages);
 }
 
 export interface BuildInput {
@@ -51,7 +50,12 @@ export interface BuildInput {
   maxTokens: number;
 }
 
-/** Builds the params through the `request` hook. The history's blocks are shared: taps copy before changing one. */
+/**
+ * Builds the params through the `request` hook. The history's blocks are shared: taps copy before
+ * changing one. The message list is the request's own while the hook runs: a tap replaces messages
+ * in it with `withReplacedMessages` (in place, recorded), and one that keeps the params past its
+ * call and needs them unchanged by later taps keeps a copy of the list.
+ */
 export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunContext): Promise<ModelRequest> {
   const preset = kernel.preset;
   const sections = await kernel.hooks.systemPrompt.promise(presetSections(preset.system), ctx);
@@ -59,8 +63,9 @@ export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunCo
   const params: ModelRequest = {
     model: input.model,
     max_tokens: input.maxTokens,
-    messages: apiFormOf(kernel, input.messages).slice(),
+    messages: requestListOf(kernel, input.messages),
   };
+  const own = params.messages;
   const system = systemBlocks(sections);
   if (system.length) params.system = system;
   if (tools.length) params.tools = tools;
@@ -69,5 +74,12 @@ export async function buildRequest(kernel: Kernel, input: BuildInput, ctx: RunCo
   if (preset.model?.effort) params.output_config = { effort: preset.model.effort } as ModelRequest['output_config'];
   const beta = preset.model?.contextWindow ? kernel.services.longContextBeta(input.model, preset.model.contextWindow) : undefined;
   if (beta) params.betas = [beta];
-  return (await kernel.hooks.request.promise(params, ctx)) as ModelRequest;
+  try {
+    const out = (await kernel.hooks.request.promise(params, ctx)) as ModelRequest;
+    RequestLists.release(out.messages);
+    return out;
+  } finally {
+    // From here on the list is the request's as sent: a later change copies it.
+    RequestLists.release(own);
+  }
 }

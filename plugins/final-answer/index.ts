@@ -8,7 +8,7 @@
  * block. Runs without a turn limit are left alone.
  */
 import { z } from 'zod';
-import { REQUEST_STAGE, definePlugin, type ContentBlock, type MessageRequest } from '../../kernel/index.js';
+import { REQUEST_STAGE, definePlugin, type ContentBlock, type MessageRequest, withReplacedMessages } from '../../kernel/index.js';
 
 export const PLUGIN_NAME = 'final-answer';
 
@@ -24,13 +24,13 @@ export const finalAnswerOptions = z.strictObject({
 
 /** The request with the note after the last user message's blocks (a copy; the history is not changed). */
 function withNote(params: MessageRequest, note: string): MessageRequest {
-  const messages = [...params.messages];
-  const i = messages.length - 1;
-  const last = messages[i];
+  const i = params.messages.length - 1;
+  const last = params.messages[i];
   if (!last || last.role !== 'user') return params;
   const content: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : [...(last.content as ContentBlock[])];
   content.push({ type: 'text', text: note });
-  messages[i] = { ...last, content } as (typeof messages)[number];
+  // In place while the list is the request's own (see withReplacedMessages), else a copy.
+  const messages = withReplacedMessages(params.messages, [[i, { ...last, content } as (typeof params.messages)[number]]]);
   return { ...params, messages };
 }
 

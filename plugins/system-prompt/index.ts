@@ -17,7 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin } from '../../kernel/index.js';
+import { type SystemSection, REQUEST_STAGE, type ModelRequest, definePlugin, withReplacedMessages } from '../../kernel/index.js';
 import { DEFAULT_SECTIONS } from './defaults.js';
 import { buildUserContext } from './user-context.js';
 import { subprocessEnv } from '../../lib/index.js';
@@ -79,12 +79,15 @@ export function mergeSections(...lists: readonly (readonly SystemSection[])[]): 
   return out;
 }
 
-/** Returns params whose first message starts with a text block holding `text` (copies; never mutates). */
+/**
+ * Returns params whose first message starts with a text block holding `text`. Never changes a
+ * message or block; the list is replaced in place only while it is the request's own (inside the
+ * `request` waterfall, see withReplacedMessages), else copied.
+ */
 export function prependToFirstMessage(params: ModelRequest, text: string): ModelRequest {
   if (!text || !params.messages.length) return params;
   const first = params.messages[0]!;
-  const messages = params.messages.slice();
-  messages[0] = { ...first, content: withReminder(first.content, text) } as typeof first;
+  const messages = withReplacedMessages(params.messages, [[0, { ...first, content: withReminder(first.content, text) } as typeof first]]);
   return { ...params, messages };
 }
 

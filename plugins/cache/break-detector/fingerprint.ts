@@ -8,7 +8,7 @@
  * hashing content: moving the tail marker is not a change.
  */
 import * as crypto from 'node:crypto';
-import type { ModelRequest } from '../../../kernel/index.js';
+import { changedPlaces, type ModelRequest } from '../../../kernel/index.js';
 
 // One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per call; older Nodes use createHash.
 const sha1Base64url: (data: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
@@ -214,7 +214,9 @@ export interface Fingerprinter {
  * request keeps its hash, so a request costs a pass of identity checks plus hashing what is new
  * (the messages added since, a tail whose marker moved), not the whole history. The digest is
  * kept the same way: extended with the new messages, recomputed from the first message whose
- * hash changed.
+ * hash changed. For request lists the kernel makes (kernel `RequestLists`), the pass of identity
+ * checks is skipped too: `changedPlaces` names the few places that can differ from the previous
+ * request, and only those and the messages added since are read.
  */
 export function createFingerprinter(): Fingerprinter {
   const contents: unknown[] = [];
@@ -241,18 +243,19 @@ export function createFingerprinter(): Fingerprinter {
     let changedFrom = msgs.length;
     let copied = false;
     // The previous request's list: a message that is the same object at the same place is skipped
-    // without reading it (a pass over two arrays, not over every message object in memory).
+    // without reading it (a pass over two arrays, not over every message object in memory), and
+    // with `known` only the places it names are compared at all.
     // (The same array again may have been changed in place: then nothing is skipped this way.)
+    const known = changedPlaces(prevMsgs, msgs);
     const before = msgs === prevMsgs ? [] : prevMsgs;
     const beforeLength = Math.min(before.length, contents.length);
     prevMsgs = msgs;
     const own = () => {
       if (!copied) { hashes = hashes.slice(); copied = true; }
     };
-    for (let i = 0; i < msgs.length; i++) {
+    const visit = (i: number) => {
       const m = msgs[i]!;
-      if (i < beforeLength && m === before[i]) continue;
-      if (i < contents.length && contents[i] === m.content && roles[i] === m.role) continue;
+      if (i < contents.length && contents[i] === m.content && roles[i] === m.role) return;
       const f = messageFacts(m as { role: string; content: unknown });
       if (i >= hashes.length || hashes[i] !== f.hash) {
         changedFrom = Math.min(changedFrom, i);
@@ -264,6 +267,17 @@ export function createFingerprinter(): Fingerprinter {
       contents[i] = m.content;
       roles[i] = m.role;
       ttls[i] = f.ttl;
+    };
+    if (known) {
+      // A list the kernel made from the same history as the previous one: only the places it
+      // names and the messages added since can differ (kernel `changedPlaces`).
+      for (const i of known) if (i < beforeLength && i < msgs.length) visit(i);
+      for (let i = beforeLength; i < msgs.length; i++) visit(i);
+    } else {
+      for (let i = 0; i < msgs.length; i++) {
+        if (i < beforeLength && msgs[i] === before[i]) continue;
+        visit(i);
+      }
     }
     for (let i = msgs.length; i < ttls.length; i++) count(ttls[i]!, -1);
     if (hashes.length > msgs.length) own();

@@ -4,7 +4,7 @@
  * request shares its blocks with the kernel's history. Copies are memoised by original object
  * (see `markedCopy`), so an unchanged block marked again is the same copy.
  */
-import type { ModelRequest } from '../../../kernel/index.js';
+import { changedPlaces, type ModelRequest, withReplacedMessages } from '../../../kernel/index.js';
 
 /**
  * The marker layouts:
@@ -83,9 +83,11 @@ export function countMarkers(params: ModelRequest): number {
 
 /**
  * Counts the markers on the messages of successive requests, looking into a message only where
- * its content is not the same array as at the same place in the previous request: requests share
- * their history's content arrays, so a long session's request costs a pass of identity checks,
- * not a look at every block.
+ * its content is not the same array as at the same place in the previous request. Requests share
+ * their history's content arrays; a request list made by the kernel (kernel `RequestLists`) also
+ * says at which places it may differ from the previous one (`changedPlaces`), and then only those
+ * places and the messages added since are looked at: a long session's request costs what it
+ * changed. Other lists cost a pass of identity checks over every place.
  */
 export function messageMarkerCounter(): (messages: ModelRequest['messages']) => number {
   const contents: unknown[] = [];
@@ -94,18 +96,27 @@ export function messageMarkerCounter(): (messages: ModelRequest['messages']) => 
   // The previous call's list: the same message object at the same place is skipped unread.
   let before: ModelRequest['messages'] = [];
   return (messages) => {
-    // (The same array again may have been changed in place: then nothing is skipped this way.)
-    const prev = messages === before ? [] : before;
-    const prevLength = Math.min(prev.length, contents.length);
-    before = messages;
-    for (let i = 0; i < messages.length; i++) {
-      if (i < prevLength && messages[i] === prev[i]) continue;
+    const visit = (i: number) => {
       const c = messages[i]!.content;
-      if (i < contents.length && contents[i] === c) continue;
+      if (i < contents.length && contents[i] === c) return;
       const n = contentMarkers(c);
       total += n - (counts[i] ?? 0);
       contents[i] = c;
       counts[i] = n;
+    };
+    const known = changedPlaces(before, messages);
+    // (The same array again may have been changed in place: then nothing is skipped this way.)
+    const prev = messages === before ? [] : before;
+    const prevLength = Math.min(prev.length, contents.length);
+    before = messages;
+    if (known) {
+      for (const i of known) if (i < prevLength && i < messages.length) visit(i);
+      for (let i = prevLength; i < messages.length; i++) visit(i);
+    } else {
+      for (let i = 0; i < messages.length; i++) {
+        if (i < prevLength && messages[i] === prev[i]) continue;
+        visit(i);
+      }
     }
     for (let i = messages.length; i < counts.length; i++) total -= counts[i]!;
     contents.length = messages.length;
@@ -248,29 +259,32 @@ export function placeMarkers(input: PlaceInput, params: ModelRequest): PlaceResu
 
   let tail: TailMark | undefined;
   if (input.layout === 'tools+system+tail' || input.layout === 'two-tail' || input.layout === 'tail' || input.layout === 'system+last-two') {
-    const messages = out.messages.slice();
+    const messages = out.messages;
+    // Marked copies of the messages, by place: the list is changed at these places only (in place
+    // while it is the request's own, else in a copy; see withReplacedMessages).
+    const replacements: [number, (typeof messages)[number]][] = [];
     const mark = (mi: number, label: string): boolean => {
       const m = messages[mi];
       if (!m || !Array.isArray(m.content)) return false;
       const bi = lastMarkable(m.content);
       if (bi < 0 || hasMarker(m.content[bi])) return false;
       if (!take(`messages.${mi}.content.${bi}${label}`)) return false;
-      messages[mi] = { ...m, content: markedContent(m.content, bi, cc) } as typeof m;
+      replacements.push([mi, { ...m, content: markedContent(m.content, bi, cc) } as typeof m]);
       return true;
     };
     const last = messages.length - 1;
     const prev = input.previousTail;
     // The previous tail is marked only while it is still the same message (same content array)
     // and no longer the last one.
-    if (input.layout === 'two-tail' && prev && prev.index < last && params.messages[prev.index]?.content === prev.content) {
+    if (input.layout === 'two-tail' && prev && prev.index < last && messages[prev.index]?.content === prev.content) {
       mark(prev.index, '');
     }
     if (input.layout === 'system+last-two' && last >= 1) mark(last - 1, '');
     if (last >= 0) {
-      const original = params.messages[last]!;
+      const original = messages[last]!;
       if (mark(last, '')) tail = { index: last, content: original.content };
     }
-    out.messages = messages;
+    if (replacements.length) out.messages = withReplacedMessages(messages, replacements);
   }
   return { params: out, placed, skipped, tail };
 }

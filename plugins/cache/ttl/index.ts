@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import {
-  definePlugin, REQUEST_STAGE, type ModelRequest,
+  definePlugin, REQUEST_STAGE, type ModelRequest, withReplacedMessages,
 } from '../../../kernel/index.js';
 import { cacheCostModel, estimateSystemTokens, estimateToolTokens, type CacheTtl } from '../../../lib/index.js';
 
@@ -78,12 +78,13 @@ export function applyTtls(params: ModelRequest, staticTtl: CacheTtl, tailTtl: Ca
   const tools = params.tools?.map((t) => withTtl(t, staticTtl));
   const system = Array.isArray(params.system) ? params.system.map((b) => withTtl(b, staticTtl)) : params.system;
   const from = tail === '1h' ? 0 : Math.max(0, params.messages.length - recent);
-  let messages = params.messages;
-  for (let i = from; i < messages.length; i++) {
-    if (!hasMarkerTtl(messages[i]!, tail === '1h' ? '5m' : '1h')) continue;
-    if (messages === params.messages) messages = [...messages];
-    messages[i] = messageWithTtl(messages[i]!, tail);
+  const replacements: [number, ModelRequest['messages'][number]][] = [];
+  for (let i = from; i < params.messages.length; i++) {
+    if (!hasMarkerTtl(params.messages[i]!, tail === '1h' ? '5m' : '1h')) continue;
+    replacements.push([i, messageWithTtl(params.messages[i]!, tail)]);
   }
+  // In place while the list is the request's own (see withReplacedMessages), else a copy.
+  const messages = replacements.length ? withReplacedMessages(params.messages, replacements) : params.messages;
   return { ...params, ...(tools ? { tools } : {}), ...(system !== undefined ? { system } : {}), messages } as ModelRequest;
 }
 

@@ -23,9 +23,10 @@
  *
  * `--variant "NODE FLAGS [| WORKER ARGS]"` (repeatable) adds two queue arms whose `rein worker`
  * processes run with those Node flags (and `rein worker` options after a `|`), beside the default
- * arms of the same run: an A/B of worker settings on the same machine load. `--queue-only` leaves
- * out the `rein bench -j` arms, `--throughput-only` the overhead part; `--workloads N` sets the
- * matrix's workloads (default 4, so 8 jobs).
+ * arms of the same run: an A/B of worker settings on the same machine load. `--processes` adds an
+ * arm of one `rein worker --processes 2` (two supervised single-threaded worker processes).
+ * `--queue-only` leaves out the `rein bench -j` arms, `--throughput-only` the overhead part;
+ * `--workloads N` sets the matrix's workloads (default 4, so 8 jobs).
  *
  * Queue overhead per job, two ways:
  *   - in a matrix on one warm worker: the time between consecutive jobs' completions less the
@@ -47,7 +48,7 @@ import { planBench } from '../run.js';
 import { awaitBench, submitBench } from '../queue/submit.js';
 import { openQueue } from '../../queue/jobs.js';
 import { openRedis, parseQueueUrl } from '../../queue/connection.js';
-import { startRedis, startWorker, stop, type Proc } from '../../queue/test/harness.js';
+import { startRedis, startWorker, stop, waitFor, type Proc } from '../../queue/test/harness.js';
 import { benchArgs } from '../shared/args.js';
 import { cpuTimes, statFields, threadCpu, USER_HZ } from '../shared/proc.js';
 
@@ -63,6 +64,7 @@ const opts = benchArgs({
   variant: { type: 'string', multiple: true, default: [] },
   'queue-only': { type: 'boolean', default: false },
   'throughput-only': { type: 'boolean', default: false },
+  processes: { type: 'boolean', default: false },
 });
 const ROUNDS = Number(opts.rounds);
 const TURNS = Number(opts.turns);
@@ -140,6 +142,14 @@ async function main(): Promise<void> {
   const startWorkers = async (n: number, variant?: { nodeFlags: string[]; args: string[] }) => {
     for (let i = 0; i < n; i++) workers.push(await startWorker(redis.url, { cwd: dir, name: `bench-${i}`, env, ...(variant ? { nodeFlags: variant.nodeFlags, args: variant.args } : {}) }));
   };
+  // `rein worker --processes n`: one supervisor; resolves with its worker processes' pids once
+  // every one of them takes jobs.
+  const startProcesses = async (n: number): Promise<number[]> => {
+    const p = await startWorker(redis.url, { cwd: dir, name: 'bench', env, args: ['--processes', String(n)] });
+    workers.push(p);
+    await waitFor(p, new RegExp(`(runs jobs of queue[\\s\\S]*){${n}}`));
+    return readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  };
   const stopWorkers = async () => { for (const w of workers.splice(0)) await stop(w); };
   const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
   say(`rein ${version} queue benchmark: nproc ${availableParallelism()}, node ${process.version}, redis ${redis.url}`);
@@ -156,14 +166,15 @@ async function main(): Promise<void> {
     let lastDetail = '';
     if (autogroups()) say('  note: this kernel shares CPU per session (sched_autogroup_enabled=1): while other sessions are busy, all arms share one slice and two workers cannot outrun one');
     const { Job } = await import('bullmq');
-    const queued = (n: number, variant?: (typeof VARIANTS)[number]): Arm => ({
-      name: `queue, ${n} worker${n > 1 ? 's' : ''}${variant ? ` [${variant.label}]` : ''}`,
+    const queued = (n: number, variant?: (typeof VARIANTS)[number] | 'processes'): Arm => ({
+      name: variant === 'processes' ? `queue, rein worker --processes ${n}` : `queue, ${n} worker${n > 1 ? 's' : ''}${variant ? ` [${variant.label}]` : ''}`,
       run: async (seed) => {
         const m = matrix(seed);
         const plan = await planBench({ workloads: m.workloads, presets: PRESETS, cwd: dir });
-        await startWorkers(n, variant);
+        let pids: number[];
+        if (variant === 'processes') pids = await startProcesses(n);
+        else { await startWorkers(n, variant); pids = workers.map((w) => w.child.pid!); }
         try {
-          const pids = workers.map((w) => w.child.pid!);
           // Warm-up, not timed: a fresh worker's first replays run before V8 has optimised the
           // kernel (a cold replay takes about twice as long), which a long-lived worker pays once.
           // WARM replays per worker (one workload makes a job per preset).
@@ -224,6 +235,7 @@ async function main(): Promise<void> {
       ...(opts['queue-only'] ? [] : [local(1), local(2)]),
       queued(1), queued(2),
       ...VARIANTS.flatMap((v) => [queued(1, v), queued(2, v)]),
+      ...(opts.processes ? [queued(2, 'processes')] : []),
     ];
     const width = Math.max(...arms.map((a) => a.name.length));
     const times = new Map<string, number[]>(arms.map((a) => [a.name, []]));
@@ -246,6 +258,7 @@ async function main(): Promise<void> {
       const two = med(`queue, 2 workers [${v.label}]`);
       say(`  [${v.label}]: 2 workers / its own 1 worker ×${(one / two).toFixed(2)}; 2 workers / the default 1 worker ×${(med('queue, 1 worker') / two).toFixed(2)}; 1 worker / the default 1 worker ×${(med('queue, 1 worker') / one).toFixed(2)}`);
     }
+    if (opts.processes) say(`  rein worker --processes 2 / 1 worker ×${(med('queue, 1 worker') / med('queue, rein worker --processes 2')).toFixed(2)}`);
     say(`  load after: ${load()}`);
     if (opts['throughput-only']) return;
 

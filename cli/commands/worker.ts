@@ -18,12 +18,14 @@ interface WorkerFlags {
 }
 
 /**
- * Node flags of each process that `--processes N` starts. A worker process with Node's defaults
- * keeps more than one core busy with one replay at a time: beside the replay thread, V8 compiles
- * the hot code again and collects garbage in background threads. With one process per core those
- * threads take CPU from the other processes' replays; `--single-threaded` (V8: no concurrent
- * compiler or garbage-collector threads, that work done on the replay's own thread) gives each
- * replay one core's worth of work. Measured in bench/README.md ("One worker per core").
+ * Node flags of each process that `--processes N` starts when its jobs fill the machine's cores
+ * (N × concurrency ≥ cores). A worker process with Node's defaults keeps more than one core busy
+ * with one replay at a time: beside the replay thread, V8 compiles the hot code again and collects
+ * garbage in background threads. With one process per core those threads take CPU from the other
+ * processes' replays; `--single-threaded` (V8: no concurrent compiler or garbage-collector threads,
+ * that work done on the replay's own thread) gives each replay one core's worth of work. With
+ * fewer jobs than cores the background threads have idle cores, and the defaults are faster.
+ * Measured in bench/README.md ("One worker per core").
  */
 export const PROCESS_NODE_FLAGS: readonly string[] = ['--single-threaded'];
 
@@ -89,7 +91,7 @@ const RESTART_MS = 1_000;
 
 /**
  * `rein worker --processes N`: N `rein worker` processes on this machine (each with the other
- * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS), supervised: one that dies is
+ * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS when they fill the cores), supervised: one that dies is
  * replaced (the queue gives its jobs to the others after their lock expires); SIGINT or SIGTERM is
  * passed on to every process, so each finishes its running jobs; a second signal stops them at
  * once. Resolves with 0 once all have stopped, or with 2 when one exits with 2 (it cannot reach
@@ -104,7 +106,8 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
     ...(flags.name ? ['--name', `${flags.name}-${i + 1}`] : []),
     ...(flags.lockDuration ? ['--lock-duration', String(flags.lockDuration)] : []),
   ];
-  const nodeFlags = [...process.execArgv.filter((f) => !PROCESS_NODE_FLAGS.includes(f)), ...PROCESS_NODE_FLAGS];
+  const fills = n * (flags.concurrency ?? 1) >= availableParallelism();
+  const nodeFlags = [...process.execArgv.filter((f) => !PROCESS_NODE_FLAGS.includes(f)), ...(fills ? PROCESS_NODE_FLAGS : [])];
   const children = new Set<ChildProcess>();
   let stopping = false;
   let code = 0;
@@ -141,7 +144,7 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
   const onSignal = (signal: NodeJS.Signals) => stop(signal);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  log(`starting ${n} worker processes (node ${nodeFlags.join(' ')})`);
+  log(`starting ${n} worker processes (${nodeFlags.length ? `node ${nodeFlags.join(' ')}` : 'Node\'s defaults'}${fills ? '' : `: fewer jobs at once than the ${availableParallelism()} cores`})`);
   for (let i = 0; i < n; i++) startOne(i);
   await allStopped;
   process.off('SIGINT', onSignal);
@@ -158,7 +161,7 @@ export function registerWorkerCommand(program: Command): void {
     .requiredOption('--queue <redis-url>', 'the Redis server the jobs are on (redis://[:password@]HOST:PORT[/db], rediss:// for TLS)')
     .option('-c, --concurrency <n>', 'jobs at once (replays run in this many worker threads; default: one per core)', (v) => positiveInt(v, '--concurrency'))
     .option('--name <name>', 'this worker\'s name, stored on each job it runs (default HOST:PID; NAME-1, NAME-2, ... with --processes)')
-    .option('--processes <n>', 'run N worker processes here, each with --concurrency jobs at once (default 1) and Node\'s --single-threaded: the fastest set-up with one process per core (bench/README.md)', (v) => positiveInt(v, '--processes'))
+    .option('--processes <n>', 'run N worker processes here, each with --concurrency jobs at once (default 1), with Node\'s --single-threaded when they fill the cores: the fastest set-up with one process per core (bench/README.md)', (v) => positiveInt(v, '--processes'))
     .option('--lock-duration <ms>', 'how long a job stays locked to this worker without renewal; a worker that dies loses its jobs to the others after this (default 30000)', (v) => {
       const n = positiveInt(v, '--lock-duration');
       if (n < MIN_LOCK_MS) throw new InvalidArgumentError(`--lock-duration must be at least ${MIN_LOCK_MS} ms.`);

@@ -35,9 +35,13 @@ const MIN_LOCK_MS = 1_000;
 /** `rein worker`. Resolves with the exit code once the worker has stopped. */
 export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const log = (line: string) => process.stderr.write(`rein worker: ${line}\n`);
-  if ((flags.processes ?? 1) > 1) return workerProcesses(flags, log);
   try {
     const { parseQueueUrl, openRedis } = await import('../../queue/connection.js');
+    if ((flags.processes ?? 1) > 1) {
+      // A Redis server that cannot be reached is said once here, not by every process.
+      (await openRedis(parseQueueUrl(flags.queue))).disconnect();
+      return await workerProcesses(flags, log);
+    }
     const { startWorker, DEFAULT_LOCK_MS } = await import('../../queue/worker.js');
     const { replayProcessor } = await import('../../bench/queue/processor.js');
     const { REPLAY_JOB } = await import('../../bench/queue/jobs.js');
@@ -91,10 +95,10 @@ const RESTART_MS = 1_000;
 
 /**
  * `rein worker --processes N`: N `rein worker` processes on this machine (each with the other
- * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS when they fill the cores), supervised: one that dies is
- * replaced (the queue gives its jobs to the others after their lock expires); SIGINT or SIGTERM is
- * passed on to every process, so each finishes its running jobs; a second signal stops them at
- * once. Resolves with 0 once all have stopped, or with 2 when one exits with 2 (it cannot reach
+ * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS when they fill the cores),
+ * supervised: one that dies is replaced (the queue gives its jobs to the others after their lock
+ * expires); SIGINT or SIGTERM is passed on to every process, so each finishes its running jobs; a
+ * second signal stops them at once. Resolves with 0 once all have stopped, or with 2 when one exits with 2 (it cannot reach
  * Redis, or another input error that a new process would repeat) after the others have stopped.
  */
 async function workerProcesses(flags: WorkerFlags, log: (line: string) => void): Promise<number> {

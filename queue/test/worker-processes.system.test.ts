@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
-import { rein, reinDone, startRedis, stop, waitFor, type Proc, type RedisServer } from './harness.js';
+import { freePort, rein, reinDone, startRedis, stop, waitFor, type Proc, type RedisServer } from './harness.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let redis: RedisServer;
@@ -70,6 +70,13 @@ describe('rein worker --processes', () => {
     p.child.kill('SIGKILL');
     await p.exited;
     expect(await gone(pids)).toBe(true);
+  });
+
+  it('a Redis server that cannot be reached is one clear line and exit 2, with no process started', async () => {
+    const port = await freePort();
+    const r = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`, '--processes', '2'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
   it('a worker process that dies is replaced', async () => {

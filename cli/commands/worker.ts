@@ -32,15 +32,22 @@ export const PROCESS_NODE_FLAGS: readonly string[] = ['--single-threaded'];
 /** Shortest lock, ms: renewals happen at half of it, and a renewal takes a round trip to Redis. */
 const MIN_LOCK_MS = 1_000;
 
-/** `rein worker`. Resolves with the exit code once the worker has stopped. */
+/**
+ * `rein worker`. Resolves with the exit code once the worker has stopped. Without `--processes` or
+ * `--concurrency` it runs one worker process per core (`--processes` = the number of cores); with
+ * `--concurrency N` alone, this process runs N jobs at once in threads.
+ */
 export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const log = (line: string) => process.stderr.write(`rein worker: ${line}\n`);
   try {
     const { parseQueueUrl, openRedis } = await import('../../queue/connection.js');
-    if ((flags.processes ?? 1) > 1) {
+    // Neither option: one process of one job per core. Threads of one process share V8's
+    // background threads and did worse than separate processes (bench/README.md).
+    const processes = flags.processes ?? (flags.concurrency === undefined ? availableParallelism() : 1);
+    if (processes > 1) {
       // A Redis server that cannot be reached is said once here, not by every process.
       (await openRedis(parseQueueUrl(flags.queue))).disconnect();
-      return await workerProcesses(flags, log);
+      return await workerProcesses({ ...flags, processes }, log);
     }
     const { startWorker, DEFAULT_LOCK_MS } = await import('../../queue/worker.js');
     const { replayProcessor } = await import('../../bench/queue/processor.js');
@@ -163,9 +170,9 @@ export function registerWorkerCommand(program: Command): void {
     .command('worker')
     .description('Run the jobs of `rein bench --queue` and `rein batch --queue` from a Redis queue, on this machine, until stopped (SIGINT / SIGTERM).')
     .requiredOption('--queue <redis-url>', 'the Redis server the jobs are on (redis://[:password@]HOST:PORT[/db], rediss:// for TLS)')
-    .option('-c, --concurrency <n>', 'jobs at once (replays run in this many worker threads; default: one per core)', (v) => positiveInt(v, '--concurrency'))
+    .option('-c, --concurrency <n>', 'jobs at once in this process (replays run in this many worker threads); with --processes, in each process (default 1)', (v) => positiveInt(v, '--concurrency'))
     .option('--name <name>', 'this worker\'s name, stored on each job it runs (default HOST:PID; NAME-1, NAME-2, ... with --processes)')
-    .option('--processes <n>', 'run N worker processes here, each with --concurrency jobs at once (default 1), with Node\'s --single-threaded when they fill the cores: the fastest set-up with one process per core (bench/README.md)', (v) => positiveInt(v, '--processes'))
+    .option('--processes <n>', 'run N worker processes here, each with --concurrency jobs at once (default 1), with Node\'s --single-threaded when they fill the cores (default without --concurrency: one process per core)', (v) => positiveInt(v, '--processes'))
     .option('--lock-duration <ms>', 'how long a job stays locked to this worker without renewal; a worker that dies loses its jobs to the others after this (default 30000)', (v) => {
       const n = positiveInt(v, '--lock-duration');
       if (n < MIN_LOCK_MS) throw new InvalidArgumentError(`--lock-duration must be at least ${MIN_LOCK_MS} ms.`);

@@ -79,6 +79,19 @@ describe('rein worker --processes', () => {
     expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
+  it('without --processes or --concurrency, one worker process per core', async () => {
+    const cores = availableParallelism();
+    const p = rein(['worker', '--queue', redis.url, '--name', 'pd'], { cwd: tmp.dir, env, nodeFlags: [] });
+    procs.push(p);
+    await waitFor(p, new RegExp(`(pd(-\\d+)? runs jobs of queue \\S+ at \\S+, 1 at a time[\\s\\S]*){${cores}}`));
+    if (cores > 1) {
+      expect(p.stderr()).toMatch(new RegExp(`^rein worker: starting ${cores} worker processes \\(node .*--single-threaded\\)$`, 'm'));
+      expect(readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/)).toHaveLength(cores);
+    }
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+  });
+
   it('a worker process that dies is replaced', async () => {
     const { p, pids } = await supervisor('pr');
     process.kill(pids[0]!, 'SIGKILL');

@@ -55,7 +55,8 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     const { batchProcessor, BATCH_JOB } = await import('../../batch/queue.js');
     const target = parseQueueUrl(flags.queue);
     const redis = await openRedis(target);
-    const concurrency = flags.concurrency ?? availableParallelism();
+    // Here without --concurrency: `--processes 1`, or a machine of one core.
+    const concurrency = flags.concurrency ?? 1;
     const replay = await replayProcessor(redis, concurrency);
     const worker = await startWorker({
       target, concurrency, log,

@@ -92,6 +92,15 @@ describe('rein worker --processes', () => {
     expect((await p.exited).code).toBe(0);
   });
 
+  it('--processes 1 is this process, one job at a time, with Node\'s defaults', async () => {
+    const p = rein(['worker', '--queue', redis.url, '--processes', '1', '--name', 'p1'], { cwd: tmp.dir, env, nodeFlags: [] });
+    procs.push(p);
+    await waitFor(p, /p1 runs jobs of queue \S+ at \S+, 1 at a time/);
+    expect(p.stderr()).not.toContain('starting');
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+  });
+
   it('a worker process that dies is replaced', async () => {
     const { p, pids } = await supervisor('pr');
     process.kill(pids[0]!, 'SIGKILL');

@@ -12,7 +12,21 @@
  *     and the workers are warmed up with a few replays first, as long-lived workers are).
  * Each round runs every arm once, in an order that alternates between rounds, with fresh workload
  * seeds (so no result is reused from an earlier round); the medians over rounds and their ratios
- * are printed.
+ * are printed, with the jobs per second of each arm (so that a change which only slows the
+ * one-worker arm shows as such).
+ *
+ * Each queue arm also prints where its CPU went, seconds per job: the workers' replay threads, the
+ * workers' main threads (BullMQ, the hand-over to the thread), the rest of the workers' threads
+ * (V8's background compiler and garbage collector), redis-server and this submitting process; and
+ * how busy the workers were between the submission and the last result (a worker that has no job
+ * left while another still runs one is idle: with 8 jobs on 2 workers, the last job's length).
+ *
+ * `--variant "NODE FLAGS [| WORKER ARGS]"` (repeatable) adds two queue arms whose `rein worker`
+ * processes run with those Node flags (and `rein worker` options after a `|`), beside the default
+ * arms of the same run: an A/B of worker settings on the same machine load. `--processes` adds an
+ * arm of one `rein worker --processes 2` (two supervised single-threaded worker processes).
+ * `--queue-only` leaves out the `rein bench -j` arms, `--throughput-only` the overhead part;
+ * `--workloads N` sets the matrix's workloads (default 4, so 8 jobs).
  *
  * Queue overhead per job, two ways:
  *   - in a matrix on one warm worker: the time between consecutive jobs' completions less the
@@ -34,9 +48,9 @@ import { planBench } from '../run.js';
 import { awaitBench, submitBench } from '../queue/submit.js';
 import { openQueue } from '../../queue/jobs.js';
 import { openRedis, parseQueueUrl } from '../../queue/connection.js';
-import { startRedis, startWorker, stop, type Proc } from '../../queue/test/harness.js';
+import { startRedis, startWorker, stop, waitFor, type Proc } from '../../queue/test/harness.js';
 import { benchArgs } from '../shared/args.js';
-import { cpuTimes, statFields, USER_HZ } from '../shared/proc.js';
+import { cpuTimes, statFields, threadCpu, USER_HZ } from '../shared/proc.js';
 import { benchTempDir, removeBenchTempDir } from './harness.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -47,6 +61,11 @@ const opts = benchArgs({
   turns: { type: 'string', default: '300' },
   warm: { type: 'string', default: '2' },
   'overhead-jobs': { type: 'string', default: '16' },
+  workloads: { type: 'string', default: '4' },
+  variant: { type: 'string', multiple: true, default: [] },
+  'queue-only': { type: 'boolean', default: false },
+  'throughput-only': { type: 'boolean', default: false },
+  processes: { type: 'boolean', default: false },
 });
 const ROUNDS = Number(opts.rounds);
 const TURNS = Number(opts.turns);
@@ -86,11 +105,19 @@ const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); cons
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const say = (line: string) => process.stdout.write(line + '\n');
 
-/** The matrix of round `r`, arm `a`: 4 workloads (fresh seeds) × the presets. */
-const JOBS = 4 * PRESETS.length;
+/** Workloads of the matrix; each makes one job per preset. */
+const WORKLOADS = Number(opts.workloads);
+/** The matrix of round `r`, arm `a`: WORKLOADS workloads (fresh seeds) × the presets. */
+const JOBS = WORKLOADS * PRESETS.length;
+/** Worker settings to compare with the defaults: Node flags, and `rein worker` options after a `|`. */
+const VARIANTS = (opts.variant as string[]).map((v) => {
+  const [flags = '', args = ''] = v.split('|');
+  const words = (x: string) => x.split(/\s+/).filter(Boolean);
+  return { label: v.trim(), nodeFlags: words(flags), args: words(args) };
+});
 
 function matrix(seed: number): { workloads: string[]; args: string[] } {
-  const workloads = [0, 1, 2, 3].map((i) => `gen:turns=${TURNS},seed=${seed + i}`);
+  const workloads = Array.from({ length: WORKLOADS }, (_, i) => `gen:turns=${TURNS},seed=${seed + i}`);
   return { workloads, args: [...workloads.flatMap((w) => ['-w', w]), ...PRESETS.flatMap((p) => ['--preset', p])] };
 }
 
@@ -113,8 +140,16 @@ async function main(): Promise<void> {
   const q = await openQueue(target, await openRedis(target));
   const env = { REIN_HOME: join(dir, 'home') };
   const workers: Proc[] = [];
-  const startWorkers = async (n: number) => {
-    for (let i = 0; i < n; i++) workers.push(await startWorker(redis.url, { cwd: dir, name: `bench-${i}`, env }));
+  const startWorkers = async (n: number, variant?: { nodeFlags: string[]; args: string[] }) => {
+    for (let i = 0; i < n; i++) workers.push(await startWorker(redis.url, { cwd: dir, name: `bench-${i}`, env, ...(variant ? { nodeFlags: variant.nodeFlags, args: variant.args } : {}) }));
+  };
+  // `rein worker --processes n`: one supervisor; resolves with its worker processes' pids once
+  // every one of them takes jobs.
+  const startProcesses = async (n: number): Promise<number[]> => {
+    const p = await startWorker(redis.url, { cwd: dir, name: 'bench', env, args: ['--processes', String(n)] });
+    workers.push(p);
+    await waitFor(p, new RegExp(`(runs jobs of queue[\\s\\S]*){${n}}`));
+    return readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
   };
   const stopWorkers = async () => { for (const w of workers.splice(0)) await stop(w); };
   const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
@@ -122,32 +157,64 @@ async function main(): Promise<void> {
 
   try {
     // --- Throughput ---------------------------------------------------------------------------
-    say(`\nthroughput: 4 workloads (gen:turns=${TURNS}) × ${PRESETS.length} presets = ${4 * PRESETS.length} jobs, ${ROUNDS} rounds; load before: ${load()}`);
+    say(`\nthroughput: ${WORKLOADS} workloads (gen:turns=${TURNS}) × ${PRESETS.length} presets = ${JOBS} jobs, ${ROUNDS} rounds; load before: ${load()}`);
     say(`  rein bench -j N: N worker threads, each started cold (timed from process start); queue: \`rein worker\` processes warmed with ${WARM} replays each (timed from submission)`);
+    say('  queue arms\' CPU per job by thread: replay threads / worker main threads / other worker threads (V8 compiler, GC) / redis-server / submitter; busy: the workers\' time in jobs ÷ (workers × wall)');
     type Arm = { name: string; run: (seed: number) => Promise<number> };
-    // CPU seconds the last arm's processes used while timed (all their threads).
+    // CPU seconds the last arm's processes used while timed (all their threads), and for a queue
+    // arm where they went.
     let lastCpu = 0;
+    let lastDetail = '';
     if (autogroups()) say('  note: this kernel shares CPU per session (sched_autogroup_enabled=1): while other sessions are busy, all arms share one slice and two workers cannot outrun one');
-    const queued = (n: number): Arm => ({
-      name: `queue, ${n} worker${n > 1 ? 's' : ''}`,
+    const { Job } = await import('bullmq');
+    const queued = (n: number, variant?: (typeof VARIANTS)[number] | 'processes'): Arm => ({
+      name: variant === 'processes' ? `queue, rein worker --processes ${n}` : `queue, ${n} worker${n > 1 ? 's' : ''}${variant ? ` [${variant.label}]` : ''}`,
       run: async (seed) => {
         const m = matrix(seed);
         const plan = await planBench({ workloads: m.workloads, presets: PRESETS, cwd: dir });
-        await startWorkers(n);
+        let pids: number[];
+        if (variant === 'processes') pids = await startProcesses(n);
+        else { await startWorkers(n, variant); pids = workers.map((w) => w.child.pid!); }
         try {
-          const pids = workers.map((w) => w.child.pid);
           // Warm-up, not timed: a fresh worker's first replays run before V8 has optimised the
           // kernel (a cold replay takes about twice as long), which a long-lived worker pays once.
           // WARM replays per worker (one workload makes a job per preset).
           const warmWorkloads = Math.max(1, Math.ceil((n * WARM) / PRESETS.length));
           const warm = await planBench({ workloads: Array.from({ length: warmWorkloads }, (_, i) => `gen:turns=${TURNS},seed=${seed + 500 + i}`), presets: PRESETS, cwd: dir });
           await awaitBench(q, (await submitBench(warm, q)).manifest, warm.workloads);
-          const cpu0 = pids.reduce((sum: number, p) => sum + cpuOf(p), 0);
+          const threads0 = pids.map((p) => threadCpu(p));
+          const redis0 = cpuOf(redis.pid);
+          const self0 = cpuOf(process.pid);
+          const epoch0 = Date.now();
           const t = performance.now();
           const s = await submitBench(plan, q);
           const report = await awaitBench(q, s.manifest, plan.workloads);
           const ms = performance.now() - t;
-          lastCpu = pids.reduce((sum: number, p) => sum + cpuOf(p), 0) - cpu0;
+          const selfCpu = cpuOf(process.pid) - self0;
+          const redisCpu = cpuOf(redis.pid) - redis0;
+          // Each worker's threads: the main thread (tid = pid), the replay thread (its busiest
+          // other thread: one job at a time), and the rest.
+          let replay = 0, mainThreads = 0, background = 0;
+          pids.forEach((pid, i) => {
+            const deltas = [...threadCpu(pid)].map(([tid, c]) => {
+              const c0 = threads0[i]!.get(tid) ?? { user: 0, system: 0 };
+              return { tid, cpu: c.user + c.system - c0.user - c0.system };
+            });
+            mainThreads += deltas.find((d) => d.tid === String(pid))?.cpu ?? 0;
+            const others = deltas.filter((d) => d.tid !== String(pid)).map((d) => d.cpu).sort((a, b) => b - a);
+            replay += others[0] ?? 0;
+            background += others.slice(1).reduce((a, b) => a + b, 0);
+          });
+          lastCpu = replay + mainThreads + background;
+          const jobs = await Promise.all(s.manifest.jobs.map(async (id) => (await Job.fromId(q.queue, id))!));
+          const busy = jobs.reduce((sum, j) => sum + (j.finishedOn! - j.processedOn!), 0);
+          const per = (x: number) => (x / JOBS).toFixed(3);
+          const lastDone = Math.max(...jobs.map((j) => j.finishedOn!));
+          // The fixed parts of the wall time, ms: submission to the first job taken, and the last
+          // result to the assembled report.
+          const head = Math.min(...jobs.map((j) => j.processedOn!)) - epoch0;
+          const tail = epoch0 + ms - lastDone;
+          lastDetail = `CPU/job ${per(replay)} / ${per(mainThreads)} / ${per(background)} / ${per(redisCpu)} / ${per(selfCpu)} s, busy ${(busy / (n * (lastDone - epoch0)) * 100).toFixed(0)}%, first job after ${head.toFixed(0)} ms, report ${tail.toFixed(0)} ms after the last`;
           if (report.workloads.some((w) => w.runs.some((r) => r.error))) throw new Error('a replay failed');
           return ms;
         } finally {
@@ -161,26 +228,40 @@ async function main(): Promise<void> {
         const cpu0 = childrenCpu();
         const ms = await wall(['bench', ...matrix(seed).args, '-j', String(j), '--no-progress'], dir);
         lastCpu = childrenCpu() - cpu0;
+        lastDetail = '';
         return ms;
       },
     });
-    const arms = [local(1), local(2), queued(1), queued(2)];
+    const arms = [
+      ...(opts['queue-only'] ? [] : [local(1), local(2)]),
+      queued(1), queued(2),
+      ...VARIANTS.flatMap((v) => [queued(1, v), queued(2, v)]),
+      ...(opts.processes ? [queued(2, 'processes')] : []),
+    ];
+    const width = Math.max(...arms.map((a) => a.name.length));
     const times = new Map<string, number[]>(arms.map((a) => [a.name, []]));
     const cpus = new Map<string, number[]>(arms.map((a) => [a.name, []]));
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 ? [...arms].reverse() : arms;
       for (const [i, a] of order.entries()) {
-        const ms = await a.run(1_000 * (r + 1) + 10 * arms.indexOf(a));
+        const ms = await a.run(100_000 * (r + 1) + 1_000 * arms.indexOf(a));
         times.get(a.name)!.push(ms);
         cpus.get(a.name)!.push(lastCpu);
-        say(`  round ${r + 1}.${i + 1} ${a.name.padEnd(18)} ${(ms / 1000).toFixed(2)} s   CPU ${lastCpu.toFixed(1)} s (${(lastCpu / (ms / 1000)).toFixed(2)} cores, ${(lastCpu / JOBS).toFixed(2)} s/job)   load ${load()}`);
+        say(`  round ${r + 1}.${i + 1} ${a.name.padEnd(width)} ${(ms / 1000).toFixed(2)} s   CPU ${lastCpu.toFixed(1)} s (${(lastCpu / (ms / 1000)).toFixed(2)} cores, ${(lastCpu / JOBS).toFixed(2)} s/job)${lastDetail ? `   ${lastDetail}` : ''}   load ${load()}`);
       }
     }
     const med = (name: string) => median(times.get(name)!);
-    for (const a of arms) say(`  median ${a.name.padEnd(18)} ${(med(a.name) / 1000).toFixed(2)} s   CPU ${(median(cpus.get(a.name)!) / JOBS).toFixed(2)} s/job`);
-    say(`  local: 2 threads / 1 thread  throughput ×${(med('rein bench -j 1') / med('rein bench -j 2')).toFixed(2)}`);
+    for (const a of arms) say(`  median ${a.name.padEnd(width)} ${(med(a.name) / 1000).toFixed(2)} s = ${(JOBS / (med(a.name) / 1000)).toFixed(2)} jobs/s   CPU ${(median(cpus.get(a.name)!) / JOBS).toFixed(2)} s/job`);
+    if (!opts['queue-only']) say(`  local: 2 threads / 1 thread  throughput ×${(med('rein bench -j 1') / med('rein bench -j 2')).toFixed(2)}`);
     say(`  queue: 2 workers / 1 worker  throughput ×${(med('queue, 1 worker') / med('queue, 2 workers')).toFixed(2)}`);
+    for (const v of VARIANTS) {
+      const one = med(`queue, 1 worker [${v.label}]`);
+      const two = med(`queue, 2 workers [${v.label}]`);
+      say(`  [${v.label}]: 2 workers / its own 1 worker ×${(one / two).toFixed(2)}; 2 workers / the default 1 worker ×${(med('queue, 1 worker') / two).toFixed(2)}; 1 worker / the default 1 worker ×${(med('queue, 1 worker') / one).toFixed(2)}`);
+    }
+    if (opts.processes) say(`  rein worker --processes 2 / 1 worker ×${(med('queue, 1 worker') / med('queue, rein worker --processes 2')).toFixed(2)}`);
     say(`  load after: ${load()}`);
+    if (opts['throughput-only']) return;
 
     // --- Overhead per job -----------------------------------------------------------------------
     // (a) In a matrix on one warm worker (concurrency 1): jobs run one after another, so the time
@@ -191,7 +272,6 @@ async function main(): Promise<void> {
     await startWorkers(1);
     const pool = new Tinypool({ filename: join(REPO, 'dist/bundle/worker.js'), minThreads: 1, maxThreads: 1 });
     try {
-      const { Job } = await import('bullmq');
       // Warm-up: the worker's thread starts and loads the preset.
       const warm = await planBench({ workloads: ['gen:turns=10,seed=40000'], presets: ['minimal'], cwd: dir });
       await awaitBench(q, (await submitBench(warm, q)).manifest, warm.workloads);

@@ -89,8 +89,16 @@ function sha256(...parts: (string | Buffer)[]): string {
 export function encodeWorkload(w: Workload): { hash: string; bytes: Buffer } {
   const { path: _path, ...rest } = w;
   const json = JSON.stringify(rest);
-  return { hash: sha256(json), bytes: gzipSync(json) };
+  return { hash: sha256(json), bytes: gzipSync(json, { level: GZIP_LEVEL }) };
 }
+
+/**
+ * zlib's fastest level: the submitting process encodes every workload, on a machine that may be
+ * running workers too. On 0.8 MB of generated workload JSON it compressed ~5× faster than zlib's
+ * default level 6, to bytes ~25% larger (200 KB instead of 158 KB). The hash is of the JSON, so the
+ * level changes no job's key.
+ */
+const GZIP_LEVEL = 1;
 
 /** The workload stored by encodeWorkload. */
 export function decodeWorkload(bytes: Uint8Array): Workload {

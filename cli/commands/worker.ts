@@ -3,6 +3,7 @@
  * --queue` put on the queue, on this machine, until stopped. Start one (or several) on every
  * machine that should share the work; each needs the same rein version as the submitter.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { isInputError, printInputError } from './errors.js';
@@ -13,23 +14,49 @@ interface WorkerFlags {
   concurrency?: number;
   name?: string;
   lockDuration?: number;
+  processes?: number;
 }
+
+/**
+ * Node flags of each process that `--processes N` starts when its jobs fill the machine's cores
+ * (N × concurrency ≥ cores). A worker process with Node's defaults keeps more than one core busy
+ * with one replay at a time: beside the replay thread, V8 compiles the hot code again and collects
+ * garbage in background threads. With one process per core those threads take CPU from the other
+ * processes' replays; `--single-threaded` (V8: no concurrent compiler or garbage-collector threads,
+ * that work done on the replay's own thread) gives each replay one core's worth of work. With
+ * fewer jobs than cores the background threads have idle cores, and the defaults are faster.
+ * Measured in bench/README.md ("One worker per core").
+ */
+export const PROCESS_NODE_FLAGS: readonly string[] = ['--single-threaded'];
 
 /** Shortest lock, ms: renewals happen at half of it, and a renewal takes a round trip to Redis. */
 const MIN_LOCK_MS = 1_000;
 
-/** `rein worker`. Resolves with the exit code once the worker has stopped. */
+/**
+ * `rein worker`. Resolves with the exit code once the worker has stopped. Without `--processes` or
+ * `--concurrency` it runs one worker process per core (`--processes` = the number of cores); with
+ * `--concurrency N` alone, this process runs N jobs at once in threads.
+ */
 export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const log = (line: string) => process.stderr.write(`rein worker: ${line}\n`);
   try {
     const { parseQueueUrl, openRedis } = await import('../../queue/connection.js');
+    // Neither option: one process of one job per core. Threads of one process share V8's
+    // background threads and did worse than separate processes (bench/README.md).
+    const processes = flags.processes ?? (flags.concurrency === undefined ? availableParallelism() : 1);
+    if (processes > 1) {
+      // A Redis server that cannot be reached is said once here, not by every process.
+      (await openRedis(parseQueueUrl(flags.queue))).disconnect();
+      return await workerProcesses({ ...flags, processes }, log);
+    }
     const { startWorker, DEFAULT_LOCK_MS } = await import('../../queue/worker.js');
     const { replayProcessor } = await import('../../bench/queue/processor.js');
     const { REPLAY_JOB } = await import('../../bench/queue/jobs.js');
     const { batchProcessor, BATCH_JOB } = await import('../../batch/queue.js');
     const target = parseQueueUrl(flags.queue);
     const redis = await openRedis(target);
-    const concurrency = flags.concurrency ?? availableParallelism();
+    // Here without --concurrency: `--processes 1`, or a machine of one core.
+    const concurrency = flags.concurrency ?? 1;
     const replay = await replayProcessor(redis, concurrency);
     const worker = await startWorker({
       target, concurrency, log,
@@ -52,6 +79,11 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+      // A process of `rein worker --processes` stops when its supervisor is gone, even killed.
+      if (process.send) {
+        process.channel?.unref();
+        process.on('disconnect', () => { if (!stopping) stop('SIGTERM'); });
+      }
     });
     await worker.close();
     await replay.close();
@@ -64,14 +96,84 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   }
 }
 
+/** A process of `--processes` that exits with this code gave up for good (bad input): no new one is started. */
+const GAVE_UP = 2;
+/** Wait before a process that died is replaced, ms: a crash at start does not become a busy loop. */
+const RESTART_MS = 1_000;
+
+/**
+ * `rein worker --processes N`: N `rein worker` processes on this machine (each with the other
+ * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS when they fill the cores),
+ * supervised: one that dies is replaced (the queue gives its jobs to the others after their lock
+ * expires); SIGINT or SIGTERM is passed on to every process, so each finishes its running jobs; a
+ * second signal stops them at once. Resolves with 0 once all have stopped, or with 2 when one exits with 2 (it cannot reach
+ * Redis, or another input error that a new process would repeat) after the others have stopped.
+ */
+async function workerProcesses(flags: WorkerFlags, log: (line: string) => void): Promise<number> {
+  const n = flags.processes!;
+  // The `rein` script this process was started from (bin/rein.js), run again with the flags.
+  const script = process.argv[1]!;
+  const argsOf = (i: number) => [
+    'worker', '--queue', flags.queue, '--concurrency', String(flags.concurrency ?? 1),
+    ...(flags.name ? ['--name', `${flags.name}-${i + 1}`] : []),
+    ...(flags.lockDuration ? ['--lock-duration', String(flags.lockDuration)] : []),
+  ];
+  const fills = n * (flags.concurrency ?? 1) >= availableParallelism();
+  const nodeFlags = [...process.execArgv.filter((f) => !PROCESS_NODE_FLAGS.includes(f)), ...(fills ? PROCESS_NODE_FLAGS : [])];
+  const children = new Set<ChildProcess>();
+  let stopping = false;
+  let code = 0;
+  let done!: () => void;
+  const allStopped = new Promise<void>((resolve) => { done = resolve; });
+  const startOne = (i: number) => {
+    // Its own process group, so that a terminal's Ctrl-C reaches it once (passed on below), not
+    // twice; the IPC channel stops it when this process is gone.
+    const child = spawn(process.execPath, [...nodeFlags, script, ...argsOf(i)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+    children.add(child);
+    child.on('exit', (exitCode, signal) => {
+      children.delete(child);
+      if (!stopping && exitCode === GAVE_UP) {
+        code = GAVE_UP;
+        stop('SIGTERM');
+      } else if (!stopping) {
+        log(`process ${i + 1} (pid ${child.pid}) ended (${signal ?? `exit code ${exitCode}`}); starting another in ${RESTART_MS / 1000} s`);
+        setTimeout(() => { if (!stopping) startOne(i); else if (!children.size) done(); }, RESTART_MS);
+        return;
+      }
+      if (!children.size) done();
+    });
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log(`${signal} again: stopping the processes now`);
+      for (const c of children) c.kill('SIGKILL');
+      return;
+    }
+    stopping = true;
+    for (const c of children) c.kill(signal);
+    if (!children.size) done();
+  };
+  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  log(`starting ${n} worker processes (${nodeFlags.length ? `node ${nodeFlags.join(' ')}` : 'Node\'s defaults'}${fills ? '' : `: fewer jobs at once than the ${availableParallelism()} cores`})`);
+  for (let i = 0; i < n; i++) startOne(i);
+  await allStopped;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  log('stopped');
+  return code;
+}
+
 /** Registers `rein worker`. */
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
     .description('Run the jobs of `rein bench --queue` and `rein batch --queue` from a Redis queue, on this machine, until stopped (SIGINT / SIGTERM).')
     .requiredOption('--queue <redis-url>', 'the Redis server the jobs are on (redis://[:password@]HOST:PORT[/db], rediss:// for TLS)')
-    .option('-c, --concurrency <n>', 'jobs at once (replays run in this many worker threads; default: one per core)', (v) => positiveInt(v, '--concurrency'))
-    .option('--name <name>', 'this worker\'s name, stored on each job it runs (default HOST:PID)')
+    .option('-c, --concurrency <n>', 'jobs at once in this process (replays run in this many worker threads); with --processes, in each process (default 1)', (v) => positiveInt(v, '--concurrency'))
+    .option('--name <name>', 'this worker\'s name, stored on each job it runs (default HOST:PID; NAME-1, NAME-2, ... with --processes)')
+    .option('--processes <n>', 'run N worker processes here, each with --concurrency jobs at once (default 1), with Node\'s --single-threaded when they fill the cores (default without --concurrency: one process per core)', (v) => positiveInt(v, '--processes'))
     .option('--lock-duration <ms>', 'how long a job stays locked to this worker without renewal; a worker that dies loses its jobs to the others after this (default 30000)', (v) => {
       const n = positiveInt(v, '--lock-duration');
       if (n < MIN_LOCK_MS) throw new InvalidArgumentError(`--lock-duration must be at least ${MIN_LOCK_MS} ms.`);

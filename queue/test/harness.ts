@@ -24,6 +24,8 @@ export function freePort(): Promise<number> {
 export interface RedisServer {
   url: string;
   port: number;
+  /** The server's process id (benchmarks read its CPU time). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -71,10 +73,11 @@ export function start(command: string, args: readonly string[], opts: { cwd: str
 }
 
 /** `rein ARGS` from the built command. */
-export function rein(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Proc {
+export function rein(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; nodeFlags?: readonly string[] }): Proc {
   // REIN_BENCH_NODE_FLAGS: Node options for every `rein` process started here (`--single-threaded`
   // for the bench:queue figures in bench/README.md); V8 refuses some of them in NODE_OPTIONS.
-  const flags = process.env.REIN_BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  // `nodeFlags` replace them for this process.
+  const flags = opts.nodeFlags ?? process.env.REIN_BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
   return start(process.execPath, [...flags, BIN, ...args], opts);
 }
 
@@ -96,7 +99,7 @@ export async function startRedis(dir: string): Promise<RedisServer> {
     try {
       await waitFor(p, /Ready to accept connections/, 10_000);
       return {
-        url: `redis://127.0.0.1:${port}`, port,
+        url: `redis://127.0.0.1:${port}`, port, pid: p.child.pid!,
         stop: async () => { p.child.kill('SIGTERM'); await p.exited; },
       };
     } catch (err) {
@@ -109,9 +112,9 @@ export async function startRedis(dir: string): Promise<RedisServer> {
 }
 
 /** Starts `rein worker` on `url` and resolves once it takes jobs. */
-export async function startWorker(url: string, opts: { cwd: string; name: string; concurrency?: number; lockMs?: number; env?: NodeJS.ProcessEnv }): Promise<Proc> {
-  const args = ['worker', '--queue', url, '--name', opts.name, '--concurrency', String(opts.concurrency ?? 1), ...(opts.lockMs ? ['--lock-duration', String(opts.lockMs)] : [])];
-  const p = rein(args, { cwd: opts.cwd, ...(opts.env ? { env: opts.env } : {}) });
+export async function startWorker(url: string, opts: { cwd: string; name: string; concurrency?: number; lockMs?: number; env?: NodeJS.ProcessEnv; nodeFlags?: readonly string[]; args?: readonly string[] }): Promise<Proc> {
+  const args = ['worker', '--queue', url, '--name', opts.name, '--concurrency', String(opts.concurrency ?? 1), ...(opts.lockMs ? ['--lock-duration', String(opts.lockMs)] : []), ...(opts.args ?? [])];
+  const p = rein(args, { cwd: opts.cwd, ...(opts.env ? { env: opts.env } : {}), ...(opts.nodeFlags ? { nodeFlags: opts.nodeFlags } : {}) });
   await waitFor(p, /runs jobs of queue/);
   return p;
 }

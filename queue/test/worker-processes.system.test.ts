@@ -1,0 +1,116 @@
+/**
+ * `rein worker --processes N` against a real redis-server, as real processes (the built command):
+ * it starts N worker processes (with Node's --single-threaded when they fill the cores), they run a benchmark's jobs, SIGTERM
+ * to the supervisor stops them all, and a supervisor killed with SIGKILL leaves no worker behind.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { tempDir } from '../../testing/support.js';
+import { freePort, rein, reinDone, startRedis, stop, waitFor, type Proc, type RedisServer } from './harness.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let redis: RedisServer;
+let env: NodeJS.ProcessEnv;
+const procs: Proc[] = [];
+
+beforeAll(async () => {
+  tmp = tempDir('rein-worker-processes-');
+  env = { REIN_HOME: join(tmp.dir, 'home') };
+  redis = await startRedis(tmp.dir);
+});
+afterAll(async () => {
+  for (const p of procs) await stop(p, 2_000);
+  await redis?.stop();
+  tmp?.cleanup();
+});
+
+/** Starts `rein worker --processes 2 --name NAME` and resolves with the pids of its two processes once both take jobs. */
+async function supervisor(name: string): Promise<{ p: Proc; pids: number[] }> {
+  const p = rein(['worker', '--queue', redis.url, '--processes', '2', '--name', name, '--lock-duration', '1500'], { cwd: tmp.dir, env, nodeFlags: [] });
+  procs.push(p);
+  await waitFor(p, new RegExp(`${name}-1 runs jobs[\\s\\S]*${name}-2 runs jobs|${name}-2 runs jobs[\\s\\S]*${name}-1 runs jobs`));
+  // The processes are the supervisor's children: /proc/PID/task/TID/children (Linux).
+  const pids = readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  return { p, pids };
+}
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+async function gone(pids: number[], ms = 20_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (!pids.some(alive)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+describe('rein worker --processes', () => {
+  it('runs two worker processes that take the jobs, single-threaded when they fill the cores; SIGTERM stops both and the supervisor exits 0', async () => {
+    const { p, pids } = await supervisor('pw');
+    expect(pids).toHaveLength(2);
+    // Two processes of one job each fill a machine of at most 2 cores.
+    const fills = availableParallelism() <= 2;
+    for (const pid of pids) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--single-threaded')).toBe(fills);
+    expect(p.stderr()).toMatch(fills ? /^rein worker: starting 2 worker processes \(node .*--single-threaded\)$/m : /^rein worker: starting 2 worker processes \(Node's defaults: fewer jobs at once than the \d+ cores\)$/m);
+
+    const submit = await reinDone(['bench', '--queue', redis.url, '-w', 'gen:turns=8,seed=1', '-w', 'gen:turns=8,seed=2', '--preset', 'minimal', '--no-progress'], { cwd: tmp.dir, env });
+    expect(submit.code, submit.stderr).toBe(0);
+    expect(p.stderr().match(/^rein worker: done gen:turns=8,seed=\d × minimal/gm)).toHaveLength(2);
+
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(await gone(pids)).toBe(true);
+    expect(p.stderr().match(/^rein worker: SIGTERM: finishing the running jobs/gm)).toHaveLength(2);
+  });
+
+  it('a supervisor killed with SIGKILL leaves no worker process running', async () => {
+    const { p, pids } = await supervisor('pk');
+    p.child.kill('SIGKILL');
+    await p.exited;
+    expect(await gone(pids)).toBe(true);
+  });
+
+  it('a Redis server that cannot be reached is one clear line and exit 2, with no process started', async () => {
+    const port = await freePort();
+    const r = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`, '--processes', '2'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
+
+  it('without --processes or --concurrency, one worker process per core', async () => {
+    const cores = availableParallelism();
+    const p = rein(['worker', '--queue', redis.url, '--name', 'pd'], { cwd: tmp.dir, env, nodeFlags: [] });
+    procs.push(p);
+    await waitFor(p, new RegExp(`(pd(-\\d+)? runs jobs of queue \\S+ at \\S+, 1 at a time[\\s\\S]*){${cores}}`));
+    if (cores > 1) {
+      expect(p.stderr()).toMatch(new RegExp(`^rein worker: starting ${cores} worker processes \\(node .*--single-threaded\\)$`, 'm'));
+      expect(readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/)).toHaveLength(cores);
+    }
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+  });
+
+  it('--processes 1 is this process, one job at a time, with Node\'s defaults', async () => {
+    const p = rein(['worker', '--queue', redis.url, '--processes', '1', '--name', 'p1'], { cwd: tmp.dir, env, nodeFlags: [] });
+    procs.push(p);
+    await waitFor(p, /p1 runs jobs of queue \S+ at \S+, 1 at a time/);
+    expect(p.stderr()).not.toContain('starting');
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+  });
+
+  it('a worker process that dies is replaced', async () => {
+    const { p, pids } = await supervisor('pr');
+    process.kill(pids[0]!, 'SIGKILL');
+    await waitFor(p, /process \d \(pid \d+\) ended \(SIGKILL\); starting another/);
+    await waitFor(p, /pr-\d runs jobs[\s\S]*pr-\d runs jobs[\s\S]*pr-\d runs jobs/);
+    const now = readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    expect(now).toHaveLength(2);
+    expect(now).not.toContain(pids[0]);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(await gone(now)).toBe(true);
+  });
+});

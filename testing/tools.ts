@@ -6,9 +6,10 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import {
-  type Kernel, type KernelPreset, type ModelClient, type Plugin, runToolCalls,
-  type ToolBatchOutcome, type ToolResultBlock, type ToolUseBlock,
+  definePlugin, defineTool, type Kernel, type KernelPreset, type ModelClient, type Plugin, runToolCalls,
+  type Tool, type ToolBatchOutcome, type ToolResultBlock, type ToolUseBlock,
 } from '../kernel/index.js';
 import { createKernel } from '../agent/kernel.js';
 
@@ -84,4 +85,18 @@ export function textOf(block: ToolResultBlock): string {
   const c = block.content;
   if (typeof c === 'string') return c;
   return (c ?? []).map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+}
+
+/** The input of `testTool` tools: an `id` to tell calls apart, and optional fields a test's `call` may read. */
+export const testToolInput = z.strictObject({ id: z.string(), size: z.number().optional(), text: z.string().optional(), description: z.string().optional() });
+export type TestToolInput = z.output<typeof testToolInput>;
+
+/** A tool named `name` taking `testToolInput`, with `spec` (at least `call`) over the defaults. */
+export function testTool(name: string, spec: Partial<Tool<TestToolInput>> & Pick<Tool<TestToolInput>, 'call'>): Tool<TestToolInput> {
+  return defineTool<TestToolInput>({ name, description: name, inputSchema: testToolInput, ...spec });
+}
+
+/** A plugin that registers `tools`, named after them. */
+export function toolsPlugin(...tools: Tool<TestToolInput>[]): Plugin {
+  return definePlugin({ name: `test-tools-${tools.map((t) => t.name).join('-')}`, apply(k) { for (const t of tools) k.tools.register(t); } });
 }

@@ -1,21 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { definePlugin } from '../plugin.js';
-import { defineTool, type Tool } from '../tool.js';
 import { MAX_RESULT_CHARS } from './tool-results.js';
-import { cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../testing/tools.js';
-
-const input = z.strictObject({ id: z.string(), size: z.number().optional(), text: z.string().optional(), description: z.string().optional() });
-type In = z.output<typeof input>;
-
-function tool(name: string, spec: Partial<Tool<In>> & Pick<Tool<In>, 'call'>): Tool<In> {
-  return defineTool<In>({ name, description: name, inputSchema: input, ...spec });
-}
-
-function pluginOf(...tools: Tool<In>[]) {
-  return definePlugin({ name: `test-tools-${tools.map((t) => t.name).join('-')}`, apply(k) { for (const t of tools) k.tools.register(t); } });
-}
+import {
+  cleanupTempDirs, runCalls, tempDir, testTool, textOf, toolKernel, toolsPlugin, use, useTempReinHome,
+} from '../../testing/tools.js';
 
 let dir: string;
 beforeAll(() => {
@@ -27,16 +15,16 @@ afterAll(cleanupTempDirs);
 describe('runToolCalls', () => {
   it('runs calls one at a time when no toolBatch tap answers', async () => {
     const log: string[] = [];
-    const t = tool('Ser', { call: async (i) => { log.push(`start ${i.id}`); await new Promise((r) => setTimeout(r, 5)); log.push(`end ${i.id}`); return i.id; } });
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(t) }] });
+    const t = testTool('Ser', { call: async (i) => { log.push(`start ${i.id}`); await new Promise((r) => setTimeout(r, 5)); log.push(`end ${i.id}`); return i.id; } });
+    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: toolsPlugin(t) }] });
     await runCalls(k, [use('Ser', { id: '1' }), use('Ser', { id: '2' })]);
     expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
   });
 
   it('caps one result at min(tool cap, 50,000) characters, saving the whole and keeping a preview cut at a newline', async () => {
     const line = 'x'.repeat(99) + '\n';
-    const big = (name: string, cap: number) => tool(name, { maxResultSizeChars: cap, call: async (i) => line.repeat(Math.ceil(i.size! / 100)).slice(0, i.size!) });
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(big('Small', 30_000), big('Huge', 100_000), big('Free', Infinity)) }] });
+    const big = (name: string, cap: number) => testTool(name, { maxResultSizeChars: cap, call: async (i) => line.repeat(Math.ceil(i.size! / 100)).slice(0, i.size!) });
+    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: toolsPlugin(big('Small', 30_000), big('Huge', 100_000), big('Free', Infinity)) }] });
     const out = await runCalls(k, [
       use('Small', { id: '1', size: 30_000 }), use('Small', { id: '2', size: 30_001 }),
       use('Huge', { id: '3', size: 60_000 }), use('Free', { id: '4', size: 200_000 }),
@@ -58,7 +46,7 @@ describe('runToolCalls', () => {
   });
 
   it('turns an empty result into a placeholder and a thrown error into an is_error result', async () => {
-    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(tool('Empty', { call: async () => '' }), tool('Boom', { call: async () => { throw new Error('disk on fire'); } })) }] });
+    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: toolsPlugin(testTool('Empty', { call: async () => '' }), testTool('Boom', { call: async () => { throw new Error('disk on fire'); } })) }] });
     const out = await runCalls(k, [use('Empty', { id: '1' }), use('Boom', { id: '2' })]);
     expect(textOf(out.results[0]!)).toBe('(Empty completed with no output)');
     expect(out.results[1]!.is_error).toBe(true);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { definePlugin, defineTool, type AgentEvent, type Tool } from '../../kernel/index.js';
+import type { AgentEvent, Tool } from '../../kernel/index.js';
 import toolConcurrency, { MAX_TOOL_CONCURRENCY, partitionToolCalls } from './index.js';
-import { cleanupTempDirs, runCalls, tempDir, textOf, toolKernel, use, useTempReinHome } from '../../testing/tools.js';
+import {
+  cleanupTempDirs, runCalls, tempDir, testTool, textOf, toolKernel, toolsPlugin, use, useTempReinHome, type TestToolInput,
+} from '../../testing/tools.js';
 
 /** A latch: `arrive()` resolves once `n` callers arrived, or after `giveUpMs` with false (so a serial run fails instead of hanging). */
 function barrier(n: number, giveUpMs = 5_000) {
@@ -17,17 +18,6 @@ function barrier(n: number, giveUpMs = 5_000) {
   };
 }
 
-const input = z.strictObject({ id: z.string(), size: z.number().optional(), text: z.string().optional(), description: z.string().optional() });
-type In = z.output<typeof input>;
-
-function tool(name: string, spec: Partial<Tool<In>> & Pick<Tool<In>, 'call'>): Tool<In> {
-  return defineTool<In>({ name, description: name, inputSchema: input, ...spec });
-}
-
-function pluginOf(...tools: Tool<In>[]) {
-  return definePlugin({ name: `test-tools-${tools.map((t) => t.name).join('-')}`, apply(k) { for (const t of tools) k.tools.register(t); } });
-}
-
 let dir: string;
 beforeAll(() => {
   useTempReinHome();
@@ -36,12 +26,12 @@ beforeAll(() => {
 afterAll(cleanupTempDirs);
 
 /** A kernel with `tools` and this plugin (options `options`). */
-const kernelWith = (tools: Tool<In>[], options?: unknown) => toolKernel({ cwd: dir, plugins: [{ plugin: pluginOf(...tools) }, { plugin: toolConcurrency, options }] });
+const kernelWith = (tools: Tool<TestToolInput>[], options?: unknown) => toolKernel({ cwd: dir, plugins: [{ plugin: toolsPlugin(...tools) }, { plugin: toolConcurrency, options }] });
 
 describe('partitionToolCalls', () => {
   it('groups consecutive concurrency-safe calls and keeps every unsafe call alone, in order', async () => {
-    const safe = (name: string) => tool(name, { isConcurrencySafe: () => true, call: async () => 'ok' });
-    const k = await kernelWith([safe('A'), safe('B'), tool('W', { call: async () => 'ok' }), tool('T', { isConcurrencySafe: () => { throw new Error('cannot tell'); }, call: async () => 'ok' })]);
+    const safe = (name: string) => testTool(name, { isConcurrencySafe: () => true, call: async () => 'ok' });
+    const k = await kernelWith([safe('A'), safe('B'), testTool('W', { call: async () => 'ok' }), testTool('T', { isConcurrencySafe: () => { throw new Error('cannot tell'); }, call: async () => 'ok' })]);
     const calls = [use('A', { id: '1' }), use('B', { id: '2' }), use('A', { id: '3' }), use('W', { id: '4' }), use('A', { id: '5' }), use('W', { id: '6' }), use('A', { wrong: 1 }), use('T', { id: '8' }), use('Nope', {})];
     const batches = partitionToolCalls(k, calls);
     expect(batches.map((b) => [b.concurrent, b.calls.map((c) => (c.input as { id?: string }).id ?? c.name)])).toEqual([
@@ -53,7 +43,7 @@ describe('partitionToolCalls', () => {
 describe('tool-concurrency', () => {
   it('runs a concurrency-safe batch in parallel: every call starts before any ends (they wait for each other)', async () => {
     const b = barrier(3);
-    const t = tool('Par', { isConcurrencySafe: () => true, isReadOnly: () => true, call: async (i) => `${i.id}:${(await b.arrive()) ? 'together' : 'alone'}` });
+    const t = testTool('Par', { isConcurrencySafe: () => true, isReadOnly: () => true, call: async (i) => `${i.id}:${(await b.arrive()) ? 'together' : 'alone'}` });
     const k = await kernelWith([t]);
     const events: AgentEvent[] = [];
     k.hooks.event.tap('t', (e) => { events.push(e); });
@@ -65,7 +55,7 @@ describe('tool-concurrency', () => {
   it(`never runs more than ${MAX_TOOL_CONCURRENCY} at once, and returns results in call order`, async () => {
     let running = 0;
     let peak = 0;
-    const t = tool('Cap', {
+    const t = testTool('Cap', {
       isConcurrencySafe: () => true,
       isReadOnly: () => true,
       call: async (i) => {
@@ -85,7 +75,7 @@ describe('tool-concurrency', () => {
 
   it('passes each call its own signal: a failing Bash sibling aborts the other Bash calls only', async () => {
     const seen: Record<string, string> = {};
-    const bash = tool('Bash', {
+    const bash = testTool('Bash', {
       isConcurrencySafe: () => true,
       isReadOnly: () => true,
       call: async (i, ctx) => {
@@ -95,7 +85,7 @@ describe('tool-concurrency', () => {
         throw new Error('stopped');
       },
     });
-    const other = tool('Other', { isConcurrencySafe: () => true, isReadOnly: () => true, call: async (_i, ctx) => { await new Promise((r) => setTimeout(r, 20)); return ctx.signal.aborted ? 'aborted' : 'fine'; } });
+    const other = testTool('Other', { isConcurrencySafe: () => true, isReadOnly: () => true, call: async (_i, ctx) => { await new Promise((r) => setTimeout(r, 20)); return ctx.signal.aborted ? 'aborted' : 'fine'; } });
     const k = await kernelWith([bash, other]);
     const run = new AbortController();
     const out = await runCalls(k, [use('Bash', { id: 'w' }), use('Other', { id: 'o' }), use('Bash', { id: 'f', text: 'fail', description: 'make the build dir' })], run.signal);
@@ -108,7 +98,7 @@ describe('tool-concurrency', () => {
   it('takes its limit from maxConcurrency', async () => {
     let running = 0;
     let peak = 0;
-    const t = tool('Slow', { isConcurrencySafe: () => true, call: async () => { running++; peak = Math.max(peak, running); await new Promise((r) => setTimeout(r, 20)); running--; return 'ok'; } });
+    const t = testTool('Slow', { isConcurrencySafe: () => true, call: async () => { running++; peak = Math.max(peak, running); await new Promise((r) => setTimeout(r, 20)); running--; return 'ok'; } });
     const k = await kernelWith([t], { maxConcurrency: 2 });
     const out = await runCalls(k, ['1', '2', '3', '4', '5'].map((id) => use('Slow', { id })));
     expect(peak).toBe(2);
@@ -117,7 +107,7 @@ describe('tool-concurrency', () => {
 
   it('cancels the siblings of the tools siblingCancel names, and only those', async () => {
     // Waits for its signal (up to 300 ms): a cancelled call throws, one left alone says so.
-    const waiter = tool('Fetch', {
+    const waiter = testTool('Fetch', {
       isConcurrencySafe: () => true,
       call: async (i, ctx) => {
         if (i.text === 'fail') return { content: 'failed', isError: true };

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
 import { extractFacts } from '../metrics/recall.js';
-import { extractiveSummary, MIN_SUMMARY_TOKENS, SUMMARY_SIZE, summaryBudget } from './summary.js';
+import { extractiveSummary, MIN_SUMMARY_TOKENS, promptsIn, SUMMARY_SIZE, summaryBudget } from './summary.js';
 
 const counter = TOKEN_COUNTERS.calibrated;
 const prompts = ['Make the parser in src/parse/tokens.ts accept trailing commas', 'Also run the tests and fix what fails'];
@@ -58,5 +59,35 @@ describe('extractive summary', () => {
     expect(summaryBudget(20_000, 200_000)).toBe(Math.round(SUMMARY_SIZE.ratioHigh * 200_000));
     expect(summaryBudget(500, 200_000)).toBe(500);
     expect(summaryBudget(20_000, 10_000)).toBe(MIN_SUMMARY_TOKENS);
+  });
+});
+
+describe('prompts a compaction request shows', () => {
+  /** What `promptsIn` must equal: every prompt tested against the text. */
+  const naive = (all: string, ps: readonly string[]) => ps.filter((p) => p.trim() && all.includes(p.trim().slice(0, 80)));
+
+  it('are the prompts whose first 80 trimmed characters occur in the text, in order, duplicates kept', () => {
+    const ps = ['  Fix readToken in src/a.ts now  ', 'Fix readToken in src/a.ts now', '   ', '', 'x', 'Please fix', `${'a'.repeat(79)} b tail`, 'not shown anywhere at all'];
+    const all = `[User]\nFix readToken in src/a.ts now please\nPlease fix\n${'a'.repeat(79)} b\nx`;
+    expect(promptsIn(all, ps)).toEqual(naive(all, ps));
+    expect(promptsIn(all, ps)).toEqual([ps[0], ps[1], ps[4], ps[5], ps[6]]);
+    // The same array again (its index is kept) against another text.
+    expect(promptsIn('nothing here', ps)).toEqual([]);
+    expect(promptsIn('Fix readToken in src/a.ts now', ps)).toEqual([ps[0], ps[1], ps[4]]);
+  });
+
+  it('agree with testing every prompt, on random prompts and texts', () => {
+    // A small alphabet of word and non-word characters, so prompts and texts share words and
+    // word boundaries fall everywhere, including at the 80-character cut.
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '_', '1', ' ', '.', '\n', '/', 'é'), maxLength: 120 });
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 12 }), text, (ps, picks, noise) => {
+        // The text holds some of the prompts (whole or cut) between random strings.
+        const parts = picks.map((k, i) => { const p = ps.length ? ps[k % ps.length]! : ''; return i % 2 ? p.slice(0, 40 + (k % 60)) : p; });
+        const all = [noise, ...parts, noise].join(picks.length % 2 ? '' : ' ');
+        expect(promptsIn(all, ps)).toEqual(naive(all, ps));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });

@@ -76,8 +76,7 @@ interface Section {
  */
 export function extractiveSummary(body: SummaryBody, prompts: readonly string[], budget: number, counter: ContentTokenCounter): string {
   const strings = summarisedStrings(body);
-  const all = strings.join('\n');
-  const typed = prompts.filter((p) => p.trim() && all.includes(p.trim().slice(0, 80)));
+  const typed = promptsIn(strings.join('\n'), prompts);
   const sections = summarySections(strings, typed);
   // Fill in priority order: what the user asked, where the work stands, files, errors, names, the rest.
   const priority = [0, 6, 7, 8, 5, 2, 3, 1, 4];
@@ -93,6 +92,69 @@ export function extractiveSummary(body: SummaryBody, prompts: readonly string[],
     text = render();
   }
   return text;
+}
+
+/**
+ * The prompts a text shows, in their order (a prompt counts when its first 80 characters, trimmed,
+ * occur in `all`; blank prompts never): `prompts.filter((p) => p.trim() && all.includes(key(p)))`
+ * without testing every prompt of the workload against the text. A workload has a prompt every few
+ * steps and a long replay compacts every few hundred, so testing them all made each compaction cost
+ * more the longer the replay had run. Only prompts whose anchor word (`PromptIndex`) is a word of
+ * `all` are tested, so the work per call follows the length of `all`, not the number of prompts.
+ */
+export function promptsIn(all: string, prompts: readonly string[]): string[] {
+  let index = promptIndexes.get(prompts);
+  if (!index) promptIndexes.set(prompts, (index = indexPrompts(prompts)));
+  const candidates = index.unanchored.slice();
+  const seen = new Set<string>();
+  for (const w of all.match(WORD_RUN) ?? []) {
+    if (seen.has(w)) continue;
+    seen.add(w);
+    const at = index.byWord.get(w);
+    if (at) for (const i of at) candidates.push(i);
+  }
+  candidates.sort((a, b) => a - b);
+  const out: string[] = [];
+  for (const i of candidates) if (all.includes(index.keys[i]!)) out.push(prompts[i]!);
+  return out;
+}
+
+/** Maximal runs of word characters (`\w`, as `RegExp` without the `u` flag defines them). */
+const WORD_RUN = /\w+/g;
+
+/**
+ * The prompts of a workload by anchor word: for each prompt, its key (the first 80 characters of
+ * its trimmed text) and the longest word run of the key with a non-word character of the key on
+ * each side. Wherever the key occurs in a text, that run is a whole word run of the text, so a text
+ * none of whose word runs is a prompt's anchor cannot hold the prompt. Prompts whose key has no such
+ * run are `unanchored` and always tested; blank prompts are in neither list.
+ */
+interface PromptIndex {
+  keys: string[];
+  byWord: Map<string, number[]>;
+  unanchored: number[];
+}
+
+/** One index per prompts array: a replay passes the same array to every compaction. */
+const promptIndexes = new WeakMap<readonly string[], PromptIndex>();
+
+function indexPrompts(prompts: readonly string[]): PromptIndex {
+  const index: PromptIndex = { keys: [], byWord: new Map(), unanchored: [] };
+  prompts.forEach((p, i) => {
+    const key = p.trim().slice(0, 80);
+    index.keys.push(key);
+    if (!key) return;
+    let anchor = '';
+    for (const m of key.matchAll(WORD_RUN)) {
+      const end = m.index + m[0].length;
+      if (m.index > 0 && end < key.length && m[0].length > anchor.length) anchor = m[0];
+    }
+    if (!anchor) { index.unanchored.push(i); return; }
+    const list = index.byWord.get(anchor);
+    if (list) list.push(i);
+    else index.byWord.set(anchor, [i]);
+  });
+  return index;
 }
 
 /** The strings of the messages a compaction request summarises: its instructions cut off, in order. */

@@ -80,7 +80,7 @@ describe('request message lists', () => {
         });
         const { result } = await rig.run('What do the files say?');
         expect(result.terminalReason).toBe('plugin_error');
-        expect(String(result.errorMessage ?? JSON.stringify(result))).toContain('in-place-editor');
+        expect(result.terminalDetail).toContain('in-place-editor');
         expect(rig.requests()).toHaveLength(1);
         expect(JSON.stringify(rig.agent.kernel.messages)).not.toContain('edited');
       } finally {

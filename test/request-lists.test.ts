@@ -80,7 +80,8 @@ describe('request message lists', () => {
         });
         const { result } = await rig.run('What do the files say?');
         expect(result.terminalReason).toBe('plugin_error');
-        expect(result.terminalDetail).toContain('in-place-editor');
+        expect(result.terminalDetail).toContain('plugin "in-place-editor" failed in its request tap');
+        expect(result.terminalDetail).toContain('read-only: replace one with withReplacedMessages');
         expect(rig.requests()).toHaveLength(1);
         expect(JSON.stringify(rig.agent.kernel.messages)).not.toContain('edited');
       } finally {

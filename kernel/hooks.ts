@@ -69,11 +69,22 @@ export const PERMISSION_REQUEST_STAGE = Object.freeze({
   HOST: 0,
 });
 
+/**
+ * What to do instead, when a `request` tap wrote to a message of the request's list: those are the
+ * history's frozen API forms (kernel/loop/request.ts), and V8's TypeError alone ("Cannot add
+ * property 1, object is not extensible") does not say so.
+ */
+function frozenHint(hook: string, cause: Error): string {
+  return hook === 'request' && cause instanceof TypeError && /read[ -]only|not extensible|frozen/.test(cause.message)
+    ? ' (the messages of params.messages are read-only: replace one with withReplacedMessages)'
+    : '';
+}
+
 /** A tap threw: `plugin` is the tap's name, `hook` the hook's, `message` the tap's own. */
 export class HookTapError extends Error {
   override name = 'HookTapError';
   constructor(readonly plugin: string, readonly hook: string, cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    super(cause instanceof Error ? cause.message + frozenHint(hook, cause) : String(cause), { cause });
   }
 
   /** `plugin "x" failed in its turnStart tap: <message>`. */

@@ -60,4 +60,33 @@ describe('request message lists', () => {
       await rig.close();
     }
   });
+
+  it('refuse an in-place edit of a history message in a request tap: the run ends with the tap named, nothing stale is sent', async () => {
+    // The body writer sends a message object's kept bytes again while the object is the same, so
+    // an edit in place would reach the history and never the wire. Both kinds of edit throw.
+    for (const edit of ['push', 'assign'] as const) {
+      writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n' });
+      const rig = await startAgent({ cwd: env.dir, preset: 'minimal', scenario: SCENARIO });
+      try {
+        let calls = 0;
+        rig.agent.kernel.hooks.request.tap('in-place-editor', (params) => {
+          // The second request: the first message has been sent once already.
+          if (++calls === 2) {
+            const first = params.messages[0] as { content: unknown };
+            if (edit === 'push') (first.content as unknown[]).push({ type: 'text', text: 'edited' });
+            else first.content = 'edited';
+          }
+          return params;
+        });
+        const { result } = await rig.run('What do the files say?');
+        expect(result.terminalReason).toBe('plugin_error');
+        expect(result.terminalDetail).toContain('plugin "in-place-editor" failed in its request tap');
+        expect(result.terminalDetail).toContain('read-only: replace one with withReplacedMessages');
+        expect(rig.requests()).toHaveLength(1);
+        expect(JSON.stringify(rig.agent.kernel.messages)).not.toContain('edited');
+      } finally {
+        await rig.close();
+      }
+    }
+  });
 });

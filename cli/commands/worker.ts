@@ -96,6 +96,13 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   }
 }
 
+/**
+ * Most processes `--processes` starts. Each is a Node process of its own (tens of MB of memory and a
+ * Redis connection) started at once, so a slip such as `--processes 1e9` or `10000` would fill the
+ * machine before any job ran; more jobs at once per process are `--concurrency`'s.
+ */
+export const MAX_PROCESSES = 256;
+
 /** A process of `--processes` that exits with this code gave up for good (bad input): no new one is started. */
 const GAVE_UP = 2;
 /** Wait before a process that died is replaced, ms: a crash at start does not become a busy loop. */
@@ -173,7 +180,11 @@ export function registerWorkerCommand(program: Command): void {
     .requiredOption('--queue <redis-url>', 'the Redis server the jobs are on (redis://[:password@]HOST:PORT[/db], rediss:// for TLS)')
     .option('-c, --concurrency <n>', 'jobs at once in this process (replays run in this many worker threads); with --processes, in each process (default 1)', (v) => positiveInt(v, '--concurrency'))
     .option('--name <name>', 'this worker\'s name, stored on each job it runs (default HOST:PID; NAME-1, NAME-2, ... with --processes)')
-    .option('--processes <n>', 'run N worker processes here, each with --concurrency jobs at once (default 1), with Node\'s --single-threaded when they fill the cores (default without --concurrency: one process per core)', (v) => positiveInt(v, '--processes'))
+    .option('--processes <n>', 'run N worker processes here (at most 256), each with --concurrency jobs at once (default 1), with Node\'s --single-threaded when they fill the cores (default without --concurrency: one process per core)', (v) => {
+      const n = positiveInt(v, '--processes');
+      if (n > MAX_PROCESSES) throw new InvalidArgumentError(`--processes must be at most ${MAX_PROCESSES}; for more jobs at once, raise --concurrency.`);
+      return n;
+    })
     .option('--lock-duration <ms>', 'how long a job stays locked to this worker without renewal; a worker that dies loses its jobs to the others after this (default 30000)', (v) => {
       const n = positiveInt(v, '--lock-duration');
       if (n < MIN_LOCK_MS) throw new InvalidArgumentError(`--lock-duration must be at least ${MIN_LOCK_MS} ms.`);

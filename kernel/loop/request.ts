@@ -35,10 +35,23 @@ type ApiForm = ModelRequest['messages'][number];
  */
 const requestLists = new WeakMap<Kernel, RequestLists<Message, ApiForm>>();
 
+/**
+ * A history message's API form, frozen with its content array. The request body writer
+ * (lib/model/request-body.ts) keeps the bytes of a message object it has sent and sends them again
+ * while the object is the same, so a `request` tap that changed one in place would send stale bytes
+ * on every later request and change the history too. Frozen, such an edit throws a TypeError in the
+ * tap (ES modules run in strict mode) instead; taps replace messages with `withReplacedMessages`.
+ * One freeze per message, when its form is made (once per message object).
+ */
+function frozenForm(m: Message): ApiForm {
+  if (Array.isArray(m.content)) Object.freeze(m.content);
+  return Object.freeze({ role: m.role, content: m.content }) as ApiForm;
+}
+
 function requestListOf(kernel: Kernel, messages: readonly Message[]): ApiForm[] {
   let lists = requestLists.get(kernel);
   if (!lists) {
-    lists = new RequestLists<Message, ApiForm>((m) => ({ role: m.role, content: m.content }));
+    lists = new RequestLists<Message, ApiForm>(frozenForm);
     requestLists.set(kernel, lists);
   }
   return lists.open(messages);

@@ -79,6 +79,12 @@ describe('rein worker --processes', () => {
     expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
+  it('--processes above 256 (MAX_PROCESSES, cli/commands/worker.ts) is refused before any process starts, with a reachable Redis', async () => {
+    const r = await reinDone(['worker', '--queue', redis.url, '--processes', '1e9'], { cwd: tmp.dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rein: option '--processes <n>' argument '1e9' is invalid. --processes must be at most 256; for more jobs at once, raise --concurrency.\nrein: see rein worker --help\n`);
+  });
+
   it('without --processes or --concurrency, one worker process per core', async () => {
     const cores = availableParallelism();
     const p = rein(['worker', '--queue', redis.url, '--name', 'pd'], { cwd: tmp.dir, env, nodeFlags: [] });

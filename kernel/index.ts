@@ -18,7 +18,7 @@ export { definePlugin, PluginError, type Plugin, type PluginCheckContext, type P
 export { createHooks, createHooksGetter, CONTEXT_STAGE, REQUEST_STAGE, PERMISSION_STAGE, PERMISSION_REQUEST_STAGE, HOOK_NAMES, HookTapError, type KernelHooks, type HookName } from './hooks.js';
 export { createKernelState } from './state.js';
 export { Incremental, sharedPrefixLength, type IncrementalSpec } from './incremental.js';
-export { RequestLists, withReplacedMessages, changedPlaces } from './request-messages.js';
+export { RequestLists, withReplacedMessages, changedPlaces, forEachChangedPlace } from './request-messages.js';
 export type * from './hook-payloads.js';
 export type * from './types.js';
 export { TERMINAL_REASONS, emptyUsage, addUsage } from './types.js';

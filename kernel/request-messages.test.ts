@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HistoryDriver, historyOps } from '../testing/histories.js';
-import { changedPlaces, RequestLists, withReplacedMessages } from './request-messages.js';
+import { changedPlaces, forEachChangedPlace, RequestLists, withReplacedMessages } from './request-messages.js';
 import type { Message } from './types.js';
 
 type Form = { role: string; content: unknown };
@@ -38,6 +38,14 @@ describe('RequestLists and changedPlaces', () => {
             const named = new Set(known);
             for (let i = 0; i < Math.min(prev.length, list.length); i++) if (!named.has(i)) expect(list[i]).toBe(prev[i]);
           }
+          // forEachChangedPlace visits every place that differs, and every place past what a caller kept.
+          const kept = pick % (prev.length + 2);
+          const visited = new Set<number>();
+          forEachChangedPlace(prev, list, kept, (i) => visited.add(i));
+          for (let i = 0; i < list.length; i++) {
+            if (i >= Math.min(kept, prev.length) || list[i] !== prev[i]) expect(visited.has(i)).toBe(true);
+          }
+          for (const i of visited) expect(i).toBeLessThan(list.length);
         }
         prev = list;
       });
@@ -64,6 +72,21 @@ describe('RequestLists and changedPlaces', () => {
     expect(changedPlaces(d, other)).toBeUndefined();
     expect(changedPlaces(d, d.slice())).toBeUndefined();
     expect(changedPlaces(d, d)).toBeUndefined();
+  });
+
+  it('forEachChangedPlace: unrelated lists by identity, the same array again in full, always past what the caller kept', () => {
+    const x = { n: 1 }, y = { n: 2 }, z = { n: 3 };
+    const seen = (prev: readonly unknown[], cur: readonly unknown[], kept: number) => {
+      const out: number[] = [];
+      forEachChangedPlace(prev, cur, kept, (i) => out.push(i));
+      return out;
+    };
+    expect(seen([x, y], [x, z, y], 9)).toEqual([1, 2]);
+    expect(seen([x, y], [x, z, y], 1)).toEqual([1, 2]);
+    expect(seen([x, y], [x, y], 0)).toEqual([0, 1]);
+    const same = [x, y];
+    expect(seen(same, same, 9)).toEqual([0, 1]);
+    expect(seen([x, y, z], [x], 9)).toEqual([]);
   });
 
   it('copies a list that is not a request\'s own, never changing it, and refuses a place outside the list', () => {

@@ -119,3 +119,21 @@ export function changedPlaces(prev: List, cur: List): readonly number[] | undefi
   if (!a || !b || a.origin !== b.origin || a.generation !== b.generation) return undefined;
   return a.replaced.length ? (b.replaced.length ? a.replaced.concat(b.replaced) : a.replaced) : b.replaced;
 }
+
+/**
+ * Calls `visit(i)` for every place `i` of `cur` that may hold another message than the same place
+ * of `prev`: with `changedPlaces` known, the places it names and those past `prev`; else every
+ * place not holding the same object. Places at or past `kept` (how many places the caller's own
+ * state covers) are always visited. Named places may be visited more than once. `prev === cur`
+ * visits every place (the same array may have been changed in place).
+ */
+export function forEachChangedPlace(prev: List, cur: List, kept: number, visit: (i: number) => void): void {
+  const places = changedPlaces(prev, cur);
+  const shared = prev === cur ? 0 : Math.min(prev.length, kept, cur.length);
+  if (places) {
+    for (const i of places) if (i < shared) visit(i);
+  } else {
+    for (let i = 0; i < shared; i++) if (cur[i] !== prev[i]) visit(i);
+  }
+  for (let i = shared; i < cur.length; i++) visit(i);
+}

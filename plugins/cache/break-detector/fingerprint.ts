@@ -8,7 +8,7 @@
  * hashing content: moving the tail marker is not a change.
  */
 import * as crypto from 'node:crypto';
-import { changedPlaces, type ModelRequest } from '../../../kernel/index.js';
+import { forEachChangedPlace, type ModelRequest } from '../../../kernel/index.js';
 
 // One-shot `crypto.hash` (Node ≥ 20.12) skips a Hash object per call; older Nodes use createHash.
 const sha1Base64url: (data: string) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
@@ -243,12 +243,9 @@ export function createFingerprinter(): Fingerprinter {
     let changedFrom = msgs.length;
     let copied = false;
     // The previous request's list: a message that is the same object at the same place is skipped
-    // without reading it (a pass over two arrays, not over every message object in memory), and
-    // with `known` only the places it names are compared at all.
-    // (The same array again may have been changed in place: then nothing is skipped this way.)
-    const known = changedPlaces(prevMsgs, msgs);
-    const before = msgs === prevMsgs ? [] : prevMsgs;
-    const beforeLength = Math.min(before.length, contents.length);
+    // without reading it, and for a list the kernel made from the same history only the places it
+    // names and the messages added since are looked at (kernel `forEachChangedPlace`).
+    const before = prevMsgs;
     prevMsgs = msgs;
     const own = () => {
       if (!copied) { hashes = hashes.slice(); copied = true; }
@@ -268,17 +265,7 @@ export function createFingerprinter(): Fingerprinter {
       roles[i] = m.role;
       ttls[i] = f.ttl;
     };
-    if (known) {
-      // A list the kernel made from the same history as the previous one: only the places it
-      // names and the messages added since can differ (kernel `changedPlaces`).
-      for (const i of known) if (i < beforeLength && i < msgs.length) visit(i);
-      for (let i = beforeLength; i < msgs.length; i++) visit(i);
-    } else {
-      for (let i = 0; i < msgs.length; i++) {
-        if (i < beforeLength && msgs[i] === before[i]) continue;
-        visit(i);
-      }
-    }
+    forEachChangedPlace(before, msgs, contents.length, visit);
     for (let i = msgs.length; i < ttls.length; i++) count(ttls[i]!, -1);
     if (hashes.length > msgs.length) own();
     contents.length = roles.length = hashes.length = ttls.length = msgs.length;

@@ -4,7 +4,7 @@
  * request shares its blocks with the kernel's history. Copies are memoised by original object
  * (see `markedCopy`), so an unchanged block marked again is the same copy.
  */
-import { changedPlaces, type ModelRequest, withReplacedMessages } from '../../../kernel/index.js';
+import { forEachChangedPlace, type ModelRequest, withReplacedMessages } from '../../../kernel/index.js';
 
 /**
  * The marker layouts:
@@ -104,20 +104,8 @@ export function messageMarkerCounter(): (messages: ModelRequest['messages']) => 
       contents[i] = c;
       counts[i] = n;
     };
-    const known = changedPlaces(before, messages);
-    // (The same array again may have been changed in place: then nothing is skipped this way.)
-    const prev = messages === before ? [] : before;
-    const prevLength = Math.min(prev.length, contents.length);
+    forEachChangedPlace(before, messages, contents.length, visit);
     before = messages;
-    if (known) {
-      for (const i of known) if (i < prevLength && i < messages.length) visit(i);
-      for (let i = prevLength; i < messages.length; i++) visit(i);
-    } else {
-      for (let i = 0; i < messages.length; i++) {
-        if (i < prevLength && messages[i] === prev[i]) continue;
-        visit(i);
-      }
-    }
     for (let i = messages.length; i < counts.length; i++) total -= counts[i]!;
     contents.length = messages.length;
     counts.length = messages.length;

@@ -8,7 +8,7 @@
  * where every value came from.
  */
 import { z } from 'zod';
-import { SHELL_HOOK_EVENTS } from '../../plugins/hooks/shell/config.js';
+import { SHELL_HOOK_EVENT_DOCS, SHELL_HOOK_EVENTS } from '../../plugins/hooks/shell/config.js';
 
 /** Permission modes, Claude Code's names (Agent SDK `PermissionMode`). */
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions', 'auto'] as const;
@@ -50,14 +50,14 @@ const modelSchema = z.object({
   fallbackModel: nonEmpty.describe('Model to switch to when the main model is overloaded.'),
   thinking: z.discriminatedUnion('type', [
     z.object({
-      type: z.literal('enabled'),
+      type: z.literal('enabled').describe('Extended thinking on, within a token budget.'),
       budget_tokens: z.number().int().min(MIN_THINKING_BUDGET_TOKENS).describe('Thinking budget, tokens (≥ 1024 and < maxTokens).'),
     }).strict(),
-    z.object({ type: z.literal('adaptive') }).strict(),
-    z.object({ type: z.literal('disabled') }).strict(),
+    z.object({ type: z.literal('adaptive').describe('The model decides how much to think (models that take adaptive thinking).') }).strict(),
+    z.object({ type: z.literal('disabled').describe('No extended thinking.') }).strict(),
   ]).describe('Extended thinking, in the Messages API shape.'),
   effort: z.enum(EFFORT_LEVELS).describe('Effort level.'),
-}).partial().strict();
+}).partial().strict().describe('The model and how it is called: provider, name, output cap, context window, fallback, thinking and effort.');
 
 const systemSectionSchema = z.object({
   name: nonEmpty.describe('Section name; a plugin may replace a section by name.'),
@@ -74,17 +74,17 @@ const permissionsSchema = z.object({
   additionalDirectories: z.array(nonEmpty).describe('Directories besides the working directory that tools may touch, relative to this preset. Unioned across layers.'),
   allowBypassPermissions: z.boolean().describe('Explicit opt-in required for mode bypassPermissions.'),
   protectedPaths: z.array(nonEmpty).describe('More paths (rule path syntax) that no mode may write without asking. Unioned across layers.'),
-}).partial().strict();
+}).partial().strict().describe('Permission mode and rules: which tool calls run, ask or are denied.');
 
 const hookHandlerSchema = z.object({
-  type: z.literal('command'),
+  type: z.literal('command').describe('A shell command.'),
   command: nonEmpty.describe('Shell command; gets the event as JSON on stdin. Exit 2 blocks. `${VAR}` is left to the shell.'),
-  timeout: z.number().positive().describe('Timeout, seconds (default 60).'),
+  timeout: z.number().positive().describe('Timeout, seconds (default 600; SessionEnd: 1.5).'),
   onFailure: z.enum(['continue', 'block']).describe('For PreToolUse, PermissionRequest and UserPromptSubmit hooks: `block` fails closed on a crash, a timeout or any exit code but 0 and 2; `continue` lets the call run whatever happens (exit 2 still blocks). Unset: a crash or timeout blocks, another exit code does not (Claude Code\'s protocol).'),
 }).partial({ timeout: true, onFailure: true }).strict();
 
 const httpHookSchema = z.object({
-  type: z.literal('http'),
+  type: z.literal('http').describe('POST the event to a URL.'),
   url: z.string().regex(/^https?:\/\/[^\s]+$/).describe('POSTed the event JSON; the response body is the answer. Timeouts and non-2xx fail closed for guard events.'),
   timeout: z.number().positive().describe('Timeout, seconds (default 30).'),
   headers: z.record(z.string(), z.string()).describe('Request headers; `$VAR` / `${VAR}` is replaced only for names in allowedEnvVars.'),
@@ -94,7 +94,7 @@ const httpHookSchema = z.object({
 }).partial({ timeout: true, headers: true, allowedEnvVars: true, onFailure: true, statusMessage: true }).strict();
 
 const promptHookSchema = z.object({
-  type: z.literal('prompt'),
+  type: z.literal('prompt').describe('A small model decides, in a side request.'),
   prompt: nonEmpty.describe('What a small model is asked; `$ARGUMENTS` becomes the event JSON. It answers allow, deny or ask.'),
   model: nonEmpty.describe('Model of the side request (default claude-haiku-4-5).'),
   timeout: z.number().positive().describe('Timeout, seconds (default 30).'),
@@ -104,24 +104,24 @@ const promptHookSchema = z.object({
 
 const hookMatcherSchema = z.object({
   matcher: z.string().describe('Tool-name pattern (`Edit|Write`, a regex); empty or absent matches all.'),
-  hooks: z.array(z.discriminatedUnion('type', [hookHandlerSchema, httpHookSchema, promptHookSchema])).min(1),
+  hooks: z.array(z.discriminatedUnion('type', [hookHandlerSchema, httpHookSchema, promptHookSchema])).min(1).describe('The hooks to run, each of type command, http or prompt.'),
 }).partial({ matcher: true }).strict().meta({ id: 'HookMatcher', description: 'A matcher and the hooks it runs (command, http or prompt).' });
 
 const hooksSchema = z.object(
-  Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(hookMatcherSchema)])) as Record<(typeof HOOK_EVENTS)[number], z.ZodArray<typeof hookMatcherSchema>>,
+  Object.fromEntries(HOOK_EVENTS.map((e) => [e, z.array(hookMatcherSchema).describe(SHELL_HOOK_EVENT_DOCS[e])])) as Record<(typeof HOOK_EVENTS)[number], z.ZodArray<typeof hookMatcherSchema>>,
 ).partial().strict().describe('Shell hooks in Claude Code settings.json format.');
 
 const mcpServerSchema = z.union([
   z.object({
-    type: z.literal('stdio'),
-    command: nonEmpty,
-    args: z.array(z.string()),
-    env: z.record(z.string(), z.string()),
+    type: z.literal('stdio').describe('Transport: `stdio`, a command to start (may be left out).'),
+    command: nonEmpty.describe('Program to start.'),
+    args: z.array(z.string()).describe('Arguments of the command.'),
+    env: z.record(z.string(), z.string()).describe('Environment variables for the server, added to the environment rein gives child processes.'),
   }).partial({ type: true, args: true, env: true }).strict(),
   z.object({
-    type: z.literal('http'),
-    url: z.string().regex(/^https?:\/\//, 'must be an http(s) URL'),
-    headers: z.record(z.string(), z.string()),
+    type: z.literal('http').describe('Transport: `http` (streamable HTTP).'),
+    url: z.string().regex(/^https?:\/\//, 'must be an http(s) URL').describe('The server\'s URL.'),
+    headers: z.record(z.string(), z.string()).describe('HTTP headers sent with every request to the server.'),
   }).partial({ headers: true }).strict(),
 ]);
 
@@ -138,7 +138,7 @@ export const presetSchema = z.object({
   system: z.object({
     sections: z.array(systemSectionSchema).describe('System prompt sections, in order. Replaces inherited sections.'),
     append: z.string().describe('Text appended after the sections.'),
-  }).partial().strict(),
+  }).partial().strict().describe('The system prompt: its sections and text appended after them.'),
   tools: z.array(nonEmpty).describe('Tools the model gets, by Claude Code name (Read, Write, Edit, Bash, Glob, Grep, ...). Replaces inherited tools.'),
   permissions: permissionsSchema,
   plugins: z.record(z.string().min(1), pluginValueSchema).describe('Plugins by name (built-in `compaction/auto`, a path `./my-plugin.ts`, or an npm package) → options; `false` switches off an inherited plugin.'),
@@ -147,7 +147,7 @@ export const presetSchema = z.object({
     maxTurns: z.number().int().positive().describe('Maximum model requests in one run.'),
     maxBudgetUsd: z.number().positive().describe('Stop when the run has cost this much, USD.'),
     maxStopHookBlocks: z.number().int().positive().describe('End the run (stop_hook_limit) when stop hooks block the end of the turn this many times in a row. Default 8.'),
-  }).partial().strict(),
+  }).partial().strict().describe('Limits of one run: model requests, cost, stop-hook blocks.'),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string()).describe('Environment variables for tools, hooks and MCP servers.'),
   autoMode: z.object({
     allow: ruleList('Actions the auto-mode classifier should allow. Unioned across layers.'),
@@ -155,13 +155,13 @@ export const presetSchema = z.object({
     hard_deny: ruleList('Actions always denied. Unioned across layers.'),
     environment: ruleList('Trusted repositories, buckets, domains. Unioned across layers.'),
     model: nonEmpty.describe('Model the auto-mode classifier asks; default: the main model.'),
-  }).partial().strict(),
+  }).partial().strict().describe('Rules and model of the auto-mode classifier (permission mode `auto`).'),
   subagents: z.record(z.string().min(1), nonEmpty).describe('Subagent type (for the Task tool) → preset file or built-in name.'),
   agents: z.record(z.string().min(1), z.record(z.string(), z.unknown())).describe('Subagent types defined inline (for the Task tool): name → {description, prompt, tools, disallowedTools, model, maxTurns, permissionMode, background}, checked by the Task tool\'s options.'),
   mcpServers: z.record(z.string().min(1), mcpServerSchema).describe('MCP servers, Claude Code format: stdio {command, args, env} or {type: http, url, headers}.'),
   session: z.object({
     dir: nonEmpty.describe('Where transcripts go, relative to this preset.'),
-  }).partial().strict(),
+  }).partial().strict().describe('Where the session\'s transcripts are kept.'),
   bench: z.object({
     mimic: z.enum(BENCH_MIMICS).describe('The agent client this preset models in `rein bench` replays: the replay sends that client\'s fixed prefix (tools and system of the size the recording shows, in the client\'s shape) and replays its restarts. `rein run` ignores it.'),
   }).partial().strict().describe('Settings only `rein bench` reads.'),

@@ -21,13 +21,13 @@ import { MAX_SANITIZE_PASSES, neutralizeText, sanitizeText, wrapExternal } from 
 
 export const sanitizeOptions = z.object({
   /** Tool-name globs whose results come from outside: normalised (NFKC) and wrapped in provenance tags besides. */
-  tools: z.array(z.string().min(1)).default(['mcp__*', 'WebFetch']),
+  tools: z.array(z.string().min(1)).default(['mcp__*', 'WebFetch']).describe('Tool-name globs whose results come from outside: besides being neutralised, they are NFKC-normalised and wrapped in a provenance tag.'),
   /** Tool-name globs whose result text is neutralised (default: every tool). */
-  neutralize: z.array(z.string().min(1)).default(['*']),
+  neutralize: z.array(z.string().min(1)).default(['*']).describe('Tool-name globs whose result text is neutralised (terminal escapes, invisible characters and forged context tags removed or escaped).'),
   /** Most sanitisation passes (Claude Code: 10). */
-  maxPasses: z.number().int().min(1).max(100).default(MAX_SANITIZE_PASSES),
+  maxPasses: z.number().int().min(1).max(100).default(MAX_SANITIZE_PASSES).describe('Most normalisation passes over an outside result until it is stable (Claude Code: 10).'),
   /** Wrap results of `tools` in `<external-content>` provenance tags. */
-  provenance: z.boolean().default(true),
+  provenance: z.boolean().default(true).describe('Wrap results of `tools` in `<external-content>` tags naming the tool (and the URL for WebFetch).'),
 }).strict();
 
 export type SanitizeOptions = z.output<typeof sanitizeOptions>;

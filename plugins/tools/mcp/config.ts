@@ -6,19 +6,19 @@
 import { z } from 'zod';
 
 export const stdioServer = z.strictObject({
-  type: z.literal('stdio').optional(),
+  type: z.literal('stdio').optional().describe('Transport: `stdio`, a command to start (may be left out).'),
   command: z.string().min(1).describe('Program to start'),
-  args: z.array(z.string()).default([]),
+  args: z.array(z.string()).default([]).describe('Arguments of the command.'),
   /** Added to rein's own environment. */
-  env: z.record(z.string(), z.string()).default({}),
+  env: z.record(z.string(), z.string()).default({}).describe('Environment variables for the server, added to the environment rein gives child processes.'),
   /** Working directory of the server (default: the session's). */
-  cwd: z.string().optional(),
+  cwd: z.string().optional().describe('Working directory of the server, relative to the session\'s; default: the session\'s.'),
 });
 
 export const httpServer = z.strictObject({
-  type: z.enum(['http', 'sse']),
-  url: z.string().url(),
-  headers: z.record(z.string(), z.string()).default({}),
+  type: z.enum(['http', 'sse']).describe('Transport: `http` (streamable HTTP) or `sse` (the older HTTP+SSE transport).'),
+  url: z.string().url().describe('The server\'s URL.'),
+  headers: z.record(z.string(), z.string()).default({}).describe('HTTP headers sent with every request to the server.'),
 });
 
 export const serverConfig = z.union([stdioServer, httpServer]);
@@ -32,9 +32,9 @@ export const MAX_MCP_DESCRIPTION_CHARS = 2_048;
 
 export const mcpOptions = z.strictObject({
   /** Servers by name; the name becomes the middle of `mcp__<server>__<tool>`. */
-  servers: z.record(z.string().min(1), serverConfig).default({}),
-  connectTimeoutMs: z.number().int().positive().default(DEFAULT_CONNECT_TIMEOUT_MS),
-  callTimeoutMs: z.number().int().positive().default(DEFAULT_CALL_TIMEOUT_MS),
+  servers: z.record(z.string().min(1), serverConfig).default({}).describe('MCP servers by name (Claude Code\'s `mcpServers` format); the name becomes the middle of `mcp__<server>__<tool>`.'),
+  connectTimeoutMs: z.number().int().positive().default(DEFAULT_CONNECT_TIMEOUT_MS).describe('Time a server gets to start and answer `initialize`, ms (Claude Code\'s MCP_TIMEOUT default: 30 s).'),
+  callTimeoutMs: z.number().int().positive().default(DEFAULT_CALL_TIMEOUT_MS).describe('Time one MCP tool call may take, ms.'),
 });
 
 export type ServerConfig = z.output<typeof serverConfig>;

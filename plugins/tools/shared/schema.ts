@@ -16,7 +16,7 @@ export function wholeNumber(min = 0) {
  * same contract (parameters, limits, the rules the tool enforces) in fewer words, for presets
  * whose every request should carry a small prefix (`lean`).
  */
-export const descriptionStyle = z.enum(['full', 'condensed']).default('full');
+export const descriptionStyle = z.enum(['full', 'condensed']).default('full').describe('The tool description sent to the model: `full`, or `condensed` (the same contract in fewer words, for a small cached prefix).');
 
 /** `schema` without the `description` of its top-level properties (the condensed description names each one). */
 function withoutPropertyDescriptions(schema: JsonSchema): JsonSchema {

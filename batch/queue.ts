@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { reinVersion } from '../queue/connection.js';
-import { addJobs, awaitJobs, type AwaitOptions, type JobOutcome, type JobSpec, type OpenQueue } from '../queue/jobs.js';
+import { addJobs, awaitJobs, REMOVED_BEFORE_RUN, type AwaitOptions, type JobOutcome, type JobSpec, type OpenQueue } from '../queue/jobs.js';
 import { runTask, type TaskResult } from './run-task.js';
 import type { BatchTask } from './tasks.js';
 
@@ -50,7 +50,8 @@ export async function awaitBatch(q: OpenQueue, tasks: readonly BatchTask[], jobs
   const byJob = new Map(jobs.map((id, i) => [id, tasks[i]!]));
   const toResult = (id: string, o: JobOutcome): TaskResult => {
     const t = byJob.get(id)!;
-    return o.state === 'completed' ? (o.value as TaskResult) : { id: t.id, line: t.line, duration_ms: 0, error: `failed ${o.attempts} times on the queue: ${o.reason}` };
+    if (o.state === 'completed') return o.value as TaskResult;
+    return { id: t.id, line: t.line, duration_ms: 0, error: o.reason === REMOVED_BEFORE_RUN ? `not run: ${o.reason}` : `failed ${o.attempts} times on the queue: ${o.reason}` };
   };
   const { onResult, ...rest } = opts;
   const outcomes = await awaitJobs(q, jobs, { ...rest, onOutcome: (id, o) => onResult?.(toResult(id, o)) });

@@ -46,6 +46,16 @@ export interface RunTaskOptions {
   keep?: boolean;
   /** Environment of `rein run` and the check. Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Stops the task: aborted with a signal's name (`SIGINT`, `SIGTERM`) as its reason, which is
+   * passed on to the running `rein run` (it ends the run `aborted` and prints its result) or
+   * check. With it, each command runs in a process group of its own, so that a terminal's Ctrl-C
+   * reaches it once, from here, not also straight from the terminal (a second SIGINT would make
+   * `rein run` stop at once).
+   */
+  signal?: AbortSignal;
+  /** Ends the running command and what it started at once (SIGKILL to its process group): a second signal. */
+  kill?: AbortSignal;
 }
 
 interface Exited {
@@ -55,10 +65,23 @@ interface Exited {
   stderr: string;
 }
 
-/** Runs a command to its end, collecting its output; rejects only when it cannot be started. */
-function exec(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<Exited> {
+/**
+ * Runs a command to its end, collecting its output; rejects only when it cannot be started. When
+ * `signal` is aborted, its reason (a signal's name) is sent to the command's process group.
+ */
+function exec(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; signal?: AbortSignal; kill?: AbortSignal }): Promise<Exited> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { signal, kill } = opts;
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: !!signal });
+    const send = (s: NodeJS.Signals) => () => { try { process.kill(-child.pid!, s); } catch { /* already gone */ } };
+    if (signal && child.pid) {
+      const pass = send(signal.reason as NodeJS.Signals);
+      const end = send('SIGKILL');
+      if (signal.aborted) pass();
+      else signal.addEventListener('abort', pass, { once: true });
+      kill?.addEventListener('abort', end, { once: true });
+      child.on('close', () => { signal.removeEventListener('abort', pass); kill?.removeEventListener('abort', end); });
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
@@ -114,11 +137,18 @@ export async function runTask(task: BatchTask, opts: RunTaskOptions): Promise<Ta
   let check: number | null | undefined;
   let error: string | undefined;
   try {
+    const stopped = () => { if (opts.signal?.aborted) throw new Error(`stopped by ${String(opts.signal.reason)}`); };
+    stopped();
     wd = await workdir(task, env);
-    const run = await exec(process.execPath, [reinBin(), 'run', '--preset', opts.preset, '--cwd', wd.dir, '--no-layers', '--output-format', 'json', '-'], { cwd: wd.dir, env, input: task.prompt });
+    stopped();
+    const signal = opts.signal ? { signal: opts.signal, ...(opts.kill ? { kill: opts.kill } : {}) } : {};
+    const run = await exec(process.execPath, [reinBin(), 'run', '--preset', opts.preset, '--cwd', wd.dir, '--no-layers', '--output-format', 'json', '-'], { cwd: wd.dir, env, input: task.prompt, ...signal });
     out = resultJson(run.stdout);
     if (!out) throw new Error(`rein run ended without a result (exit ${run.code ?? run.signal}): ${tail(run.stderr) || 'no output'}`);
-    if (task.check) check = (await exec('bash', ['-c', task.check], { cwd: wd.dir, env })).code;
+    if (task.check) {
+      if (opts.signal?.aborted) throw new Error(`stopped by ${String(opts.signal.reason)} before its check`);
+      check = (await exec('bash', ['-c', task.check], { cwd: wd.dir, env, ...signal })).code;
+    }
   } catch (err) {
     error = (err as Error).message;
   } finally {

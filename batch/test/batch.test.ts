@@ -101,12 +101,12 @@ describe('rein batch (local)', () => {
     const port = await freePort();
     const r = await reinDone(['batch', 'ok.jsonl', '--preset', 'minimal', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
     const w = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(w.code).toBe(2);
-    expect(w.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(w.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
     const b = await reinDone(['bench', '-w', 'gen:turns=3', '--preset', 'minimal', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(b.code).toBe(2);
-    expect(b.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(b.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
   });
 });

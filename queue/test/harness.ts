@@ -90,12 +90,12 @@ export async function reinDone(args: readonly string[], opts: { cwd: string; env
 
 /**
  * Starts `redis-server` on a free loopback port, with its files in `dir` and nothing saved to
- * disk. Resolves once it accepts connections.
+ * disk, and `args` (more settings, such as `--requirepass X`). Resolves once it accepts connections.
  */
-export async function startRedis(dir: string): Promise<RedisServer> {
+export async function startRedis(dir: string, args: readonly string[] = []): Promise<RedisServer> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const p = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { cwd: dir });
+    const p = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], { cwd: dir });
     try {
       await waitFor(p, /Ready to accept connections/, 10_000);
       return {

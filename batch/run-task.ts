@@ -73,10 +73,11 @@ function exec(command: string, args: readonly string[], opts: { cwd?: string; en
   return new Promise((resolve, reject) => {
     const { signal, kill } = opts;
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: !!signal });
-    const send = (s: NodeJS.Signals) => () => { try { process.kill(-child.pid!, s); } catch { /* already gone */ } };
+    const send = (s: () => NodeJS.Signals) => () => { try { process.kill(-child.pid!, s()); } catch { /* already gone */ } };
     if (signal && child.pid) {
-      const pass = send(signal.reason as NodeJS.Signals);
-      const end = send('SIGKILL');
+      // The signal's name is its abort reason, known once it is aborted.
+      const pass = send(() => signal.reason as NodeJS.Signals);
+      const end = send(() => 'SIGKILL');
       if (signal.aborted) pass();
       else signal.addEventListener('abort', pass, { once: true });
       kill?.addEventListener('abort', end, { once: true });

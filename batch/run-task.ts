@@ -100,7 +100,7 @@ function tail(text: string, lines = 3): string {
 }
 
 /** The working directory of a task, and whether it is a fresh one to remove afterwards. */
-async function workdir(task: BatchTask, env: NodeJS.ProcessEnv): Promise<{ dir: string; fresh: boolean }> {
+async function workdir(task: BatchTask, env: NodeJS.ProcessEnv, stop: { signal?: AbortSignal; kill?: AbortSignal }): Promise<{ dir: string; fresh: boolean }> {
   if (task.cwd) {
     const s = await stat(task.cwd).catch(() => undefined);
     if (!s?.isDirectory()) throw new Error(`cwd ${task.cwd}: no such directory`);
@@ -109,9 +109,9 @@ async function workdir(task: BatchTask, env: NodeJS.ProcessEnv): Promise<{ dir: 
   const dir = await mkdtemp(join(tmpdir(), 'rein-batch-'));
   if (!task.repo) return { dir, fresh: true };
   try {
-    const clone = await exec('git', ['clone', '--quiet', '--no-checkout', task.repo, dir], { env });
+    const clone = await exec('git', ['clone', '--quiet', '--no-checkout', task.repo, dir], { env, ...stop });
     if (clone.code !== 0) throw new Error(`git clone ${task.repo} failed: ${tail(clone.stderr)}`);
-    const co = await exec('git', ['checkout', '--quiet', '--detach', task.rev ?? 'HEAD'], { cwd: dir, env });
+    const co = await exec('git', ['checkout', '--quiet', '--detach', task.rev ?? 'HEAD'], { cwd: dir, env, ...stop });
     if (co.code !== 0) throw new Error(`git checkout ${task.rev} in ${task.repo} failed: ${tail(co.stderr)}`);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
@@ -140,9 +140,9 @@ export async function runTask(task: BatchTask, opts: RunTaskOptions): Promise<Ta
   try {
     const stopped = () => { if (opts.signal?.aborted) throw new Error(`stopped by ${String(opts.signal.reason)}`); };
     stopped();
-    wd = await workdir(task, env);
-    stopped();
     const signal = opts.signal ? { signal: opts.signal, ...(opts.kill ? { kill: opts.kill } : {}) } : {};
+    wd = await workdir(task, env, signal);
+    stopped();
     const run = await exec(process.execPath, [reinBin(), 'run', '--preset', opts.preset, '--cwd', wd.dir, '--no-layers', '--output-format', 'json', '-'], { cwd: wd.dir, env, input: task.prompt, ...signal });
     out = resultJson(run.stdout);
     if (!out) throw new Error(`rein run ended without a result (exit ${run.code ?? run.signal}): ${tail(run.stderr) || 'no output'}`);

@@ -133,8 +133,12 @@ export function redisProblem(err: unknown, target?: QueueTarget): string | undef
  */
 export function asQueueError(target: QueueTarget, err: unknown): unknown {
   const problem = redisProblem(err, target);
-  if (problem === undefined) return err;
-  return new InputError(problem.startsWith('cannot connect: ') ? `cannot reach Redis at ${target.shown}: ${problem.slice(16)}` : `Redis at ${target.shown}: ${problem}`);
+  return problem === undefined ? err : new InputError(queueProblemLine(target, problem));
+}
+
+/** A redisProblem as a line naming the URL: "cannot reach Redis at URL: why" or "Redis at URL: why". */
+export function queueProblemLine(target: QueueTarget, problem: string): string {
+  return problem.startsWith('cannot connect: ') ? `cannot reach Redis at ${target.shown}: ${problem.slice(16)}` : `Redis at ${target.shown}: ${problem}`;
 }
 
 /**

@@ -169,7 +169,8 @@ export async function awaitJobs(q: OpenQueue, ids: readonly string[], opts: Awai
   const pending = new Set(ids);
   const running = new Set<string>();
   const outcomes = new Map<string, JobOutcome>();
-  let workers = 0;
+  // Read first, so that no count reported says "0 workers" before they were counted.
+  let workers = pending.size ? await q.queue.getWorkersCount() : 0;
   let failed = 0;
   const report = () => onProgress?.({ total: ids.length, done: outcomes.size, running: running.size, failed, workers });
   if (!pending.size) return outcomes;

@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import type { Job, Worker } from 'bullmq';
-import { bullConnection, bullmq, queueName, redisProblem, type QueueTarget } from './connection.js';
+import { bullConnection, bullmq, queueName, queueProblemLine, redisProblem, type QueueTarget } from './connection.js';
 import { ATTEMPTS, MAX_STALLED } from './jobs.js';
 
 /** Runs one job; its return value (JSON-serialisable) is the job's result. Throwing fails this attempt. */
@@ -68,9 +68,9 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
   // While Redis is away BullMQ reports the same error at every reconnection attempt: said once,
   // in plain words, until something else happens.
   let lastProblem = '';
-  const onError = (err: Error, after = ' (retrying)') => {
+  const onError = (err: Error, after = '; retrying') => {
     const problem = redisProblem(err, opts.target);
-    const text = problem === undefined ? `queue error: ${err.message.split('\n')[0]}` : `Redis at ${opts.target.shown}: ${problem}${after}`;
+    const text = problem === undefined ? `queue error: ${err.message.split('\n')[0]}` : `${queueProblemLine(opts.target, problem)}${after}`;
     if (text === lastProblem) return;
     lastProblem = text;
     log(text);

@@ -86,10 +86,13 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
               const left = counts.total - counts.done;
               if (left) process.stderr.write(`rein: ${left} task${left === 1 ? '' : 's'} without a result line here; a task a worker had taken finishes there\n`);
             };
+            const { withWorkerHint, stillWaiting } = await import('./queue-progress.js');
+            const update = withWorkerHint(progress.update, q);
             results = await awaitBatch(q, tasks, jobs, {
               onResult: (r) => { print(r); },
+              onError: await stillWaiting(q),
               // The queue counts jobs; a task that ran but did not pass counts as failed here.
-              onProgress: (c) => progress.update({ ...c, done: counts.done, failed: counts.failed }),
+              onProgress: (c) => update({ ...c, done: counts.done, failed: counts.failed }),
             });
           } finally {
             await q.close();

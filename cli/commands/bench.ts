@@ -181,19 +181,13 @@ async function withQueue<T>(url: string, fn: (q: import('../../queue/jobs.js').O
  */
 async function awaitReport(q: import('../../queue/jobs.js').OpenQueue, runId: string, manifest: import('../../bench/queue/jobs.js').BenchManifest, workloads: readonly import('../../bench/workloads/types.js').Workload[], progressOn: boolean, stop: StopHandle): Promise<BenchReport | number> {
   const { awaitBench } = await import('../../bench/queue/submit.js');
-  const { redisProblem } = await import('../../queue/connection.js');
-  const { queueProgress } = await import('./queue-progress.js');
+  const { queueProgress, withWorkerHint, stillWaiting } = await import('./queue-progress.js');
   const progress = await queueProgress('replays', progressOn);
-  const seen = new Set<string>();
   try {
     return await awaitBench(q, manifest, workloads, {
-      onProgress: progress.update,
+      onProgress: withWorkerHint(progress.update, q),
       signal: stop.aborted,
-      onError: (err) => {
-        const text = `Redis at ${q.target.shown}: ${redisProblem(err, q.target) ?? err.message.split('\n')[0]}`;
-        if (!seen.has(text)) process.stderr.write(`rein: ${text} (still waiting)\n`);
-        seen.add(text);
-      },
+      onError: await stillWaiting(q),
     });
   } catch (err) {
     if (!stop.signal) throw err;
@@ -231,7 +225,10 @@ async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport |
     } catch (err) {
       throw workloadInputError(err);
     }
-    if (stop.signal) return SIGNAL_EXIT[stop.signal];
+    if (stop.signal) {
+      process.stderr.write(`rein: ${stop.signal}: stopped before anything was submitted\n`);
+      return SIGNAL_EXIT[stop.signal];
+    }
     return await withQueue(flags.queue!, async (q) => {
       const s = await submitBench(plan, q, flags.model ? { model: flags.model } : {});
       runId = s.runId;
@@ -239,7 +236,7 @@ async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport |
       const already = [s.reused ? `${s.reused} already done` : '', s.retried ? `${s.retried} failed before, tried again` : ''].filter(Boolean).join(', ');
       process.stderr.write(`rein: benchmark ${s.runId}: ${jobs} replay job${jobs === 1 ? '' : 's'} on queue ${q.queue.name} at ${q.target.shown}${already ? ` (${already})` : ''}\n`);
       process.stderr.write(`rein: \`rein bench collect ${s.runId} --queue ${q.target.shown}\` writes its report${flags.wait === false ? ' once the workers are done' : ' later too'}\n`);
-      if (flags.wait === false) return undefined;
+      if (flags.wait === false) return stop.signal ? SIGNAL_EXIT[stop.signal] : undefined;
       return awaitReport(q, s.runId, s.manifest, plan.workloads, flags.progress !== false, stop);
     });
   } finally {

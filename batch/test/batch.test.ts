@@ -111,6 +111,9 @@ describe('rein batch (local)', () => {
     const noFile = await reinDone(['batch', 'none.jsonl', '--preset', 'minimal'], { cwd: tmp.dir, env });
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toBe('rein: none.jsonl: cannot read the batch file: no such file\n');
+    const dir = await reinDone(['batch', 'here', '--preset', 'minimal'], { cwd: tmp.dir, env });
+    expect(dir.code).toBe(2);
+    expect(dir.stderr).toBe('rein: here: cannot read the batch file: it is a directory (give the .jsonl file of tasks)\n');
   });
 
   it('a Redis server that cannot be reached is one clear line and exit 2', async () => {

@@ -159,6 +159,9 @@ describe('stopping a submitting command', () => {
     expect((await submit.exited).code).toBe(130);
     expect(submit.stderr()).toContain(`rein: SIGINT: stopped waiting; the replays go on on the queue's workers, and \`rein bench collect ${id!} --queue ${redis.url}\` writes the report\n`);
     expect(submit.stdout()).toBe('');
+    // No worker was running: the submitter said so, and how to start one.
+    expect(submit.stderr()).toContain(`rein: no worker serves queue rein-`);
+    expect(submit.stderr()).toContain(`the jobs wait for one (\`rein worker --queue ${redis.url}\``);
     const w = await startWorker(redis.url, { cwd: tmp.dir, name: 'collector', env });
     procs.push(w);
     const collected = await reinDone(['bench', 'collect', id!, '--queue', redis.url, '--no-progress', '--json', 'collected.json'], { cwd: tmp.dir, env });

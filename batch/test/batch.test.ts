@@ -169,4 +169,12 @@ describe('rein batch (local)', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(running(['sleep', '37.25'])).toEqual([]);
   });
+
+  it('more tasks at once than Node\'s default listener limit (10) print no listener-leak warning', async () => {
+    writeFileSync(join(tmp.dir, 'wide.jsonl'), Array.from({ length: 11 }, (_, i) => `{"id": "w${i}", "prompt": "hi", "cwd": "here", "check": "true"}`).join('\n') + '\n');
+    const r = await reinDone(['batch', 'wide.jsonl', '--preset', 'minimal', '--concurrency', '11', '--no-progress'], { cwd: tmp.dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Object.keys(results(r.stdout))).toHaveLength(11);
+    expect(r.stderr).toBe('');
+  });
 });

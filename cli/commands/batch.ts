@@ -4,6 +4,7 @@
  * Local by default (`--concurrency N` processes at once); with `--queue redis://...` the tasks are
  * jobs that `rein worker` runs on any machine.
  */
+import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -107,6 +108,7 @@ export async function batchCommand(file: string, flags: BatchFlags): Promise<num
         const preset = isPresetPath(flags.preset) ? resolve(cwd, flags.preset) : flags.preset;
         const started = new Set<number>();
         const kill = new AbortController();
+        setMaxListeners(0, kill.signal);
         onFirst = (signal) => process.stderr.write(`\nrein: ${signal}: no more tasks start; the running ones get ${signal} and report how they ended (${signal} again to stop now)\n`);
         onForced = () => {
           kill.abort();

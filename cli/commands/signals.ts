@@ -4,6 +4,7 @@
  * what is running), a second one stops the process at once. Either way the exit code is what a
  * shell expects of a process ended by that signal.
  */
+import { setMaxListeners } from 'node:events';
 
 /** The signals a user stops a command with: Ctrl-C in a terminal, and `kill` / a service manager. */
 export type StopSignal = 'SIGINT' | 'SIGTERM';
@@ -30,6 +31,8 @@ export interface StopHandle {
  */
 export function onStopSignals(first: (signal: StopSignal) => void, forced: (signal: StopSignal) => void = () => {}): StopHandle {
   const controller = new AbortController();
+  // One listener per running command (a batch of --concurrency 64 has 64): no leak warning.
+  setMaxListeners(0, controller.signal);
   let received: StopSignal | undefined;
   const handler = (signal: StopSignal) => {
     if (received) {

@@ -81,6 +81,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       // A process of `rein worker --processes` stops when its supervisor is gone, even killed.
       if (process.send) {
         process.channel?.unref();
+        // As a first SIGTERM would: finish the running jobs.
         process.on('disconnect', () => { if (!signals.signal) process.emit('SIGTERM', 'SIGTERM'); });
       }
     });
@@ -181,9 +182,9 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
 }
 
 /**
- * Passes a worker process's output on, line by line, each line naming the process:
- * `rein worker: done X` and `rein: X` become `rein worker N: done X` and `rein worker N: X`, any other line (a warning of a library,
- * a crash) `rein worker N: LINE`.
+ * Passes a worker process's output on, line by line, each line naming the process (N = 1, 2, ...):
+ * `rein worker: done X` and `rein: X` become `rein worker N: done X` and `rein worker N: X`, any
+ * other line (a library's warning, a crash) `rein worker N: LINE`.
  */
 function prefixLines(from: Readable, to: Writable, n: number): void {
   const lines = createInterface({ input: from, crlfDelay: Infinity });

@@ -85,6 +85,17 @@ describe('a Redis server that refuses the queue', () => {
     }
   });
 
+  it('a server that runs out of memory mid-submission (maxmemory): one line naming the URL, exit 2', async () => {
+    const small = await startRedis(tmp.dir, ['--maxmemory', '2mb', '--maxmemory-policy', 'noeviction']);
+    try {
+      const r = await reinDone(['bench', '--queue', small.url, ...[1, 2, 3].flatMap((seed) => ['-w', `gen:turns=3000,seed=${seed}`]), '--preset', 'minimal'], { cwd: tmp.dir, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`rein: Redis at ${small.url}: it is out of memory (its maxmemory is reached); free memory there or raise maxmemory\n`);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('a database the server does not have: refused up front (BullMQ would have used database 0), exit 2', async () => {
     const url = `${redis.url}/99`;
     for (const args of commands(url)) {

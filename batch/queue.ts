@@ -58,15 +58,20 @@ export async function awaitBatch(q: OpenQueue, tasks: readonly BatchTask[], jobs
   return jobs.map((id) => toResult(id, outcomes.get(id)!));
 }
 
-/** The worker's processor for batch jobs. */
-export function batchProcessor(): (job: Job) => Promise<TaskResult> {
+/**
+ * The worker's processor for batch jobs. `opts.kill`, aborted at a worker's second signal, ends a
+ * running task's commands at once (SIGKILL to their process groups), so none outlives the worker
+ * while the queue gives the job to another one; until then a task's commands do not get the
+ * terminal's Ctrl-C, and a worker's graceful stop lets them finish.
+ */
+export function batchProcessor(opts: { kill?: AbortSignal } = {}): (job: Job) => Promise<TaskResult> {
   return async (job) => {
     const data = job.data as BatchJobData;
     const dir = await mkdtemp(join(tmpdir(), 'rein-batch-preset-'));
     try {
       const file = join(dir, 'preset.json');
       await writeFile(file, JSON.stringify(data.preset));
-      return await runTask(data.task, { preset: file, ...(data.keep ? { keep: true } : {}) });
+      return await runTask(data.task, { preset: file, ...(data.keep ? { keep: true } : {}), ...(opts.kill ? { kill: opts.kill } : {}) });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -49,12 +49,15 @@ export interface RunTaskOptions {
   /**
    * Stops the task: aborted with a signal's name (`SIGINT`, `SIGTERM`) as its reason, which is
    * passed on to the running `rein run` (it ends the run `aborted` and prints its result) or
-   * check. With it, each command runs in a process group of its own, so that a terminal's Ctrl-C
-   * reaches it once, from here, not also straight from the terminal (a second SIGINT would make
-   * `rein run` stop at once).
+   * check.
    */
   signal?: AbortSignal;
-  /** Ends the running command and what it started at once (SIGKILL to its process group): a second signal. */
+  /**
+   * Ends the running command and what it started at once (SIGKILL to its process group): a second
+   * signal. With `signal` or `kill`, each command runs in a process group of its own, so a
+   * terminal's Ctrl-C reaches it only as this process passes it on (once, for `signal`; not at all
+   * while a worker finishes its jobs), not straight from the terminal as well.
+   */
   kill?: AbortSignal;
 }
 
@@ -72,16 +75,16 @@ interface Exited {
 function exec(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; signal?: AbortSignal; kill?: AbortSignal }): Promise<Exited> {
   return new Promise((resolve, reject) => {
     const { signal, kill } = opts;
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: !!signal });
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: !!(signal || kill) });
     const send = (s: () => NodeJS.Signals) => () => { try { process.kill(-child.pid!, s()); } catch { /* already gone */ } };
-    if (signal && child.pid) {
+    if (child.pid) {
       // The signal's name is its abort reason, known once it is aborted.
-      const pass = send(() => signal.reason as NodeJS.Signals);
+      const pass = send(() => signal!.reason as NodeJS.Signals);
       const end = send(() => 'SIGKILL');
-      if (signal.aborted) pass();
-      else signal.addEventListener('abort', pass, { once: true });
+      if (signal?.aborted) pass();
+      else signal?.addEventListener('abort', pass, { once: true });
       kill?.addEventListener('abort', end, { once: true });
-      child.on('close', () => { signal.removeEventListener('abort', pass); kill?.removeEventListener('abort', end); });
+      child.on('close', () => { signal?.removeEventListener('abort', pass); kill?.removeEventListener('abort', end); });
     }
     let stdout = '';
     let stderr = '';
@@ -140,7 +143,7 @@ export async function runTask(task: BatchTask, opts: RunTaskOptions): Promise<Ta
   try {
     const stopped = () => { if (opts.signal?.aborted) throw new Error(`stopped by ${String(opts.signal.reason)}`); };
     stopped();
-    const signal = opts.signal ? { signal: opts.signal, ...(opts.kill ? { kill: opts.kill } : {}) } : {};
+    const signal = { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.kill ? { kill: opts.kill } : {}) };
     wd = await workdir(task, env, signal);
     stopped();
     const run = await exec(process.execPath, [reinBin(), 'run', '--preset', opts.preset, '--cwd', wd.dir, '--no-layers', '--output-format', 'json', '-'], { cwd: wd.dir, env, input: task.prompt, ...signal });

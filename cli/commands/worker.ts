@@ -4,6 +4,7 @@
  * machine that should share the work; each needs the same rein version as the submitter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -64,11 +65,14 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     // Here without --concurrency: `--processes 1`, or a machine of one core.
     const concurrency = flags.concurrency ?? 1;
     const replay = await replayProcessor(redis, concurrency);
+    // Aborted at a second signal: the batch tasks' commands end with this process.
+    const forced = new AbortController();
+    setMaxListeners(0, forced.signal);
     const worker = await startWorker({
       target, concurrency, log,
       ...(flags.name ? { name: flags.name } : {}),
       ...(flags.lockDuration ? { lockDuration: flags.lockDuration } : {}),
-      processors: { [REPLAY_JOB]: (job) => replay.process(job), [BATCH_JOB]: batchProcessor() },
+      processors: { [REPLAY_JOB]: (job) => replay.process(job), [BATCH_JOB]: batchProcessor({ kill: forced.signal }) },
     });
     log(`${worker.name} runs jobs of queue ${worker.queue} at ${target.shown}, ${concurrency} at a time (lock ${((flags.lockDuration ?? DEFAULT_LOCK_MS) / 1000).toFixed(1)} s)`);
     await new Promise<void>((resolve) => {
@@ -77,7 +81,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
         resolve();
       };
       // A second signal: leave now; the running jobs' locks expire and other workers take them.
-      const signals = onStopSignals(stop, (signal) => log(`${signal} again: stopping now`));
+      const signals = onStopSignals(stop, (signal) => {
+        log(`${signal} again: stopping now`);
+        forced.abort();
+      });
       // A process of `rein worker --processes` stops when its supervisor is gone, even killed.
       if (process.send) {
         process.channel?.unref();

@@ -10,7 +10,7 @@
  *   collected later, a batch's tasks that had not started are removed and each still has a line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
@@ -158,6 +158,64 @@ describe('stopping a worker', () => {
     expect((await p.exited).code).toBe(143);
     expect(p.stderr()).toMatch(/^rein worker: SIGTERM again: stopping the processes now$/m);
     expect((await submit.exited).code).toBe(0);
+  });
+});
+
+/** Processes whose command line is exactly `argv` (Linux /proc). */
+function running(argv: readonly string[]): number[] {
+  const want = argv.join('\0') + '\0';
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === want; } catch { return false; }
+  }).map(Number);
+}
+
+describe('Ctrl-C in the terminal of a worker running a batch task', () => {
+  /** `rein worker` as a terminal's foreground job: its own process group, which Ctrl-C signals whole. */
+  async function terminalWorker(name: string): Promise<Proc> {
+    const p = rein(['worker', '--queue', redis.url, '--name', name, '--concurrency', '1', '--lock-duration', '1500'], { cwd: tmp.dir, env, detached: true });
+    procs.push(p);
+    await waitFor(p, /runs jobs of queue/);
+    return p;
+  }
+  const ctrlC = (p: Proc) => process.kill(-p.child.pid!, 'SIGINT');
+  /** Waits until the task's check (`exec sleep N`) runs. */
+  async function sleeping(argv: readonly string[]): Promise<void> {
+    const until = Date.now() + 30_000;
+    while (!running(argv).length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(running(argv)).toHaveLength(1);
+  }
+
+  it('once: the task\'s `rein run` and check are not interrupted; the task finishes, the worker exits 0', async () => {
+    mkdirSync(join(tmp.dir, 'ctrlc'), { recursive: true });
+    writeFileSync(join(tmp.dir, 'ctrlc.jsonl'), '{"id": "t", "prompt": "hi", "cwd": "ctrlc", "check": "exec sleep 2.75"}\n');
+    const w = await terminalWorker('tty-once');
+    const b = rein(['batch', 'ctrlc.jsonl', '--preset', 'minimal', '--queue', redis.url, '--no-progress'], { cwd: tmp.dir, env });
+    await sleeping(['sleep', '2.75']);
+    ctrlC(w);
+    expect((await w.exited).code).toBe(0);
+    expect((await b.exited).code, b.stderr()).toBe(0);
+    expect(JSON.parse(b.stdout())).toMatchObject({ id: 't', terminal_reason: 'end_turn', check_exit_code: 0 });
+  });
+
+  it('twice: the worker exits 130 and its task\'s commands end with it; another worker runs the task again', async () => {
+    writeFileSync(join(tmp.dir, 'ctrlc2.jsonl'), '{"id": "u", "prompt": "hi", "cwd": "ctrlc", "check": "test -f go || exec sleep 41.5"}\n');
+    const w = await terminalWorker('tty-twice');
+    const b = rein(['batch', 'ctrlc2.jsonl', '--preset', 'minimal', '--queue', redis.url, '--no-progress'], { cwd: tmp.dir, env });
+    await sleeping(['sleep', '41.5']);
+    ctrlC(w);
+    await waitFor(w, /SIGINT: finishing the running jobs/);
+    ctrlC(w);
+    expect((await w.exited).code).toBe(130);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(running(['sleep', '41.5'])).toEqual([]);
+    // The job's lock expires; the next worker runs the task again, and this time its check passes.
+    writeFileSync(join(tmp.dir, 'ctrlc', 'go'), '');
+    const again = await startWorker(redis.url, { cwd: tmp.dir, name: 'tty-after', lockMs: 1_500, env });
+    procs.push(again);
+    expect((await b.exited).code, b.stderr()).toBe(0);
+    expect(again.stderr()).toMatch(/start \S+\/u \(attempt 2\)/);
+    expect(JSON.parse(b.stdout())).toMatchObject({ id: 'u', terminal_reason: 'end_turn', check_exit_code: 0 });
+    await stop(again);
   });
 });
 

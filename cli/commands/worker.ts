@@ -114,6 +114,8 @@ export const MAX_PROCESSES = 256;
 
 /** A process of `--processes` that exits with this code gave up for good (bad input): no new one is started. */
 const GAVE_UP = 2;
+/** How long a process has to stop after the supervisor's second signal before it is killed, ms. */
+const FORCE_MS = 2_000;
 /** Wait before a process that died is replaced, ms: a crash at start does not become a busy loop. */
 const RESTART_MS = 1_000;
 
@@ -122,7 +124,7 @@ const RESTART_MS = 1_000;
  * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS when they fill the cores),
  * supervised: one that dies is replaced (the queue gives its jobs to the others after their lock
  * expires); SIGINT or SIGTERM is passed on to every process, so each finishes its running jobs; a
- * second signal stops them at once (SIGKILL). Each line a process writes is prefixed with its
+ * second signal is passed on too, so each stops at once (SIGKILL after FORCE_MS). Each line a process writes is prefixed with its
  * number (`rein worker 2: done ...`), so interleaved output says which process wrote it.
  * Resolves with 0 once all have stopped after a first signal, with 130 / 143 (SIGNAL_EXIT) after a
  * second one, or with 2 when one exits with 2 (it cannot reach Redis, or another input error that
@@ -168,7 +170,10 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       log(`${signal} again: stopping the processes now`);
-      for (const c of children) c.kill('SIGKILL');
+      // Each process's own second signal: it stops at once and ends its batch tasks' commands
+      // (their process groups); SIGKILL for one that has not ended within FORCE_MS.
+      for (const c of children) c.kill(signal);
+      setTimeout(() => { for (const c of children) c.kill('SIGKILL'); }, FORCE_MS).unref();
       code = SIGNAL_EXIT[signal as StopSignal] ?? code;
       return;
     }

@@ -219,6 +219,33 @@ describe('Ctrl-C in the terminal of a worker running a batch task', () => {
   });
 });
 
+describe('a second signal to rein worker --processes while a batch task runs', () => {
+  it('ends the task\'s commands with the processes (none is left running), exits 143; the task runs again elsewhere', async () => {
+    mkdirSync(join(tmp.dir, 'sup'), { recursive: true });
+    writeFileSync(join(tmp.dir, 'sup.jsonl'), '{"id": "v", "prompt": "hi", "cwd": "sup", "check": "test -f go || exec sleep 43.5"}\n');
+    const p = rein(['worker', '--queue', redis.url, '--processes', '2', '--name', 'supb', '--lock-duration', '1500'], { cwd: tmp.dir, env, nodeFlags: [] });
+    procs.push(p);
+    await waitFor(p, /supb-1 runs jobs[\s\S]*supb-2 runs jobs|supb-2 runs jobs[\s\S]*supb-1 runs jobs/);
+    const b = rein(['batch', 'sup.jsonl', '--preset', 'minimal', '--queue', redis.url, '--no-progress'], { cwd: tmp.dir, env });
+    const until = Date.now() + 30_000;
+    while (!running(['sleep', '43.5']).length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(running(['sleep', '43.5'])).toHaveLength(1);
+    p.child.kill('SIGTERM');
+    await waitFor(p, /^rein worker [12]: SIGTERM: finishing the running jobs/m);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(143);
+    expect(p.stderr()).toMatch(/^rein worker [12]: SIGTERM again: stopping now$/m);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(running(['sleep', '43.5'])).toEqual([]);
+    writeFileSync(join(tmp.dir, 'sup', 'go'), '');
+    const again = await startWorker(redis.url, { cwd: tmp.dir, name: 'sup-after', lockMs: 1_500, env });
+    procs.push(again);
+    expect((await b.exited).code, b.stderr()).toBe(0);
+    expect(JSON.parse(b.stdout())).toMatchObject({ id: 'v', terminal_reason: 'end_turn', check_exit_code: 0 });
+    await stop(again);
+  });
+});
+
 describe('stopping a submitting command', () => {
   it('rein bench --queue: SIGINT while waiting exits 130 and names the collect command; the report is collected later, complete', async () => {
     const submit = rein(['bench', '--queue', redis.url, '-w', 'gen:turns=20,seed=201', '--preset', 'minimal'], { cwd: tmp.dir, env });

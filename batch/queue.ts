@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { reinVersion } from '../queue/connection.js';
-import { addJobs, awaitJobs, type AwaitOptions, type JobOutcome, type JobSpec, type OpenQueue } from '../queue/jobs.js';
+import { addJobs, awaitJobs, REMOVED_BEFORE_RUN, type AwaitOptions, type JobOutcome, type JobSpec, type OpenQueue } from '../queue/jobs.js';
 import { runTask, type TaskResult } from './run-task.js';
 import type { BatchTask } from './tasks.js';
 
@@ -50,22 +50,28 @@ export async function awaitBatch(q: OpenQueue, tasks: readonly BatchTask[], jobs
   const byJob = new Map(jobs.map((id, i) => [id, tasks[i]!]));
   const toResult = (id: string, o: JobOutcome): TaskResult => {
     const t = byJob.get(id)!;
-    return o.state === 'completed' ? (o.value as TaskResult) : { id: t.id, line: t.line, duration_ms: 0, error: `failed ${o.attempts} times on the queue: ${o.reason}` };
+    if (o.state === 'completed') return o.value as TaskResult;
+    return { id: t.id, line: t.line, duration_ms: 0, error: o.reason === REMOVED_BEFORE_RUN ? `not run: ${o.reason}` : `failed ${o.attempts} times on the queue: ${o.reason}` };
   };
   const { onResult, ...rest } = opts;
   const outcomes = await awaitJobs(q, jobs, { ...rest, onOutcome: (id, o) => onResult?.(toResult(id, o)) });
   return jobs.map((id) => toResult(id, outcomes.get(id)!));
 }
 
-/** The worker's processor for batch jobs. */
-export function batchProcessor(): (job: Job) => Promise<TaskResult> {
+/**
+ * The worker's processor for batch jobs. `opts.kill`, aborted at a worker's second signal, ends a
+ * running task's commands at once (SIGKILL to their process groups), so none outlives the worker
+ * while the queue gives the job to another one; until then a task's commands do not get the
+ * terminal's Ctrl-C, and a worker's graceful stop lets them finish.
+ */
+export function batchProcessor(opts: { kill?: AbortSignal } = {}): (job: Job) => Promise<TaskResult> {
   return async (job) => {
     const data = job.data as BatchJobData;
     const dir = await mkdtemp(join(tmpdir(), 'rein-batch-preset-'));
     try {
       const file = join(dir, 'preset.json');
       await writeFile(file, JSON.stringify(data.preset));
-      return await runTask(data.task, { preset: file, ...(data.keep ? { keep: true } : {}) });
+      return await runTask(data.task, { preset: file, ...(data.keep ? { keep: true } : {}), ...(opts.kill ? { kill: opts.kill } : {}) });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

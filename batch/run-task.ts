@@ -46,6 +46,19 @@ export interface RunTaskOptions {
   keep?: boolean;
   /** Environment of `rein run` and the check. Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Stops the task: aborted with a signal's name (`SIGINT`, `SIGTERM`) as its reason, which is
+   * passed on to the running `rein run` (it ends the run `aborted` and prints its result) or
+   * check.
+   */
+  signal?: AbortSignal;
+  /**
+   * Ends the running command and what it started at once (SIGKILL to its process group): a second
+   * signal. With `signal` or `kill`, each command runs in a process group of its own, so a
+   * terminal's Ctrl-C reaches it only as this process passes it on (once, for `signal`; not at all
+   * while a worker finishes its jobs), not straight from the terminal as well.
+   */
+  kill?: AbortSignal;
 }
 
 interface Exited {
@@ -55,10 +68,24 @@ interface Exited {
   stderr: string;
 }
 
-/** Runs a command to its end, collecting its output; rejects only when it cannot be started. */
-function exec(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<Exited> {
+/**
+ * Runs a command to its end, collecting its output; rejects only when it cannot be started. When
+ * `signal` is aborted, its reason (a signal's name) is sent to the command's process group.
+ */
+function exec(command: string, args: readonly string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; signal?: AbortSignal; kill?: AbortSignal }): Promise<Exited> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const { signal, kill } = opts;
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: !!(signal || kill) });
+    const send = (s: () => NodeJS.Signals) => () => { try { process.kill(-child.pid!, s()); } catch { /* already gone */ } };
+    if (child.pid) {
+      // The signal's name is its abort reason, known once it is aborted.
+      const pass = send(() => signal!.reason as NodeJS.Signals);
+      const end = send(() => 'SIGKILL');
+      if (signal?.aborted) pass();
+      else signal?.addEventListener('abort', pass, { once: true });
+      kill?.addEventListener('abort', end, { once: true });
+      child.on('close', () => { signal?.removeEventListener('abort', pass); kill?.removeEventListener('abort', end); });
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
@@ -76,7 +103,7 @@ function tail(text: string, lines = 3): string {
 }
 
 /** The working directory of a task, and whether it is a fresh one to remove afterwards. */
-async function workdir(task: BatchTask, env: NodeJS.ProcessEnv): Promise<{ dir: string; fresh: boolean }> {
+async function workdir(task: BatchTask, env: NodeJS.ProcessEnv, stop: { signal?: AbortSignal; kill?: AbortSignal }): Promise<{ dir: string; fresh: boolean }> {
   if (task.cwd) {
     const s = await stat(task.cwd).catch(() => undefined);
     if (!s?.isDirectory()) throw new Error(`cwd ${task.cwd}: no such directory`);
@@ -85,9 +112,9 @@ async function workdir(task: BatchTask, env: NodeJS.ProcessEnv): Promise<{ dir: 
   const dir = await mkdtemp(join(tmpdir(), 'rein-batch-'));
   if (!task.repo) return { dir, fresh: true };
   try {
-    const clone = await exec('git', ['clone', '--quiet', '--no-checkout', task.repo, dir], { env });
+    const clone = await exec('git', ['clone', '--quiet', '--no-checkout', task.repo, dir], { env, ...stop });
     if (clone.code !== 0) throw new Error(`git clone ${task.repo} failed: ${tail(clone.stderr)}`);
-    const co = await exec('git', ['checkout', '--quiet', '--detach', task.rev ?? 'HEAD'], { cwd: dir, env });
+    const co = await exec('git', ['checkout', '--quiet', '--detach', task.rev ?? 'HEAD'], { cwd: dir, env, ...stop });
     if (co.code !== 0) throw new Error(`git checkout ${task.rev} in ${task.repo} failed: ${tail(co.stderr)}`);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
@@ -114,11 +141,18 @@ export async function runTask(task: BatchTask, opts: RunTaskOptions): Promise<Ta
   let check: number | null | undefined;
   let error: string | undefined;
   try {
-    wd = await workdir(task, env);
-    const run = await exec(process.execPath, [reinBin(), 'run', '--preset', opts.preset, '--cwd', wd.dir, '--no-layers', '--output-format', 'json', '-'], { cwd: wd.dir, env, input: task.prompt });
+    const stopped = () => { if (opts.signal?.aborted) throw new Error(`stopped by ${String(opts.signal.reason)}`); };
+    stopped();
+    const signal = { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.kill ? { kill: opts.kill } : {}) };
+    wd = await workdir(task, env, signal);
+    stopped();
+    const run = await exec(process.execPath, [reinBin(), 'run', '--preset', opts.preset, '--cwd', wd.dir, '--no-layers', '--output-format', 'json', '-'], { cwd: wd.dir, env, input: task.prompt, ...signal });
     out = resultJson(run.stdout);
     if (!out) throw new Error(`rein run ended without a result (exit ${run.code ?? run.signal}): ${tail(run.stderr) || 'no output'}`);
-    if (task.check) check = (await exec('bash', ['-c', task.check], { cwd: wd.dir, env })).code;
+    if (task.check) {
+      if (opts.signal?.aborted) throw new Error(`stopped by ${String(opts.signal.reason)} before its check`);
+      check = (await exec('bash', ['-c', task.check], { cwd: wd.dir, env, ...signal })).code;
+    }
   } catch (err) {
     error = (err as Error).message;
   } finally {

@@ -68,6 +68,10 @@ export function parseTasks(text: string, file: string): BatchTask[] {
       problems.push(`${at}: not a JSON object (${(err as Error).message})`);
       return;
     }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      problems.push(`${at}: not a JSON object (a task is {"prompt": "...", "cwd": "DIR"}; this line is ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`})`);
+      return;
+    }
     const r = TASK.safeParse(value);
     if (!r.success) {
       for (const issue of r.error.issues) {
@@ -108,7 +112,8 @@ export async function readTasks(file: string): Promise<BatchTask[]> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: cannot read the batch file: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory (give the .jsonl file of tasks)' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new InputError(`${file}: cannot read the batch file: ${why}`);
   }
   return parseTasks(text, file);
 }

@@ -12,7 +12,8 @@
  *        ran after the last entry that was written
  *   129  interrupted by SIGHUP, 130 by SIGINT, 143 by SIGTERM (128 + the signal's number): the
  *        run ended `aborted`, its SessionEnd hooks ran; a second signal exits at once, still
- *        recording `aborted`
+ *        recording `aborted`. `rein batch`, `rein bench --queue` and `rein worker` stop cleanly
+ *        at the first signal and exit 130 / 143 at once at a second (commands/signals.ts)
  *   141  stdout (or stderr) was closed by its reader (`rein run ... | head`); what ran is in the transcript
  */
 import { Command, InvalidArgumentError, Option } from 'commander';

@@ -78,33 +78,114 @@ export function bullConnection(target: QueueTarget): BullRedisOptions {
   return { ...target.options, maxRetriesPerRequest: null } as BullRedisOptions;
 }
 
+/** Connection-level error codes (Node's net, dns and tls), in plain words. */
+const CONNECT_PROBLEMS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is redis-server running there, on that port?)',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up (DNS)',
+  ETIMEDOUT: 'no answer (a firewall, or the wrong host?)',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  ECONNRESET: 'the server closed the connection',
+  EPIPE: 'the server closed the connection',
+};
+
+/**
+ * What went wrong with the Redis server, in one plain line, when `err` is an error of the
+ * connection or an error reply of Redis (ioredis' ReplyError, redis-parser's ParserError, BullMQ's
+ * version check); undefined for anything else (a fault in rein keeps its own message).
+ *
+ * The raw texts are ioredis' and Redis' (https://redis.io/docs/latest/develop/reference/protocol-spec/#simple-errors:
+ * an error reply starts with an upper-case code such as NOAUTH, WRONGPASS, OOM, READONLY).
+ */
+export function redisProblem(err: unknown, target?: QueueTarget): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const e = err as NodeJS.ErrnoException & { hostname?: string };
+  const first = e.message.split('\n')[0]!.trim();
+  if (e.code === 'ETIMEDOUT' && target?.options.tls) return 'cannot connect: no TLS answer (rediss:// is for a server with TLS; a plain one is redis://)';
+  if (e.code && CONNECT_PROBLEMS[e.code]) return `cannot connect: ${CONNECT_PROBLEMS[e.code]}${e.code === 'ENOTFOUND' && e.hostname ? ` "${e.hostname}"` : ''}`;
+  if (e.code?.startsWith('ERR_SSL') || e.code === 'EPROTO' || /SSL routines|TLS/.test(first) && e.name !== 'ReplyError') {
+    return 'the TLS handshake failed (rediss:// is for a server with TLS; redis:// for one without)';
+  }
+  if (e.name === 'ParserError' || /^Protocol error/.test(first)) return 'the server on that port does not answer in the Redis protocol (is it a Redis port?)';
+  if (e.name === 'MaxRetriesPerRequestError' || first === 'Connection is closed.') return 'the connection was lost';
+  const version = /^Redis version needs to be greater or equal than (\S+)\s+Current: (\S+)/.exec(first);
+  if (version) return `it runs Redis ${version[2]}; the queue (BullMQ) needs Redis ${version[1]} or newer`;
+  if (e.name !== 'ReplyError') return undefined;
+  const db = target?.options.db ?? 0;
+  if (/^NOAUTH/.test(first)) return 'it needs a password: give it in the URL, redis://:PASSWORD@HOST:PORT (or redis://USER:PASSWORD@HOST:PORT)';
+  if (/^WRONGPASS|^ERR invalid password|^ERR AUTH/.test(first)) return 'it refused the user name or password in the URL';
+  if (/DB index is out of range/.test(first)) return `it has no database ${db} (redis-server's \`databases\` setting says how many it has; the default is 16: /0 to /15)`;
+  if (/^OOM/.test(first)) return 'it is out of memory (its maxmemory is reached); free memory there or raise maxmemory';
+  if (/^READONLY/.test(first)) return 'it is a read-only replica; give the URL of the primary';
+  if (/^NOPERM/.test(first)) return `the user in the URL may not run what the queue needs: ${first}`;
+  if (/^MISCONF/.test(first)) return 'it refuses writes because it cannot save to disk (see its log)';
+  if (/^LOADING/.test(first)) return 'it is still loading its data; try again in a moment';
+  if (/^ERR unknown command/.test(first)) return `it does not know a command the queue needs (BullMQ needs Redis 5 or newer): ${first}`;
+  if (/^WRONGTYPE/.test(first)) return `a key the queue uses holds another kind of value (is this database used by something else?): ${first}`;
+  return `it answered an error: ${first}`;
+}
+
+/**
+ * `err` as an InputError naming the queue's URL and what went wrong, when it is a Redis problem
+ * (redisProblem); otherwise `err` itself. Commands run their queue work through this, so the
+ * user reads one line ("rein: Redis at redis://HOST:PORT: ...", exit 2), never ioredis' text or stack.
+ */
+export function asQueueError(target: QueueTarget, err: unknown): unknown {
+  const problem = redisProblem(err, target);
+  return problem === undefined ? err : new InputError(queueProblemLine(target, problem));
+}
+
+/** A redisProblem as a line naming the URL: "cannot reach Redis at URL: why" or "Redis at URL: why". */
+export function queueProblemLine(target: QueueTarget, problem: string): string {
+  return problem.startsWith('cannot connect: ') ? `cannot reach Redis at ${target.shown}: ${problem.slice(16)}` : `Redis at ${target.shown}: ${problem}`;
+}
+
 /**
  * Opens a connection for rein's own keys, failing fast with a clear error when the server cannot
- * be reached (BullMQ's own connections retry for ever, which would hang a command on a typo).
- * Once connected, it reconnects as ioredis does by default.
+ * be reached (BullMQ's own connections retry for ever, which would hang a command on a typo), or
+ * refuses the connection (a password, a database it does not have). Once connected, it
+ * reconnects as ioredis does by default.
  *
- * @throws InputError "cannot reach Redis at URL: why" after a few attempts (about 2 s).
+ * @throws InputError "cannot reach Redis at URL: why" when the first attempt fails (ioredis'
+ *   connect() rejects then), or "Redis at URL: why" when the server answered with an error or
+ *   not in Redis' protocol (see asQueueError).
  */
 export async function openRedis(target: QueueTarget): Promise<Redis> {
   const { Redis } = await importExternal<typeof import('ioredis')>('ioredis');
   let connected = false;
-  let lastError = '';
+  let lastError: Error | undefined;
+  // The server answered, with a refusal or not in Redis' protocol: trying again cannot help.
+  let refused = false;
   const redis = new Redis({
     ...target.options,
     lazyConnect: true,
     maxRetriesPerRequest: 3,
     connectTimeout: 5_000,
-    // Before the first connection: three quick tries, then give up. After: ioredis' default back-off.
-    retryStrategy: (times) => (connected ? Math.min(times * 50, 2_000) : times > 3 ? null : 200 * times),
+    // ioredis waits this long, ms, for a socket's 'close' after ending it, and keeps the process
+    // alive meanwhile; a socket that had already closed (a refusal, a server that went away) kept
+    // every failing command alive 2 s (the default) after its error.
+    disconnectTimeout: 200,
+    // Before the first connection: no more than three quick tries (connect() has rejected at the
+    // first failure), none after a refusal. After: ioredis' default back-off.
+    retryStrategy: (times) => (connected ? Math.min(times * 50, 2_000) : refused || times > 3 ? null : 200 * times),
   });
-  redis.on('error', (err: Error) => { lastError = err.message; });
+  redis.on('error', (err: Error) => {
+    lastError = err;
+    if (err.name === 'ReplyError' || err.name === 'ParserError') refused = true;
+  });
   try {
     await redis.connect();
+    // ioredis selects the database while connecting, and a refusal there is only an 'error' event
+    // (the connection then stays on database 0): select it again, so a refusal fails here.
+    if (target.options.db) await redis.select(target.options.db);
     await redis.ping();
     connected = true;
     return redis;
   } catch (err) {
-    redis.disconnect();
-    throw new InputError(`cannot reach Redis at ${target.shown}: ${lastError || (err as Error).message}`);
+    if (redis.status !== 'end') redis.disconnect();
+    const why = lastError && redisProblem(lastError, target) !== undefined ? lastError : err;
+    const mapped = asQueueError(target, why);
+    throw mapped instanceof InputError ? mapped : new InputError(`cannot reach Redis at ${target.shown}: ${(why as Error).message.split('\n')[0]}`);
   }
 }

@@ -66,6 +66,9 @@ export interface OpenQueue {
 export async function openQueue(target: QueueTarget, redis: Redis): Promise<OpenQueue> {
   const { Queue } = await bullmq();
   const queue = new Queue(queueName(), { connection: bullConnection(target) });
+  // A failed command rejects where it was sent, and awaitJobs reports the event stream's errors;
+  // without a listener BullMQ would print each connection error's stack (console.error).
+  queue.on('error', () => {});
   await queue.waitUntilReady();
   return {
     queue, redis, target,
@@ -114,6 +117,37 @@ export interface AwaitOptions {
   onProgress?: (c: JobCounts) => void;
   onOutcome?: (id: string, o: JobOutcome) => void;
   onError?: (err: Error) => void;
+  /** Stops the wait: awaitJobs then rejects with WaitStopped (the jobs stay on the queue). */
+  signal?: AbortSignal;
+}
+
+/** awaitJobs' rejection when its `signal` is aborted; `outcomes` holds what was known by then. */
+export class WaitStopped extends Error {
+  override name = 'WaitStopped';
+  constructor(readonly outcomes: ReadonlyMap<string, JobOutcome>) {
+    super('stopped waiting for the jobs');
+  }
+}
+
+/** The reason of a job removed from the queue before a worker took it (cancelWaiting). */
+export const REMOVED_BEFORE_RUN = 'removed from the queue before a worker took it';
+
+/**
+ * Removes the jobs of `ids` that no worker has taken yet (waiting, delayed or prioritized), so
+ * that a submission the user stopped does not leave work nobody will collect. A job taken in the
+ * meantime is left to finish. Returns the ids removed.
+ */
+export async function cancelWaiting(q: OpenQueue, ids: readonly string[]): Promise<string[]> {
+  const removed: string[] = [];
+  await forEachJob(q.queue, ids, async (job, state, id) => {
+    if (!job || !['waiting', 'delayed', 'prioritized', 'wait'].includes(state)) return;
+    // BullMQ refuses to remove a job that is locked (a worker took it since its state was read).
+    try {
+      await job.remove();
+      removed.push(id);
+    } catch { /* taken: it finishes and reports as any other */ }
+  });
+  return removed;
 }
 
 /** How often the job states are read again in case an event was missed (a reconnect), ms. */
@@ -130,18 +164,23 @@ const RESCAN_MS = 10_000;
  * @param opts.onError called with a Redis error while waiting (BullMQ reconnects; the wait goes on).
  */
 export async function awaitJobs(q: OpenQueue, ids: readonly string[], opts: AwaitOptions = {}): Promise<Map<string, JobOutcome>> {
-  const { onProgress, onOutcome, onError = () => {} } = opts;
+  const { onProgress, onOutcome, onError = () => {}, signal } = opts;
   const { QueueEvents, Job } = await bullmq();
   const pending = new Set(ids);
   const running = new Set<string>();
   const outcomes = new Map<string, JobOutcome>();
-  let workers = 0;
+  // Read first, so that no count reported says "0 workers" before they were counted.
+  let workers = pending.size ? await q.queue.getWorkersCount() : 0;
   let failed = 0;
   const report = () => onProgress?.({ total: ids.length, done: outcomes.size, running: running.size, failed, workers });
   if (!pending.size) return outcomes;
+  if (signal?.aborted) throw new WaitStopped(outcomes);
 
   let resolveAll!: () => void;
-  const all = new Promise<void>((resolve) => { resolveAll = resolve; });
+  let rejectAll!: (err: Error) => void;
+  const all = new Promise<void>((resolve, reject) => { resolveAll = resolve; rejectAll = reject; });
+  const onAbort = () => rejectAll(new WaitStopped(outcomes));
+  signal?.addEventListener('abort', onAbort, { once: true });
   const settle = (id: string, o: JobOutcome) => {
     if (!pending.delete(id)) return;
     running.delete(id);
@@ -169,6 +208,7 @@ export async function awaitJobs(q: OpenQueue, ids: readonly string[], opts: Awai
   for (const e of ['waiting', 'delayed', 'stalled'] as const) {
     events.on(e, ({ jobId }: { jobId: string }) => { if (mine(jobId) && running.delete(jobId)) report(); });
   }
+  events.on('removed', ({ jobId }) => { if (mine(jobId)) settle(jobId, { state: 'failed', reason: REMOVED_BEFORE_RUN, attempts: 0 }); });
   for (const e of ['completed', 'failed'] as const) {
     events.on(e, ({ jobId }: { jobId: string }) => {
       if (!mine(jobId)) return;
@@ -197,6 +237,7 @@ export async function awaitJobs(q: OpenQueue, ids: readonly string[], opts: Awai
     if (pending.size) rescan();
     await all;
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     clearTimeout(timer);
     await events.close();
   }

@@ -4,7 +4,7 @@
  */
 import { hostname } from 'node:os';
 import type { Job, Worker } from 'bullmq';
-import { bullConnection, bullmq, queueName, type QueueTarget } from './connection.js';
+import { bullConnection, bullmq, queueName, queueProblemLine, redisProblem, type QueueTarget } from './connection.js';
 import { ATTEMPTS, MAX_STALLED } from './jobs.js';
 
 /** Runs one job; its return value (JSON-serialisable) is the job's result. Throwing fails this attempt. */
@@ -65,8 +65,19 @@ export async function startWorker(opts: WorkerOptions): Promise<RunningWorker> {
     const last = job.attemptsMade >= (job.opts.attempts ?? ATTEMPTS);
     log(`failed ${label(job)} (attempt ${job.attemptsMade}${last ? ', the last' : ''}): ${err.message}`);
   });
-  worker.on('error', (err) => log(`queue error: ${err.message}`));
-  worker.run().catch((err: Error) => log(`queue error: ${err.message}`));
+  // While Redis is away BullMQ reports the same error at every reconnection attempt: said once,
+  // in plain words, until something else happens.
+  let lastProblem = '';
+  const onError = (err: Error, after = '; retrying') => {
+    const problem = redisProblem(err, opts.target);
+    const text = problem === undefined ? `queue error: ${err.message.split('\n')[0]}` : `${queueProblemLine(opts.target, problem)}${after}`;
+    if (text === lastProblem) return;
+    lastProblem = text;
+    log(text);
+  };
+  worker.on('active', () => { lastProblem = ''; });
+  worker.on('error', (err) => onError(err));
+  worker.run().catch((err: Error) => onError(err, ''));
   await worker.waitUntilReady();
   return { name, queue: worker.name, close: () => worker.close() };
 }

@@ -5,10 +5,10 @@
  */
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
-import { reinDone } from '../../queue/test/harness.js';
+import { rein, reinDone } from '../../queue/test/harness.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let env: NodeJS.ProcessEnv;
@@ -41,6 +41,23 @@ afterAll(() => tmp?.cleanup());
 /** Result lines by task id. */
 function results(stdout: string): Record<string, Record<string, unknown>> {
   return Object.fromEntries(stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).map((r) => [r.id as string, r]));
+}
+
+/** Waits until `ready()` is true (a check command's process is running). */
+async function appears(ready: () => boolean, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > until) throw new Error(`${String(ready)} is still false after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Processes whose command line is exactly `argv` (Linux /proc). */
+function running(argv: readonly string[]): number[] {
+  const want = argv.join('\0') + '\0';
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === want; } catch { return false; }
+  }).map(Number);
 }
 
 describe('rein batch (local)', () => {
@@ -94,6 +111,9 @@ describe('rein batch (local)', () => {
     const noFile = await reinDone(['batch', 'none.jsonl', '--preset', 'minimal'], { cwd: tmp.dir, env });
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toBe('rein: none.jsonl: cannot read the batch file: no such file\n');
+    const dir = await reinDone(['batch', 'here', '--preset', 'minimal'], { cwd: tmp.dir, env });
+    expect(dir.code).toBe(2);
+    expect(dir.stderr).toBe('rein: here: cannot read the batch file: it is a directory (give the .jsonl file of tasks)\n');
   });
 
   it('a Redis server that cannot be reached is one clear line and exit 2', async () => {
@@ -101,12 +121,60 @@ describe('rein batch (local)', () => {
     const port = await freePort();
     const r = await reinDone(['batch', 'ok.jsonl', '--preset', 'minimal', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
     const w = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(w.code).toBe(2);
-    expect(w.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(w.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
     const b = await reinDone(['bench', '-w', 'gen:turns=3', '--preset', 'minimal', '--queue', `redis://127.0.0.1:${port}`], { cwd: tmp.dir, env });
     expect(b.code).toBe(2);
-    expect(b.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(b.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
+  });
+
+  it('a first SIGINT: no task starts, the running check gets SIGINT, every task has a line, exit 130', async () => {
+    writeFileSync(join(tmp.dir, 'stop.jsonl'), [
+      '{"id": "running", "prompt": "hi", "check": "exec sleep 20.25", "cwd": "here"}',
+      '{"id": "next", "prompt": "hi"}',
+      '{"id": "last", "prompt": "hi"}',
+    ].join('\n') + '\n');
+    const p = rein(['batch', 'stop.jsonl', '--preset', 'minimal', '--concurrency', '1', '--no-progress'], { cwd: tmp.dir, env });
+    // The check is running once its `sleep` is.
+    await appears(() => running(['sleep', '20.25']).length > 0);
+    const at = Date.now();
+    p.child.kill('SIGINT');
+    expect((await p.exited).code).toBe(130);
+    // The check's `sleep 20` got the signal too: the batch did not wait for it.
+    expect(Date.now() - at).toBeLessThan(15_000);
+    expect(running(['sleep', '20.25'])).toEqual([]);
+    const by = results(p.stdout());
+    expect(Object.keys(by).sort()).toEqual(['last', 'next', 'running']);
+    expect(by.running).toMatchObject({ terminal_reason: 'end_turn', check_exit_code: null });
+    expect(by.next).toMatchObject({ line: 2, error: 'not run: stopped by SIGINT' });
+    expect(by.last).toMatchObject({ line: 3, error: 'not run: stopped by SIGINT' });
+    expect(p.stderr()).toContain('rein: SIGINT: no more tasks start; the running ones get SIGINT and report how they ended (SIGINT again to stop now)');
+    expect(p.stderr()).not.toMatch(/\n\s+at /);
+  });
+
+  it('a second signal exits at once with its code (143 for SIGTERM) and ends the running check', async () => {
+    writeFileSync(join(tmp.dir, 'stuck.jsonl'), `{"id": "stuck", "prompt": "hi", "cwd": "here", "check": "trap '' INT; exec sleep 37.25"}\n`);
+    const p = rein(['batch', 'stuck.jsonl', '--preset', 'minimal', '--no-progress'], { cwd: tmp.dir, env });
+    await appears(() => running(['sleep', '37.25']).length > 0);
+    p.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    // The check ignores SIGINT: the first signal does not end it.
+    expect(p.child.exitCode).toBeNull();
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(143);
+    expect(p.stderr()).toContain('rein: SIGTERM again: stopping now');
+    expect(p.stderr()).toContain('rein: 1 task without a result line');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(running(['sleep', '37.25'])).toEqual([]);
+  });
+
+  it('more tasks at once than Node\'s default listener limit (10) print no listener-leak warning', async () => {
+    writeFileSync(join(tmp.dir, 'wide.jsonl'), Array.from({ length: 11 }, (_, i) => `{"id": "w${i}", "prompt": "hi", "cwd": "here", "check": "true"}`).join('\n') + '\n');
+    const r = await reinDone(['batch', 'wide.jsonl', '--preset', 'minimal', '--concurrency', '11', '--no-progress'], { cwd: tmp.dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(Object.keys(results(r.stdout))).toHaveLength(11);
+    expect(r.stderr).toBe('');
   });
 });

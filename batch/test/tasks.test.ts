@@ -33,6 +33,8 @@ describe('parseTasks', () => {
       '{"prompt": "p", "rev": "v1"}',
       '{"prompt": "p", "id": "x"}',
       '{"prompt": 3}',
+      '["a", "b"]',
+      '"just a prompt"',
     ].join('\n');
     let message = '';
     try {
@@ -49,6 +51,8 @@ describe('parseTasks', () => {
       't.jsonl:7: rev needs repo (the repository to check it out of)',
       't.jsonl:8: id "x" is also the id of line 1',
       expect.stringMatching(/^t\.jsonl:9: prompt: .*string/),
+      't.jsonl:10: not a JSON object (a task is {"prompt": "...", "cwd": "DIR"}; this line is an array)',
+      't.jsonl:11: not a JSON object (a task is {"prompt": "...", "cwd": "DIR"}; this line is a string)',
     ]);
   });
 

@@ -13,6 +13,7 @@ import Table from 'cli-table3';
 import { RECORDED_CAUSES } from '../workloads/events.js';
 import { RECORDED, type WorkloadReport } from './model.js';
 import type { BenchReport } from './model.js';
+import { wrapName } from './table.js';
 
 /** Aggregate target: mimic / recorded within 1 ± this. */
 export const AGGREGATE_TOLERANCE = 0.05;
@@ -120,7 +121,7 @@ export function fidelityLines(report: BenchReport, color: boolean): string {
   for (const r of f.rows) {
     if (r.requests <= TINY) continue;
     const ev = Object.entries(r.events).map(([k, v]) => `${v}${short[k] ?? k}`).join(' ');
-    t.push([cut(r.workload, 20), cut(r.preset, 10), String(r.requests), r.recordedUsd.toFixed(2), r.unranked ? 'n/a' : r.mimicUsd.toFixed(2), r.unranked ? cut(r.unranked, 5) : `${r.ratio.toFixed(2)}${r.checked && Math.abs(r.ratio - 1) > f.targets.session ? '!' : ''}`, `${sum(r.recordedBreaks)}/${sum(r.replayBreaks)}`, cut(ev || '–', 12)]);
+    t.push([wrapName(r.workload, 20), wrapName(r.preset, 10), String(r.requests), r.recordedUsd.toFixed(2), r.unranked ? 'n/a' : r.mimicUsd.toFixed(2), r.unranked ? cut(r.unranked, 5) : `${r.ratio.toFixed(2)}${r.checked && Math.abs(r.ratio - 1) > f.targets.session ? '!' : ''}`, `${sum(r.recordedBreaks)}/${sum(r.replayBreaks)}`, cut(ev || '–', 12)]);
   }
   if (tiny.length) {
     const rec = tiny.reduce((a, r) => a + r.recordedUsd, 0);

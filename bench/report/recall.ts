@@ -7,7 +7,7 @@
 import Table from 'cli-table3';
 import type { TopLevelSpec } from 'vega-lite';
 import { RECORDED, type BenchReport, type WorkloadReport } from './model.js';
-import { fmtTokens, pct } from './table.js';
+import { fmtTokens, pct, wrapName } from './table.js';
 
 /** One preset's point of the cost/recall chart. */
 export interface CostRecallPoint {
@@ -104,7 +104,7 @@ export function recallTable(report: BenchReport, color = false): string {
   });
   for (const p of order) {
     const s = report.totals[p]!;
-    t.push([p.length > 24 ? `${p.slice(0, 23)}…` : p, usd(s.costUsd), usd(s.closedLoopCostUsd), pct(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)]);
+    t.push([wrapName(p, 24), usd(s.costUsd), usd(s.closedLoopCostUsd), pct(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)]);
   }
   return `Cost at equal recall (closed loop = cost + re-fetching lost facts; front = Pareto front):\n${t.toString()}`;
 }

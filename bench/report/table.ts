@@ -35,8 +35,27 @@ export function pct(x: number | null | undefined): string {
   return x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(0)}%`;
 }
 
-function cut(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+/**
+ * A name (a workload's, a preset's) as lines of at most `n` characters, so a narrow column still
+ * shows all of it: two names that differ only at their end (`gen:turns=40,results=3000,seed=3`
+ * and `...seed=4`, `./presets/long-a.yaml` and `./presets/long-b.yaml`) stay distinguishable,
+ * which cutting them short did not. Lines break after `,` `/` `=` `-` `_` `.` or a space when one
+ * falls in the second half of a line, otherwise at `n`.
+ */
+export function wrapName(s: string, n: number): string {
+  const lines: string[] = [];
+  let rest = s;
+  while (rest.length > n) {
+    let at = -1;
+    for (let i = n - 1; i >= Math.floor(n / 2); i--) {
+      if (/[,/=\-_. ]/.test(rest[i]!)) { at = i + 1; break; }
+    }
+    if (at < 0) at = n;
+    lines.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  lines.push(rest);
+  return lines.join('\n');
 }
 
 function breakCount(b: Record<string, number>): number {
@@ -68,7 +87,7 @@ function totalsTable(report: BenchReport, color: boolean): string {
   for (const label of rows) {
     const s = report.totals[label]!;
     const synth = s.syntheticRequests ? `+${s.syntheticRequests}` : '';
-    t.push([cut(label, 18), `${s.requests - s.syntheticRequests}${synth}`, s.costUsd.toFixed(2), label === RECORDED ? '' : ratio(s.costUsd, rec?.costUsd), pct(s.cacheReadShare), s.cacheEfficiency.toFixed(3), String(breakCount(s.breaks)), compactText(s), fmtTokens(s.peakContext)]);
+    t.push([wrapName(label, 18), `${s.requests - s.syntheticRequests}${synth}`, s.costUsd.toFixed(2), label === RECORDED ? '' : ratio(s.costUsd, rec?.costUsd), pct(s.cacheReadShare), s.cacheEfficiency.toFixed(3), String(breakCount(s.breaks)), compactText(s), fmtTokens(s.peakContext)]);
   }
   const n = report.comparable.workloads.length;
   const left = report.comparable.leftOut.length;
@@ -97,16 +116,16 @@ function costTables(report: BenchReport, color: boolean): string {
     const cols = [...(hasRec ? [RECORDED] : []), ...presets];
     // Borders: one more than the columns.
     const nameWidth = Math.min(28, MAX_WIDTH - cols.length * CELL - (cols.length + 2));
-    const t = new Table({ head: ['workload', ...cols.map((c) => cut(c, CELL - 2))], colWidths: [nameWidth, ...cols.map(() => CELL)], style: tableStyle(color) });
+    const t = new Table({ head: ['workload', ...cols.map((c) => wrapName(c, CELL - 2))], colWidths: [nameWidth, ...cols.map(() => CELL)], style: tableStyle(color) });
     const tiny = report.workloads.filter(isTiny);
     for (const w of report.workloads) {
       if (isTiny(w)) continue;
       const rec = w.runs.find((r) => r.preset === RECORDED);
-      t.push([cut(`${w.name}${w.sidechain ? ' (sub)' : ''}`, nameWidth - 2), ...cols.map((c) => costCell(w.runs.find((r) => r.preset === c), rec))]);
+      t.push([wrapName(`${w.name}${w.sidechain ? ' (sub)' : ''}`, nameWidth - 2), ...cols.map((c) => costCell(w.runs.find((r) => r.preset === c), rec))]);
     }
     if (tiny.length) {
       const sum = (label: string) => tiny.reduce((a, w) => a + (w.runs.find((r) => r.preset === label)?.summary.costUsd ?? 0), 0);
-      t.push([cut(`${tiny.length} tiny (≤${TINY_WORKLOAD_REQUESTS} req.)`, nameWidth - 2), ...cols.map((c) => sum(c).toFixed(2))]);
+      t.push([wrapName(`${tiny.length} tiny (≤${TINY_WORKLOAD_REQUESTS} req.)`, nameWidth - 2), ...cols.map((c) => sum(c).toFixed(2))]);
     }
     out.push(t.toString());
   }

@@ -12,6 +12,7 @@ import { InputError } from '../../lib/errors.js';
 import { reinRoot } from '../../agent/preset/paths.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
+import { onStopSignals, SIGNAL_EXIT, type StopHandle } from './signals.js';
 
 /** Exit codes (cli/main.ts EXIT). */
 const OK = 0;
@@ -95,7 +96,7 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
       if (flags.wait === false && (flags.json || flags.html)) throw new InputError('--no-wait: nothing is written now; `rein bench collect ID --json FILE --html FILE` writes the report');
       if (flags.jobs) throw new InputError('--jobs sets local worker threads; with --queue each worker sets its own (rein worker --concurrency N)');
       const report = await queueBench(flags, cwd);
-      return report ? await writeReport(report, flags) : OK;
+      return typeof report === 'number' ? report : report ? await writeReport(report, flags) : OK;
     }
     if (flags.wait === false) throw new InputError('--no-wait needs --queue (a local run has nothing to wait for)');
     const { runBench } = await import('../../bench/run.js');
@@ -153,57 +154,94 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
   return failures.length ? RUN_FAILED : OK;
 }
 
-/** Opens the queue named by `--queue`, runs `fn`, closes it. */
+/**
+ * Opens the queue named by `--queue`, runs `fn`, closes it. A Redis problem on the way (a refusal,
+ * a lost connection) becomes an InputError naming the URL (asQueueError).
+ */
 async function withQueue<T>(url: string, fn: (q: import('../../queue/jobs.js').OpenQueue) => Promise<T>): Promise<T> {
-  const { parseQueueUrl, openRedis } = await import('../../queue/connection.js');
+  const { parseQueueUrl, openRedis, asQueueError } = await import('../../queue/connection.js');
   const { openQueue } = await import('../../queue/jobs.js');
   const target = parseQueueUrl(url);
-  const q = await openQueue(target, await openRedis(target));
   try {
-    return await fn(q);
-  } finally {
-    await q.close();
+    const q = await openQueue(target, await openRedis(target));
+    try {
+      return await fn(q);
+    } finally {
+      await q.close();
+    }
+  } catch (err) {
+    throw asQueueError(target, err);
   }
 }
 
-/** Waits for a submitted benchmark's jobs, with progress on stderr, and assembles the report. */
-async function awaitReport(q: import('../../queue/jobs.js').OpenQueue, manifest: import('../../bench/queue/jobs.js').BenchManifest, workloads: readonly import('../../bench/workloads/types.js').Workload[], progressOn: boolean): Promise<BenchReport> {
+/**
+ * Waits for a submitted benchmark's jobs, with progress on stderr, and assembles the report; or,
+ * once `stop` has a signal, says how to collect the report later and returns the exit code of
+ * that signal (the jobs stay on the queue and the workers go on: nothing is lost).
+ */
+async function awaitReport(q: import('../../queue/jobs.js').OpenQueue, runId: string, manifest: import('../../bench/queue/jobs.js').BenchManifest, workloads: readonly import('../../bench/workloads/types.js').Workload[], progressOn: boolean, stop: StopHandle): Promise<BenchReport | number> {
   const { awaitBench } = await import('../../bench/queue/submit.js');
-  const { queueProgress } = await import('./queue-progress.js');
+  const { queueProgress, withWorkerHint, stillWaiting } = await import('./queue-progress.js');
   const progress = await queueProgress('replays', progressOn);
-  const seen = new Set<string>();
   try {
     return await awaitBench(q, manifest, workloads, {
-      onProgress: progress.update,
-      onError: (err) => {
-        if (!seen.has(err.message)) process.stderr.write(`rein: queue: ${err.message} (still waiting)\n`);
-        seen.add(err.message);
-      },
+      onProgress: withWorkerHint(progress.update, q),
+      signal: stop.aborted,
+      onError: await stillWaiting(q),
     });
+  } catch (err) {
+    if (!stop.signal) throw err;
+    progress.stop();
+    process.stderr.write(`rein: ${stop.signal}: stopped waiting; the replays go on on the queue's workers, and \`rein bench collect ${runId} --queue ${q.target.shown}\` writes the report\n`);
+    return SIGNAL_EXIT[stop.signal];
   } finally {
     progress.stop();
   }
 }
 
-/** `rein bench --queue URL`: submits the replays and, unless --no-wait, waits and returns the report. */
-async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport | undefined> {
+/** A second SIGINT / SIGTERM while waiting on the queue: leave at once, saying what is where. */
+function forcedStop(runId: () => string | undefined, shown: string): (signal: string) => void {
+  return (signal) => {
+    const id = runId();
+    process.stderr.write(`\nrein: ${signal} again: stopping now${id ? `; \`rein bench collect ${id} --queue ${shown}\` writes the report` : '; the replay jobs already added stay on the queue, and submitting the same benchmark again reuses them'}\n`);
+  };
+}
+
+/**
+ * `rein bench --queue URL`: submits the replays and, unless --no-wait, waits and returns the
+ * report. A first SIGINT / SIGTERM lets the submission finish (so its id and manifest exist), then
+ * stops waiting and returns SIGNAL_EXIT; a second one exits at once.
+ */
+async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport | number | undefined> {
   const { planBench } = await import('../../bench/run.js');
   const { submitBench } = await import('../../bench/queue/submit.js');
-  let plan;
+  let runId: string | undefined;
+  const { parseQueueUrl } = await import('../../queue/connection.js');
+  const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue!).shown));
   try {
-    plan = await planBench({ workloads: flags.workload!, presets: flags.preset!, cwd });
-  } catch (err) {
-    throw workloadInputError(err);
+    let plan;
+    try {
+      plan = await planBench({ workloads: flags.workload!, presets: flags.preset!, cwd });
+    } catch (err) {
+      throw workloadInputError(err);
+    }
+    if (stop.signal) {
+      process.stderr.write(`rein: ${stop.signal}: stopped before anything was submitted\n`);
+      return SIGNAL_EXIT[stop.signal];
+    }
+    return await withQueue(flags.queue!, async (q) => {
+      const s = await submitBench(plan, q, flags.model ? { model: flags.model } : {});
+      runId = s.runId;
+      const jobs = new Set(s.manifest.jobs).size;
+      const already = [s.reused ? `${s.reused} already done` : '', s.retried ? `${s.retried} failed before, tried again` : ''].filter(Boolean).join(', ');
+      process.stderr.write(`rein: benchmark ${s.runId}: ${jobs} replay job${jobs === 1 ? '' : 's'} on queue ${q.queue.name} at ${q.target.shown}${already ? ` (${already})` : ''}\n`);
+      process.stderr.write(`rein: \`rein bench collect ${s.runId} --queue ${q.target.shown}\` writes its report${flags.wait === false ? ' once the workers are done' : ' later too'}\n`);
+      if (flags.wait === false) return stop.signal ? SIGNAL_EXIT[stop.signal] : undefined;
+      return awaitReport(q, s.runId, s.manifest, plan.workloads, flags.progress !== false, stop);
+    });
+  } finally {
+    stop.dispose();
   }
-  return withQueue(flags.queue!, async (q) => {
-    const s = await submitBench(plan, q, flags.model ? { model: flags.model } : {});
-    const jobs = new Set(s.manifest.jobs).size;
-    const already = [s.reused ? `${s.reused} already done` : '', s.retried ? `${s.retried} failed before, tried again` : ''].filter(Boolean).join(', ');
-    process.stderr.write(`rein: benchmark ${s.runId}: ${jobs} replay job${jobs === 1 ? '' : 's'} on queue ${q.queue.name} at ${q.target.shown}${already ? ` (${already})` : ''}\n`);
-    process.stderr.write(`rein: \`rein bench collect ${s.runId} --queue ${q.target.shown}\` writes its report${flags.wait === false ? ' once the workers are done' : ' later too'}\n`);
-    if (flags.wait === false) return undefined;
-    return awaitReport(q, s.manifest, plan.workloads, flags.progress !== false);
-  });
 }
 
 interface CollectFlags {
@@ -217,11 +255,17 @@ interface CollectFlags {
 export async function collectCommand(runId: string, flags: CollectFlags): Promise<number> {
   try {
     const { readManifest, fetchWorkloads } = await import('../../bench/queue/submit.js');
-    const report = await withQueue(flags.queue, async (q) => {
-      const manifest = await readManifest(q, runId);
-      return awaitReport(q, manifest, await fetchWorkloads(q, manifest), flags.progress !== false);
-    });
-    return await writeReport(report, flags);
+    const { parseQueueUrl } = await import('../../queue/connection.js');
+    const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue).shown));
+    try {
+      const report = await withQueue(flags.queue, async (q) => {
+        const manifest = await readManifest(q, runId);
+        return awaitReport(q, runId, manifest, await fetchWorkloads(q, manifest), flags.progress !== false, stop);
+      });
+      return typeof report === 'number' ? report : await writeReport(report, flags);
+    } finally {
+      stop.dispose();
+    }
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
     throw err;

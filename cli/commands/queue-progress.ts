@@ -3,7 +3,7 @@
  * otherwise (a log, CI) a plain line when the counts change, at most every LINE_EVERY_MS, plus the
  * final counts.
  */
-import type { JobCounts } from '../../queue/jobs.js';
+import type { JobCounts, OpenQueue } from '../../queue/jobs.js';
 
 /** Least time between two plain progress lines, ms. */
 const LINE_EVERY_MS = 2_000;
@@ -61,5 +61,34 @@ export async function queueProgress(what: string, enabled: boolean): Promise<Que
       clearTimeout(timer);
       if (last) show();
     },
+  };
+}
+
+/**
+ * `update`, after saying once, when no worker serves the queue while jobs wait, how to start one:
+ * otherwise a first try without workers would wait with no word of why.
+ */
+export function withWorkerHint(update: (c: JobCounts) => void, q: OpenQueue): (c: JobCounts) => void {
+  let said = false;
+  return (c) => {
+    if (!said && c.workers === 0 && c.done < c.total) {
+      said = true;
+      process.stderr.write(`rein: no worker serves queue ${q.queue.name} at ${q.target.shown} yet; the jobs wait for one (\`rein worker --queue ${q.target.shown}\` on any machine with rein ${q.queue.name.replace(/^rein-/, '')})\n`);
+    }
+    update(c);
+  };
+}
+
+/**
+ * For awaitJobs' onError: each distinct Redis problem met while waiting (BullMQ reconnects and
+ * the wait goes on), once, as a line naming the URL.
+ */
+export async function stillWaiting(q: OpenQueue): Promise<(err: Error) => void> {
+  const { redisProblem, queueProblemLine } = await import('../../queue/connection.js');
+  const seen = new Set<string>();
+  return (err) => {
+    const text = queueProblemLine(q.target, redisProblem(err, q.target) ?? err.message.split('\n')[0]!);
+    if (!seen.has(text)) process.stderr.write(`rein: ${text} (still waiting)\n`);
+    seen.add(text);
   };
 }

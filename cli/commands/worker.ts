@@ -4,10 +4,14 @@
  * machine that should share the work; each needs the same rein version as the submitter.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from './signals.js';
 
 interface WorkerFlags {
   queue: string;
@@ -33,14 +37,17 @@ export const PROCESS_NODE_FLAGS: readonly string[] = ['--single-threaded'];
 const MIN_LOCK_MS = 1_000;
 
 /**
- * `rein worker`. Resolves with the exit code once the worker has stopped. Without `--processes` or
+ * `rein worker`. Resolves with the exit code once the worker has stopped: 0 after a stop by the
+ * first SIGINT / SIGTERM (the running jobs finished), 2 for bad input or a Redis server that
+ * refuses the queue; a second signal exits at once with 130 (SIGINT) or 143 (SIGTERM), and the
+ * jobs it was running go to other workers once their locks expire. Without `--processes` or
  * `--concurrency` it runs one worker process per core (`--processes` = the number of cores); with
  * `--concurrency N` alone, this process runs N jobs at once in threads.
  */
 export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const log = (line: string) => process.stderr.write(`rein worker: ${line}\n`);
+  const { parseQueueUrl, openRedis, asQueueError } = await import('../../queue/connection.js');
   try {
-    const { parseQueueUrl, openRedis } = await import('../../queue/connection.js');
     // Neither option: one process of one job per core. Threads of one process share V8's
     // background threads and did worse than separate processes (bench/README.md).
     const processes = flags.processes ?? (flags.concurrency === undefined ? availableParallelism() : 1);
@@ -58,31 +65,31 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     // Here without --concurrency: `--processes 1`, or a machine of one core.
     const concurrency = flags.concurrency ?? 1;
     const replay = await replayProcessor(redis, concurrency);
+    // Aborted at a second signal: the batch tasks' commands end with this process.
+    const forced = new AbortController();
+    setMaxListeners(0, forced.signal);
     const worker = await startWorker({
       target, concurrency, log,
       ...(flags.name ? { name: flags.name } : {}),
       ...(flags.lockDuration ? { lockDuration: flags.lockDuration } : {}),
-      processors: { [REPLAY_JOB]: (job) => replay.process(job), [BATCH_JOB]: batchProcessor() },
+      processors: { [REPLAY_JOB]: (job) => replay.process(job), [BATCH_JOB]: batchProcessor({ kill: forced.signal }) },
     });
     log(`${worker.name} runs jobs of queue ${worker.queue} at ${target.shown}, ${concurrency} at a time (lock ${((flags.lockDuration ?? DEFAULT_LOCK_MS) / 1000).toFixed(1)} s)`);
     await new Promise<void>((resolve) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals) => {
-        if (stopping) {
-          // A second signal: leave now; the running jobs' locks expire and other workers take them.
-          log(`${signal} again: stopping now`);
-          process.exit(130);
-        }
-        stopping = true;
+      const stop = (signal: StopSignal) => {
         log(`${signal}: finishing the running jobs, then stopping (${signal} again to stop now)`);
         resolve();
       };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      // A second signal: leave now; the running jobs' locks expire and other workers take them.
+      const signals = onStopSignals(stop, (signal) => {
+        log(`${signal} again: stopping now`);
+        forced.abort();
+      });
       // A process of `rein worker --processes` stops when its supervisor is gone, even killed.
       if (process.send) {
         process.channel?.unref();
-        process.on('disconnect', () => { if (!stopping) stop('SIGTERM'); });
+        // As a first SIGTERM would: finish the running jobs.
+        process.on('disconnect', () => { if (!signals.signal) process.emit('SIGTERM', 'SIGTERM'); });
       }
     });
     await worker.close();
@@ -91,8 +98,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     log('stopped');
     return 0;
   } catch (err) {
-    if (isInputError(err)) { printInputError(err); return 2; }
-    throw err;
+    let e = err;
+    try { e = asQueueError(parseQueueUrl(flags.queue), err); } catch { /* the URL's own error is `err` already */ }
+    if (isInputError(e)) { printInputError(e); return 2; }
+    throw e;
   }
 }
 
@@ -105,6 +114,8 @@ export const MAX_PROCESSES = 256;
 
 /** A process of `--processes` that exits with this code gave up for good (bad input): no new one is started. */
 const GAVE_UP = 2;
+/** How long a process has to stop after the supervisor's second signal before it is killed, ms. */
+const FORCE_MS = 2_000;
 /** Wait before a process that died is replaced, ms: a crash at start does not become a busy loop. */
 const RESTART_MS = 1_000;
 
@@ -113,8 +124,11 @@ const RESTART_MS = 1_000;
  * options, `--concurrency 1` unless given, and PROCESS_NODE_FLAGS when they fill the cores),
  * supervised: one that dies is replaced (the queue gives its jobs to the others after their lock
  * expires); SIGINT or SIGTERM is passed on to every process, so each finishes its running jobs; a
- * second signal stops them at once. Resolves with 0 once all have stopped, or with 2 when one exits with 2 (it cannot reach
- * Redis, or another input error that a new process would repeat) after the others have stopped.
+ * second signal is passed on too, so each stops at once (SIGKILL after FORCE_MS). Each line a process writes is prefixed with its
+ * number (`rein worker 2: done ...`), so interleaved output says which process wrote it.
+ * Resolves with 0 once all have stopped after a first signal, with 130 / 143 (SIGNAL_EXIT) after a
+ * second one, or with 2 when one exits with 2 (it cannot reach Redis, or another input error that
+ * a new process would repeat) after the others have stopped.
  */
 async function workerProcesses(flags: WorkerFlags, log: (line: string) => void): Promise<number> {
   const n = flags.processes!;
@@ -135,15 +149,18 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
   const startOne = (i: number) => {
     // Its own process group, so that a terminal's Ctrl-C reaches it once (passed on below), not
     // twice; the IPC channel stops it when this process is gone.
-    const child = spawn(process.execPath, [...nodeFlags, script, ...argsOf(i)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+    const child = spawn(process.execPath, [...nodeFlags, script, ...argsOf(i)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
     children.add(child);
-    child.on('exit', (exitCode, signal) => {
+    prefixLines(child.stdout!, process.stdout, i + 1);
+    prefixLines(child.stderr!, process.stderr, i + 1);
+    // 'close': after its output has been passed on.
+    child.on('close', (exitCode, signal) => {
       children.delete(child);
       if (!stopping && exitCode === GAVE_UP) {
         code = GAVE_UP;
         stop('SIGTERM');
       } else if (!stopping) {
-        log(`process ${i + 1} (pid ${child.pid}) ended (${signal ?? `exit code ${exitCode}`}); starting another in ${RESTART_MS / 1000} s`);
+        log(`worker ${i + 1} (pid ${child.pid}) ended (${signal ?? `exit code ${exitCode}`}); starting another in ${RESTART_MS / 1000} s`);
         setTimeout(() => { if (!stopping) startOne(i); else if (!children.size) done(); }, RESTART_MS);
         return;
       }
@@ -153,7 +170,11 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       log(`${signal} again: stopping the processes now`);
-      for (const c of children) c.kill('SIGKILL');
+      // Each process's own second signal: it stops at once and ends its batch tasks' commands
+      // (their process groups); SIGKILL for one that has not ended within FORCE_MS.
+      for (const c of children) c.kill(signal);
+      setTimeout(() => { for (const c of children) c.kill('SIGKILL'); }, FORCE_MS).unref();
+      code = SIGNAL_EXIT[signal as StopSignal] ?? code;
       return;
     }
     stopping = true;
@@ -170,6 +191,16 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
   process.off('SIGTERM', onSignal);
   log('stopped');
   return code;
+}
+
+/**
+ * Passes a worker process's output on, line by line, each line naming the process (N = 1, 2, ...):
+ * `rein worker: done X` and `rein: X` become `rein worker N: done X` and `rein worker N: X`, any
+ * other line (a library's warning, a crash) `rein worker N: LINE`.
+ */
+function prefixLines(from: Readable, to: Writable, n: number): void {
+  const lines = createInterface({ input: from, crlfDelay: Infinity });
+  lines.on('line', (line) => { to.write(`rein worker ${n}: ${line.replace(/^rein( worker)?: /, '')}\n`); });
 }
 
 /** Registers `rein worker`. */

@@ -29,6 +29,6 @@ describe('openRedis', () => {
   it('a server that is not there: InputError "cannot reach Redis at URL" after a few tries', async () => {
     const port = await freePort();
     const target = parseQueueUrl(`redis://127.0.0.1:${port}`);
-    await expect(openRedis(target)).rejects.toThrow(new InputError(`cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`));
+    await expect(openRedis(target)).rejects.toThrow(new InputError(`cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)`));
   });
 });

@@ -56,9 +56,12 @@ export interface Proc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts a command with its output collected. */
-export function start(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Proc {
-  const child = spawn(command, args, { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Starts a command with its output collected. `detached`: in a process group of its own, as a
+ * shell runs a foreground job, so that `process.kill(-pid, 'SIGINT')` is a terminal's Ctrl-C.
+ */
+export function start(command: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; detached?: boolean }): Proc {
+  const child = spawn(command, args, { cwd: opts.cwd, env: { ...cleanEnv(), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: !!opts.detached });
   let out = '';
   let err = '';
   let all = '';
@@ -73,7 +76,7 @@ export function start(command: string, args: readonly string[], opts: { cwd: str
 }
 
 /** `rein ARGS` from the built command. */
-export function rein(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; nodeFlags?: readonly string[] }): Proc {
+export function rein(args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; nodeFlags?: readonly string[]; detached?: boolean }): Proc {
   // REIN_BENCH_NODE_FLAGS: Node options for every `rein` process started here (`--single-threaded`
   // for the bench:queue figures in bench/README.md); V8 refuses some of them in NODE_OPTIONS.
   // `nodeFlags` replace them for this process.
@@ -90,12 +93,12 @@ export async function reinDone(args: readonly string[], opts: { cwd: string; env
 
 /**
  * Starts `redis-server` on a free loopback port, with its files in `dir` and nothing saved to
- * disk. Resolves once it accepts connections.
+ * disk, and `args` (more settings, such as `--requirepass X`). Resolves once it accepts connections.
  */
-export async function startRedis(dir: string): Promise<RedisServer> {
+export async function startRedis(dir: string, args: readonly string[] = []): Promise<RedisServer> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const p = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { cwd: dir });
+    const p = start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], { cwd: dir });
     try {
       await waitFor(p, /Ready to accept connections/, 10_000);
       return {

@@ -57,12 +57,18 @@ describe('rein worker --processes', () => {
 
     const submit = await reinDone(['bench', '--queue', redis.url, '-w', 'gen:turns=8,seed=1', '-w', 'gen:turns=8,seed=2', '--preset', 'minimal', '--no-progress'], { cwd: tmp.dir, env });
     expect(submit.code, submit.stderr).toBe(0);
-    expect(p.stderr().match(/^rein worker: done gen:turns=8,seed=\d × minimal/gm)).toHaveLength(2);
+    expect(p.stderr().match(/^rein worker [12]: done gen:turns=8,seed=\d × minimal/gm)).toHaveLength(2);
 
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
     expect(await gone(pids)).toBe(true);
-    expect(p.stderr().match(/^rein worker: SIGTERM: finishing the running jobs/gm)).toHaveLength(2);
+    // Each process's lines say which process wrote them.
+    expect(p.stderr()).toMatch(/^rein worker 1: SIGTERM: finishing the running jobs/m);
+    expect(p.stderr()).toMatch(/^rein worker 2: SIGTERM: finishing the running jobs/m);
+    expect(p.stderr()).toMatch(/^rein worker 1: pw-1 runs jobs/m);
+    expect(p.stderr()).toMatch(/^rein worker 2: pw-2 runs jobs/m);
+    // Every line is the supervisor's own or a process's, prefixed.
+    for (const line of p.stderr().trim().split('\n')) expect(line).toMatch(/^rein worker( [12])?: /);
   });
 
   it('a supervisor killed with SIGKILL leaves no worker process running', async () => {
@@ -76,7 +82,7 @@ describe('rein worker --processes', () => {
     const port = await freePort();
     const r = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`, '--processes', '2'], { cwd: tmp.dir, env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
   });
 
   it('--processes above 256 (MAX_PROCESSES, cli/commands/worker.ts) is refused before any process starts, with a reachable Redis', async () => {
@@ -110,7 +116,7 @@ describe('rein worker --processes', () => {
   it('a worker process that dies is replaced', async () => {
     const { p, pids } = await supervisor('pr');
     process.kill(pids[0]!, 'SIGKILL');
-    await waitFor(p, /process \d \(pid \d+\) ended \(SIGKILL\); starting another/);
+    await waitFor(p, /^rein worker: worker \d \(pid \d+\) ended \(SIGKILL\); starting another/m);
     await waitFor(p, /pr-\d runs jobs[\s\S]*pr-\d runs jobs[\s\S]*pr-\d runs jobs/);
     const now = readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
     expect(now).toHaveLength(2);

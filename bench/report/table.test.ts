@@ -1,0 +1,55 @@
+/**
+ * Names in the text report's narrow columns: `rein bench` (the built command) on two generated
+ * workloads and two preset files whose names differ only at their end shows every name whole,
+ * wrapped over lines, and the JSON report keeps the names as they are.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../../testing/support.js';
+import { reinDone } from '../../queue/test/harness.js';
+import { MAX_WIDTH, wrapName } from './table.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeAll(() => { tmp = tempDir('rein-table-names-'); });
+afterAll(() => tmp?.cleanup());
+
+/** The first column of each row of the table that follows the line starting with `title`, its lines joined. */
+function firstColumn(text: string, title: string): string[] {
+  const lines = text.split('\n');
+  const rows: string[] = [];
+  let cur: string[] = [];
+  for (const line of lines.slice(lines.findIndex((l) => l.startsWith(title)) + 1)) {
+    if (line.startsWith('│')) cur.push(line.split('│')[1]!.trim());
+    else if (cur.length) { rows.push(cur.join('')); cur = []; }
+    if (line.startsWith('└')) break;
+  }
+  return rows;
+}
+
+describe('names in the text report', () => {
+  it('wrapName keeps every character, breaking after punctuation when it can', () => {
+    expect(wrapName('gen:turns=40,results=3000,seed=3', 26)).toBe('gen:turns=40,results=3000,\nseed=3');
+    expect(wrapName('short', 26)).toBe('short');
+    expect(wrapName('abcdefghijklmnopqrstuvwxyz', 10)).toBe('abcdefghij\nklmnopqrst\nuvwxyz');
+    for (const name of ['gen:turns=40,results=3000,seed=3', './presets/long-name-variant-b.yaml', 'x'.repeat(70)]) {
+      const wrapped = wrapName(name, 11);
+      for (const line of wrapped.split('\n')) expect(line.length).toBeLessThanOrEqual(11);
+      expect(wrapped.replace(/\n/g, '')).toBe(name);
+    }
+  });
+
+  it('rein bench: workloads and presets that differ only at their end are told apart in the table; the JSON keeps their names', async () => {
+    for (const v of ['a', 'b']) writeFileSync(join(tmp.dir, `long-preset-name-variant-${v}.yaml`), 'extends: minimal\n');
+    const workloads = ['gen:turns=8,results=3000,seed=31', 'gen:turns=8,results=3000,seed=32'];
+    const r = await reinDone(['bench', ...workloads.flatMap((w) => ['-w', w]), '--preset', './long-preset-name-variant-a.yaml', '--preset', './long-preset-name-variant-b.yaml', '--no-progress', '-j', '1', '--json', 'names.json'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(firstColumn(r.stdout, 'Cost per workload')).toEqual(['workload', ...workloads]);
+    const presets = firstColumn(r.stdout, 'Totals on');
+    expect(presets.slice(1)).toEqual(['minimal (long-preset-name-variant-a.yaml)', 'minimal (long-preset-name-variant-b.yaml)']);
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(MAX_WIDTH);
+    const json = JSON.parse(readFileSync(join(tmp.dir, 'names.json'), 'utf8')) as { presets: string[]; workloads: { name: string }[] };
+    expect(json.workloads.map((w) => w.name)).toEqual(workloads);
+    expect(json.presets).toEqual(presets.slice(1));
+  });
+});

@@ -17,9 +17,10 @@
 // paths, for debugging a crash of the bundle in a clone: `node --enable-source-maps bin/rein.js`).
 //
 // The library API stays in dist/ (tsc output). `npm run build` runs this through scripts/build.mjs.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -33,13 +34,11 @@ const common = {
   sourcemap: process.env.REIN_SOURCEMAP === '1' ? 'linked' : false,
   sourcesContent: false,
   logLevel: 'warning',
-  // Class and function names stay as written (esbuild's keepNames). Bundled libraries read them:
-  // proxy-chain, the sandbox's proxy, tells its own refusals from crashes by
-  // `error.name === 'RequestError'`, where the name comes from `RequestError.name`, so a minified
-  // class name turned the sandbox's 403 into a 500. Dropping them saved ~40 M of the ~875 M
-  // instructions a cold `rein run` executes before its first request (valgrind --tool=cachegrind)
-  // and ~930 page faults, but no wall time that could be measured on a 2-core machine.
-  keepNames: true,
+  // Function and class names are not kept (esbuild's keepNames), except in the few bundled files
+  // that read their own classes' names (keepNamesWhereRead below). keepNames wraps every function
+  // and class of the bundle in a call that redefines its `name`: ~30 M of the ~530 M instructions a
+  // cold `rein run` adds to `node -e 0` before its first request, ~2 MB of short-lived objects (more
+  // scavenges) and ~1,000 page faults.
 };
 
 /**
@@ -58,6 +57,28 @@ const lazyChildProcessForCommander = {
       contents: "module.exports = new Proxy({}, { get: (_target, key) => require('node:child_process')[key] });",
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * The bundled files that read the `name` of their own classes, compiled with esbuild's keepNames
+ * (which sets each class's and function's `name` to the one written) so they see the names they
+ * expect in a bundle whose identifiers are minified:
+ *   - proxy-chain (the sandbox's proxy) tells its own refusals from crashes by
+ *     `error.name === 'RequestError'`, a name it takes from `RequestError.name`: with a minified
+ *     class name the sandbox's 403 for a host not allowed became a 500;
+ *   - commander's errors, a JSON parse error class (json-parse-even-better-errors, through
+ *     cosmiconfig) and the MCP SDK's auth errors take `error.name` from `this.constructor.name`.
+ * Found by searching the bundled packages for `constructor.name` and `<Class>.name`.
+ */
+const KEEP_NAMES_IN = /[\\/]node_modules[\\/](?:proxy-chain[\\/]dist[\\/]request_error\.js|commander[\\/]lib[\\/]error\.js|json-parse-even-better-errors[\\/]index\.js|@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]auth[\\/]errors\.js)$/;
+const keepNamesWhereRead = {
+  name: 'keep-names-where-read',
+  setup(b) {
+    b.onLoad({ filter: KEEP_NAMES_IN }, async (args) => {
+      const { code } = await transform(await readFile(args.path, 'utf8'), { loader: 'js', keepNames: true, sourcefile: args.path });
+      return { contents: code, loader: 'js' };
+    });
   },
 };
 
@@ -85,7 +106,7 @@ await build({
   // themselves, ES-module-only packages (through lib/node/import-external.ts), and large modules
   // needed on few paths (the job queue's BullMQ and ioredis: only `--queue` and `rein worker` load them).
   external: ['jiti', 'mvdan-sh', 'vega', 'vega-lite', 'playwright-core', 'tinypool', 'esbuild', 'typescript', 'node-html-markdown', 'bullmq', 'ioredis'],
-  plugins: [lazyChildProcessForCommander],
+  plugins: [lazyChildProcessForCommander, keepNamesWhereRead],
 });
 
 // bin/rein.js reads the bundle as latin1, which is exact only for ASCII (esbuild escapes non-ASCII

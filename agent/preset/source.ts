@@ -12,16 +12,22 @@
  *
  * JSON files go through the same parser (JSON is YAML 1.2) after a JSON.parse check; JS and TS
  * configs are imported with jiti and have no positions (their diagnostics point at line 1).
+ *
+ * The built-in presets' texts are parsed at build time (`npm run schema`, generated/builtin-presets.ts):
+ * a file whose text is one of them, character for character, gets that parse without running the
+ * parser.
  */
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import {
   CST, isAlias, isMap, isPair, isScalar, isSeq, LineCounter, Parser, parseDocument, Scalar,
   type Document, type Node as YamlNode,
 } from 'yaml';
 import { DiagnosticSink, type KeyPath, type SourcePos } from './errors.js';
 import { importExternal } from '../../lib/node/import-external.js';
+import { PARSED_PRESETS } from './generated/builtin-presets.js';
 
 /**
  * Most alias expansions a preset may use (`yaml` counts expanded nodes); a billion-laughs document
@@ -106,8 +112,61 @@ function yamlMessage(code: string, message: string): string {
   }
 }
 
-/** Parses YAML (or JSON) text; see the module comment for what counts as an error. */
-export function parseYamlText(file: string, text: string, sink: DiagnosticSink, opts: { json?: boolean; subPath?: readonly string[] } = {}): PresetSource {
+/**
+ * What parsing a YAML text that has no problem at all yields, in a form that can be kept as JSON:
+ * the value and the position index (both as JSON text) and the offsets where its lines start.
+ * scripts/gen-schema.ts keeps this for every built-in preset in generated/builtin-presets.ts.
+ */
+export interface ParsedYaml {
+  /** The value, as JSON. */
+  value: string;
+  /** The position index (key path id → IndexEntry), as JSON of its entries. */
+  index: string;
+  /** Offsets where lines start (the yaml library's LineCounter.lineStarts). */
+  lineStarts: readonly number[];
+}
+
+/**
+ * The source of a YAML text that is one of the built-in presets, character for character, from
+ * the parse kept at build time (generated/builtin-presets.ts): the same value, positions and
+ * checks as parsing it (a built-in preset has no problem to report), without running the YAML
+ * parser, which was ~30 M instructions of a cold `rein run` with the default preset (its code
+ * runs for the first time in the process). Undefined for any other text.
+ */
+function builtinPresetSource(file: string, text: string): PresetSource | undefined {
+  const kept = PARSED_PRESETS.find((p) => p.text === text);
+  if (!kept) return undefined;
+  const lineCounter = new LineCounter();
+  for (const offset of kept.lineStarts) lineCounter.addNewLine(offset);
+  const index = new Map(JSON.parse(kept.index) as [string, IndexEntry][]);
+  return { file, format: 'yaml', value: JSON.parse(kept.value) as unknown, broken: false, ...locator(index, text, lineCounter) };
+}
+
+/**
+ * Parses a YAML text as parseYamlText does and returns it in the form generated/builtin-presets.ts
+ * keeps; throws when the text has any problem parseYamlText would report, or a value JSON cannot
+ * hold exactly (the kept form would not be the same).
+ */
+export function parsedYamlForCache(file: string, text: string): ParsedYaml {
+  const sink = new DiagnosticSink();
+  let state: { index: Map<string, IndexEntry>; lineCounter: LineCounter } | undefined;
+  const out = parseYamlText(file, text, sink, { onParsed: (index, lineCounter) => { state = { index, lineCounter }; } });
+  if (out.broken || sink.size || !state) throw new Error(`${file}: not kept, it has problems: ${sink.list.map((d) => d.message).join('; ')}`);
+  const value = JSON.stringify(out.value);
+  if (!isDeepStrictEqual(JSON.parse(value), out.value)) throw new Error(`${file}: not kept, its value does not survive JSON`);
+  return { value, index: JSON.stringify([...state.index]), lineStarts: [...state.lineCounter.lineStarts] };
+}
+
+/**
+ * Parses YAML (or JSON) text; see the module comment for what counts as an error. A built-in
+ * preset's text comes from the parse kept at build time (builtinPresetSource). `onParsed` (for
+ * parsedYamlForCache) gets the index and line counter of a text that parsed, and makes it parsed.
+ */
+export function parseYamlText(file: string, text: string, sink: DiagnosticSink, opts: { json?: boolean; subPath?: readonly string[]; onParsed?: (index: Map<string, IndexEntry>, lineCounter: LineCounter) => void } = {}): PresetSource {
+  if (!opts.json && !opts.subPath && !opts.onParsed) {
+    const kept = builtinPresetSource(file, text);
+    if (kept) return kept;
+  }
   const lineCounter = new LineCounter();
   const index = new Map<string, IndexEntry>();
   const pos = (offset: number): SourcePos => {
@@ -219,6 +278,7 @@ export function parseYamlText(file: string, text: string, sink: DiagnosticSink, 
     }
     return { file, format: 'json', value, broken: false, ...locator(rebased, text, lineCounter) };
   }
+  opts.onParsed?.(index, lineCounter);
   return { file, format: opts.json ? 'json' : 'yaml', value, broken: false, ...locator(index, text, lineCounter) };
 }
 

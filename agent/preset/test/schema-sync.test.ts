@@ -1,14 +1,14 @@
 /**
  * agent.schema.json, the precompiled validator and the built-in tools' input JSON Schemas are
- * generated from the zod schemas (scripts/gen-schema.ts); the committed files must match what the
- * script writes now.
+ * generated from the zod schemas, the built-in presets' kept parse from presets/*.yaml
+ * (scripts/gen-schema.ts); the committed files must match what the script writes now.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { AGENT_SCHEMA_PATH, TOOL_SCHEMAS_PATH, VALIDATOR_PATH, generate } from '../../../scripts/gen-schema.js';
+import { AGENT_SCHEMA_PATH, PARSED_PRESETS_PATH, TOOL_SCHEMAS_PATH, VALIDATOR_PATH, generate } from '../../../scripts/gen-schema.js';
 import { BUILTIN_PLUGINS } from '../../plugins.js';
 import { builtinPresetNames, builtinPresetsDir } from '../paths.js';
 
@@ -21,6 +21,7 @@ describe('generated schema files', () => {
     expect(readFileSync(AGENT_SCHEMA_PATH, 'utf8'), 'agent.schema.json is stale: run npm run schema').toBe(out.agentSchemaJson);
     expect(readFileSync(VALIDATOR_PATH, 'utf8'), 'the preset validator is stale: run npm run schema').toBe(out.validator);
     expect(readFileSync(TOOL_SCHEMAS_PATH, 'utf8'), 'the tools\' input JSON Schemas are stale: run npm run schema').toBe(out.toolSchemas);
+    expect(readFileSync(PARSED_PRESETS_PATH, 'utf8'), 'the built-in presets\' kept parse is stale: run npm run schema').toBe(out.parsedPresets);
   });
 
   it('agent.schema.json is JSON Schema draft 2020-12 that ajv compiles in strict mode', () => {

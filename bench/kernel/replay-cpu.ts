@@ -32,6 +32,7 @@ const opts = benchArgs({
   preset: { type: 'string', default: 'default' },
   profile: { type: 'string', default: '' },
   alloc: { type: 'boolean', default: false },
+  'alloc-profile': { type: 'string', default: '' },
 });
 const JOBS = Number(opts.jobs);
 const TURNS = Number(opts.turns);
@@ -40,7 +41,9 @@ const PRESET = opts.preset;
 /** Write a CPU profile of the timed replays (main thread) to this file (open it in Chrome DevTools). */
 const PROFILE = opts.profile;
 /** Sample allocations and print MB allocated per job. */
-const ALLOC = opts.alloc;
+/** Write the sampled allocation profile of the timed replays to this file (implies --alloc; open it in Chrome DevTools' Memory tab as a .heapprofile). */
+const ALLOC_PROFILE = opts['alloc-profile'];
+const ALLOC = opts.alloc || ALLOC_PROFILE !== '';
 
 /** Bytes of all samples of a sampling heap profile (each node's selfSize, summed over the tree). */
 function sampledBytes(node: { selfSize: number; children?: unknown[] }): number {
@@ -69,7 +72,9 @@ async function main(): Promise<void> {
   const wall = (performance.now() - t0) / 1000;
   const after = threadCpu('self');
   if (PROFILE) writeFileSync(PROFILE, JSON.stringify((await session!.post('Profiler.stop')).profile));
-  const allocated = ALLOC ? sampledBytes((await session!.post('HeapProfiler.stopSampling')).profile.head) : 0;
+  const heapProfile = ALLOC ? (await session!.post('HeapProfiler.stopSampling')).profile : undefined;
+  if (ALLOC_PROFILE) writeFileSync(ALLOC_PROFILE, JSON.stringify(heapProfile));
+  const allocated = heapProfile ? sampledBytes(heapProfile.head) : 0;
   session?.disconnect();
   obs.disconnect();
   const main = String(process.pid);

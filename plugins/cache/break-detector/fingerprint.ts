@@ -54,35 +54,17 @@ function strippedOf(value: unknown): string {
 }
 
 /**
- * `shortHash(stripCacheControl(items))` of an array, hashed from its items' memoised JSON piece by
- * piece: the bytes `JSON.stringify` gives for the whole array (items joined by commas in brackets;
- * an item that serialises to nothing becomes `null`, as in an array), without first joining them
- * into one string (a copy of the whole message or system prompt per request).
+ * `stripCacheControl` of an array, built from its items' memoised JSON: the same string
+ * `JSON.stringify` gives for the whole array (items joined by commas in brackets; an item that
+ * serialises to nothing becomes `null`, as in an array).
  */
-function strippedArrayHash(items: readonly unknown[]): string {
-  const h = crypto.createHash('sha1').update('[');
+function strippedArray(items: readonly unknown[]): string {
+  let out = '[';
   for (let i = 0; i < items.length; i++) {
-    if (i) h.update(',');
-    h.update(strippedOf(items[i]) ?? 'null');
+    if (i) out += ',';
+    out += strippedOf(items[i]) ?? 'null';
   }
-  return h.update(']').digest('base64url').slice(0, 12);
-}
-
-/** The last list hashed by `listHash` at one place: its items (by object) and their hash. */
-type LastList = { items: readonly unknown[]; hash: string } | undefined;
-
-/**
- * `strippedArrayHash(items)`, or the last one's when the items are the same objects in the same
- * order as last time (tool definitions and system blocks are shared between requests and never
- * mutated once sent).
- */
-function listHash(last: LastList, items: readonly unknown[]): { items: readonly unknown[]; hash: string } {
-  if (last && last.items.length === items.length) {
-    let i = 0;
-    while (i < items.length && last.items[i] === items[i]) i++;
-    if (i === items.length) return last;
-  }
-  return { items: items.slice(), hash: strippedArrayHash(items) };
+  return `${out}]`;
 }
 
 /** A request's parts besides its messages: what the cache key depends on, hashed where large. */
@@ -149,25 +131,23 @@ function messageFacts(m: { role: string; content: unknown }): MessageFacts {
     if (cached !== undefined && cached.hash[0] === role) return cached;
     // A content array that is new (the tail message with its marker copied in) still shares its
     // other blocks with the history: their JSON comes from the per-block memo.
-    const facts = { hash: role + (Array.isArray(c) ? strippedArrayHash(c) : shortHash(stripCacheControl(c))), ttl: contentTtl(c) };
+    const facts = { hash: role + shortHash(Array.isArray(c) ? strippedArray(c) : stripCacheControl(c)), ttl: contentTtl(c) };
     messageMemo.set(c as object, facts);
     return facts;
   }
   return { hash: role + shortHash(JSON.stringify(c ?? null)), ttl: null };
 }
 
-/** The last tool list and system prompt hashed: their items (by object) and the hash of their JSON. */
-let lastTools: LastList;
-let lastSystem: LastList;
+/** The last tool list hashed: its definitions (by object) and the hash of their JSON. */
+let lastTools: { items: readonly unknown[]; hash: string } | undefined;
 
 /** Hash of the tool list without markers; the same definitions in the same order reuse the last one. */
 function toolsHash(tools: readonly unknown[]): string {
-  return (lastTools = listHash(lastTools, tools)).hash;
-}
-
-/** Hash of the system blocks without markers; the same blocks in the same order reuse the last one. */
-function systemHash(system: readonly unknown[]): string {
-  return (lastSystem = listHash(lastSystem, system)).hash;
+  const last = lastTools;
+  if (last && last.items.length === tools.length && last.items.every((t, i) => t === tools[i])) return last.hash;
+  const hash = shortHash(strippedArray(tools));
+  lastTools = { items: tools.slice(), hash };
+  return hash;
 }
 
 /** Memo of tool-definition hashes by definition object (the registry's definitions are frozen). */
@@ -325,7 +305,7 @@ export function fingerprintParts(params: ModelRequest): FingerprintParts {
   }
   return {
     model: p.model,
-    system: systemHash(system as unknown[]),
+    system: shortHash(strippedArray(system as unknown[])),
     systemChars,
     markers: shortHash(JSON.stringify(markerParts)),
     tools: toolsHash(p.tools ?? []),

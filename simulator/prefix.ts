@@ -185,10 +185,15 @@ function memoHit(memo: WeakMap<object, Memo>, block: Obj): Memo | undefined {
   return n === m.keys.length ? m : undefined;
 }
 
-function factsByContent(m: CounterMemos, key: string, json: string, tokens: () => number): BlockFacts {
+/**
+ * The facts of `block` (whose JSON without markers is `json`) by `key`, its JSON prefixed by its
+ * kind. The tokens are counted (`tokensOf(block)`) only on a miss; a primitive other than a
+ * string has none.
+ */
+function factsByContent(m: CounterMemos, key: string, json: string, block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
   const hit = m.content.get(key);
   if (hit) return hit;
-  const facts = factsOf(json, tokens());
+  const facts = factsOf(json, (block !== null && typeof block === 'object') || typeof block === 'string' ? tokensOf(block) : 0);
   m.content.set(key, facts);
   m.contentChars += key.length;
   while (m.contentChars > CONTENT_MEMO_MAX_CHARS || m.content.size > CONTENT_MEMO_MAX_ENTRIES) {
@@ -200,16 +205,29 @@ function factsByContent(m: CounterMemos, key: string, json: string, tokens: () =
   return facts;
 }
 
+/**
+ * The facts of an object block: its memo's when every field still holds the same value, else
+ * `blockFacts`'. The hit (most calls: every block of every request) has this small function to
+ * itself; through `blockFacts` it allocated about 40 bytes per block (sampling heap profiler,
+ * Node 20), which a replay paid some 80,000 times per job.
+ */
+function objectFacts(m: CounterMemos, kind: BlockKind, block: Obj, tokensOf: (b: unknown) => number): BlockFacts {
+  const hit = memoHit(kind === 'f' ? m.first : m.later, block);
+  return hit ? hit.facts : blockFacts(m, kind, block, tokensOf);
+}
+
+// No closure here: one that captured `block` made V8 allocate this function's context on every
+// call, memo hits included (most calls: every block of every request).
 function blockFacts(m: CounterMemos, kind: BlockKind, block: unknown, tokensOf: (b: unknown) => number): BlockFacts {
   if (!block || typeof block !== 'object') {
     const json = stableJson(block);
-    return factsByContent(m, kind + json, json, () => (typeof block === 'string' ? tokensOf(block) : 0));
+    return factsByContent(m, kind + json, json, block, tokensOf);
   }
   const memo = kind === 'f' ? m.first : m.later;
   const hit = memoHit(memo, block as Obj);
   if (hit) return hit.facts;
   const json = stableJson(block);
-  const facts = factsByContent(m, kind + json, json, () => tokensOf(block));
+  const facts = factsByContent(m, kind + json, json, block, tokensOf);
   const keys = Object.keys(block).filter((k) => k !== 'cache_control');
   memo.set(block, { facts, keys, values: keys.map((k) => (block as Obj)[k]) });
   return facts;
@@ -267,6 +285,12 @@ function fmix(h: number): number {
   return h >>> 0;
 }
 
+/** The prefix chain's state while a prefix is built: the lanes after the last block, and its prefix tokens. */
+class ChainState {
+  sum = 0;
+  constructor(public h1: number, public h2: number) {}
+}
+
 const LEVEL_CODE = { tools: 1, system: 2, messages: 3 } as const;
 
 /**
@@ -302,9 +326,11 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const firstBlock: number[] = [];
   let explicitCount = 0;
   const seed = factsOf(`model:${request.model}`, 0);
-  let h1 = seed.d0;
-  let h2 = seed.d1;
-  let sum = 0;
+  // The chain's two lanes and the running token total, as fields of one object rather than
+  // variables of this function: `push` (a closure) assigns them per block, and a number that is not
+  // a small integer (most lane values) written to a closure's variable is a new heap box each time,
+  // where a field that holds doubles is updated in place.
+  const chain = new ChainState(seed.d0, seed.d1);
   const params = `${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`;
   // While the chain is in step with the previous request's prefix (same model, same blocks so far),
   // an entry whose block has the same place and digest is the previous entry: a growing
@@ -323,7 +349,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     // time. (The same object goes through the memo, which sees a field replaced in place.)
     const same = old !== undefined && old.tag === tag && old.blockIndex === blockIndex && old.block !== block
       && typeof block === 'object' && block !== null && !(kind === 'f' ? counterMemos.first : counterMemos.later).has(block) && sameJson(old.block, block);
-    const facts = same ? undefined : blockFacts(counterMemos, kind, block, tokensOf);
+    const facts = same ? undefined : typeof block === 'object' && block !== null ? objectFacts(counterMemos, kind, block as Obj, tokensOf) : blockFacts(counterMemos, kind, block, tokensOf);
     if (old && (same || (old.tag === tag && old.blockIndex === blockIndex && old.digest0 === facts!.d0 && old.digest1 === facts!.d1 && old.digest2 === facts!.d2 && old.digest3 === facts!.d3))) {
       // Same chain before, same block: the chain after it is the old one by construction. A copy
       // for another object is built field by field: one object shape for every entry.
@@ -331,15 +357,15 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
         level: old.level, index: old.index, blockIndex: old.blockIndex, block, tokens: old.tokens, prefixTokens: old.prefixTokens, hash: old.hash,
         lane1: old.lane1, lane2: old.lane2, digest0: old.digest0, digest1: old.digest1, digest2: old.digest2, digest3: old.digest3, tag: old.tag,
       });
-      h1 = old.lane1;
-      h2 = old.lane2;
-      sum = old.prefixTokens;
+      chain.h1 = old.lane1;
+      chain.h2 = old.lane2;
+      chain.sum = old.prefixTokens;
     } else {
       inStep = false;
       const f = facts ?? blockFacts(counterMemos, kind, block, tokensOf);
-      h1 = fmix(mix(mix(mix(h1, f.d0), f.d1), tag));
-      h2 = fmix(mix(mix(mix(h2, f.d2), f.d3), tag ^ 0x5bd1e995));
-      sum += f.tokens;
+      const h1 = (chain.h1 = fmix(mix(mix(mix(chain.h1, f.d0), f.d1), tag)));
+      const h2 = (chain.h2 = fmix(mix(mix(mix(chain.h2, f.d2), f.d3), tag ^ 0x5bd1e995)));
+      const sum = (chain.sum += f.tokens);
       // 32 bits of one lane and 21 of the other: an exact integer, a cheap Map key.
       blocks.push({
         level, index, blockIndex, block, tokens: f.tokens, prefixTokens: sum, hash: h1 * 0x200000 + (h2 & 0x1fffff),
@@ -357,20 +383,22 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   // definition where a `tool_reference` block in a `tool_result` names it, so finding a tool
   // appends to the conversation and leaves the cached prefix as it was.
   // https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching
-  const deferred = deferredTools(request.tools);
-  (request.tools ?? []).forEach((t, i) => { if (!isDeferred(t)) push('tools', i, 0, t, toolTokens, 0); });
+  const deferredSet = deferredTools(request.tools);
+  const deferred = deferredSet.byName;
+  const tools = request.tools ?? [];
+  for (let i = 0; i < tools.length; i++) if (!isDeferred(tools[i])) push('tools', i, 0, tools[i], toolTokens, 0);
   const system = request.system;
   if (typeof system === 'string') {
     if (system.length > 0) push('system', 0, 0, system, systemTokens, 0);
   } else if (system) {
-    system.forEach((b, i) => push('system', i, 0, b, systemTokens, 0));
+    for (let i = 0; i < system.length; i++) push('system', i, 0, system[i], systemTokens, 0);
   }
   if (request.messages.length) {
     if (inStep && previous!.params !== params) inStep = false;
     // When the first message block is reused, push() takes its lanes and this mix is overwritten.
     const p = factsOf(`params:${params}`, 0);
-    h1 = fmix(mix(mix(h1, p.d0), p.d1));
-    h2 = fmix(mix(mix(h2, p.d2), p.d3));
+    chain.h1 = fmix(mix(mix(chain.h1, p.d0), p.d1));
+    chain.h2 = fmix(mix(mix(chain.h2, p.d2), p.d3));
   }
   const messages = request.messages;
   // Leading messages that are the previous request's own sealed objects (parsed once by the HTTP
@@ -380,8 +408,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const before = previous ? extras.get(previous) : undefined;
   if (previous && before) extras.delete(previous);
   // Deferred definitions expand inside message blocks: the same set expands them the same way.
-  const deferredKey = deferred.size ? JSON.stringify([...deferred]) : '';
-  if (inStep && before && before.deferredKey === deferredKey && before.firstBlock[0] === blocks.length) {
+  if (inStep && before && before.firstBlock[0] === blocks.length && sameDeferred(before.deferred, deferredSet)) {
     from = sealedSharedLength(messages, before.messages);
     const start = blocks.length;
     const end = before.firstBlock[from]!;
@@ -395,22 +422,26 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     }
     if (end > start) {
       const last = blocks[end - 1]!;
-      h1 = last.lane1;
-      h2 = last.lane2;
-      sum = last.prefixTokens;
+      chain.h1 = last.lane1;
+      chain.h2 = last.lane2;
+      chain.sum = last.prefixTokens;
     }
   }
+  // Plain loops: this runs over every block of every request, where a closure (and a context for
+  // the loop's variables) per message was most of this function's garbage.
   for (let i = from; i < messages.length; i++) {
     const m = messages[i]!;
     firstBlock.push(blocks.length);
     const roleBit = m.role === 'assistant' ? 1 : 0;
-    if (typeof m.content === 'string') push('messages', i, 0, m.content, firstTokens, roleBit);
+    const content = m.content;
+    if (typeof content === 'string') push('messages', i, 0, content, firstTokens, roleBit);
     else {
-      m.content.forEach((b, j) => {
+      for (let j = 0; j < content.length; j++) {
+        const b = content[j];
         const expanded = deferred.size ? expandReferences(b, deferred) : undefined;
         if (expanded) push('messages', i, j, expanded, j === 0 ? expandedFirst : expandedLater, roleBit);
         else push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit);
-      });
+      }
     }
   }
   firstBlock.push(blocks.length);
@@ -442,14 +473,14 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   }
   const totalTokens = blocks.length ? blocks[blocks.length - 1]!.prefixTokens : 0;
   const prefix: PromptPrefix = { blocks, breakpoints, totalTokens, model: request.model, params };
-  extras.set(prefix, { messages, firstBlock, explicit, deferredKey });
+  extras.set(prefix, { messages, firstBlock, explicit, deferred: deferredSet });
   return prefix;
 }
 
 /**
  * What the next request of the same conversation needs from a prefix to take its leading messages
  * whole: the messages it was built from, where each one's blocks start (one more entry: the end),
- * the explicit markers by block, and the deferred definitions it expanded (their JSON by name). Kept beside the prefix
+ * the explicit markers by block, and the deferred definitions it expanded. Kept beside the prefix
  * (not in it: a PromptPrefix is reported as it was) and dropped once a later prefix used it, so
  * only the last prefix of a conversation holds it.
  */
@@ -457,7 +488,7 @@ interface PrefixExtra {
   messages: PrefixRequest['messages'];
   firstBlock: number[];
   explicit: ReadonlyArray<{ block: number; ttl: CacheTtl }>;
-  deferredKey: string;
+  deferred: DeferredTools;
 }
 
 const extras = new WeakMap<PromptPrefix, PrefixExtra>();
@@ -467,15 +498,48 @@ export function isDeferred(tool: unknown): boolean {
   return !!tool && typeof tool === 'object' && (tool as Obj).defer_loading === true;
 }
 
-/** The deferred tools of a request by name, as the API expands them (without `defer_loading` and markers). */
-function deferredTools(tools: readonly unknown[] | null | undefined): Map<string, Obj> {
-  const out = new Map<string, Obj>();
-  for (const t of tools ?? []) {
-    if (!isDeferred(t)) continue;
-    const { defer_loading: _d, cache_control: _c, ...def } = t as Obj;
-    out.set(String(def.name), def);
+/**
+ * The deferred tools of a request by name, as the API expands them (without `defer_loading` and
+ * markers), and the request's own `tools` entries they came from, in order.
+ */
+interface DeferredTools {
+  byName: Map<string, Obj>;
+  entries: unknown[];
+  /** Their JSON, once made (`deferredKey`). */
+  key: string | undefined;
+}
+
+function deferredTools(tools: readonly unknown[] | null | undefined): DeferredTools {
+  const byName = new Map<string, Obj>();
+  const entries: unknown[] = [];
+  if (tools) {
+    for (let i = 0; i < tools.length; i++) {
+      const t = tools[i];
+      if (!isDeferred(t)) continue;
+      const { defer_loading: _d, cache_control: _c, ...def } = t as Obj;
+      byName.set(String(def.name), def);
+      entries.push(t);
+    }
   }
-  return out;
+  return { byName, entries, key: undefined };
+}
+
+/** The deferred definitions' JSON by name (what the comparison below falls back to), made once per set. */
+function deferredKey(d: DeferredTools): string {
+  return (d.key ??= d.byName.size ? JSON.stringify([...d.byName]) : '');
+}
+
+/**
+ * Whether two requests' deferred definitions expand `tool_reference` blocks the same way: the same
+ * `tools` entries (objects) in the same order, or else the same JSON. The JSON (several KB of tool
+ * schemas) is made only when the entries are other objects, as in bodies parsed from HTTP: a replay
+ * in the same process sends the same objects every time.
+ */
+function sameDeferred(a: DeferredTools, b: DeferredTools): boolean {
+  if (a.entries.length !== b.entries.length) return false;
+  let i = 0;
+  while (i < a.entries.length && a.entries[i] === b.entries[i]) i++;
+  return i === a.entries.length || deferredKey(a) === deferredKey(b);
 }
 
 const EXPANDS = Symbol('expands');
@@ -494,14 +558,17 @@ function expandReferences(block: unknown, deferred: ReadonlyMap<string, Obj>): E
   if (!block || typeof block !== 'object') return undefined;
   const b = block as Obj;
   if (b.type !== 'tool_result' || !Array.isArray(b.content)) return undefined;
-  const definitions: Obj[] = [];
-  for (const c of b.content) {
+  // Made on the first reference found: this runs for every block of every request.
+  let definitions: Obj[] | undefined;
+  const content: unknown[] = b.content;
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i];
     if (c && typeof c === 'object' && (c as Obj).type === 'tool_reference') {
       const def = deferred.get(String((c as Obj).tool_name));
-      if (def) definitions.push(def);
+      if (def) (definitions ??= []).push(def);
     }
   }
-  if (!definitions.length) return undefined;
+  if (!definitions) return undefined;
   const expanded: Obj = { ...b, expanded_tools: definitions };
   Object.defineProperty(expanded, EXPANDS, { value: { block, definitions }, enumerable: false });
   return expanded as Expanded;

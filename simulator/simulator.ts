@@ -87,8 +87,11 @@ export interface SimResponse {
   body: SimMessage | ApiErrorBody | Record<string, unknown>;
   /** The message on success. */
   message?: SimMessage;
-  /** The SSE events of a streamed answer (empty on error). */
-  events: SseEvent[];
+  /**
+   * The SSE events of a streamed answer (empty on error). Made when first read (then kept): only the
+   * HTTP server streams them, and a replay in the same process reads the message alone.
+   */
+  readonly events: SseEvent[];
   /** The error body when status is not 200. */
   error?: ApiErrorBody;
   /** Transport faults the server must play (slow first byte, cut, idle). */
@@ -245,6 +248,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
 
     const accounting = accountPrefix(cache, accountingPrefix, { now, minCacheableTokens: minimum(body.model) });
     const message = buildMessage(result.reply, body, accounting.usage, ++stats.messages, appliedEdits, counter);
+    let events: SseEvent[] | undefined;
     bindings.record(body as any, message.model, message.content);
     if (betas.has(THINKING_BINDING_BETA)) message.input_transformations = transformations;
     return {
@@ -253,7 +257,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
       headers: {},
       body: message,
       message,
-      events: buildStreamEvents(message),
+      get events(): SseEvent[] {
+        return (events ??= buildStreamEvents(message));
+      },
       ...(result.reply.delivery ? { delivery: result.reply.delivery } : {}),
       ...extra,
       accounting,

@@ -165,14 +165,17 @@ function toolUseIds(m: any): string[] {
 /** Does assistant message `m` have a tool_use with this id? (No allocation: this runs per block per request.) */
 function hasToolUse(m: any, id: string): boolean {
   if (m?.role !== 'assistant' || !Array.isArray(m.content)) return false;
-  for (const c of m.content) if (c?.type === 'tool_use' && String(c.id) === id) return true;
+  // Indexed, not for-of: an iterator and a result object per block where V8 does not optimise them away.
+  const content: any[] = m.content;
+  for (let i = 0; i < content.length; i++) if (content[i]?.type === 'tool_use' && String(content[i].id) === id) return true;
   return false;
 }
 
 /** Does message `m` have a tool_result for this id? */
 function hasToolResult(m: any, id: string): boolean {
   if (!Array.isArray(m?.content)) return false;
-  for (const c of m.content) if (c?.type === 'tool_result' && String(c.tool_use_id) === id) return true;
+  const content: any[] = m.content;
+  for (let i = 0; i < content.length; i++) if (content[i]?.type === 'tool_result' && String(content[i].tool_use_id) === id) return true;
   return false;
 }
 
@@ -201,7 +204,8 @@ function checkToolPairing(messages: any[], known: number): void {
     if (m?.role !== 'assistant' || !Array.isArray(m.content)) continue;
     const next = messages[i + 1];
     let complete = true;
-    for (const c of m.content) if (c?.type === 'tool_use' && !hasToolResult(next, String(c.id))) { complete = false; break; }
+    const content: any[] = m.content;
+    for (let j = 0; j < content.length; j++) if (content[j]?.type === 'tool_use' && !hasToolResult(next, String(content[j].id))) { complete = false; break; }
     if (complete) continue;
     const missing = toolUseIds(m).filter((id) => !hasToolResult(next, id));
     throw invalidRequest(

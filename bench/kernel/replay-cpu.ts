@@ -1,5 +1,5 @@
 /**
- * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P --alloc]`: CPU per replay job in a
+ * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P --alloc --alloc-profile FILE]`: CPU per replay job in a
  * warm process, split by thread (`/proc/self/task/<tid>/stat`): the main thread (the replay itself)
  * and the rest (V8's garbage collector and compiler threads, libuv). Replays run in this process
  * through the built bundle's worker module (dist/bundle/worker.js, what `rein bench` threads and
@@ -10,6 +10,8 @@
  * `--alloc` also samples allocation (the inspector's sampling heap profiler, collected objects
  * included) and prints the bytes allocated per job: what feeds the GC threads, and unlike CPU time
  * it hardly depends on the machine's load (sampled, so it varies by a few per cent between runs).
+ * `--alloc-profile FILE` writes that profile too (a `.heapprofile` for Chrome DevTools' Memory tab;
+ * a `REIN_SOURCEMAP=1` build's map turns its minified frames back into source names).
  *
  * Linux only (reads /proc). CPU seconds do not depend on the machine's load the way wall time does,
  * but a loaded machine still slows caches and frequency: the load average is printed with each line.
@@ -32,6 +34,7 @@ const opts = benchArgs({
   preset: { type: 'string', default: 'default' },
   profile: { type: 'string', default: '' },
   alloc: { type: 'boolean', default: false },
+  'alloc-profile': { type: 'string', default: '' },
 });
 const JOBS = Number(opts.jobs);
 const TURNS = Number(opts.turns);
@@ -40,7 +43,9 @@ const PRESET = opts.preset;
 /** Write a CPU profile of the timed replays (main thread) to this file (open it in Chrome DevTools). */
 const PROFILE = opts.profile;
 /** Sample allocations and print MB allocated per job. */
-const ALLOC = opts.alloc;
+/** Write the sampled allocation profile of the timed replays to this file (implies --alloc). */
+const ALLOC_PROFILE = opts['alloc-profile'];
+const ALLOC = opts.alloc || ALLOC_PROFILE !== '';
 
 /** Bytes of all samples of a sampling heap profile (each node's selfSize, summed over the tree). */
 function sampledBytes(node: { selfSize: number; children?: unknown[] }): number {
@@ -69,7 +74,9 @@ async function main(): Promise<void> {
   const wall = (performance.now() - t0) / 1000;
   const after = threadCpu('self');
   if (PROFILE) writeFileSync(PROFILE, JSON.stringify((await session!.post('Profiler.stop')).profile));
-  const allocated = ALLOC ? sampledBytes((await session!.post('HeapProfiler.stopSampling')).profile.head) : 0;
+  const heapProfile = ALLOC ? (await session!.post('HeapProfiler.stopSampling')).profile : undefined;
+  if (ALLOC_PROFILE) writeFileSync(ALLOC_PROFILE, JSON.stringify(heapProfile));
+  const allocated = heapProfile ? sampledBytes(heapProfile.head) : 0;
   session?.disconnect();
   obs.disconnect();
   const main = String(process.pid);

@@ -204,6 +204,58 @@ function wordsIn(s: string): Set<string> {
   return new Set(wordList(s));
 }
 
+/** Whether UTF-16 code unit `c` is a word character (`\w` without the `u` flag: `[A-Za-z0-9_]`). */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/** FNV-1a step over one code unit, kept to 30 bits (a small integer: no heap number per word). */
+function wordHashStep(h: number, c: number): number {
+  return Math.imul(h ^ c, 16777619) & 0x3fffffff;
+}
+const WORD_HASH_SEED = 0x011c9dc5;
+
+/**
+ * A fixed set of words, and the hashes of their code units, to pick those words out of a text
+ * without making a string of every word run in it (`wordList` makes one per word: most of what
+ * indexing a workload's tool results allocated, for words that were then thrown away).
+ */
+export class WordFilter {
+  private readonly hashes = new Set<number>();
+
+  constructor(readonly words: ReadonlySet<string>) {
+    for (const w of words) {
+      let h = WORD_HASH_SEED;
+      for (let i = 0; i < w.length; i++) h = wordHashStep(h, w.charCodeAt(i));
+      this.hashes.add(h);
+    }
+  }
+
+  /**
+   * Appends to `out` the word runs (≥ 2 characters) of `s` that are in the set, in order, repeats
+   * included: `wordList(s).filter((w) => words.has(w))`. Returns `out`.
+   */
+  pick(s: string, out: string[]): string[] {
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      if (!isWordCode(s.charCodeAt(i))) { i++; continue; }
+      const start = i;
+      let h = WORD_HASH_SEED;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (!isWordCode(c)) break;
+        h = wordHashStep(h, c);
+      }
+      if (i - start >= 2 && this.hashes.has(h)) {
+        const w = s.slice(start, i);
+        if (this.words.has(w)) out.push(w);
+      }
+    }
+    return out;
+  }
+}
+
 /**
  * The word runs (≥ 2 characters) of the strings tested lately, the prefilter of the presence test: a
  * fact is in a string when its anchor is one of the string's word runs and its text a substring of
@@ -214,14 +266,19 @@ function wordsIn(s: string): Set<string> {
 export class StringIndex {
   private young = new Map<string, Set<string>>();
   private old = new Map<string, Set<string>>();
+  private readonly picked: string[] = [];
 
-  /** `limit`: strings per generation (default 2,048: more than the distinct strings of one context). */
-  constructor(private readonly limit = 2048) {}
+  /**
+   * `limit`: strings per generation (default 2,048: more than the distinct strings of one context).
+   * `anchors`: when given, the only anchors asked for (a replay's needed facts'): a string's set then
+   * keeps those of its words alone; a fact with another anchor is tested on the whole string.
+   */
+  constructor(private readonly limit = 2048, private readonly anchors?: WordFilter) {}
 
   wordsOf(s: string): Set<string> {
     let w = this.young.get(s);
     if (w) return w;
-    w = this.old.get(s) ?? wordsIn(s);
+    w = this.old.get(s) ?? this.split(s);
     if (this.young.size >= this.limit) {
       this.old = this.young;
       this.young = new Map();
@@ -230,9 +287,18 @@ export class StringIndex {
     return w;
   }
 
+  private split(s: string): Set<string> {
+    if (!this.anchors) return wordsIn(s);
+    const words = new Set(this.anchors.pick(s, this.picked));
+    this.picked.length = 0;
+    return words;
+  }
+
   /** True when `fact` occurs in `s`. */
   has(s: string, fact: { text: string; anchor: string }): boolean {
-    return s.length >= fact.text.length && this.wordsOf(s).has(fact.anchor) && s.includes(fact.text);
+    if (s.length < fact.text.length) return false;
+    const words = this.anchors && !this.anchors.words.has(fact.anchor) ? wordsIn(s) : this.wordsOf(s);
+    return words.has(fact.anchor) && s.includes(fact.text);
   }
 }
 
@@ -356,8 +422,15 @@ class SourceIndex {
    */
   private readonly searched = new Map<string, { source: number | undefined; word: string; next: number }>();
 
-  /** `factWords`: the only words ever looked up (those of the facts). */
-  constructor(private readonly factWords: ReadonlySet<string>) {}
+  /** The words of the facts: the only words ever looked up. */
+  private readonly factWords: WordFilter;
+  /** Scratch: the fact words of one source's strings, and which were indexed (reused per source). */
+  private readonly picked: string[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(factWords: ReadonlySet<string>) {
+    this.factWords = new WordFilter(factWords);
+  }
 
   /** Adds the sources of a step: its prompt blocks, its reply's text and tool_use blocks, its tool results. */
   addStep(step: WorkloadStep): void {
@@ -378,14 +451,18 @@ class SourceIndex {
     const id = this.sources.length;
     source.id = id;
     this.sources.push(source);
-    const seen = new Set<string>();
-    for (const s of strings) for (const word of wordList(s)) {
-      if (seen.has(word) || !this.factWords.has(word)) continue;
+    const seen = this.seen;
+    const words = this.picked;
+    for (const s of strings) this.factWords.pick(s, words);
+    for (const word of words) {
+      if (seen.has(word)) continue;
       seen.add(word);
       let list = this.byWord.get(word);
       if (!list) this.byWord.set(word, (list = []));
       list.push(id);
     }
+    seen.clear();
+    words.length = 0;
   }
 
   private stringsOf(id: number): string[] {
@@ -425,6 +502,22 @@ class SourceIndex {
   }
 }
 
+const anchorFilters = new WeakMap<NeededFacts, WordFilter>();
+
+/**
+ * The anchors of every fact `needs` holds, for `StringIndex` (made once per workload's facts): a
+ * replay's presence tests ask for these anchors alone.
+ */
+export function neededAnchors(needs: NeededFacts): WordFilter {
+  let f = anchorFilters.get(needs);
+  if (!f) {
+    const words = new Set<string>();
+    for (const facts of needs.byStep.values()) for (const fact of facts) words.add(fact.anchor);
+    anchorFilters.set(needs, (f = new WordFilter(words)));
+  }
+  return f;
+}
+
 /** A request body's parts that hold facts. */
 export interface SentContext {
   system?: unknown;
@@ -454,19 +547,34 @@ export function recallTester(index = new StringIndex()): (needs: readonly Needed
     if (!out) strings.set(b, (out = blockStrings(b)));
     return out;
   };
-  return (needs, body) => {
-    const left = new Set(needs);
-    const look = (s: string) => { for (const f of left) if (index.has(s, f)) left.delete(f); };
+  // The facts not found yet: a flag per fact of `needs` and their count, reused from one test to
+  // the next. (A Set of them made an iterator per string looked at: most of what a test allocated.)
+  let found: boolean[] = [];
+  let left = 0;
+  let needs: readonly NeededFact[] = [];
+  const look = (s: string) => {
+    for (let k = 0; k < needs.length; k++) if (!found[k] && index.has(s, needs[k]!)) { found[k] = true; left--; }
+  };
+  const lookBlock = (b: unknown) => {
+    const strings = stringsOf(b);
+    for (let k = 0; k < strings.length && left; k++) look(strings[k]!);
+  };
+  return (stepNeeds, body) => {
+    needs = stepNeeds;
+    left = needs.length;
+    if (found.length < left) found = new Array<boolean>(left).fill(false);
+    else found.fill(false, 0, left);
     const messages = body.messages;
-    for (let i = messages.length - 1; i >= 0 && left.size; i--) {
+    for (let i = messages.length - 1; i >= 0 && left; i--) {
       const c = messages[i]!.content;
       if (typeof c === 'string') { look(c); continue; }
-      for (let j = c.length - 1; j >= 0 && left.size; j--) for (const s of stringsOf(c[j])) look(s);
+      for (let j = c.length - 1; j >= 0 && left; j--) lookBlock(c[j]);
     }
     const system = body.system;
-    if (left.size && typeof system === 'string') look(system);
-    else if (left.size && Array.isArray(system)) for (const b of system) for (const s of stringsOf(b)) look(s);
-    const lost = needs.filter((f) => left.has(f));
-    return { needed: needs.length, recalled: needs.length - lost.length, lost };
+    if (left && typeof system === 'string') look(system);
+    else if (left && Array.isArray(system)) for (let j = 0; j < system.length && left; j++) lookBlock(system[j]);
+    const lost = left ? needs.filter((_, k) => !found[k]) : [];
+    needs = [];
+    return { needed: stepNeeds.length, recalled: stepNeeds.length - lost.length, lost };
   };
 }

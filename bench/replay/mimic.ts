@@ -147,27 +147,48 @@ const WORDS = ('the agent reads files runs commands edits code and reports what 
   'and tries another way it keeps answers short uses absolute paths checks tests before finishing and never invents output ' +
   'parameters are validated each call returns text results large outputs are truncated a session keeps its history').split(' ');
 
-/** Deterministic prose of `words` words. */
-function prose(words: number, seed: number): string {
-  const out: string[] = [];
-  for (let i = 0; i < words; i++) {
-    const w = WORDS[(i * 7 + seed * 13) % WORDS.length]!;
-    out.push(i % 17 === 16 ? `${w}.` : w);
+/**
+ * Deterministic prose of a seed: `get(n)` is its first `n` words. The prose of fewer words is a
+ * prefix of the prose of more, so one text serves every length a bisection tries (each a slice of
+ * it) instead of a new text per try.
+ */
+class Prose {
+  private text = '';
+  /** `ends[n]`: characters of the first `n` words. */
+  private readonly ends = [0];
+
+  constructor(private readonly seed: number) {}
+
+  get(words: number): string {
+    const ends = this.ends;
+    if (ends.length <= words) {
+      const parts: string[] = this.text ? [this.text] : [];
+      let chars = this.text.length;
+      for (let i = ends.length - 1; i < words; i++) {
+        const w = WORDS[(i * 7 + this.seed * 13) % WORDS.length]!;
+        const word = i % 17 === 16 ? `${w}.` : w;
+        parts.push(word);
+        chars += (i ? 1 : 0) + word.length;
+        ends.push(chars);
+      }
+      this.text = parts.join(' ');
+    }
+    return this.text.slice(0, ends[words]);
   }
-  return out.join(' ');
 }
 
 /** The longest `make(text)` whose count is at most `tokens` (bisection on the word count). */
 function sized<T>(tokens: number, seed: number, make: (text: string) => T, count: (x: T) => number): T {
+  const prose = new Prose(seed);
   let lo = 0;
   let hi = Math.max(8, tokens * 2);
-  while (count(make(prose(hi, seed))) < tokens && hi < 4_000_000) hi *= 2;
+  while (count(make(prose.get(hi))) < tokens && hi < 4_000_000) hi *= 2;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (count(make(prose(mid, seed))) <= tokens) lo = mid;
+    if (count(make(prose.get(mid))) <= tokens) lo = mid;
     else hi = mid - 1;
   }
-  return make(prose(lo, seed));
+  return make(prose.get(lo));
 }
 
 /** Tool definitions named `names`, together `tokens` tokens. */

@@ -20,7 +20,7 @@ import type { ContentBlock } from '../../kernel/types.js';
 import { isBreak, replayBreakCause, type PromptShape } from '../metrics/breaks.js';
 import { actualInputCost, applyIdealCosts, requestCost } from '../metrics/efficiency.js';
 import { instructionKey } from '../metrics/retention.js';
-import { neededFacts, recallTester, type NeededFacts } from '../metrics/recall.js';
+import { neededAnchors, neededFacts, recallTester, StringIndex, type NeededFacts } from '../metrics/recall.js';
 import { chargeRefetch } from '../metrics/refetch.js';
 import { summarize } from '../metrics/summary.js';
 import type { CompactionMetrics, RequestMetrics, RunSummary } from '../metrics/types.js';
@@ -164,7 +164,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   let compactedSince = false;
   let editedSince = false;
   const needs: NeededFacts | undefined = options.recall === false ? undefined : neededFacts(w);
-  const testRecall = recallTester();
+  const testRecall = recallTester(needs ? new StringIndex(undefined, neededAnchors(needs)) : undefined);
   // Sources re-fetched since the last summary compaction (refetch.ts: charged once until then).
   const refetched = new Set<number>();
   let apiCleared = 0;

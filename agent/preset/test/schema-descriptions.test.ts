@@ -33,12 +33,12 @@ function descriptionOf(root: Schema, s: Schema): string | undefined {
 }
 
 /**
- * The paths of every property in `root` (and its `$defs`) that has no description, e.g.
- * `plugins.compaction/auto.restore.maxFiles`. Looks into nested objects, array items, map values
+ * Every property path in `root` (and its `$defs`), e.g. `plugins.compaction/auto.restore.maxFiles`,
+ * with whether it has a description. Looks into nested objects, array items, map values
  * (`<name>`), union variants and `$ref` targets (each definition once).
  */
-function undescribedKeys(root: Schema): string[] {
-  const missing: string[] = [];
+function keysOf(root: Schema): { path: string; described: boolean }[] {
+  const keys: { path: string; described: boolean }[] = [];
   const walked = new Set<Schema>();
   const walk = (s: unknown, path: string): void => {
     if (!isSchema(s) || walked.has(s)) return;
@@ -46,7 +46,7 @@ function undescribedKeys(root: Schema): string[] {
     if (typeof s.$ref === 'string') walk(target(root, s.$ref), path);
     for (const [key, p] of Object.entries(isSchema(s.properties) ? s.properties : {})) {
       const at = path ? `${path}.${key}` : key;
-      if (!isSchema(p) || !descriptionOf(root, p)) missing.push(at);
+      keys.push({ path: at, described: isSchema(p) && descriptionOf(root, p) !== undefined });
       walk(p, at);
     }
     for (const [pattern, p] of Object.entries(isSchema(s.patternProperties) ? s.patternProperties : {})) walk(p, `${path}.<${pattern}>`);
@@ -58,28 +58,11 @@ function undescribedKeys(root: Schema): string[] {
   };
   walk(root, '');
   for (const [name, def] of Object.entries(isSchema(root.$defs) ? root.$defs : {})) walk(def, `$defs.${name}`);
-  return missing;
-}
-
-/** Every property path of `root`, described or not (to check the walk reaches the plugins' options). */
-function allKeys(root: Schema): string[] {
-  const keys: string[] = [];
-  const walked = new Set<Schema>();
-  const walk = (s: unknown, path: string): void => {
-    if (!isSchema(s) || walked.has(s)) return;
-    walked.add(s);
-    if (typeof s.$ref === 'string') walk(target(root, s.$ref), path);
-    for (const [key, p] of Object.entries(isSchema(s.properties) ? s.properties : {})) {
-      keys.push(path ? `${path}.${key}` : key);
-      walk(p, path ? `${path}.${key}` : key);
-    }
-    for (const k of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[k])) for (const v of s[k] as unknown[]) walk(v, path);
-    walk(s.items, `${path}[]`);
-    walk(s.additionalProperties, `${path}.<name>`);
-  };
-  walk(root, '');
   return keys;
 }
+
+/** The paths of keysOf(root) that have no description. */
+const undescribedKeys = (root: Schema): string[] => keysOf(root).filter((k) => !k.described).map((k) => k.path);
 
 describe('agent.schema.json descriptions', () => {
   const schema = JSON.parse(readFileSync(join(REPO, 'agent.schema.json'), 'utf8')) as Schema;
@@ -89,7 +72,7 @@ describe('agent.schema.json descriptions', () => {
   });
 
   it('the walk reaches preset keys, hook fields, MCP server fields and nested plugin options', () => {
-    const keys = new Set(allKeys(schema));
+    const keys = new Set(keysOf(schema).map((k) => k.path));
     for (const key of [
       'model', 'model.thinking.type', 'permissions', 'limits', 'hooks.PreToolUse', 'mcpServers.<name>.url',
       'plugins.compaction/auto.triggerRatio', 'plugins.compaction/auto.restore.maxFiles',

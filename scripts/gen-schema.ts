@@ -17,7 +17,7 @@
  * - agent/preset/generated/builtin-presets.ts: every built-in preset (presets/*.yaml) as the preset
  *   loader parses it (agent/preset/source.ts `parsedYamlForCache`: the value, the positions of its
  *   keys and values, its line starts), with its text. Loading a preset whose text is one of these
- *   uses the kept parse instead of running the YAML parser (~30 M instructions of a cold `rein run`
+ *   uses the kept parse instead of running the YAML parser (~25 M instructions of a cold `rein run`
  *   with the default preset); any other text is parsed.
  *
  * Usage: `npm run schema` (writes), `npm run schema -- --check` (exit 1 when a file is out of date).

@@ -130,7 +130,7 @@ export interface ParsedYaml {
  * The source of a YAML text that is one of the built-in presets, character for character, from
  * the parse kept at build time (generated/builtin-presets.ts): the same value, positions and
  * checks as parsing it (a built-in preset has no problem to report), without running the YAML
- * parser, which was ~30 M instructions of a cold `rein run` with the default preset (its code
+ * parser, which was ~25 M instructions of a cold `rein run` with the default preset (its code
  * runs for the first time in the process). Undefined for any other text.
  */
 function builtinPresetSource(file: string, text: string): PresetSource | undefined {

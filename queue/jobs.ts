@@ -59,6 +59,11 @@ export interface OpenQueue {
   queue: Queue;
   redis: Redis;
   target: QueueTarget;
+  /**
+   * Ids this process asked the queue to remove (cancelWaiting). awaitJobs reads it: a job found
+   * missing by a state scan before the queue's `removed` event arrives was removed, not expired.
+   */
+  cancelled: Set<string>;
   close(): Promise<void>;
 }
 
@@ -71,7 +76,7 @@ export async function openQueue(target: QueueTarget, redis: Redis): Promise<Open
   queue.on('error', () => {});
   await queue.waitUntilReady();
   return {
-    queue, redis, target,
+    queue, redis, target, cancelled: new Set(),
     close: async () => {
       await queue.close();
       redis.disconnect();
@@ -141,11 +146,17 @@ export async function cancelWaiting(q: OpenQueue, ids: readonly string[]): Promi
   const removed: string[] = [];
   await forEachJob(q.queue, ids, async (job, state, id) => {
     if (!job || !['waiting', 'delayed', 'prioritized', 'wait'].includes(state)) return;
+    // Marked before the removal, as a scan of awaitJobs may find the job gone before remove()
+    // resolves here and before the queue's `removed` event reaches its stream.
+    q.cancelled.add(id);
     // BullMQ refuses to remove a job that is locked (a worker took it since its state was read).
     try {
       await job.remove();
       removed.push(id);
-    } catch { /* taken: it finishes and reports as any other */ }
+    } catch {
+      // Taken: it finishes and reports as any other.
+      q.cancelled.delete(id);
+    }
   });
   return removed;
 }
@@ -190,9 +201,11 @@ export async function awaitJobs(q: OpenQueue, ids: readonly string[], opts: Awai
     report();
     if (!pending.size) resolveAll();
   };
+  // A job not found: removed by this process (cancelWaiting), or expired from the queue.
+  const missing = (id: string) => settle(id, { state: 'failed', reason: q.cancelled.has(id) ? REMOVED_BEFORE_RUN : gone(), attempts: 0 });
   const finished = async (id: string) => {
     const job = await Job.fromId(q.queue, id);
-    if (!job) return settle(id, { state: 'failed', reason: gone(), attempts: 0 });
+    if (!job) return missing(id);
     const state = await job.getState();
     if (state === 'completed') settle(id, { state: 'completed', value: job.returnvalue, ...(job.processedBy ? { processedBy: job.processedBy } : {}) });
     else if (state === 'failed') settle(id, { state: 'failed', reason: job.failedReason || 'failed', attempts: job.attemptsMade });
@@ -220,7 +233,7 @@ export async function awaitJobs(q: OpenQueue, ids: readonly string[], opts: Awai
   const scan = async () => {
     workers = await q.queue.getWorkersCount();
     await forEachJob(q.queue, [...pending], async (job, state, id) => {
-      if (!job) return settle(id, { state: 'failed', reason: gone(), attempts: 0 });
+      if (!job) return missing(id);
       if (state === 'completed' || state === 'failed') return finished(id);
       if (state === 'active') running.add(id);
       else running.delete(id);

@@ -15,6 +15,8 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
 import { rein, reinDone, startRedis, startWorker, stop, waitFor, type Proc, type RedisServer } from './harness.js';
+import { openRedis, parseQueueUrl } from '../connection.js';
+import { addJobs, awaitJobs, cancelWaiting, openQueue, REMOVED_BEFORE_RUN } from '../jobs.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let redis: RedisServer;
@@ -272,6 +274,27 @@ describe('stopping a submitting command', () => {
     submit.child.kill('SIGTERM');
     submit.child.kill('SIGTERM');
     expect((await submit.exited).code).toBe(143);
+  });
+
+  it('a job this process removed reads as removed, not expired, even when a state scan finds it gone before the queue\'s removed event', async () => {
+    // The scan at the start of awaitJobs reads the jobs' states after its event stream begins,
+    // so a removal done just before is seen only by the scan: the race that made a stopped batch
+    // call its untaken tasks "no longer in the queue" now and then. A server of its own: no worker.
+    const own = await startRedis(tmp.dir);
+    const target = parseQueueUrl(own.url);
+    const q = await openQueue(target, await openRedis(target));
+    try {
+      await addJobs(q, [{ name: 'idle', id: 'edge-a', data: {} }, { name: 'idle', id: 'edge-b', data: {} }]);
+      expect((await cancelWaiting(q, ['edge-a'])).sort()).toEqual(['edge-a']);
+      await (await q.queue.getJob('edge-b'))!.remove();
+      const outcomes = await awaitJobs(q, ['edge-a', 'edge-b']);
+      expect(outcomes.get('edge-a')).toEqual({ state: 'failed', reason: REMOVED_BEFORE_RUN, attempts: 0 });
+      // Removed by someone else: this process cannot tell it from an expired job.
+      expect(outcomes.get('edge-b')).toMatchObject({ state: 'failed', reason: expect.stringContaining('no longer in the queue') });
+    } finally {
+      await q.close();
+      await own.stop();
+    }
   });
 
   it('rein batch --queue: SIGINT lets the running task finish, removes the ones no worker took, prints a line for each, exits 130', async () => {

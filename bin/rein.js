@@ -26,7 +26,8 @@ const { Script } = require('node:vm');
 const argv = process.argv.slice(2);
 // This file's real folder, also when it is run through a link with --preserve-symlinks-main.
 const here = dirname(realpathSync(__filename));
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+// `-v` alone too, as `claude -v` prints Claude Code's version (with a prompt it is `--verbose`).
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V' || argv[0] === '-v')) {
   const pkg = JSON.parse(readFileSync(join(here, '../package.json'), 'utf8'));
   process.stdout.write(`${pkg.version}\n`);
 } else {

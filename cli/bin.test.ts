@@ -165,9 +165,12 @@ describe('bin/rein.js', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ subtype: 'success', result: 'poem.txt has 14 words on 4 lines.' });
   });
 
-  it('prints the version without loading the bundle', () => {
-    const r = run(['--version']);
-    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+  it('prints the version without loading the bundle, for --version, -V and -v alone (as `claude -v`)', () => {
+    for (const flag of ['--version', '-V', '-v']) {
+      const r = run([flag]);
+      expect(r.status, flag).toBe(0);
+      expect(r.stdout.trim(), flag).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+    }
   });
 
   it('offers every command from the bundle', () => {

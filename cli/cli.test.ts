@@ -219,9 +219,17 @@ describe('bad input: one line naming the cause, exit 2, nothing run', () => {
 });
 
 describe('rein --version and rein hooks', () => {
-  it('prints the version', async () => {
-    const r = await runCli(['--version'], { cwd: tmp.dir, env });
-    expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+  it('prints the version, for -v alone too (as `claude -v`); beside a prompt -v is --verbose', async () => {
+    const version = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-v']) {
+      const r = await runCli([flag], { cwd: tmp.dir, env });
+      expect(r.stdout.trim(), flag).toBe(version);
+    }
+    const verbose = await runCli(['-p', '-v', '--no-layers', 'hi'], { cwd: tmp.dir, env });
+    expect(verbose.code).toBe(0);
+    expect(verbose.stderr).toMatch(/^rein: end_turn after /m);
+    // --verbose prints each tool call as it is made; the demo's first one is a Glob.
+    expect(verbose.stderr).toMatch(/^rein: Glob \{/m);
   });
 
   it('lists every hook in loop order with its taps', async () => {

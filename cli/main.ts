@@ -41,7 +41,7 @@ function version(): string {
 export function buildProgram(): Command {
   const program = new Command('rein')
     .description('A headless agent kernel: runs the Messages API tool-use loop from a YAML preset.')
-    .version(version(), '-V, --version')
+    .version(version(), '-V, --version', 'output the version number (`rein -v` alone too)')
     .configureOutput({ outputError: (str, write) => write(str.startsWith('error: ') ? `rein: ${str.slice(7)}` : str) })
     .showHelpAfterError()
     .exitOverride()
@@ -166,6 +166,9 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = EXIT.OK;
     return;
   }
+  // `rein -v` alone is the version, as `claude -v` is Claude Code's; beside a prompt, `-v` stays
+  // `rein run`'s short form of --verbose.
+  if (argv.length === 1 && argv[0] === '-v') argv = ['--version'];
   // `rein -p "..."` and `rein --output-format json -p ...`: Claude Code's habit, the same as `rein run`.
   if (startsWithRunFlag(argv)) argv = ['run', ...argv];
   const program = buildProgram();

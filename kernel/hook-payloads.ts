@@ -304,8 +304,15 @@ export interface StopInfo {
   stopHookActive: boolean;
 }
 
-/** `block`: one more turn with `reason` as a user message; `prevent`: end the run. */
-export type StopDecision = { action: 'block'; reason: string } | { action: 'prevent'; reason: string };
+/**
+ * `block`: one more turn with `reason` as a user message; `prevent`: end the run
+ * (`stop_hook_prevented`, with `reason`); `limit`: end the run as `max_turns` (with `detail`), for
+ * a turn the model was made to end because the turn limit was reached (final-answer).
+ */
+export type StopDecision =
+  | { action: 'block'; reason: string }
+  | { action: 'prevent'; reason: string }
+  | { action: 'limit'; detail: string };
 
 export interface SubagentInfo {
   parentSessionId: string;

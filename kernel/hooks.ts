@@ -211,7 +211,7 @@ function createHookTable() {
     response: new AsyncSeriesHook<[ResponseInfo, RunContext]>(['response', 'ctx']),
     /** A response stopped at max_tokens. Bail: `escalate` (same request, higher cap), `resume` (a prompt to go on) or `end`; no answer ends the run. */
     outputCut: new AsyncSeriesBailHook<[OutputCut, RunContext], OutputCutDecision | undefined>(['cut', 'ctx']),
-    /** The model ended its turn without tool calls. Bail: `block` for one more turn, or `prevent`. */
+    /** The model ended its turn without tool calls. Bail: `block` for one more turn, `prevent`, or `limit` (end as `max_turns`). */
     stop: new AsyncSeriesBailHook<[StopInfo, RunContext], StopDecision | undefined>(['stop', 'ctx']),
     // Tools: permission, the call, its result.
     /** An assistant message's tool calls are about to run. Bail: run them (`runToolCall`) and answer their outcomes in call order; no answer runs them one at a time. */

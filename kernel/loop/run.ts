@@ -289,6 +289,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
           kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
         }
         if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
+        if (decision?.action === 'limit') return finish('max_turns', decision.detail);
         if (decision?.action === 'block') {
           if (v.stopBlocks >= maxStopBlocks) {
             return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);

@@ -1,12 +1,14 @@
 /**
  * At the turn limit the run ends with an answer: on the last allowed request the model is told so
  * and the tools are withdrawn (`tool_choice: none`), so a model that would have called one more
- * tool answers instead, and the run ends `end_turn` with that text rather than `max_turns`.
+ * tool answers instead. The run still ends `max_turns` (exit 1 and `error_max_turns` for
+ * `rein -p`, as `claude -p` reports a run the limit stopped), with that answer as its text.
  */
 import { describe, expect, it } from 'vitest';
 import { startAgent } from '../../testing/agent.js';
 import { useTestEnv } from '../../testing/env.js';
-import { writeFiles } from '../../testing/support.js';
+import { runCli, writeFiles } from '../../testing/support.js';
+import { join } from 'node:path';
 import { FINAL_TURN_NOTE } from './index.js';
 
 const env = useTestEnv({ prefix: 'rein-final-' });
@@ -21,12 +23,13 @@ turns:
 `;
 
 describe('the turn limit', () => {
-  it('with the default preset, the last allowed turn ends with an answer (end_turn), not max_turns', async () => {
+  it('with the default preset, the last allowed turn ends with an answer, and the run as max_turns', async () => {
     writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
     const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false } } }, scenario: SCENARIO });
     try {
       const { result } = await rig.run('What do the three files say?');
-      expect(result.terminalReason).toBe('end_turn');
+      expect(result.terminalReason).toBe('max_turns');
+      expect(result.terminalDetail).toBe('the turn limit (3) was reached; the model was asked for a final answer');
       expect(result.numTurns).toBe(3);
       expect(result.text).toBe('a.txt and b.txt both say hello; c.txt is not read yet.');
       const bodies = rig.requests().map((r) => r.body);
@@ -39,6 +42,31 @@ describe('the turn limit', () => {
     } finally {
       await rig.close();
     }
+  });
+
+  it('a run that ends before the limit is end_turn, untouched', async () => {
+    writeFiles(env.dir, { 'a.txt': 'hello\n' });
+    const scenario = `
+turns:
+  - reply: [{ tool_use: { name: Read, input: { file_path: a.txt } } }]
+  - reply: [{ text: "a.txt says hello." }]
+`;
+    const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false } } }, scenario });
+    try {
+      const { result } = await rig.run('What does a.txt say?');
+      expect(result.terminalReason).toBe('end_turn');
+      expect(result.text).toBe('a.txt says hello.');
+      expect(rig.requests().map((r) => r.body.tool_choice?.type)).toEqual([undefined, undefined]);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('rein -p --max-turns: exit 1 and error_max_turns with the answer in result, as claude -p reports the limit', async () => {
+    writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n', 'scenario.yaml': SCENARIO });
+    const r = await runCli(['-p', '--max-turns', '3', '--output-format', 'json', '--sim', 'scenario.yaml', '--no-layers', 'What do the three files say?'], { cwd: env.dir, env: { REIN_HOME: join(env.dir, 'home') } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: 3, result: 'a.txt and b.txt both say hello; c.txt is not read yet.', terminal_reason: 'max_turns' });
   });
 
   it('without the plugin the same run ends max_turns after a tool call', async () => {

@@ -1,7 +1,7 @@
 /**
  * `final-answer`: on the last request a turn limit allows, the model is told so and given no tool
- * to call (`tool_choice: {type: "none"}`), so the run ends with a text answer (`end_turn`) rather
- * than a bare `max_turns` after a last tool call nobody will see the result of.
+ * to call (`tool_choice: {type: "none"}`), so the run ends with a text answer rather than after a
+ * last tool call nobody will see the result of. The run still ends as `max_turns`.
  *
  * The tools stay in the request (only `tool_choice` changes), so the cached prefix of tools and
  * system prompt is still read; the note is appended to the last user message, after every earlier
@@ -34,17 +34,32 @@ function withNote(params: MessageRequest, note: string): MessageRequest {
   return { ...params, messages };
 }
 
+/**
+ * Stage of the `stop` tap: after every other tap, so that one which continues the run (a shell
+ * `Stop` hook, finished background tasks) is asked first; the loop then ends at the limit anyway.
+ */
+export const STOP_STAGE = 1_000;
+
 export default definePlugin({
   name: PLUGIN_NAME,
-  description: 'On the last turn a turn limit allows: tells the model and withdraws the tools, so the run ends with an answer, not max_turns.',
+  description: 'On the last turn a turn limit allows: tells the model and withdraws the tools, so the run ends (max_turns) with an answer.',
   options: finalAnswerOptions,
   apply(kernel, options) {
+    // The turns (their run contexts) on which the model was told it had no turn left.
+    const lastTurns = new WeakSet<object>();
     // Before the cache markers are placed: they go on the last block, which is now the note.
     kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.PARAMS }, (params, ctx) => {
       if (ctx.maxTurns === undefined || ctx.turn < ctx.maxTurns || !params.tools?.length) return params;
       const out = withNote(params, options.note);
+      if (out === params) return params;
+      lastTurns.add(ctx);
       if (options.withdrawTools && out.tools?.length) return { ...out, tool_choice: { type: 'none' } } as MessageRequest;
       return out;
     });
+    // The answer ends a run the limit cut short: it reports `max_turns` (exit 1, `error_max_turns`,
+    // the answer in `result`), as a run without this plugin would, so scripts that test for the
+    // limit still see it.
+    kernel.hooks.stop.tap({ name: PLUGIN_NAME, stage: STOP_STAGE }, (_stop, ctx) =>
+      lastTurns.has(ctx) ? { action: 'limit', detail: `the turn limit (${ctx.maxTurns}) was reached; the model was asked for a final answer` } : undefined);
   },
 });

@@ -123,6 +123,25 @@ export default definePlugin({
     expect(JSON.parse(again.stdout).session_id).toBe(id);
   });
 
+  it('a transcript copied beside its original (cp X.jsonl Y.jsonl) resumes as session Y; X stays X', async () => {
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
+    const env = { REIN_HOME: folders.home };
+    const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
+    const first = await runCli(['run', 'x', ...args], { cwd: folders.dir, env });
+    const x = JSON.parse(first.stdout).session_id as string;
+    const file = Transcript.open(x, { cwd: folders.dir, root: join(folders.home, 'sessions') }).file;
+    const copy = join(file, '..', 'my-branch.jsonl');
+    writeFileSync(copy, readFileSync(file));
+    const branch = await runCli(['run', 'y', '--resume', 'my-branch', ...args], { cwd: folders.dir, env });
+    expect(branch.code, branch.stderr).toBe(0);
+    expect(JSON.parse(branch.stdout).session_id).toBe('my-branch');
+    expect(branch.stderr).toContain(`my-branch.jsonl: its header names session ${x}, so it is a copy of that session; it goes on as session my-branch, its file's name`);
+    expect(readFileSync(copy, 'utf8')).toContain('"again"');
+    expect(readFileSync(file, 'utf8')).not.toContain('"again"');
+    const original = await runCli(['run', 'z', '--resume', x, ...args], { cwd: folders.dir, env });
+    expect(JSON.parse(original.stdout).session_id).toBe(x);
+  });
+
   it('--continue without --preset goes on with the preset the session was started with', async () => {
     // Two turns: a resumed scripted session goes on from the turn it reached.
     writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');

@@ -84,6 +84,28 @@ describe('Transcript', () => {
     expect(danglingToolUses([...m, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'r' }] }])).toEqual([]);
   });
 
+  it('a copy beside the original (cp X.jsonl Y.jsonl) goes on as session Y, and says so; a copy elsewhere keeps X', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.append({ type: 'message', message: user('one') });
+    t.close();
+    const copy = join(root, projectSlug('/p'), 'copy-1.jsonl');
+    copyFileSync(t.file, copy);
+    for (const ref of ['copy-1', copy]) {
+      const o = Transcript.open(ref, { cwd: '/p', root, lock: true });
+      expect(o.sessionId, ref).toBe('copy-1');
+      expect(o.notices, ref).toEqual([`its header names session ${t.sessionId}, so it is a copy of that session; it goes on as session copy-1, its file's name`]);
+      o.close();
+    }
+    // The original is itself, with nothing to say.
+    const again = Transcript.open(t.sessionId, { cwd: '/p', root });
+    expect([again.sessionId, again.notices]).toEqual([t.sessionId, []]);
+    // Elsewhere (a backup opened by path), `rein -r NAME` could not find it: it stays the session it was.
+    const backup = join(root, 'copy-2.jsonl');
+    copyFileSync(t.file, backup);
+    const b = Transcript.open(backup, { cwd: '/p', root });
+    expect([b.sessionId, b.notices]).toEqual([t.sessionId, []]);
+  });
+
   it('opened by a path whose name is not <id>.jsonl: appends go to that file, side files beside it', () => {
     const t = Transcript.create({ cwd: '/p', model: 'm', root });
     t.append({ type: 'message', message: user('one') });

@@ -7,7 +7,8 @@
  * non-alphanumeric character replaced by `-` (so sessions of one project sit together and
  * `--continue` finds the newest). Files a session saves beside its transcript (large tool outputs)
  * go in the folder named like the transcript without `.jsonl`. A transcript opened by path keeps
- * that path: its entries are appended to the file that was opened.
+ * that path: its entries are appended to the file that was opened. A copy put beside the original
+ * under another id's name (`cp X.jsonl Y.jsonl`) goes on as session Y.
  *
  * Every entry is written (synchronously) before the kernel acts on it, so a process killed at any
  * point leaves a transcript that resumes: `replayMessages()` rebuilds the history and the loop
@@ -21,7 +22,7 @@
  */
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, truncateSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SessionError, type ContentBlock, type DamagedLine, type Message, type SessionLog, type SessionStore, type TranscriptEntry } from '../../kernel/index.js';
 import { acquireLock, releaseLock, SessionLockedError } from './lock.js';
@@ -275,7 +276,13 @@ export class Transcript implements SessionLog {
     }
     // The id names the session's lock and may name files beside it: it must not point elsewhere.
     if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
-    const t = new Transcript(head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
+    // A copy beside the original (`cp X.jsonl Y.jsonl` in the project's folder) goes on as session
+    // Y: `rein -r Y` finds it, while `rein -r X` still finds X, so the id the run reports must be
+    // Y's. A file elsewhere (a backup opened by path) keeps its header's id.
+    const named = basename(file, '.jsonl');
+    const copied = named !== head.sessionId && SESSION_ID.test(named) && file === join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${named}.jsonl`);
+    const t = new Transcript(copied ? named : head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
+    if (copied) t.notices.push(`its header names session ${head.sessionId}, so it is a copy of that session; it goes on as session ${named}, its file's name`);
     const newer = newerFormat(head, entries);
     if (newer) t.notices.push(newer);
     if (opts.lock) t.lock();

@@ -7,7 +7,9 @@
  *   with 143 / 130 and the job is run again by another worker; either way the report is complete;
  * - `rein worker --processes` stopped by a second signal exits 143;
  * - the submitting commands stop waiting on a signal (130 / 143) and lose nothing: the benchmark is
- *   collected later, a batch's tasks that had not started are removed and each still has a line.
+ *   collected later, a batch's tasks that had not started are removed and each still has a line;
+ *   a batch stopped at once (a second signal) or killed is collected later (`rein batch collect`);
+ * - a password the server does not need is one rein line per command, not ioredis' warnings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,7 @@ function commands(url: string): string[][] {
     ['bench', '--queue', url, '-w', 'gen:turns=3', '--preset', 'minimal'],
     ['bench', 'collect', '0123456789abcdef', '--queue', url],
     ['batch', 'one.jsonl', '--preset', 'minimal', '--queue', url],
+    ['batch', 'collect', '01234567', '--queue', url],
   ];
 }
 
@@ -303,5 +306,130 @@ describe('stopping a submitting command', () => {
     expect(w.stderr()).toMatch(/done \S+\/slow/);
     expect(w.stderr()).not.toMatch(/start \S+\/(second|third)/);
     await stop(w);
+  });
+});
+
+type Line = { id: string; line: number; error?: string; check_exit_code?: number };
+const parseLines = (stdout: string): Line[] => stdout.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const byLine = (lines: readonly Line[]) => [...lines].sort((x, y) => x.line - y.line);
+
+describe('rein batch collect', () => {
+  it('after a forced stop (a second SIGINT): the submitter names the collect command; collect prints every task\'s line once the worker is done, as the submitter would have', async () => {
+    writeFileSync(join(fx.dir, 'forced.jsonl'), [
+      '{"id": "slow", "prompt": "hi", "check": "sleep 2"}',
+      '{"id": "second", "prompt": "hi"}',
+      '{"id": "third", "prompt": "hi"}',
+    ].join('\n') + '\n');
+    const w = await fx.startWorker({ name: 'forced-batch' });
+    const b = rein(['batch', 'forced.jsonl', '--preset', 'minimal', '--queue', fx.redis.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
+    const [, id] = await waitFor(b, /batch ([0-9a-f]{8}): 3 tasks/);
+    const hint = `\`rein batch collect ${id!} --queue ${fx.redis.url}\``;
+    expect(b.stderr()).toContain(`rein: ${hint} prints their result lines later too\n`);
+    await waitFor(w, /start \S+\/slow/);
+    b.child.kill('SIGINT');
+    // The tasks no worker took are removed and get their lines; then the second signal, while
+    // the slow task still runs on the worker.
+    await waitFor(b, /"id":"second"[\s\S]*"id":"third"|"id":"third"[\s\S]*"id":"second"/);
+    b.child.kill('SIGINT');
+    expect((await b.exited).code).toBe(130);
+    expect(b.stderr()).toContain(`rein: should this stop first, ${hint} prints every task's line once the workers are done\n`);
+    expect(b.stderr()).toContain(`rein: SIGINT again: stopping now\nrein: 1 task without a result line here; a task a worker had taken finishes there, and ${hint} prints every line\n`);
+    const printed = parseLines(b.stdout());
+    expect(printed.map((l) => l.id).sort()).toEqual(['second', 'third']);
+
+    const collected = await reinDone(['batch', 'collect', id!, '--queue', fx.redis.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
+    // Two tasks did not run: exit 1, each named on stderr as the submitter names them.
+    expect(collected.code, collected.stderr).toBe(1);
+    const lines = byLine(parseLines(collected.stdout));
+    expect(lines.map((l) => [l.id, l.line])).toEqual([['slow', 1], ['second', 2], ['third', 3]]);
+    expect(lines[0]).toMatchObject({ check_exit_code: 0, terminal_reason: 'end_turn' });
+    expect(lines[0]!.error).toBeUndefined();
+    // The lines the submitter printed, the same.
+    expect(lines.slice(1)).toEqual(byLine(printed));
+    for (const l of lines.slice(1)) expect(l.error).toBe('not run: removed from the queue before a worker took it');
+    expect(collected.stderr).toBe([
+      'rein: task second (line 2): not run: removed from the queue before a worker took it',
+      'rein: task third (line 3): not run: removed from the queue before a worker took it',
+    ].join('\n') + '\n');
+    // Collected again: the same lines.
+    const again = await reinDone(['batch', 'collect', id!, '--queue', fx.redis.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(again.code).toBe(1);
+    expect(byLine(parseLines(again.stdout))).toEqual(lines);
+    expect(w.stderr()).not.toMatch(/start \S+\/(second|third)/);
+    await stop(w);
+  });
+
+  it('after the submitter was killed (a lost terminal): the worker runs every task; collect prints each line once, with progress on stderr, exit 0', async () => {
+    writeFileSync(join(fx.dir, 'lost.jsonl'), [
+      '{"id": "first", "prompt": "hi", "check": "sleep 1"}',
+      '# a comment line: the lines keep their numbers',
+      '{"id": "next", "prompt": "hi"}',
+      '{"id": "last", "prompt": "hi", "check": "true"}',
+    ].join('\n') + '\n');
+    const w = await fx.startWorker({ name: 'lost-batch' });
+    const b = rein(['batch', 'lost.jsonl', '--preset', 'minimal', '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
+    const [, id] = await waitFor(b, /batch ([0-9a-f]{8}): 3 tasks/);
+    await waitFor(w, /start \S+\/first/);
+    b.child.kill('SIGKILL');
+    await b.exited;
+    const collected = await reinDone(['batch', 'collect', id!, '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
+    expect(collected.code, collected.stderr).toBe(0);
+    const lines = byLine(parseLines(collected.stdout));
+    expect(lines.map((l) => [l.id, l.line])).toEqual([['first', 1], ['next', 3], ['last', 4]]);
+    for (const l of lines) expect(l).toMatchObject({ terminal_reason: 'end_turn' });
+    expect(collected.stderr).toMatch(/^rein: tasks: 3\/3 done, 0 running, 0 failed; 1 worker$/m);
+    // Each task ran once.
+    for (const task of ['first', 'next', 'last']) expect(w.stderr().match(new RegExp(`done \\S+/${task} `, 'g'))).toHaveLength(1);
+    await stop(w);
+  });
+
+  it('a batch id the queue does not have: one line, exit 2', async () => {
+    const r = await reinDone(['batch', 'collect', 'deadbeef', '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rein: no batch "deadbeef" on ${fx.redis.url} (a batch is kept 7 days after it was submitted or collected)\n`);
+    expect(r.stdout).toBe('');
+  });
+
+  it('rein batch without --preset is still refused as before (the option is checked by the command, for collect\'s sake)', async () => {
+    const r = await reinDone(['batch', 'one.jsonl'], { cwd: fx.dir, env: fx.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rein: required option '-p, --preset <file|name>' not specified\nrein: see rein batch --help\n`);
+  });
+});
+
+describe('a password the server does not need', () => {
+  const url = () => `redis://:unneeded@127.0.0.1:${fx.redis.port}`;
+  const warning = () => `Redis at redis://:***@127.0.0.1:${fx.redis.port} needs no password; the one in the URL is not used (anyone who can reach this server can use the queue)`;
+
+  it('one rein line per command, none of ioredis\' warnings; the command goes on', async () => {
+    const bench = await reinDone(['bench', 'collect', '0123456789abcdef', '--queue', url()], { cwd: fx.dir, env: fx.env });
+    expect(bench.code).toBe(2);
+    expect(bench.stderr).toBe(`rein: ${warning()}\nrein: no benchmark "0123456789abcdef" on redis://:***@127.0.0.1:${fx.redis.port} (a benchmark is kept 7 days after it was submitted or collected)\n`);
+    const collect = await reinDone(['batch', 'collect', '01234567', '--queue', url()], { cwd: fx.dir, env: fx.env });
+    expect(collect.code).toBe(2);
+    expect(collect.stderr).toBe(`rein: ${warning()}\nrein: no batch "01234567" on redis://:***@127.0.0.1:${fx.redis.port} (a batch is kept 7 days after it was submitted or collected)\n`);
+
+    const w = fx.track(rein(['worker', '--queue', url(), '--processes', '1', '--name', 'pw-one'], { cwd: fx.dir, env: fx.env }));
+    await waitFor(w, /pw-one runs jobs/);
+    const batch = await reinDone(['batch', 'one.jsonl', '--preset', 'minimal', '--queue', url(), '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(JSON.parse(batch.stdout)).toMatchObject({ id: 'one', terminal_reason: 'end_turn' });
+    const submit = await reinDone(['bench', '--queue', url(), '-w', 'gen:turns=3,seed=301', '--preset', 'minimal', '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(submit.code, submit.stderr).toBe(0);
+    w.child.kill('SIGTERM');
+    expect((await w.exited).code).toBe(0);
+    for (const [what, stderr] of [['batch', batch.stderr], ['bench', submit.stderr], ['worker', w.stderr()]] as const) {
+      expect(stderr, what).not.toContain('[WARN]');
+      expect(stderr.split('\n').filter((l) => l.includes('needs no password')), what).toEqual([`rein${what === 'worker' ? ' worker' : ''}: ${warning()}`]);
+    }
+  });
+
+  it('rein worker --processes: said once by the supervisor, not by each process', async () => {
+    const p = fx.track(rein(['worker', '--queue', url(), '--processes', '2', '--name', 'pw'], { cwd: fx.dir, env: fx.env, nodeFlags: [] }));
+    await waitFor(p, /pw-1 runs jobs[\s\S]*pw-2 runs jobs|pw-2 runs jobs[\s\S]*pw-1 runs jobs/);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(p.stderr()).not.toContain('[WARN]');
+    expect(p.stderr().split('\n').filter((l) => l.includes('needs no password'))).toEqual([`rein worker: ${warning()}`]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `rein batch --queue` against a real redis-server with two real `rein worker` processes: the
- * tasks' result lines equal those of the local run, except for timing and the session ids.
+ * tasks' result lines equal those of the local run, except for timing and the session ids; `rein
+ * batch collect` prints the submitting run's lines, stderr and exit code again.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -45,5 +46,16 @@ describe('rein batch --queue', () => {
     expect(queued.stderr).toMatch(/^rein: tasks: 4\/4 done, 0 running, 3 failed; 2 workers$/m);
     // Both workers took tasks.
     for (const w of workers) expect(w.stderr()).toMatch(/rein worker: done /);
+
+    // Collected later (from the queue alone): the same lines, reasons on stderr and exit code.
+    const id = /^rein: batch ([0-9a-f]{8}):/m.exec(queued.stderr)![1]!;
+    expect(queued.stderr).toContain(`rein: \`rein batch collect ${id} --queue ${fx.redis.url}\` prints their result lines later too\n`);
+    const collected = await reinDone(['batch', 'collect', id, '--queue', fx.redis.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(collected.code, collected.stderr).toBe(1);
+    const sorted = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l) as { line: number }).sort((x, y) => x.line - y.line);
+    expect(sorted(collected.stdout)).toEqual(sorted(queued.stdout));
+    const reasons = (err: string) => err.split('\n').filter((l) => l.startsWith('rein: task ')).sort();
+    expect(reasons(collected.stderr)).toEqual(reasons(queued.stderr));
+    expect(reasons(collected.stderr)).toHaveLength(3);
   });
 });

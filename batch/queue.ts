@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { InputError } from '../lib/errors.js';
-import { reinVersion } from '../queue/connection.js';
+import { reinVersion, sameVersion } from '../queue/connection.js';
 import { addJobs, awaitJobs, cancelWaiting, KEEP_SECONDS, REMOVED_BEFORE_RUN, type AwaitOptions, type JobOutcome, type JobSpec, type OpenQueue } from '../queue/jobs.js';
 import { runTask, type TaskResult } from './run-task.js';
 import type { BatchTask } from './tasks.js';
@@ -90,12 +90,13 @@ export async function submitBatch(q: OpenQueue, tasks: readonly BatchTask[], pre
  * KEEP_SECONDS longer.
  *
  * @throws InputError when the queue has no batch by that id (a typo, another Redis, or older
- *   than KEEP_SECONDS).
+ *   than KEEP_SECONDS), or when another rein version submitted it (sameVersion).
  */
 export async function readBatch(q: OpenQueue, batchId: string): Promise<{ manifest: BatchManifest; jobs: string[] }> {
   const text = await q.redis.get(batchManifestKey(batchId));
   if (!text) throw new InputError(`no batch "${batchId}" on ${q.target.shown} (a batch is kept ${KEEP_SECONDS / 86_400} days after it was submitted or collected)`);
   const manifest = JSON.parse(text) as BatchManifest;
+  sameVersion(`batch "${batchId}"`, manifest.version);
   const removed = await q.redis.smembers(batchRemovedKey(batchId));
   await q.redis.multi().expire(batchManifestKey(batchId), KEEP_SECONDS).expire(batchRemovedKey(batchId), KEEP_SECONDS).exec();
   for (const id of removed) q.cancelled.add(id);

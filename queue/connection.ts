@@ -68,6 +68,16 @@ export function queueName(version = reinVersion()): string {
   return `rein-${version}`;
 }
 
+/**
+ * Throws InputError when `submittedBy` (a manifest's version) is not this rein's: its jobs are on
+ * that version's queue, which this process does not wait on, so collecting here would call every
+ * job gone. `what` names it in the message ("batch \"1f3c9a2e\"").
+ */
+export function sameVersion(what: string, submittedBy: string): void {
+  const mine = reinVersion();
+  if (submittedBy !== mine) throw new InputError(`${what} was submitted by rein ${submittedBy}, whose jobs are on queue ${queueName(submittedBy)}; this is rein ${mine}: collect it with rein ${submittedBy}`);
+}
+
 /** BullMQ, loaded from node_modules (it stays outside the command's bundle, and loads only for queue commands). */
 export function bullmq(): Promise<typeof import('bullmq')> {
   return importExternal<typeof import('bullmq')>('bullmq');

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { REPO } from '../../testing/support.js';
 import { queueFixture, rein, reinDone, startRedis, stop, waitFor, type Proc, type RedisServer } from './harness.js';
 import { openRedis, parseQueueUrl } from '../connection.js';
 import { addJobs, awaitJobs, cancelWaiting, openQueue, REMOVED_BEFORE_RUN } from '../jobs.js';
@@ -388,6 +389,23 @@ describe('rein batch collect', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`rein: no batch "deadbeef" on ${fx.redis.url} (a batch is kept 7 days after it was submitted or collected)\n`);
     expect(r.stdout).toBe('');
+  });
+
+  it('a batch or benchmark another rein version submitted: one line naming that version, exit 2 (its jobs are on that version\'s queue)', async () => {
+    const target = parseQueueUrl(fx.redis.url);
+    const redis = await openRedis(target);
+    try {
+      await redis.set('rein:batch:0ther0ld', JSON.stringify({ version: '0.0.1-old', submittedAt: 0, tasks: [{ id: 'a', line: 1 }] }));
+      await redis.set('rein:bench:0ther0ld0ther0ld', JSON.stringify({ version: '0.0.1-old', submittedAt: 0, presets: [], workloads: [], skippedFiles: [], jobs: [] }));
+    } finally {
+      redis.disconnect();
+    }
+    const mine = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+    for (const [args, what] of [[['batch', 'collect', '0ther0ld'], 'batch "0ther0ld"'], [['bench', 'collect', '0ther0ld0ther0ld'], 'benchmark "0ther0ld0ther0ld"']] as const) {
+      const r = await reinDone([...args, '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toBe(`rein: ${what} was submitted by rein 0.0.1-old, whose jobs are on queue rein-0.0.1-old; this is rein ${mine}: collect it with rein 0.0.1-old\n`);
+    }
   });
 
   it('rein batch without --preset is still refused as before (the option is checked by the command, for collect\'s sake)', async () => {

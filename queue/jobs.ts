@@ -160,7 +160,8 @@ export async function cancelWaiting(q: OpenQueue, ids: readonly string[], opts: 
       await job.remove();
       removed.push(id);
     } catch {
-      // Taken: it finishes and reports as any other.
+      // Taken: it finishes and reports as any other. (Gone instead: removed by a concurrent call.)
+      if (!(await q.queue.getJob(id))) return;
       q.cancelled.delete(id);
       if (record) await q.redis.srem(record, id);
     }

@@ -105,12 +105,15 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
               process.stderr.write(`rein: ${collectHint(id, q.target.shown)} prints their result lines later too\n`);
             },
           });
+          // Once, whether the signal came before the jobs were all added or after.
+          let cancelling: Promise<unknown> | undefined;
+          const cancel = () => (cancelling ??= submitted.then(({ batchId: id, jobs }) => cancelBatch(q, id, jobs)));
           // A signal while the jobs are being added takes effect once they are (so none is missed).
           onFirst = (signal) => {
             process.stderr.write(`\nrein: ${signal}: no more tasks start; waiting for the running ones (${signal} again to stop now)\n`);
-            void submitted.then(({ batchId: id, jobs }) => {
+            void submitted.then(({ batchId: id }) => {
               process.stderr.write(`rein: should this stop first, ${collectHint(id, q.target.shown)} prints every task's line once the workers are done\n`);
-              return cancelBatch(q, id, jobs);
+              return cancel();
             }).catch(() => {});
           };
           onForced = () => {
@@ -121,8 +124,8 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
               ? `rein: ${tasksLeft}; a task a worker had taken finishes there, and ${collectHint(batchId, q.target.shown)} prints every line\n`
               : `rein: ${tasksLeft}; a task a worker had taken finishes there\n`);
           };
-          const { batchId: id, jobs } = await submitted;
-          if (stop.signal) await cancelBatch(q, id, jobs);
+          const { jobs } = await submitted;
+          if (stop.signal) await cancel();
           const { withWorkerHint, stillWaiting } = await import('./queue-progress.js');
           const update = withWorkerHint(progress.update, q);
           return awaitBatch(q, tasks, jobs, {

@@ -68,6 +68,16 @@ export function queueName(version = reinVersion()): string {
   return `rein-${version}`;
 }
 
+/**
+ * Throws InputError when `submittedBy` (a manifest's version) is not this rein's: its jobs are on
+ * that version's queue, which this process does not wait on, so collecting here would call every
+ * job gone. `what` names it in the message ("batch \"1f3c9a2e\"").
+ */
+export function sameVersion(what: string, submittedBy: string): void {
+  const mine = reinVersion();
+  if (submittedBy !== mine) throw new InputError(`${what} was submitted by rein ${submittedBy}, whose jobs are on queue ${queueName(submittedBy)}; this is rein ${mine}: collect it with rein ${submittedBy}`);
+}
+
 /** BullMQ, loaded from node_modules (it stays outside the command's bundle, and loads only for queue commands). */
 export function bullmq(): Promise<typeof import('bullmq')> {
   return importExternal<typeof import('bullmq')>('bullmq');
@@ -142,16 +152,67 @@ export function queueProblemLine(target: QueueTarget, problem: string): string {
 }
 
 /**
+ * ioredis' AUTH error when the server has no password to check: Redis 6 and later ("AUTH
+ * <password> called without any password configured for the default user"), Redis 5 ("Client
+ * sent AUTH, but no password is set").
+ */
+const NO_PASSWORD_SET = /without any password configured|no password is set/;
+
+/** `url` without its password (and its user name, when that is all that is left of it). */
+export function urlWithoutPassword(url: string): string {
+  const u = new URL(url);
+  u.password = '';
+  return u.toString();
+}
+
+/**
  * Opens a connection for rein's own keys, failing fast with a clear error when the server cannot
  * be reached (BullMQ's own connections retry for ever, which would hang a command on a typo), or
  * refuses the connection (a password, a database it does not have). Once connected, it
  * reconnects as ioredis does by default.
  *
+ * A password given without a user name to a server that asks for none is dropped from
+ * `target.options` (so neither this connection nor BullMQ's send it) and said once through
+ * `opts.warn`, as one line: ioredis would print its own "[WARN] ..." line on every connection.
+ * redis-cli warns in that case too, and so does rein: the server may not be the one meant, or
+ * may have lost its password.
+ *
+ * @param opts.warn called with a line (no "rein: " prefix) about the URL that is not an error.
  * @throws InputError "cannot reach Redis at URL: why" when the first attempt fails (ioredis'
  *   connect() rejects then), or "Redis at URL: why" when the server answered with an error or
  *   not in Redis' protocol (see asQueueError).
  */
-export async function openRedis(target: QueueTarget): Promise<Redis> {
+export async function openRedis(target: QueueTarget, opts: { warn?: (line: string) => void } = {}): Promise<Redis> {
+  const password = target.options.password;
+  if (password !== undefined && target.options.username === undefined) {
+    // Asked on a connection of its own that connects without the password (no ready check: a
+    // server that needs one refuses INFO until AUTH), as ioredis warns when AUTH at connect fails.
+    const probe = await connect(target, { db: 0, password: undefined, enableReadyCheck: false });
+    try {
+      await probe.auth(password);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'ReplyError' && NO_PASSWORD_SET.test(err.message)) {
+        delete target.options.password;
+        opts.warn?.(`Redis at ${target.shown} needs no password; the one in the URL is not used (anyone who can reach this server can use the queue)`);
+      }
+      // Any other answer (a wrong password): the connection below meets it and says so.
+    } finally {
+      probe.disconnect();
+    }
+  }
+  return connect(target, {}, async (redis) => {
+    // ioredis selects the database while connecting, and a refusal there is only an 'error' event
+    // (the connection then stays on database 0): select it again, so a refusal fails here.
+    if (target.options.db) await redis.select(target.options.db);
+    await redis.ping();
+  });
+}
+
+/**
+ * A connection to `target` with `overrides` of its options, once `ready` (commands that must
+ * succeed before it counts as open) has resolved. Throws as openRedis does.
+ */
+async function connect(target: QueueTarget, overrides: RedisOptions, ready: (redis: Redis) => Promise<void> = async () => {}): Promise<Redis> {
   const { Redis } = await importExternal<typeof import('ioredis')>('ioredis');
   let connected = false;
   let lastError: Error | undefined;
@@ -159,6 +220,7 @@ export async function openRedis(target: QueueTarget): Promise<Redis> {
   let refused = false;
   const redis = new Redis({
     ...target.options,
+    ...overrides,
     lazyConnect: true,
     maxRetriesPerRequest: 3,
     connectTimeout: 5_000,
@@ -176,10 +238,7 @@ export async function openRedis(target: QueueTarget): Promise<Redis> {
   });
   try {
     await redis.connect();
-    // ioredis selects the database while connecting, and a refusal there is only an 'error' event
-    // (the connection then stays on database 0): select it again, so a refusal fails here.
-    if (target.options.db) await redis.select(target.options.db);
-    await redis.ping();
+    await ready(redis);
     connected = true;
     return redis;
   } catch (err) {

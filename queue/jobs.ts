@@ -141,21 +141,29 @@ export const REMOVED_BEFORE_RUN = 'removed from the queue before a worker took i
  * Removes the jobs of `ids` that no worker has taken yet (waiting, delayed or prioritized), so
  * that a submission the user stopped does not leave work nobody will collect. A job taken in the
  * meantime is left to finish. Returns the ids removed.
+ *
+ * @param opts.record a Redis set to add each removed id to (kept KEEP_SECONDS), so that another
+ *   process waiting for the same jobs later (`rein batch collect`) tells them from expired ones:
+ *   it puts the set's members in its own `cancelled` before awaitJobs.
  */
-export async function cancelWaiting(q: OpenQueue, ids: readonly string[]): Promise<string[]> {
+export async function cancelWaiting(q: OpenQueue, ids: readonly string[], opts: { record?: string } = {}): Promise<string[]> {
+  const { record } = opts;
   const removed: string[] = [];
   await forEachJob(q.queue, ids, async (job, state, id) => {
     if (!job || !['waiting', 'delayed', 'prioritized', 'wait'].includes(state)) return;
     // Marked before the removal, as a scan of awaitJobs may find the job gone before remove()
     // resolves here and before the queue's `removed` event reaches its stream.
     q.cancelled.add(id);
+    if (record) await q.redis.multi().sadd(record, id).expire(record, KEEP_SECONDS).exec();
     // BullMQ refuses to remove a job that is locked (a worker took it since its state was read).
     try {
       await job.remove();
       removed.push(id);
     } catch {
-      // Taken: it finishes and reports as any other.
+      // Taken: it finishes and reports as any other. (Gone instead: removed by a concurrent call.)
+      if (!(await q.queue.getJob(id))) return;
       q.cancelled.delete(id);
+      if (record) await q.redis.srem(record, id);
     }
   });
   return removed;

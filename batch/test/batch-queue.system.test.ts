@@ -1,31 +1,21 @@
 /**
  * `rein batch --queue` against a real redis-server with two real `rein worker` processes: the
- * tasks' result lines equal those of the local run, except for timing and the session ids.
+ * tasks' result lines equal those of the local run, except for timing and the session ids; `rein
+ * batch collect` prints the submitting run's lines, stderr and exit code again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../testing/support.js';
-import { reinDone, startRedis, startWorker, stop, type Proc, type RedisServer } from '../../queue/test/harness.js';
+import { queueFixture, reinDone, type Proc } from '../../queue/test/harness.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let redis: RedisServer;
+const fx = queueFixture('rein-batch-queue-');
 const workers: Proc[] = [];
-let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  tmp = tempDir('rein-batch-queue-');
-  env = { REIN_HOME: join(tmp.dir, 'home') };
-  redis = await startRedis(tmp.dir);
-  for (const name of ['a', 'b']) mkdirSync(join(tmp.dir, name));
-  writeFileSync(join(tmp.dir, 'a', 'README.md'), '# a\n');
-  writeFileSync(join(tmp.dir, 'b', 'notes.txt'), 'b\n');
-  workers.push(await startWorker(redis.url, { cwd: tmp.dir, name: 'worker-a', env }), await startWorker(redis.url, { cwd: tmp.dir, name: 'worker-b', env }));
-});
-afterAll(async () => {
-  for (const w of workers) await stop(w, 2_000);
-  await redis?.stop();
-  tmp?.cleanup();
+  for (const name of ['a', 'b']) mkdirSync(join(fx.dir, name));
+  writeFileSync(join(fx.dir, 'a', 'README.md'), '# a\n');
+  writeFileSync(join(fx.dir, 'b', 'notes.txt'), 'b\n');
+  workers.push(await fx.startWorker({ name: 'worker-a' }), await fx.startWorker({ name: 'worker-b' }));
 });
 
 /** Result lines in task order, without what differs from run to run. */
@@ -40,14 +30,14 @@ function lines(stdout: string): unknown[] {
 
 describe('rein batch --queue', () => {
   it('two workers run the tasks; the result lines equal the local run but for timing and session ids', async () => {
-    writeFileSync(join(tmp.dir, 'tasks.jsonl'), [
+    writeFileSync(join(fx.dir, 'tasks.jsonl'), [
       '{"id": "a", "prompt": "What is here?", "cwd": "a", "check": "test -f README.md"}',
       '{"id": "b", "prompt": "What is here?", "cwd": "b", "check": "test -f README.md"}',
       '{"id": "c", "prompt": "Nothing here", "check": "exit 7"}',
       '{"id": "d", "prompt": "Anything", "cwd": "nowhere"}',
     ].join('\n') + '\n');
-    const local = await reinDone(['batch', 'tasks.jsonl', '--preset', 'minimal', '--no-progress'], { cwd: tmp.dir, env });
-    const queued = await reinDone(['batch', 'tasks.jsonl', '--preset', 'minimal', '--queue', redis.url], { cwd: tmp.dir, env });
+    const local = await reinDone(['batch', 'tasks.jsonl', '--preset', 'minimal', '--no-progress'], { cwd: fx.dir, env: fx.env });
+    const queued = await reinDone(['batch', 'tasks.jsonl', '--preset', 'minimal', '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
     expect(local.code).toBe(1);
     expect(queued.code, queued.stderr).toBe(1);
     expect(lines(queued.stdout)).toEqual(lines(local.stdout));
@@ -56,5 +46,16 @@ describe('rein batch --queue', () => {
     expect(queued.stderr).toMatch(/^rein: tasks: 4\/4 done, 0 running, 3 failed; 2 workers$/m);
     // Both workers took tasks.
     for (const w of workers) expect(w.stderr()).toMatch(/rein worker: done /);
+
+    // Collected later (from the queue alone): the same lines, reasons on stderr and exit code.
+    const id = /^rein: batch ([0-9a-f]{8}):/m.exec(queued.stderr)![1]!;
+    expect(queued.stderr).toContain(`rein: \`rein batch collect ${id} --queue ${fx.redis.url}\` prints their result lines later too\n`);
+    const collected = await reinDone(['batch', 'collect', id, '--queue', fx.redis.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(collected.code, collected.stderr).toBe(1);
+    const sorted = (out: string) => out.trim().split('\n').map((l) => JSON.parse(l) as { line: number }).sort((x, y) => x.line - y.line);
+    expect(sorted(collected.stdout)).toEqual(sorted(queued.stdout));
+    const reasons = (err: string) => err.split('\n').filter((l) => l.startsWith('rein: task ')).sort();
+    expect(reasons(collected.stderr)).toEqual(reasons(queued.stderr));
+    expect(reasons(collected.stderr)).toHaveLength(3);
   });
 });

@@ -3,7 +3,7 @@
  * from their results by the same code as a local run (bench/run.ts assembleReport).
  */
 import { InputError } from '../../lib/errors.js';
-import { reinVersion } from '../../queue/connection.js';
+import { reinVersion, sameVersion } from '../../queue/connection.js';
 import { addJobs, awaitJobs, KEEP_SECONDS, type AwaitOptions, type JobSpec, type OpenQueue } from '../../queue/jobs.js';
 import type { BenchReport, RunReport } from '../report/model.js';
 import type { ReplayResult } from '../replay/replay.js';
@@ -74,13 +74,15 @@ async function storeWorkloads(q: OpenQueue, encoded: readonly { hash: string; by
 
 /**
  * The manifest of a submitted benchmark. Throws InputError when the queue has none by that id
- * (a typo, another Redis, or older than KEEP_SECONDS).
+ * (a typo, another Redis, or older than KEEP_SECONDS), or when another rein version submitted it.
  */
 export async function readManifest(q: OpenQueue, runId: string): Promise<BenchManifest> {
   const text = await q.redis.get(manifestKey(runId));
   if (!text) throw new InputError(`no benchmark "${runId}" on ${q.target.shown} (a benchmark is kept ${KEEP_SECONDS / 86_400} days after it was submitted or collected)`);
+  const manifest = JSON.parse(text) as BenchManifest;
+  sameVersion(`benchmark "${runId}"`, manifest.version);
   await q.redis.expire(manifestKey(runId), KEEP_SECONDS);
-  return JSON.parse(text) as BenchManifest;
+  return manifest;
 }
 
 /** The workloads of a manifest, from Redis, with the paths they were read from. Throws InputError for one no longer stored. */

@@ -163,7 +163,7 @@ async function withQueue<T>(url: string, fn: (q: import('../../queue/jobs.js').O
   const { openQueue } = await import('../../queue/jobs.js');
   const target = parseQueueUrl(url);
   try {
-    const q = await openQueue(target, await openRedis(target));
+    const q = await openQueue(target, await openRedis(target, { warn: (line) => process.stderr.write(`rein: ${line}\n`) }));
     try {
       return await fn(q);
     } finally {

@@ -46,22 +46,25 @@ const MIN_LOCK_MS = 1_000;
  */
 export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const log = (line: string) => process.stderr.write(`rein worker: ${line}\n`);
-  const { parseQueueUrl, openRedis, asQueueError } = await import('../../queue/connection.js');
+  const { parseQueueUrl, openRedis, asQueueError, urlWithoutPassword } = await import('../../queue/connection.js');
   try {
     // Neither option: one process of one job per core. Threads of one process share V8's
     // background threads and did worse than separate processes (bench/README.md).
     const processes = flags.processes ?? (flags.concurrency === undefined ? availableParallelism() : 1);
     if (processes > 1) {
-      // A Redis server that cannot be reached is said once here, not by every process.
-      (await openRedis(parseQueueUrl(flags.queue))).disconnect();
-      return await workerProcesses({ ...flags, processes }, log);
+      // A Redis server that cannot be reached, or a password it does not need, is said once
+      // here, not by every process; the processes get the URL without that password.
+      const target = parseQueueUrl(flags.queue);
+      (await openRedis(target, { warn: log })).disconnect();
+      const queue = target.options.password === undefined && new URL(flags.queue).password ? urlWithoutPassword(flags.queue) : flags.queue;
+      return await workerProcesses({ ...flags, queue, processes }, log);
     }
     const { startWorker, DEFAULT_LOCK_MS } = await import('../../queue/worker.js');
     const { replayProcessor } = await import('../../bench/queue/processor.js');
     const { REPLAY_JOB } = await import('../../bench/queue/jobs.js');
     const { batchProcessor, BATCH_JOB } = await import('../../batch/queue.js');
     const target = parseQueueUrl(flags.queue);
-    const redis = await openRedis(target);
+    const redis = await openRedis(target, { warn: log });
     // Here without --concurrency: `--processes 1`, or a machine of one core.
     const concurrency = flags.concurrency ?? 1;
     const replay = await replayProcessor(redis, concurrency);

@@ -1,7 +1,7 @@
 /** Queue URLs, and a Redis server that cannot be reached failing fast with one clear error. */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../lib/errors.js';
-import { openRedis, parseQueueUrl, queueName } from '../connection.js';
+import { openRedis, parseQueueUrl, queueName, urlWithoutPassword } from '../connection.js';
 import { freePort } from './harness.js';
 
 describe('parseQueueUrl', () => {
@@ -20,6 +20,11 @@ describe('parseQueueUrl', () => {
     expect(() => parseQueueUrl('http://localhost:6379')).toThrow('expected redis://HOST:PORT');
   });
 
+  it('urlWithoutPassword drops the password alone (what `rein worker --processes` passes on when the server needs none)', () => {
+    expect(urlWithoutPassword('redis://:s3cret@10.0.0.5:7000/2')).toBe('redis://10.0.0.5:7000/2');
+    expect(urlWithoutPassword('rediss://bench:s3cret@[::1]:6380')).toBe('rediss://bench@[::1]:6380');
+  });
+
   it('the queue is named by the rein version, so workers of another version leave its jobs alone', () => {
     expect(queueName('1.2.3')).toBe('rein-1.2.3');
   });
@@ -30,5 +35,11 @@ describe('openRedis', () => {
     const port = await freePort();
     const target = parseQueueUrl(`redis://127.0.0.1:${port}`);
     await expect(openRedis(target)).rejects.toThrow(new InputError(`cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)`));
+  });
+
+  it('with a password and no server there: the same one error (asking whether the password is needed fails as the connection would)', async () => {
+    const port = await freePort();
+    const target = parseQueueUrl(`redis://:pw@127.0.0.1:${port}`);
+    await expect(openRedis(target)).rejects.toThrow(new InputError(`cannot reach Redis at redis://:***@127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)`));
   });
 });

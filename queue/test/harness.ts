@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { cleanEnv, REPO } from '../../testing/support.js';
+import { afterAll, beforeAll } from 'vitest';
+import { cleanEnv, REPO, tempDir } from '../../testing/support.js';
 
 export const BIN = join(REPO, 'bin/rein.js');
 
@@ -129,4 +130,72 @@ export async function stop(p: Proc, ms = 10_000): Promise<void> {
   const t = setTimeout(() => p.child.kill('SIGKILL'), ms);
   await p.exited;
   clearTimeout(t);
+}
+
+/**
+ * What a queue system test file shares: a temp directory (its working directory), a REIN_HOME in
+ * it, a redis-server, and the processes and further servers it starts, stopped after the file's
+ * tests. Fields are set by the fixture's beforeAll: read them in tests and hooks, not at load.
+ */
+export interface QueueFixture {
+  /** The temp directory: the cwd of the commands, and where their files go. */
+  readonly dir: string;
+  /** The environment of every `rein` started: REIN_HOME in `dir`. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The redis-server started for the file. */
+  readonly redis: RedisServer;
+  /** Processes started so far that afterAll stops (SIGTERM, then SIGKILL after 2 s); splice to stop some sooner. */
+  readonly procs: Proc[];
+  /** `p`, stopped after the file's tests. */
+  track<P extends Proc>(p: P): P;
+  /** Another redis-server (startRedis with `args`), stopped after the file's tests. */
+  startRedis(args?: readonly string[]): Promise<RedisServer>;
+  /** `rein worker` on `url` (default: the file's server) with the fixture's cwd and env, stopped after the file's tests. */
+  startWorker(opts: { url?: string; name: string; concurrency?: number; lockMs?: number; nodeFlags?: readonly string[]; args?: readonly string[] }): Promise<Proc>;
+}
+
+/**
+ * Registers the beforeAll / afterAll of a queue system test file and returns the fixture they
+ * fill. Call it at the top of the file, before the file's own hooks: its afterAll then runs last
+ * (vitest runs after-hooks in reverse order), once the file's own ones have closed what they opened.
+ *
+ * @param prefix the temp directory's name prefix (`rein-queue-edges-`).
+ */
+export function queueFixture(prefix: string): QueueFixture {
+  let tmp: ReturnType<typeof tempDir> | undefined;
+  let env: NodeJS.ProcessEnv | undefined;
+  let redis: RedisServer | undefined;
+  const servers: RedisServer[] = [];
+  const procs: Proc[] = [];
+  const set = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`queueFixture: ${name} is set in beforeAll; read it in a test or hook`);
+    return value;
+  };
+  const fixture: QueueFixture = {
+    get dir() { return set(tmp, 'dir').dir; },
+    get env() { return set(env, 'env'); },
+    get redis() { return set(redis, 'redis'); },
+    procs,
+    track: (p) => { procs.push(p); return p; },
+    startRedis: async (args = []) => {
+      const server = await startRedis(fixture.dir, args);
+      servers.push(server);
+      return server;
+    },
+    startWorker: async (opts) => {
+      const { url = fixture.redis.url, ...rest } = opts;
+      return fixture.track(await startWorker(url, { cwd: fixture.dir, env: fixture.env, ...rest }));
+    },
+  };
+  beforeAll(async () => {
+    tmp = tempDir(prefix);
+    env = { REIN_HOME: join(tmp.dir, 'home') };
+    redis = await fixture.startRedis();
+  });
+  afterAll(async () => {
+    for (const p of procs.splice(0)) await stop(p, 2_000);
+    for (const s of servers.splice(0)) await s.stop();
+    tmp?.cleanup();
+  });
+  return fixture;
 }

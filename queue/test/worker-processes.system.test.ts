@@ -3,33 +3,17 @@
  * it starts N worker processes (with Node's --single-threaded when they fill the cores), they run a benchmark's jobs, SIGTERM
  * to the supervisor stops them all, and a supervisor killed with SIGKILL leaves no worker behind.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { tempDir } from '../../testing/support.js';
-import { freePort, rein, reinDone, startRedis, stop, waitFor, type Proc, type RedisServer } from './harness.js';
+import { freePort, queueFixture, rein, reinDone, waitFor, type Proc } from './harness.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let redis: RedisServer;
-let env: NodeJS.ProcessEnv;
-const procs: Proc[] = [];
-
-beforeAll(async () => {
-  tmp = tempDir('rein-worker-processes-');
-  env = { REIN_HOME: join(tmp.dir, 'home') };
-  redis = await startRedis(tmp.dir);
-});
-afterAll(async () => {
-  for (const p of procs) await stop(p, 2_000);
-  await redis?.stop();
-  tmp?.cleanup();
-});
+const fx = queueFixture('rein-worker-processes-');
 
 /** Starts `rein worker --processes 2 --name NAME` and resolves with the pids of its two processes once both take jobs. */
 async function supervisor(name: string): Promise<{ p: Proc; pids: number[] }> {
-  const p = rein(['worker', '--queue', redis.url, '--processes', '2', '--name', name, '--lock-duration', '1500'], { cwd: tmp.dir, env, nodeFlags: [] });
-  procs.push(p);
+  const p = rein(['worker', '--queue', fx.redis.url, '--processes', '2', '--name', name, '--lock-duration', '1500'], { cwd: fx.dir, env: fx.env, nodeFlags: [] });
+  fx.track(p);
   await waitFor(p, new RegExp(`${name}-1 runs jobs[\\s\\S]*${name}-2 runs jobs|${name}-2 runs jobs[\\s\\S]*${name}-1 runs jobs`));
   // The processes are the supervisor's children: /proc/PID/task/TID/children (Linux).
   const pids = readFileSync(`/proc/${p.child.pid}/task/${p.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
@@ -55,7 +39,7 @@ describe('rein worker --processes', () => {
     for (const pid of pids) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('--single-threaded')).toBe(fills);
     expect(p.stderr()).toMatch(fills ? /^rein worker: starting 2 worker processes \(node .*--single-threaded\)$/m : /^rein worker: starting 2 worker processes \(Node's defaults: fewer jobs at once than the \d+ cores\)$/m);
 
-    const submit = await reinDone(['bench', '--queue', redis.url, '-w', 'gen:turns=8,seed=1', '-w', 'gen:turns=8,seed=2', '--preset', 'minimal', '--no-progress'], { cwd: tmp.dir, env });
+    const submit = await reinDone(['bench', '--queue', fx.redis.url, '-w', 'gen:turns=8,seed=1', '-w', 'gen:turns=8,seed=2', '--preset', 'minimal', '--no-progress'], { cwd: fx.dir, env: fx.env });
     expect(submit.code, submit.stderr).toBe(0);
     expect(p.stderr().match(/^rein worker [12]: done gen:turns=8,seed=\d × minimal/gm)).toHaveLength(2);
 
@@ -80,21 +64,21 @@ describe('rein worker --processes', () => {
 
   it('a Redis server that cannot be reached is one clear line and exit 2, with no process started', async () => {
     const port = await freePort();
-    const r = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`, '--processes', '2'], { cwd: tmp.dir, env });
+    const r = await reinDone(['worker', '--queue', `redis://127.0.0.1:${port}`, '--processes', '2'], { cwd: fx.dir, env: fx.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`rein: cannot reach Redis at redis://127.0.0.1:${port}: connection refused (is redis-server running there, on that port?)\n`);
   });
 
   it('--processes above 256 (MAX_PROCESSES, cli/commands/worker.ts) is refused before any process starts, with a reachable Redis', async () => {
-    const r = await reinDone(['worker', '--queue', redis.url, '--processes', '1e9'], { cwd: tmp.dir, env });
+    const r = await reinDone(['worker', '--queue', fx.redis.url, '--processes', '1e9'], { cwd: fx.dir, env: fx.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`rein: option '--processes <n>' argument '1e9' is invalid. --processes must be at most 256; for more jobs at once, raise --concurrency.\nrein: see rein worker --help\n`);
   });
 
   it('without --processes or --concurrency, one worker process per core', async () => {
     const cores = availableParallelism();
-    const p = rein(['worker', '--queue', redis.url, '--name', 'pd'], { cwd: tmp.dir, env, nodeFlags: [] });
-    procs.push(p);
+    const p = rein(['worker', '--queue', fx.redis.url, '--name', 'pd'], { cwd: fx.dir, env: fx.env, nodeFlags: [] });
+    fx.track(p);
     await waitFor(p, new RegExp(`(pd(-\\d+)? runs jobs of queue \\S+ at \\S+, 1 at a time[\\s\\S]*){${cores}}`));
     if (cores > 1) {
       expect(p.stderr()).toMatch(new RegExp(`^rein worker: starting ${cores} worker processes \\(node .*--single-threaded\\)$`, 'm'));
@@ -105,8 +89,8 @@ describe('rein worker --processes', () => {
   });
 
   it('--processes 1 is this process, one job at a time, with Node\'s defaults', async () => {
-    const p = rein(['worker', '--queue', redis.url, '--processes', '1', '--name', 'p1'], { cwd: tmp.dir, env, nodeFlags: [] });
-    procs.push(p);
+    const p = rein(['worker', '--queue', fx.redis.url, '--processes', '1', '--name', 'p1'], { cwd: fx.dir, env: fx.env, nodeFlags: [] });
+    fx.track(p);
     await waitFor(p, /p1 runs jobs of queue \S+ at \S+, 1 at a time/);
     expect(p.stderr()).not.toContain('starting');
     p.child.kill('SIGTERM');

@@ -17,9 +17,9 @@ export const FINAL_TURN_NOTE = 'This is your last turn: the turn limit of this r
 
 export const finalAnswerOptions = z.strictObject({
   /** Also withdraw the tools on the last turn (`tool_choice: none`); false only tells the model. */
-  withdrawTools: z.boolean().default(true).describe('On the last turn the limit allows, also withdraw the tools (`tool_choice: none`, the tools stay in the request); false only tells the model.'),
+  withdrawTools: z.boolean().default(true).register(z.globalRegistry, { description: 'On the last turn the limit allows, also withdraw the tools (`tool_choice: none`, the tools stay in the request); false only tells the model.' }),
   /** The note added to the last user message. */
-  note: z.string().min(1).default(FINAL_TURN_NOTE).describe('The text added after the last user message\'s blocks on the last turn.'),
+  note: z.string().min(1).default(FINAL_TURN_NOTE).register(z.globalRegistry, { description: 'The text added after the last user message\'s blocks on the last turn.' }),
 });
 
 /** The request with the note after the last user message's blocks (a copy; the history is not changed). */

@@ -19,11 +19,11 @@ export const RESUME_PROMPT =
 
 export const maxOutputTokensOptions = z.strictObject({
   /** The cap the first cut escalates to, tokens (capped at the model's output limit); 0: no escalation. */
-  escalateTo: z.number().int().min(0).default(ESCALATED_MAX_TOKENS).describe('The first reply cut by `max_tokens` is sent again with the output cap raised to this, tokens (Claude Code\'s escalated cap: 64,000; at most the model\'s output limit); 0: no escalation.'),
+  escalateTo: z.number().int().min(0).default(ESCALATED_MAX_TOKENS).register(z.globalRegistry, { description: 'The first reply cut by `max_tokens` is sent again with the output cap raised to this, tokens (Claude Code\'s escalated cap: 64,000; at most the model\'s output limit); 0: no escalation.' }),
   /** Resume turns per run after cut replies; 0: end the run at the first cut after escalating. */
-  resumes: z.number().int().min(0).max(100).default(MAX_OUTPUT_TOKENS_RESUMES).describe('Times per run a later cut reply is kept and the model asked to go on; 0: the run ends at the first cut after escalating.'),
+  resumes: z.number().int().min(0).max(100).default(MAX_OUTPUT_TOKENS_RESUMES).register(z.globalRegistry, { description: 'Times per run a later cut reply is kept and the model asked to go on; 0: the run ends at the first cut after escalating.' }),
   /** The user message that asks the model to go on. */
-  prompt: z.string().min(1).default(RESUME_PROMPT).describe('The user message that asks the model to go on after a cut reply.'),
+  prompt: z.string().min(1).default(RESUME_PROMPT).register(z.globalRegistry, { description: 'The user message that asks the model to go on after a cut reply.' }),
 });
 
 export default definePlugin({

@@ -23,15 +23,15 @@ export const PLUGIN_NAME = 'memory-files';
 
 export const memoryFilesOptions = z.object({
   /** File names at user and project level, looked for in this order in each directory. */
-  names: z.array(z.string().min(1)).default(['AGENTS.md', 'CLAUDE.md']).describe('Memory file names at user and project level, looked for in this order in each directory.'),
+  names: z.array(z.string().min(1)).default(['AGENTS.md', 'CLAUDE.md']).register(z.globalRegistry, { description: 'Memory file names at user and project level, looked for in this order in each directory.' }),
   /** File names at local level. */
-  localNames: z.array(z.string().min(1)).default(['AGENTS.local.md', 'CLAUDE.local.md']).describe('Memory file names at local level, loaded right after their directory\'s project files.'),
+  localNames: z.array(z.string().min(1)).default(['AGENTS.local.md', 'CLAUDE.local.md']).register(z.globalRegistry, { description: 'Memory file names at local level, loaded right after their directory\'s project files.' }),
   /** User-level directories. Default: `$REIN_HOME` (or `~/.rein`), then `~/.claude`. */
-  userDirs: z.array(z.string().min(1)).optional().describe('User-level directories; default: `$REIN_HOME` (or `~/.rein`), then `~/.claude`.'),
+  userDirs: z.array(z.string().min(1)).optional().register(z.globalRegistry, { description: 'User-level directories; default: `$REIN_HOME` (or `~/.rein`), then `~/.claude`.' }),
   /** Load user-level files. */
-  user: z.boolean().default(true).describe('Load user-level memory files.'),
+  user: z.boolean().default(true).register(z.globalRegistry, { description: 'Load user-level memory files.' }),
   /** Let project files include files outside the project. */
-  allowExternalIncludes: z.boolean().default(false).describe('Let a project file\'s `@path` includes name files outside the project.'),
+  allowExternalIncludes: z.boolean().default(false).register(z.globalRegistry, { description: 'Let a project file\'s `@path` includes name files outside the project.' }),
 }).strict();
 
 /** Default user-level directories. */

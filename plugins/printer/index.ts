@@ -15,17 +15,17 @@ import { retryLine, StreamFormatter, usageReport, type SessionInfo } from './for
 const permissionState = createKernelState('permissions', () => ({ context: undefined as { mode: string } | undefined }));
 
 export const printerOptions = z.object({
-  format: z.enum(['text', 'json', 'stream-json']).default('text').describe('Output (`--output-format`): `text` (the answer on stdout, status lines on stderr), `json` (one result object) or `stream-json` (one message per line).'),
+  format: z.enum(['text', 'json', 'stream-json']).default('text').register(z.globalRegistry, { description: 'Output (`--output-format`): `text` (the answer on stdout, status lines on stderr), `json` (one result object) or `stream-json` (one message per line).' }),
   /** stream-json only: also print each server-sent event (`stream_event`). */
-  includePartialMessages: z.boolean().default(false).describe('stream-json only: also print each server-sent event as a `stream_event` line (`--include-partial-messages`).'),
+  includePartialMessages: z.boolean().default(false).register(z.globalRegistry, { description: 'stream-json only: also print each server-sent event as a `stream_event` line (`--include-partial-messages`).' }),
   /** stream-json only: print the typed prompt back as a `user` line (`--replay-user-messages`). */
-  replayUserMessages: z.boolean().default(false).describe('stream-json only: print the typed prompt back as a `user` line (`--replay-user-messages`).'),
+  replayUserMessages: z.boolean().default(false).register(z.globalRegistry, { description: 'stream-json only: print the typed prompt back as a `user` line (`--replay-user-messages`).' }),
   /** stream-json only: print hook_started / hook_response lines (`--include-hook-events`). */
-  includeHookEvents: z.boolean().default(false).describe('stream-json only: print `hook_started` and `hook_response` lines around each shell hook (`--include-hook-events`).'),
+  includeHookEvents: z.boolean().default(false).register(z.globalRegistry, { description: 'stream-json only: print `hook_started` and `hook_response` lines around each shell hook (`--include-hook-events`).' }),
   /** text only: print tool calls and `info` notices to stderr as they happen (warnings and errors always; routine `debug` notices never). */
-  verbose: z.boolean().default(false).describe('text only: print tool calls and `info` notices to stderr as they happen (`--verbose`); warnings and errors are always printed.'),
+  verbose: z.boolean().default(false).register(z.globalRegistry, { description: 'text only: print tool calls and `info` notices to stderr as they happen (`--verbose`); warnings and errors are always printed.' }),
   /** text only: print the usage and cache report to stderr at the end. */
-  usageReport: z.boolean().default(true).describe('text only: print the usage and cache report to stderr at the end.'),
+  usageReport: z.boolean().default(true).register(z.globalRegistry, { description: 'text only: print the usage and cache report to stderr at the end.' }),
 }).strict();
 
 let versionCache: string | undefined;

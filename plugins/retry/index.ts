@@ -30,25 +30,25 @@ export const retryOptions = z.object({
    * Retries after the first failure (Claude Code's DEFAULT_MAX_RETRIES = 10). The environment
    * variable REIN_MAX_RETRIES overrides the default (not a value set in the preset).
    */
-  maxRetries: z.number().int().min(0).max(100).default(() => envMaxRetries() ?? 10).describe('Retries after the first failure (Claude Code: 10); the environment variable REIN_MAX_RETRIES changes the default, not a value set here.'),
+  maxRetries: z.number().int().min(0).max(100).default(() => envMaxRetries() ?? 10).register(z.globalRegistry, { description: 'Retries after the first failure (Claude Code: 10); the environment variable REIN_MAX_RETRIES changes the default, not a value set here.' }),
   /** First delay, ms (Claude Code's BASE_DELAY_MS = 500). */
-  baseDelayMs: z.number().int().min(0).default(500).describe('First retry delay, ms; later delays double (Claude Code: 500).'),
+  baseDelayMs: z.number().int().min(0).default(500).register(z.globalRegistry, { description: 'First retry delay, ms; later delays double (Claude Code: 500).' }),
   /** Cap on one computed delay, ms (Claude Code: the 32 s plateau of the retry sequence). */
-  maxDelayMs: z.number().int().min(0).default(32_000).describe('Cap on one computed retry delay, ms (Claude Code: the 32 s plateau of its retry sequence).'),
+  maxDelayMs: z.number().int().min(0).default(32_000).register(z.globalRegistry, { description: 'Cap on one computed retry delay, ms (Claude Code: the 32 s plateau of its retry sequence).' }),
   /** Random extra delay as a fraction of the computed delay (Claude Code: 0–25%). */
-  jitter: z.number().min(0).max(1).default(0.25).describe('Random extra delay, as a fraction of the computed delay (Claude Code: 0–25%).'),
+  jitter: z.number().min(0).max(1).default(0.25).register(z.globalRegistry, { description: 'Random extra delay, as a fraction of the computed delay (Claude Code: 0–25%).' }),
   /** Consecutive 529s before switching to `model.fallbackModel` (Claude Code's MAX_529_RETRIES = 3). */
-  fallbackAfter529: z.number().int().min(1).default(3).describe('Consecutive 529 (overloaded) answers before switching to `model.fallbackModel` (Claude Code: 3).'),
+  fallbackAfter529: z.number().int().min(1).default(3).register(z.globalRegistry, { description: 'Consecutive 529 (overloaded) answers before switching to `model.fallbackModel` (Claude Code: 3).' }),
   /** Request sources that retry on 529 (Claude Code: foreground sources only). */
-  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'hook', 'side'])).default(['main_loop', 'subagent']).describe('Request sources that retry on 529 (overloaded); others fail at once (Claude Code: foreground sources only).'),
+  foregroundSources: z.array(z.enum(['main_loop', 'subagent', 'compact', 'classifier', 'title', 'hook', 'side'])).default(['main_loop', 'subagent']).register(z.globalRegistry, { description: 'Request sources that retry on 529 (overloaded); others fail at once (Claude Code: foreground sources only).' }),
   /** Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run. */
-  maxRetryAfterMs: z.number().int().min(0).default(5 * 60_000).describe('Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run.'),
+  maxRetryAfterMs: z.number().int().min(0).default(5 * 60_000).register(z.globalRegistry, { description: 'Longest `retry-after` honoured, ms; a longer one surfaces the error instead of hanging the run.' }),
   /**
    * Retries for an unreachable host (DNS failure, connection refused by a non-loopback host, no
    * route) and for a 200 response that is not a Message (rein's choice: one more try tells a
    * one-off from a lasting fault). Capped by `maxRetries`.
    */
-  fastFailRetries: z.number().int().min(0).max(100).default(1).describe('Retries for an unreachable host (DNS failure, connection refused by a non-loopback host, no route) and for a 200 response that is not a Message; capped by maxRetries.'),
+  fastFailRetries: z.number().int().min(0).max(100).default(1).register(z.globalRegistry, { description: 'Retries for an unreachable host (DNS failure, connection refused by a non-loopback host, no route) and for a 200 response that is not a Message; capped by maxRetries.' }),
 }).strict();
 
 export type RetryOptions = z.output<typeof retryOptions>;

@@ -21,13 +21,13 @@ import { MAX_SANITIZE_PASSES, neutralizeText, sanitizeText, wrapExternal } from 
 
 export const sanitizeOptions = z.object({
   /** Tool-name globs whose results come from outside: normalised (NFKC) and wrapped in provenance tags besides. */
-  tools: z.array(z.string().min(1)).default(['mcp__*', 'WebFetch']).describe('Tool-name globs whose results come from outside: besides being neutralised, they are NFKC-normalised and wrapped in a provenance tag.'),
+  tools: z.array(z.string().min(1)).default(['mcp__*', 'WebFetch']).register(z.globalRegistry, { description: 'Tool-name globs whose results come from outside: besides being neutralised, they are NFKC-normalised and wrapped in a provenance tag.' }),
   /** Tool-name globs whose result text is neutralised (default: every tool). */
-  neutralize: z.array(z.string().min(1)).default(['*']).describe('Tool-name globs whose result text is neutralised (terminal escapes, invisible characters and forged context tags removed or escaped).'),
+  neutralize: z.array(z.string().min(1)).default(['*']).register(z.globalRegistry, { description: 'Tool-name globs whose result text is neutralised (terminal escapes, invisible characters and forged context tags removed or escaped).' }),
   /** Most sanitisation passes (Claude Code: 10). */
-  maxPasses: z.number().int().min(1).max(100).default(MAX_SANITIZE_PASSES).describe('Most normalisation passes over an outside result until it is stable (Claude Code: 10).'),
+  maxPasses: z.number().int().min(1).max(100).default(MAX_SANITIZE_PASSES).register(z.globalRegistry, { description: 'Most normalisation passes over an outside result until it is stable (Claude Code: 10).' }),
   /** Wrap results of `tools` in `<external-content>` provenance tags. */
-  provenance: z.boolean().default(true).describe('Wrap results of `tools` in `<external-content>` tags naming the tool (and the URL for WebFetch).'),
+  provenance: z.boolean().default(true).register(z.globalRegistry, { description: 'Wrap results of `tools` in `<external-content>` tags naming the tool (and the URL for WebFetch).' }),
 }).strict();
 
 export type SanitizeOptions = z.output<typeof sanitizeOptions>;

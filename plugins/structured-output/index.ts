@@ -13,7 +13,7 @@ import { definePlugin, REQUEST_STAGE } from '../../kernel/index.js';
 
 export const structuredOutputOptions = z.strictObject({
   /** The JSON Schema the answer must match. */
-  schema: z.record(z.string(), z.unknown()).describe('The JSON Schema the final answer must match (`--json-schema`); sent as the Messages API\'s `output_config.format` and checked at the end of the run.'),
+  schema: z.record(z.string(), z.unknown()).register(z.globalRegistry, { description: 'The JSON Schema the final answer must match (`--json-schema`); sent as the Messages API\'s `output_config.format` and checked at the end of the run.' }),
 });
 
 export default definePlugin({

@@ -40,13 +40,13 @@ export const KEPT_BY_DEFAULT: readonly string[] = Object.freeze(['GITHUB_TOKEN',
 
 export const subprocessEnvScrubOptions = z.strictObject({
   /** Also remove every variable whose name looks like a credential (CREDENTIAL_NAME). Default true. */
-  patterns: z.boolean().default(true).describe('Also remove every variable whose name looks like a credential (a key, token, secret, password or credential in the name, and SSH_AUTH_SOCK), besides Claude Code\'s list.'),
+  patterns: z.boolean().default(true).register(z.globalRegistry, { description: 'Also remove every variable whose name looks like a credential (a key, token, secret, password or credential in the name, and SSH_AUTH_SOCK), besides Claude Code\'s list.' }),
   /** More variables to remove, by name (`*` matches any run of characters: `STRIPE_*`). */
-  remove: z.array(z.string().min(1)).default([]).describe('More variables to remove, by name (`*` matches any run of characters: `STRIPE_*`).'),
+  remove: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'More variables to remove, by name (`*` matches any run of characters: `STRIPE_*`).' }),
   /** Variables never removed, by name or `*` pattern (default GITHUB_TOKEN, GH_TOKEN). */
-  keep: z.array(z.string().min(1)).default([...KEPT_BY_DEFAULT]).describe('Variables never removed, by name or `*` pattern (Claude Code keeps GITHUB_TOKEN and GH_TOKEN so `gh` and git helpers work).'),
+  keep: z.array(z.string().min(1)).default([...KEPT_BY_DEFAULT]).register(z.globalRegistry, { description: 'Variables never removed, by name or `*` pattern (Claude Code keeps GITHUB_TOKEN and GH_TOKEN so `gh` and git helpers work).' }),
   /** Child kinds scrubbed (`bash`, `hook`, `mcp`, `ripgrep`, `git`, or another plugin's); default all. */
-  kinds: z.array(z.string().min(1)).optional().describe('Child kinds scrubbed (`bash`, `hook`, `mcp`, `ripgrep`, `git`, or another plugin\'s); default: all.'),
+  kinds: z.array(z.string().min(1)).optional().register(z.globalRegistry, { description: 'Child kinds scrubbed (`bash`, `hook`, `mcp`, `ripgrep`, `git`, or another plugin\'s); default: all.' }),
 });
 
 export type SubprocessEnvScrubOptions = z.output<typeof subprocessEnvScrubOptions>;

@@ -25,35 +25,35 @@ import { subprocessEnv } from '../../lib/index.js';
 export const PLUGIN_NAME = 'system-prompt';
 
 const Section = z.object({
-  name: z.string().min(1).describe('Section name; a later section replaces an earlier one of the same name, in its place.'),
+  name: z.string().min(1).register(z.globalRegistry, { description: 'Section name; a later section replaces an earlier one of the same name, in its place.' }),
   /** The section's text. */
-  text: z.string().optional().describe('The section\'s text (or give `file`).'),
+  text: z.string().optional().register(z.globalRegistry, { description: 'The section\'s text (or give `file`).' }),
   /** A file holding the section's text, relative to the preset's directory. */
-  file: z.string().min(1).optional().describe('A file holding the section\'s text, relative to the preset\'s directory.'),
+  file: z.string().min(1).optional().register(z.globalRegistry, { description: 'A file holding the section\'s text, relative to the preset\'s directory.' }),
   /** `static`: resolved once per session; `dynamic`: resolved for every request. */
-  kind: z.enum(['static', 'dynamic']).default('static').describe('`static`: resolved once per session, in the cached first system block; `dynamic`: resolved for every request, in a second block.'),
+  kind: z.enum(['static', 'dynamic']).default('static').register(z.globalRegistry, { description: '`static`: resolved once per session, in the cached first system block; `dynamic`: resolved for every request, in a second block.' }),
 }).strict().refine((s) => (s.text === undefined) !== (s.file === undefined), { message: 'a section has exactly one of text or file' });
 
 export const systemPromptOptions = z.object({
   /** Include rein's default sections (identity, how to work, tools, reporting). */
-  defaults: z.boolean().default(true).describe('Include rein\'s default sections (identity, how to work, tools, reporting).'),
+  defaults: z.boolean().default(true).register(z.globalRegistry, { description: 'Include rein\'s default sections (identity, how to work, tools, reporting).' }),
   /** Extra sections, after the preset's `system.sections`. */
-  sections: z.array(Section).default([]).describe('Extra sections, after rein\'s defaults and the preset\'s `system.sections`.'),
+  sections: z.array(Section).default([]).register(z.globalRegistry, { description: 'Extra sections, after rein\'s defaults and the preset\'s `system.sections`.' }),
   /** What the session-context reminder includes. */
   userContext: z.object({
-    date: z.boolean().default(true).describe('Include the date (today\'s, or the `date` option) in the session-context reminder.'),
-    cwd: z.boolean().default(true).describe('Include the working directory in the session-context reminder.'),
-    platform: z.boolean().default(true).describe('Include the platform (operating system and release) in the session-context reminder.'),
-    git: z.boolean().default(true).describe('Include the git state in the session-context reminder.'),
-  }).strict().default({ date: true, cwd: true, platform: true, git: true }).describe('What the session-context reminder, sent at the start of the first message, includes.'),
+    date: z.boolean().default(true).register(z.globalRegistry, { description: 'Include the date (today\'s, or the `date` option) in the session-context reminder.' }),
+    cwd: z.boolean().default(true).register(z.globalRegistry, { description: 'Include the working directory in the session-context reminder.' }),
+    platform: z.boolean().default(true).register(z.globalRegistry, { description: 'Include the platform (operating system and release) in the session-context reminder.' }),
+    git: z.boolean().default(true).register(z.globalRegistry, { description: 'Include the git state in the session-context reminder.' }),
+  }).strict().default({ date: true, cwd: true, platform: true, git: true }).register(z.globalRegistry, { description: 'What the session-context reminder, sent at the start of the first message, includes.' }),
   /**
    * Git state to show instead of running git (`userContext.git` still decides whether it is shown):
    * for a caller that knows the answer, such as a benchmark replay in a fresh folder that is not a
    * repository (`NOT_A_REPOSITORY`), which then spawns no git process per session.
    */
-  gitState: z.string().optional().describe('Git state to show instead of running git (`userContext.git` still decides whether it is shown), for a caller that already knows it.'),
+  gitState: z.string().optional().register(z.globalRegistry, { description: 'Git state to show instead of running git (`userContext.git` still decides whether it is shown), for a caller that already knows it.' }),
   /** Fixed date for the reminder (YYYY-MM-DD) instead of today's. */
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional().describe('Fixed date for the session-context reminder (YYYY-MM-DD) instead of today\'s.'),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional().register(z.globalRegistry, { description: 'Fixed date for the session-context reminder (YYYY-MM-DD) instead of today\'s.' }),
 }).strict();
 
 export type SystemPromptOptions = z.output<typeof systemPromptOptions>;

@@ -25,9 +25,9 @@ export const SIBLING_CANCEL_TOOLS: readonly string[] = Object.freeze(['Bash']);
 
 export const toolConcurrencyOptions = z.strictObject({
   /** Most calls of one parallel batch running at once. */
-  maxConcurrency: z.number().int().min(1).max(100).default(MAX_TOOL_CONCURRENCY).describe('Most calls of one parallel batch running at once (Claude Code: 10).'),
+  maxConcurrency: z.number().int().min(1).max(100).default(MAX_TOOL_CONCURRENCY).register(z.globalRegistry, { description: 'Most calls of one parallel batch running at once (Claude Code: 10).' }),
   /** Tools whose failed call cancels the other calls of the same tool in its parallel batch. */
-  siblingCancel: z.array(z.string().min(1)).default([...SIBLING_CANCEL_TOOLS]).describe('Tools whose failed call cancels the other calls of the same tool in its parallel batch (Claude Code: only Bash).'),
+  siblingCancel: z.array(z.string().min(1)).default([...SIBLING_CANCEL_TOOLS]).register(z.globalRegistry, { description: 'Tools whose failed call cancels the other calls of the same tool in its parallel batch (Claude Code: only Bash).' }),
 });
 
 /**

@@ -22,7 +22,7 @@ const NAME = 'tool-result-budget';
 
 export const budgetOptions = z.strictObject({
   /** Most characters of tool results in one user message (Claude Code: 200,000). */
-  maxCharsPerMessage: z.number().int().positive().default(MAX_RESULTS_PER_MESSAGE_CHARS).describe('Most characters of tool results in one user message; over it, the largest results are saved to the session folder and replaced by a preview (Claude Code: 200,000).'),
+  maxCharsPerMessage: z.number().int().positive().default(MAX_RESULTS_PER_MESSAGE_CHARS).register(z.globalRegistry, { description: 'Most characters of tool results in one user message; over it, the largest results are saved to the session folder and replaced by a preview (Claude Code: 200,000).' }),
 });
 
 interface Replacement { toolUseId: string; text: string }

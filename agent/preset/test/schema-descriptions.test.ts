@@ -2,8 +2,9 @@
  * Every key of agent.schema.json has a description: the preset's keys, the hook and MCP server
  * fields, and every built-in plugin's options, nested ones included. Editors show these on hover,
  * and docs/preset-reference.md (scripts/gen-docs.ts) prints them; a key without one shows "—".
- * Describe a key where its schema is written: `.describe()` on the zod schema (agent/preset/schema.ts
- * or the plugin's options), then `npm run schema && npm run docs`.
+ * Describe a key where its schema is written: `.describe()` on the zod schema (agent/preset/schema.ts),
+ * or `.register(z.globalRegistry, { description })` in a plugin's options (docs/plugins.md says why),
+ * then `npm run schema && npm run docs`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,7 +69,7 @@ describe('agent.schema.json descriptions', () => {
   const schema = JSON.parse(readFileSync(join(REPO, 'agent.schema.json'), 'utf8')) as Schema;
 
   it('every key has a description: preset keys and every built-in plugin option, nested included', () => {
-    expect(undescribedKeys(schema), 'keys without a description: add .describe() to their zod schema, then npm run schema && npm run docs').toEqual([]);
+    expect(undescribedKeys(schema), 'keys without a description: describe their zod schema (docs/plugins.md), then npm run schema && npm run docs').toEqual([]);
   });
 
   it('the walk reaches preset keys, hook fields, MCP server fields and nested plugin options', () => {

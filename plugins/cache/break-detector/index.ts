@@ -25,11 +25,11 @@ export const PLUGIN_NAME = 'cache/break-detector';
 
 export const breakDetectorOptions = z.object({
   /** A break needs the read to fall short of the previous cached prefix by more than this share (Claude Code: 0.05). */
-  minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP).describe('A break needs the cached read to fall short of what the previous request left in the cache by more than this share (Claude Code\'s threshold: 0.05).'),
+  minRelativeDrop: z.number().min(0).max(1).default(MIN_RELATIVE_DROP).register(z.globalRegistry, { description: 'A break needs the cached read to fall short of what the previous request left in the cache by more than this share (Claude Code\'s threshold: 0.05).' }),
   /** … and by at least this many tokens (Claude Code: 2,000). */
-  minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS).describe('A break also needs that shortfall to be at least this many tokens (Claude Code\'s threshold: 2,000).'),
+  minAbsoluteDropTokens: z.number().int().min(0).default(MIN_ABSOLUTE_DROP_TOKENS).register(z.globalRegistry, { description: 'A break also needs that shortfall to be at least this many tokens (Claude Code\'s threshold: 2,000).' }),
   /** Record each observation in the transcript (needed by `rein cache explain` and resume). */
-  record: z.boolean().default(true).describe('Record each observation in the transcript, for `rein cache explain` and for comparing a resumed session\'s first request.'),
+  record: z.boolean().default(true).register(z.globalRegistry, { description: 'Record each observation in the transcript, for `rein cache explain` and for comparing a resumed session\'s first request.' }),
 }).strict();
 
 /**

@@ -16,13 +16,13 @@ export const PLUGIN_NAME = 'cache/breakpoints';
 
 export const breakpointsOptions = z.object({
   /** Where markers go (see layout.ts). */
-  layout: z.enum(LAYOUTS).default('tools+system+tail').describe('Where the `cache_control` markers go: `none`, `system`, `tools+system`, `tools+system+tail` (one marker moving with the last message), `two-tail`, `tail`, `system+last-two` or `auto` (the request\'s top-level marker); see the plugin README.'),
+  layout: z.enum(LAYOUTS).default('tools+system+tail').register(z.globalRegistry, { description: 'Where the `cache_control` markers go: `none`, `system`, `tools+system`, `tools+system+tail` (one marker moving with the last message), `two-tail`, `tail`, `system+last-two` or `auto` (the request\'s top-level marker); see the plugin README.' }),
   /** Cache TTL: `5m` (writes cost 1.25× input) or `1h` (2×); chosen once per session. */
-  ttl: z.enum(['5m', '1h']).default('5m').describe('Cache TTL of the markers: `5m` (writes cost 1.25× the input price) or `1h` (2×); chosen once per session and kept on resume.'),
+  ttl: z.enum(['5m', '1h']).default('5m').register(z.globalRegistry, { description: 'Cache TTL of the markers: `5m` (writes cost 1.25× the input price) or `1h` (2×); chosen once per session and kept on resume.' }),
   /** Send tools in a stable order (built-ins by name, then `mcp__` tools by name). */
-  sortTools: z.boolean().default(true).describe('Send tool definitions in a stable order (built-in tools by name, then `mcp__` tools by name) so the cached prefix does not change.'),
+  sortTools: z.boolean().default(true).register(z.globalRegistry, { description: 'Send tool definitions in a stable order (built-in tools by name, then `mcp__` tools by name) so the cached prefix does not change.' }),
   /** Keep sending every beta flag once it has been sent. */
-  latchBetas: z.boolean().default(true).describe('Once a beta flag has been sent, send it on every later request of the session (a beta toggled mid-session changes the cache key).'),
+  latchBetas: z.boolean().default(true).register(z.globalRegistry, { description: 'Once a beta flag has been sent, send it on every later request of the session (a beta toggled mid-session changes the cache key).' }),
 }).strict();
 
 export type BreakpointsOptions = z.output<typeof breakpointsOptions>;

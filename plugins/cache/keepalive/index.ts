@@ -21,13 +21,13 @@ export const PLUGIN_NAME = 'cache/keepalive';
 
 export const keepaliveOptions = z.object({
   /** Send the refresh this long before the entry expires, seconds (time for the request itself). */
-  marginSeconds: z.number().min(1).max(240).default(30).describe('Send the refresh this long before the cache entry expires, seconds (time for the refresh request itself).'),
+  marginSeconds: z.number().min(1).max(240).default(30).register(z.globalRegistry, { description: 'Send the refresh this long before the cache entry expires, seconds (time for the refresh request itself).' }),
   /** Also keep the cache warm while waiting for a person (an end of turn). Off: a person's idle time is theirs. */
-  idle: z.boolean().default(false).describe('Also keep the cache warm while waiting for a person after an end of turn; off, a person\'s idle time is never paid for.'),
+  idle: z.boolean().default(false).register(z.globalRegistry, { description: 'Also keep the cache warm while waiting for a person after an end of turn; off, a person\'s idle time is never paid for.' }),
   /** Most refreshes during one wait (12 × 5 minutes: an hour). */
-  maxPerWait: z.number().int().min(1).default(12).describe('Most refreshes during one wait (12 × 5 minutes: an hour).'),
+  maxPerWait: z.number().int().min(1).default(12).register(z.globalRegistry, { description: 'Most refreshes during one wait (12 × 5 minutes: an hour).' }),
   /** Refresh only when the predicted net saving is above this, USD. */
-  minNetUsd: z.number().min(0).default(0).describe('Refresh only when the cost model\'s predicted saving minus the refresh\'s price is above this, USD.'),
+  minNetUsd: z.number().min(0).default(0).register(z.globalRegistry, { description: 'Refresh only when the cost model\'s predicted saving minus the refresh\'s price is above this, USD.' }),
 }).strict();
 
 export type KeepaliveOptions = z.output<typeof keepaliveOptions>;

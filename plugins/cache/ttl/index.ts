@@ -23,7 +23,7 @@ export const PLUGIN_NAME = 'cache/ttl';
 
 export const ttlOptions = z.object({
   /** Let the tail (message markers) take 1h too, not only the static prefix. */
-  tail: z.boolean().default(true).describe('Let the message markers (the tail) take the 1-hour TTL too, when the static prefix has it and the next gap is likely to outlive 5 minutes; off, only tools and system may get 1h.'),
+  tail: z.boolean().default(true).register(z.globalRegistry, { description: 'Let the message markers (the tail) take the 1-hour TTL too, when the static prefix has it and the next gap is likely to outlive 5 minutes; off, only tools and system may get 1h.' }),
 }).strict();
 
 /** A decision as recorded in the transcript. */

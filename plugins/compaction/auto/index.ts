@@ -58,65 +58,65 @@ export const RESTORE_THRESHOLD_SHARE = 0.3;
 
 export const autoCompactOptions = z.object({
   /** false: never compact automatically, neither at the threshold nor after a "prompt is too long". */
-  enabled: z.boolean().default(true).describe('false: never compact automatically, neither at the threshold nor after a "prompt is too long" error (a too-long prompt then ends the run).'),
+  enabled: z.boolean().default(true).register(z.globalRegistry, { description: 'false: never compact automatically, neither at the threshold nor after a "prompt is too long" error (a too-long prompt then ends the run).' }),
   /** Allow manual `kernel.compact(instructions)`. */
-  manual: z.boolean().default(true).describe('Allow manual compaction (`kernel.compact(instructions)`), even when `enabled` is false.'),
+  manual: z.boolean().default(true).register(z.globalRegistry, { description: 'Allow manual compaction (`kernel.compact(instructions)`), even when `enabled` is false.' }),
   /** Fire at this many context tokens instead of the default formula. */
-  triggerTokens: z.number().int().positive().optional().describe('Compact when the context reaches this many tokens, instead of the default threshold (window − min(output cap, summaryReserveTokens) − bufferTokens); not with triggerRatio.'),
+  triggerTokens: z.number().int().positive().optional().register(z.globalRegistry, { description: 'Compact when the context reaches this many tokens, instead of the default threshold (window − min(output cap, summaryReserveTokens) − bufferTokens); not with triggerRatio.' }),
   /** Fire at this share of the context window instead of the default formula (0.835 ≈ the default on 200k). */
-  triggerRatio: z.number().gt(0).max(1).optional().describe('Compact when the context reaches this share of the context window, instead of the default threshold (0.835 ≈ the default on a 200k window); not with triggerTokens.'),
+  triggerRatio: z.number().gt(0).max(1).optional().register(z.globalRegistry, { description: 'Compact when the context reaches this share of the context window, instead of the default threshold (0.835 ≈ the default on a 200k window); not with triggerTokens.' }),
   /** Context window, tokens. Default: the preset's `model.contextWindow`, else 200,000. */
-  contextWindow: z.number().int().positive().optional().describe('Context window, tokens; default: the preset\'s `model.contextWindow`, else 200,000.'),
+  contextWindow: z.number().int().positive().optional().register(z.globalRegistry, { description: 'Context window, tokens; default: the preset\'s `model.contextWindow`, else 200,000.' }),
   /** Output reserved for the summary, tokens (capped by the model's output limit). */
-  summaryReserveTokens: z.number().int().min(0).default(SUMMARY_RESERVE_TOKENS).describe('Output reserved for the summary, tokens: the effective window is the context window minus the smaller of this and the model\'s output cap (Claude Code: 20,000).'),
+  summaryReserveTokens: z.number().int().min(0).default(SUMMARY_RESERVE_TOKENS).register(z.globalRegistry, { description: 'Output reserved for the summary, tokens: the effective window is the context window minus the smaller of this and the model\'s output cap (Claude Code: 20,000).' }),
   /** Gap between the effective window and the default threshold, tokens. */
-  bufferTokens: z.number().int().min(0).default(AUTOCOMPACT_BUFFER_TOKENS).describe('Gap between the effective window and the default threshold, tokens (Claude Code: 13,000).'),
+  bufferTokens: z.number().int().min(0).default(AUTOCOMPACT_BUFFER_TOKENS).register(z.globalRegistry, { description: 'Gap between the effective window and the default threshold, tokens (Claude Code: 13,000).' }),
   /** The warning comes this many tokens before the threshold. */
-  warningOffsetTokens: z.number().int().min(0).default(WARNING_OFFSET_TOKENS).describe('A warning notice comes this many tokens before the threshold (Claude Code: 20,000).'),
+  warningOffsetTokens: z.number().int().min(0).default(WARNING_OFFSET_TOKENS).register(z.globalRegistry, { description: 'A warning notice comes this many tokens before the threshold (Claude Code: 20,000).' }),
   /** The blocking limit sits this many tokens below the effective window. */
-  blockingOffsetTokens: z.number().int().min(0).default(BLOCKING_OFFSET_TOKENS).describe('The blocking limit sits this many tokens below the effective window (Claude Code: 3,000).'),
+  blockingOffsetTokens: z.number().int().min(0).default(BLOCKING_OFFSET_TOKENS).register(z.globalRegistry, { description: 'The blocking limit sits this many tokens below the effective window (Claude Code: 3,000).' }),
   /** End the run with `blocking_limit` instead of sending a request over the blocking limit. */
-  blocking: z.boolean().default(true).describe('End the run with `blocking_limit` instead of sending a request whose context is over the blocking limit.'),
+  blocking: z.boolean().default(true).register(z.globalRegistry, { description: 'End the run with `blocking_limit` instead of sending a request whose context is over the blocking limit.' }),
   /** Failures in a row before auto-compaction stops for the session. */
-  maxConsecutiveFailures: z.number().int().min(1).default(MAX_CONSECUTIVE_FAILURES).describe('Failed or no-progress compactions in a row before auto-compaction stops for the rest of the session (Claude Code: 3).'),
+  maxConsecutiveFailures: z.number().int().min(1).default(MAX_CONSECUTIVE_FAILURES).register(z.globalRegistry, { description: 'Failed or no-progress compactions in a row before auto-compaction stops for the rest of the session (Claude Code: 3).' }),
   /** Least share of the history a compaction must free to count as a success. */
-  minFreedRatio: z.number().min(0).max(1).default(MIN_FREED_RATIO).describe('Least share of the history a compaction must free to count as a success (opencode\'s 5% rule).'),
+  minFreedRatio: z.number().min(0).max(1).default(MIN_FREED_RATIO).register(z.globalRegistry, { description: 'Least share of the history a compaction must free to count as a success (opencode\'s 5% rule).' }),
   /** Output cap of the summary request, tokens. Default: the reserve. */
-  summaryMaxTokens: z.number().int().positive().optional().describe('`max_tokens` of the summary request, tokens; default: the summary reserve (the smaller of summaryReserveTokens and the model\'s output cap).'),
+  summaryMaxTokens: z.number().int().positive().optional().register(z.globalRegistry, { description: '`max_tokens` of the summary request, tokens; default: the summary reserve (the smaller of summaryReserveTokens and the model\'s output cap).' }),
   /** Model for the summary request. Default: the session's model. */
-  model: z.string().min(1).optional().describe('Model of the summary request; default: the session\'s model.'),
+  model: z.string().min(1).optional().register(z.globalRegistry, { description: 'Model of the summary request; default: the session\'s model.' }),
   /** Extra instructions for every summary (appended after rein's prompt). */
-  instructions: z.union([z.string(), z.array(z.string())]).optional().describe('Extra instructions for every summary, appended after rein\'s summary prompt.'),
+  instructions: z.union([z.string(), z.array(z.string())]).optional().register(z.globalRegistry, { description: 'Extra instructions for every summary, appended after rein\'s summary prompt.' }),
   /** Confirm a crossing with an exact count (`count_tokens`) before compacting. */
-  exactCount: z.boolean().default(false).describe('Confirm a threshold crossing with an exact count (`count_tokens` request) before compacting.'),
+  exactCount: z.boolean().default(false).register(z.globalRegistry, { description: 'Confirm a threshold crossing with an exact count (`count_tokens` request) before compacting.' }),
   /** Tool results longer than this are clipped in the summary's transcript, characters. */
-  toolResultChars: z.number().int().min(100).default(2_000).describe('Tool results longer than this are clipped in the transcript sent for the summary, characters.'),
+  toolResultChars: z.number().int().min(100).default(2_000).register(z.globalRegistry, { description: 'Tool results longer than this are clipped in the transcript sent for the summary, characters.' }),
   /** Tool inputs longer than this are clipped in the summary's transcript, characters. */
-  toolInputChars: z.number().int().min(100).default(1_000).describe('Tool inputs longer than this are clipped in the transcript sent for the summary, characters.'),
+  toolInputChars: z.number().int().min(100).default(1_000).register(z.globalRegistry, { description: 'Tool inputs longer than this are clipped in the transcript sent for the summary, characters.' }),
   /** Files read back after a compaction. */
   restore: z.object({
-    maxFiles: z.number().int().min(0).default(MAX_FILES_TO_RESTORE).describe('Most files restored (Claude Code: 5).'),
-    perFileTokens: z.number().int().min(100).default(MAX_TOKENS_PER_FILE).describe('Most tokens of one restored file; a longer file is cut to its first part (Claude Code: 5,000).'),
-    totalTokens: z.number().int().min(0).default(RESTORE_TOKEN_BUDGET).describe('Most tokens of all restored files together; a file that does not fit is skipped (Claude Code: 50,000).'),
+    maxFiles: z.number().int().min(0).default(MAX_FILES_TO_RESTORE).register(z.globalRegistry, { description: 'Most files restored (Claude Code: 5).' }),
+    perFileTokens: z.number().int().min(100).default(MAX_TOKENS_PER_FILE).register(z.globalRegistry, { description: 'Most tokens of one restored file; a longer file is cut to its first part (Claude Code: 5,000).' }),
+    totalTokens: z.number().int().min(0).default(RESTORE_TOKEN_BUDGET).register(z.globalRegistry, { description: 'Most tokens of all restored files together; a file that does not fit is skipped (Claude Code: 50,000).' }),
     /** …and at most this share of the compaction threshold. */
-    thresholdShare: z.number().min(0).max(1).default(RESTORE_THRESHOLD_SHARE).describe('Restored files also take at most this share of the compaction threshold, so a small window is not refilled (0.3: Claude Code\'s 50,000 of its 167,000-token threshold).'),
+    thresholdShare: z.number().min(0).max(1).default(RESTORE_THRESHOLD_SHARE).register(z.globalRegistry, { description: 'Restored files also take at most this share of the compaction threshold, so a small window is not refilled (0.3: Claude Code\'s 50,000 of its 167,000-token threshold).' }),
     /** Tools whose `file_path` input counts as reading a file. */
-    readTools: z.array(z.string()).default(['Read']).describe('Tools whose `file_path` (or `path`) input counts as reading a file.'),
-  }).strict().default({ maxFiles: MAX_FILES_TO_RESTORE, perFileTokens: MAX_TOKENS_PER_FILE, totalTokens: RESTORE_TOKEN_BUDGET, thresholdShare: RESTORE_THRESHOLD_SHARE, readTools: ['Read'] }).describe('Files read again from disk after a compaction and put in the summary message, most recently read first.'),
+    readTools: z.array(z.string()).default(['Read']).register(z.globalRegistry, { description: 'Tools whose `file_path` (or `path`) input counts as reading a file.' }),
+  }).strict().default({ maxFiles: MAX_FILES_TO_RESTORE, perFileTokens: MAX_TOKENS_PER_FILE, totalTokens: RESTORE_TOKEN_BUDGET, thresholdShare: RESTORE_THRESHOLD_SHARE, readTools: ['Read'] }).register(z.globalRegistry, { description: 'Files read again from disk after a compaction and put in the summary message, most recently read first.' }),
   /** Name the available tools after a compaction. */
-  announceTools: z.boolean().default(true).describe('Name the available tools in the summary message.'),
+  announceTools: z.boolean().default(true).register(z.globalRegistry, { description: 'Name the available tools in the summary message.' }),
   /**
    * Keep the most recent messages of about this many tokens verbatim after the summary (pi keeps
    * 20,000); 0 keeps only the latest prompt. The kept part starts at an assistant message or a
    * prompt, never at a tool result whose call was summarised.
    */
-  keepRecentTokens: z.number().int().min(0).default(0).describe('Keep the most recent messages of about this many tokens verbatim after the summary (pi keeps 20,000); 0 keeps only the latest prompt.'),
+  keepRecentTokens: z.number().int().min(0).default(0).register(z.globalRegistry, { description: 'Keep the most recent messages of about this many tokens verbatim after the summary (pi keeps 20,000); 0 keeps only the latest prompt.' }),
   /**
    * `transcript`: the history as clipped plain text, no tools sent. `cached-prefix`: continue the
    * last main-loop request (same tools and prefix, read from cache; tools forbidden by the prompt),
    * falling back to `transcript` when the history was rewritten since or the request is too long.
    */
-  summaryRequest: z.enum(['transcript', 'cached-prefix']).default('transcript').describe('`transcript`: the history as clipped plain text, no tools sent; `cached-prefix`: continue the last main-loop request as sent, read from the prompt cache, falling back to `transcript` when the history was rewritten since or the request would be too long.'),
+  summaryRequest: z.enum(['transcript', 'cached-prefix']).default('transcript').register(z.globalRegistry, { description: '`transcript`: the history as clipped plain text, no tools sent; `cached-prefix`: continue the last main-loop request as sent, read from the prompt cache, falling back to `transcript` when the history was rewritten since or the request would be too long.' }),
 }).strict().refine((o) => o.triggerTokens === undefined || o.triggerRatio === undefined, { message: 'set triggerTokens or triggerRatio, not both' });
 
 export type AutoCompactOptions = z.output<typeof autoCompactOptions>;

@@ -30,24 +30,24 @@ export const THINKING_CLEAR_IDLE_MS = 60 * 60_000;
 
 export const contextEditsOptions = z.object({
   clearToolUses: z.object({
-    enabled: z.boolean().default(true).describe('Send the `clear_tool_uses_20250919` edit.'),
+    enabled: z.boolean().default(true).register(z.globalRegistry, { description: 'Send the `clear_tool_uses_20250919` edit.' }),
     /** Clear past this many input tokens. */
-    triggerTokens: z.number().int().positive().default(DEFAULT_TRIGGER_TOKENS).describe('Clear tool results once the request has this many input tokens (Claude Code: 180,000).'),
+    triggerTokens: z.number().int().positive().default(DEFAULT_TRIGGER_TOKENS).register(z.globalRegistry, { description: 'Clear tool results once the request has this many input tokens (Claude Code: 180,000).' }),
     /** Clear at least `trigger − target` tokens, or nothing. */
-    targetTokens: z.number().int().min(0).default(DEFAULT_TARGET_TOKENS).describe('Clear at least triggerTokens − targetTokens tokens, or nothing (Claude Code: 40,000); must be below triggerTokens.'),
+    targetTokens: z.number().int().min(0).default(DEFAULT_TARGET_TOKENS).register(z.globalRegistry, { description: 'Clear at least triggerTokens − targetTokens tokens, or nothing (Claude Code: 40,000); must be below triggerTokens.' }),
     /** Newest tool uses kept. */
-    keep: z.number().int().min(0).default(DEFAULT_KEEP_TOOL_USES).describe('Newest tool uses whose results are never cleared (the API\'s default: 3).'),
+    keep: z.number().int().min(0).default(DEFAULT_KEEP_TOOL_USES).register(z.globalRegistry, { description: 'Newest tool uses whose results are never cleared (the API\'s default: 3).' }),
     /** Tools whose uses are never cleared. */
-    excludeTools: z.array(z.string()).default([]).describe('Tools whose uses are never cleared.'),
+    excludeTools: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Tools whose uses are never cleared.' }),
     /** Also clear the inputs of cleared tool uses: true, or the tools whose inputs may go. */
-    clearToolInputs: z.union([z.boolean(), z.array(z.string())]).default(false).describe('Also clear the inputs of cleared tool uses: true for every tool, or the names of the tools whose inputs may go.'),
-  }).strict().default({ enabled: true, triggerTokens: DEFAULT_TRIGGER_TOKENS, targetTokens: DEFAULT_TARGET_TOKENS, keep: DEFAULT_KEEP_TOOL_USES, excludeTools: [], clearToolInputs: false }).describe('The `clear_tool_uses_20250919` edit: the server clears old tool results past a token trigger (defaults: Claude Code\'s).'),
+    clearToolInputs: z.union([z.boolean(), z.array(z.string())]).default(false).register(z.globalRegistry, { description: 'Also clear the inputs of cleared tool uses: true for every tool, or the names of the tools whose inputs may go.' }),
+  }).strict().default({ enabled: true, triggerTokens: DEFAULT_TRIGGER_TOKENS, targetTokens: DEFAULT_TARGET_TOKENS, keep: DEFAULT_KEEP_TOOL_USES, excludeTools: [], clearToolInputs: false }).register(z.globalRegistry, { description: 'The `clear_tool_uses_20250919` edit: the server clears old tool results past a token trigger (defaults: Claude Code\'s).' }),
   clearThinking: z.object({
     /** `auto`: when the preset turns thinking on. */
-    enabled: z.union([z.boolean(), z.literal('auto')]).default('auto').describe('Send the `clear_thinking_20251015` edit: `auto` when the preset turns thinking on, or always (true) or never (false).'),
+    enabled: z.union([z.boolean(), z.literal('auto')]).default('auto').register(z.globalRegistry, { description: 'Send the `clear_thinking_20251015` edit: `auto` when the preset turns thinking on, or always (true) or never (false).' }),
     /** Clear down to one thinking turn after an idle gap of an hour. */
-    clearWhenIdle: z.boolean().default(true).describe('After an idle gap of more than an hour (the cache is cold), keep only the last thinking turn for the rest of the session.'),
-  }).strict().default({ enabled: 'auto', clearWhenIdle: true }).describe('The `clear_thinking_20251015` edit: keeps all thinking while the cache is warm, one thinking turn after an idle gap.'),
+    clearWhenIdle: z.boolean().default(true).register(z.globalRegistry, { description: 'After an idle gap of more than an hour (the cache is cold), keep only the last thinking turn for the rest of the session.' }),
+  }).strict().default({ enabled: 'auto', clearWhenIdle: true }).register(z.globalRegistry, { description: 'The `clear_thinking_20251015` edit: keeps all thinking while the cache is warm, one thinking turn after an idle gap.' }),
 }).strict().refine((o) => o.clearToolUses.targetTokens < o.clearToolUses.triggerTokens, { message: 'clearToolUses.targetTokens must be below triggerTokens' });
 
 export type ContextEditsOptions = z.output<typeof contextEditsOptions>;

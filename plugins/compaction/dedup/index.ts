@@ -23,9 +23,9 @@ export const MAX_BYTES = 50_000;
 
 export const dedupOptions = z.object({
   /** Smallest result replaced, bytes (UTF-8). */
-  minBytes: z.number().int().min(1).default(MIN_BYTES).describe('Smallest tool result replaced by a reference, UTF-8 bytes (Claude Code\'s bound: 256; a smaller one costs about what its reference does).'),
+  minBytes: z.number().int().min(1).default(MIN_BYTES).register(z.globalRegistry, { description: 'Smallest tool result replaced by a reference, UTF-8 bytes (Claude Code\'s bound: 256; a smaller one costs about what its reference does).' }),
   /** Largest result replaced, bytes (UTF-8). */
-  maxBytes: z.number().int().min(1).default(MAX_BYTES).describe('Largest tool result replaced by a reference, UTF-8 bytes (Claude Code\'s bound: 50,000; the kernel persists a larger one to a file).'),
+  maxBytes: z.number().int().min(1).default(MAX_BYTES).register(z.globalRegistry, { description: 'Largest tool result replaced by a reference, UTF-8 bytes (Claude Code\'s bound: 50,000; the kernel persists a larger one to a file).' }),
 }).strict().refine((o) => o.maxBytes >= o.minBytes, { message: 'maxBytes must be at least minBytes' });
 
 /** One replacement, as recorded in the transcript. */

@@ -47,19 +47,19 @@ export const microcompactOptions = z.object({
    * cold anyway), or when the cache cost model expects the saving over the rest of the session to
    * beat the re-write of the prefix after the first cleared result.
    */
-  trigger: z.enum(['count', 'idle', 'both', 'prune', 'cost']).default('idle').describe('When to clear: `idle` (the last response is older than the cache TTL), `count` (more than countTrigger results uncleared), `both`, `prune` (older output beyond protectTokens, opencode\'s pruning) or `cost` (when the cache is cold, or when the cache cost model expects the clearing to pay).'),
+  trigger: z.enum(['count', 'idle', 'both', 'prune', 'cost']).default('idle').register(z.globalRegistry, { description: 'When to clear: `idle` (the last response is older than the cache TTL), `count` (more than countTrigger results uncleared), `both`, `prune` (older output beyond protectTokens, opencode\'s pruning) or `cost` (when the cache is cold, or when the cache cost model expects the clearing to pay).' }),
   /** `prune` trigger: the newest tool output kept, tokens. */
-  protectTokens: z.number().int().min(0).default(40_000).describe('`prune` trigger: the newest tool output kept, tokens (opencode: 40,000).'),
+  protectTokens: z.number().int().min(0).default(40_000).register(z.globalRegistry, { description: '`prune` trigger: the newest tool output kept, tokens (opencode: 40,000).' }),
   /** `prune` trigger: clear only when at least this much older output would go, tokens. */
-  pruneMinimumTokens: z.number().int().min(0).default(20_000).describe('`prune` trigger: clear only when at least this much older output would go, tokens (opencode: 20,000).'),
+  pruneMinimumTokens: z.number().int().min(0).default(20_000).register(z.globalRegistry, { description: '`prune` trigger: clear only when at least this much older output would go, tokens (opencode: 20,000).' }),
   /** The newest clearable results kept (at least 1). */
-  keepRecent: z.number().int().min(1).default(KEEP_RECENT).describe('The newest clearable results always kept (Claude Code: 5).'),
+  keepRecent: z.number().int().min(1).default(KEEP_RECENT).register(z.globalRegistry, { description: 'The newest clearable results always kept (Claude Code: 5).' }),
   /** `count` trigger: clear when more than this many clearable results are uncleared. */
-  countTrigger: z.number().int().min(1).default(20).describe('`count` and `both` triggers, and `cost` while the cache is warm: clear when more than this many clearable results are uncleared; must be larger than keepRecent.'),
+  countTrigger: z.number().int().min(1).default(20).register(z.globalRegistry, { description: '`count` and `both` triggers, and `cost` while the cache is warm: clear when more than this many clearable results are uncleared; must be larger than keepRecent.' }),
   /** `idle` trigger: minutes since the last response. Default: the session's cache TTL (5 or 60). */
-  idleMinutes: z.number().positive().optional().describe('`idle`, `both` and `cost` triggers: the cache counts as cold this many minutes after the last response; default: the session\'s cache TTL (5 or 60).'),
+  idleMinutes: z.number().positive().optional().register(z.globalRegistry, { description: '`idle`, `both` and `cost` triggers: the cache counts as cold this many minutes after the last response; default: the session\'s cache TTL (5 or 60).' }),
   /** Tools whose results may be cleared (names compared case-insensitively). */
-  tools: z.array(z.string().min(1)).default([...CLEARABLE_TOOLS]).describe('Tools whose results may be cleared, compared case-insensitively (Claude Code\'s compactable tools: output that can be fetched again).'),
+  tools: z.array(z.string().min(1)).default([...CLEARABLE_TOOLS]).register(z.globalRegistry, { description: 'Tools whose results may be cleared, compared case-insensitively (Claude Code\'s compactable tools: output that can be fetched again).' }),
   /**
    * The working set a clearing keeps besides the newest `keepRecent`: the latest read of each of
    * the `maxFiles` files used most recently (read, edited or written), when it is at most
@@ -70,12 +70,12 @@ export const microcompactOptions = z.object({
    * off; `keepFiles: {}` keeps 5 files. Ignored by the `prune` trigger.
    */
   keepFiles: z.object({
-    maxFiles: z.number().int().min(0).default(5).describe('Most recently used files whose latest read is kept (compaction\'s restore budget, Claude Code: 5).'),
-    perFileTokens: z.number().int().min(1).default(5_000).describe('A read is kept only when it is at most this many tokens (Claude Code: 5,000).'),
-    totalTokens: z.number().int().min(0).default(50_000).describe('Most tokens of kept reads together; a read that does not fit is skipped and the next file is tried (Claude Code: 50,000).'),
+    maxFiles: z.number().int().min(0).default(5).register(z.globalRegistry, { description: 'Most recently used files whose latest read is kept (compaction\'s restore budget, Claude Code: 5).' }),
+    perFileTokens: z.number().int().min(1).default(5_000).register(z.globalRegistry, { description: 'A read is kept only when it is at most this many tokens (Claude Code: 5,000).' }),
+    totalTokens: z.number().int().min(0).default(50_000).register(z.globalRegistry, { description: 'Most tokens of kept reads together; a read that does not fit is skipped and the next file is tried (Claude Code: 50,000).' }),
     /** Tools whose `file_path` (or `path`) input reads a file (compared case-insensitively). */
-    readTools: z.array(z.string().min(1)).min(1).default(['Read']).describe('Tools whose `file_path` (or `path`) input reads a file, compared case-insensitively.'),
-  }).strict().optional().describe('Also keep the latest read of each of the most recently used files (read, edited or written), within a budget; absent: off, `{}`: 5 files; ignored by the `prune` trigger.'),
+    readTools: z.array(z.string().min(1)).min(1).default(['Read']).register(z.globalRegistry, { description: 'Tools whose `file_path` (or `path`) input reads a file, compared case-insensitively.' }),
+  }).strict().optional().register(z.globalRegistry, { description: 'Also keep the latest read of each of the most recently used files (read, edited or written), within a budget; absent: off, `{}`: 5 files; ignored by the `prune` trigger.' }),
   /**
    * Results the model is still using are kept besides the newest `keepRecent`: an older result
    * (not an error) whose distinctive words the model wrote at least `minWords` of, all different,
@@ -86,10 +86,10 @@ export const microcompactOptions = z.object({
    * `keepReferenced: {}` keeps up to 10,000 tokens. Ignored by the `prune` trigger.
    */
   keepReferenced: z.object({
-    turns: z.number().int().min(1).default(40).describe('How many of the model\'s latest assistant messages after a result are searched for its words.'),
-    minWords: z.number().int().min(1).default(2).describe('A result is kept when the model wrote at least this many different distinctive words of it.'),
-    totalTokens: z.number().int().min(0).default(10_000).describe('Most tokens (estimated) of results kept as in use, the most used first.'),
-  }).strict().optional().describe('Also keep older results the model is still using: those whose distinctive words (long identifiers, paths, file names) it wrote again after them; absent: off, `{}`: up to 10,000 tokens; ignored by the `prune` trigger.'),
+    turns: z.number().int().min(1).default(40).register(z.globalRegistry, { description: 'How many of the model\'s latest assistant messages after a result are searched for its words.' }),
+    minWords: z.number().int().min(1).default(2).register(z.globalRegistry, { description: 'A result is kept when the model wrote at least this many different distinctive words of it.' }),
+    totalTokens: z.number().int().min(0).default(10_000).register(z.globalRegistry, { description: 'Most tokens (estimated) of results kept as in use, the most used first.' }),
+  }).strict().optional().register(z.globalRegistry, { description: 'Also keep older results the model is still using: those whose distinctive words (long identifiers, paths, file names) it wrote again after them; absent: off, `{}`: up to 10,000 tokens; ignored by the `prune` trigger.' }),
 }).strict().refine((o) => o.countTrigger > o.keepRecent, { message: 'countTrigger must be larger than keepRecent' });
 
 export type MicrocompactOptions = z.output<typeof microcompactOptions>;

@@ -20,13 +20,13 @@ export const PLUGIN_NAME = 'compaction/snip';
 
 export const snipOptions = z.object({
   /** Snip at this many context tokens. Default: the auto-compaction default threshold. */
-  triggerTokens: z.number().int().positive().optional().describe('Snip when the context reaches this many tokens; default: the default auto-compaction threshold (window − min(output cap, 20,000) − 13,000); not with triggerRatio.'),
+  triggerTokens: z.number().int().positive().optional().register(z.globalRegistry, { description: 'Snip when the context reaches this many tokens; default: the default auto-compaction threshold (window − min(output cap, 20,000) − 13,000); not with triggerRatio.' }),
   /** Snip at this share of the context window. */
-  triggerRatio: z.number().gt(0).max(1).optional().describe('Snip when the context reaches this share of the context window; not with triggerTokens.'),
+  triggerRatio: z.number().gt(0).max(1).optional().register(z.globalRegistry, { description: 'Snip when the context reaches this share of the context window; not with triggerTokens.' }),
   /** After a snip the context is at most this share of the trigger. */
-  targetRatio: z.number().gt(0).lt(1).default(0.5).describe('One snip drops the oldest rounds until the context is at most this share of the trigger, so the cached prefix is rewritten once per snip.'),
+  targetRatio: z.number().gt(0).lt(1).default(0.5).register(z.globalRegistry, { description: 'One snip drops the oldest rounds until the context is at most this share of the trigger, so the cached prefix is rewritten once per snip.' }),
   /** Context window, tokens. Default: the preset's `model.contextWindow`, else 200,000. */
-  contextWindow: z.number().int().positive().optional().describe('Context window, tokens; default: the preset\'s `model.contextWindow`, else 200,000.'),
+  contextWindow: z.number().int().positive().optional().register(z.globalRegistry, { description: 'Context window, tokens; default: the preset\'s `model.contextWindow`, else 200,000.' }),
 }).strict().refine((o) => o.triggerTokens === undefined || o.triggerRatio === undefined, { message: 'set triggerTokens or triggerRatio, not both' });
 
 /** The note that replaces dropped turns. */

@@ -44,23 +44,23 @@ export const STAGE1_STOP = '</block>';
 
 export const classifierOptions = z.object({
   /** Actions the classifier should allow (sentences). */
-  allow: z.array(z.string()).default([]).describe('Actions the classifier should allow, as sentences; empty: the preset\'s `autoMode.allow`.'),
+  allow: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Actions the classifier should allow, as sentences; empty: the preset\'s `autoMode.allow`.' }),
   /** Actions to block unless the user explicitly asked for them. */
-  soft_deny: z.array(z.string()).default([]).describe('Actions to block unless the user explicitly asked for them, as sentences; empty: the preset\'s `autoMode.soft_deny`.'),
+  soft_deny: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Actions to block unless the user explicitly asked for them, as sentences; empty: the preset\'s `autoMode.soft_deny`.' }),
   /** Actions always blocked. */
-  hard_deny: z.array(z.string()).default([]).describe('Actions always blocked, as sentences; empty: the preset\'s `autoMode.hard_deny`.'),
+  hard_deny: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Actions always blocked, as sentences; empty: the preset\'s `autoMode.hard_deny`.' }),
   /** Trusted repositories, hosts, buckets. */
-  environment: z.array(z.string()).default([]).describe('Trusted resources (repositories, hosts, buckets) the classifier is told about; empty: the preset\'s `autoMode.environment`.'),
+  environment: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Trusted resources (repositories, hosts, buckets) the classifier is told about; empty: the preset\'s `autoMode.environment`.' }),
   /** Model for the classifier; default: the preset's `autoMode.model`, else the main model. */
-  model: z.string().min(1).optional().describe('Model the classifier asks; default: the preset\'s `autoMode.model`, else the main model.'),
-  stage1MaxTokens: z.number().int().positive().default(STAGE1_MAX_TOKENS).describe('`max_tokens` of the quick stage-1 verdict (stop sequence `</block>`), tokens (Claude Code: 64).'),
-  stage2MaxTokens: z.number().int().positive().default(STAGE2_MAX_TOKENS).describe('`max_tokens` of the stage-2 review, run when stage 1 blocked or could not be read, tokens (Claude Code: 4096).'),
+  model: z.string().min(1).optional().register(z.globalRegistry, { description: 'Model the classifier asks; default: the preset\'s `autoMode.model`, else the main model.' }),
+  stage1MaxTokens: z.number().int().positive().default(STAGE1_MAX_TOKENS).register(z.globalRegistry, { description: '`max_tokens` of the quick stage-1 verdict (stop sequence `</block>`), tokens (Claude Code: 64).' }),
+  stage2MaxTokens: z.number().int().positive().default(STAGE2_MAX_TOKENS).register(z.globalRegistry, { description: '`max_tokens` of the stage-2 review, run when stage 1 blocked or could not be read, tokens (Claude Code: 4096).' }),
   /** Longest wait for one classifier request, ms; then the call is blocked. */
-  timeoutMs: z.number().int().positive().default(60_000).describe('Longest wait for one classifier request, ms; then the call is blocked.'),
-  maxConsecutiveDenials: z.number().int().positive().default(MAX_CONSECUTIVE_DENIALS).describe('After this many classifier denials in a row, the calls it would judge become an `ask` instead (Claude Code: 3).'),
-  maxTotalDenials: z.number().int().positive().default(MAX_TOTAL_DENIALS).describe('After this many classifier denials in the session, the calls it would judge become an `ask` instead (Claude Code: 20).'),
+  timeoutMs: z.number().int().positive().default(60_000).register(z.globalRegistry, { description: 'Longest wait for one classifier request, ms; then the call is blocked.' }),
+  maxConsecutiveDenials: z.number().int().positive().default(MAX_CONSECUTIVE_DENIALS).register(z.globalRegistry, { description: 'After this many classifier denials in a row, the calls it would judge become an `ask` instead (Claude Code: 3).' }),
+  maxTotalDenials: z.number().int().positive().default(MAX_TOTAL_DENIALS).register(z.globalRegistry, { description: 'After this many classifier denials in the session, the calls it would judge become an `ask` instead (Claude Code: 20).' }),
   /** Most transcript characters sent (the first line and the latest ones are kept). */
-  maxTranscriptChars: z.number().int().positive().default(100_000).describe('Most transcript characters sent to the classifier; the first entry and the latest ones are kept, the middle is left out.'),
+  maxTranscriptChars: z.number().int().positive().default(100_000).register(z.globalRegistry, { description: 'Most transcript characters sent to the classifier; the first entry and the latest ones are kept, the middle is left out.' }),
 }).strict();
 
 export type ClassifierOptions = z.output<typeof classifierOptions>;

@@ -21,9 +21,9 @@ export const EXIT_PLAN_MODE = 'ExitPlanMode';
 
 export const planOptions = z.object({
   /** `ask`: the plan needs the host's approval (headless with no host: denied). `allow`: approved at once. */
-  onExit: z.enum(['ask', 'allow']).default('ask').describe('How the plan the model presents with `ExitPlanMode` is approved: `ask`, by the host (headless with no host: denied); `allow`, at once.'),
+  onExit: z.enum(['ask', 'allow']).default('ask').register(z.globalRegistry, { description: 'How the plan the model presents with `ExitPlanMode` is approved: `ask`, by the host (headless with no host: denied); `allow`, at once.' }),
   /** The mode in force after the plan is approved. */
-  afterApproval: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions']).default('default').describe('The permission mode in force after the plan is approved.'),
+  afterApproval: z.enum(['default', 'acceptEdits', 'dontAsk', 'bypassPermissions']).default('default').register(z.globalRegistry, { description: 'The permission mode in force after the plan is approved.' }),
 }).strict();
 
 /** Our own words: what the model is told while plan mode is on. */
@@ -34,7 +34,7 @@ export const PLAN_MODE_SECTION = [
 
 const exitInput = z.object({
   /** The plan, as markdown. */
-  plan: z.string().min(1).describe('The plan to carry out, as markdown: the steps, the files involved, how the result will be checked.'),
+  plan: z.string().min(1).register(z.globalRegistry, { description: 'The plan to carry out, as markdown: the steps, the files involved, how the result will be checked.' }),
 }).strict();
 
 export default definePlugin({

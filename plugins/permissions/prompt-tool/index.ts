@@ -12,7 +12,7 @@ import { REQUEST_STAGE } from '../shared/stages.js';
 
 export const promptToolOptions = z.object({
   /** Name of the tool to ask (`mcp__approvals__permission_prompt`). */
-  tool: z.string().min(1).describe('The tool that answers `ask` decisions (`--permission-prompt-tool`), e.g. `mcp__approvals__permission_prompt`; a missing tool, an error or an unreadable answer denies the call.'),
+  tool: z.string().min(1).register(z.globalRegistry, { description: 'The tool that answers `ask` decisions (`--permission-prompt-tool`), e.g. `mcp__approvals__permission_prompt`; a missing tool, an error or an unreadable answer denies the call.' }),
 }).strict();
 
 function outputText(out: ToolOutput): { text: string; isError: boolean } {

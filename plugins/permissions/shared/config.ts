@@ -16,19 +16,19 @@ export type PermissionMode = (typeof PERMISSION_MODES)[number];
 /** The preset's `permissions` key. */
 export const permissionsConfigSchema = z.object({
   /** How calls no rule decides are answered. */
-  mode: z.enum(PERMISSION_MODES).default('default').describe('How calls no rule decides are answered (Claude Code\'s permission modes).'),
+  mode: z.enum(PERMISSION_MODES).default('default').register(z.globalRegistry, { description: 'How calls no rule decides are answered (Claude Code\'s permission modes).' }),
   /** Rules that allow a call without asking (`Tool` or `Tool(specifier)`). */
-  allow: z.array(z.string()).default([]).describe('Rules that allow a call without asking (`Tool` or `Tool(specifier)`); as plugin options, added to the preset\'s.'),
+  allow: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Rules that allow a call without asking (`Tool` or `Tool(specifier)`); as plugin options, added to the preset\'s.' }),
   /** Rules that always ask, even in bypassPermissions. */
-  ask: z.array(z.string()).default([]).describe('Rules that always ask, even in bypassPermissions; as plugin options, added to the preset\'s.'),
+  ask: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Rules that always ask, even in bypassPermissions; as plugin options, added to the preset\'s.' }),
   /** Rules that always deny. A bare tool name also removes the tool from the request. */
-  deny: z.array(z.string()).default([]).describe('Rules that always deny; a bare tool name also removes the tool from the request; as plugin options, added to the preset\'s.'),
+  deny: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'Rules that always deny; a bare tool name also removes the tool from the request; as plugin options, added to the preset\'s.' }),
   /** More directories besides the working directory that count as the project (absolute, `~/…`, or relative to the working directory). */
-  additionalDirectories: z.array(z.string()).default([]).describe('More directories besides the working directory that count as the project (absolute, `~/…`, or relative to the working directory); as plugin options, added to the preset\'s.'),
+  additionalDirectories: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'More directories besides the working directory that count as the project (absolute, `~/…`, or relative to the working directory); as plugin options, added to the preset\'s.' }),
   /** The explicit opt-in `bypassPermissions` mode requires. */
-  allowBypassPermissions: z.boolean().default(false).describe('The explicit opt-in that the `bypassPermissions` mode requires.'),
+  allowBypassPermissions: z.boolean().default(false).register(z.globalRegistry, { description: 'The explicit opt-in that the `bypassPermissions` mode requires.' }),
   /** More paths (rule path syntax) that no mode may write without asking. */
-  protectedPaths: z.array(z.string()).default([]).describe('More paths (rule path syntax) that no mode may write without asking; as plugin options, added to the preset\'s.'),
+  protectedPaths: z.array(z.string()).default([]).register(z.globalRegistry, { description: 'More paths (rule path syntax) that no mode may write without asking; as plugin options, added to the preset\'s.' }),
 });
 
 export type PermissionsConfig = z.output<typeof permissionsConfigSchema>;

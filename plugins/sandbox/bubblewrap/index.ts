@@ -28,7 +28,7 @@ export const PLUGIN_NAME = 'sandbox/bubblewrap';
 
 export const bubblewrapOptions = sandboxOptions.extend({
   /** The bwrap program (default `bwrap`, found on PATH). */
-  command: z.string().min(1).default('bwrap').describe('The bwrap program, found on PATH unless a path is given.'),
+  command: z.string().min(1).default('bwrap').register(z.globalRegistry, { description: 'The bwrap program, found on PATH unless a path is given.' }),
 });
 
 export type BubblewrapOptions = z.output<typeof bubblewrapOptions>;

@@ -41,33 +41,33 @@ export const DEFAULT_DENY_WRITE = ['.git/hooks', '.git/config', '.rein', '.claud
 export const sandboxOptions = z.strictObject({
   filesystem: z.strictObject({
     /** Folders writable besides the working directory and `permissions.additionalDirectories`. */
-    allowWrite: z.array(z.string().min(1)).default([]).describe('Folders writable besides the working directory and `permissions.additionalDirectories`.'),
+    allowWrite: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Folders writable besides the working directory and `permissions.additionalDirectories`.' }),
     /** Hide the home folder behind an empty one (default true); the working directory stays visible. */
-    hideHome: z.boolean().default(true).describe('Hide the home folder behind an empty one; the working directory, git\'s identity, usual toolchain folders and PATH entries stay visible, read-only.'),
+    hideHome: z.boolean().default(true).register(z.globalRegistry, { description: 'Hide the home folder behind an empty one; the working directory, git\'s identity, usual toolchain folders and PATH entries stay visible, read-only.' }),
     /** Paths of the home folder kept visible (read-only) when it is hidden, besides DEFAULT_ALLOW_READ and PATH entries. */
-    allowRead: z.array(z.string().min(1)).default([]).describe('Paths of the home folder kept visible (read-only) when it is hidden, besides the defaults (git\'s identity, toolchain folders) and PATH entries.'),
+    allowRead: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Paths of the home folder kept visible (read-only) when it is hidden, besides the defaults (git\'s identity, toolchain folders) and PATH entries.' }),
     /** Paths unreadable besides the defaults (DEFAULT_DENY_READ: ~/.ssh, ~/.aws, ...). */
-    denyRead: z.array(z.string().min(1)).default([]).describe('Paths made unreadable besides the defaults (credential locations such as ~/.ssh, ~/.aws, ~/.rein).'),
+    denyRead: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Paths made unreadable besides the defaults (credential locations such as ~/.ssh, ~/.aws, ~/.rein).' }),
     /** Paths kept read-only inside the writable folders besides the defaults (DEFAULT_DENY_WRITE). */
-    denyWrite: z.array(z.string().min(1)).default([]).describe('Paths kept read-only inside the writable folders besides the defaults (.git/hooks, .git/config, .rein, .claude).'),
-  }).default({ allowWrite: [], hideHome: true, allowRead: [], denyRead: [], denyWrite: [] }).describe('What sandboxed commands may read and write.'),
+    denyWrite: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Paths kept read-only inside the writable folders besides the defaults (.git/hooks, .git/config, .rein, .claude).' }),
+  }).default({ allowWrite: [], hideHome: true, allowRead: [], denyRead: [], denyWrite: [] }).register(z.globalRegistry, { description: 'What sandboxed commands may read and write.' }),
   network: z.strictObject({
     /**
      * Hosts the sandbox may reach, through rein's proxy: `registry.npmjs.org`, or `*.example.com`
      * for its subdomains. Empty (the default): no network at all.
      */
-    allowedDomains: z.array(z.string().min(1)).default([]).describe('Hosts the sandbox may reach over HTTP(S) through rein\'s proxy: `registry.npmjs.org`, or `*.example.com` for its subdomains; empty: no network at all.'),
-  }).default({ allowedDomains: [] }).describe('What sandboxed commands may reach over the network.'),
+    allowedDomains: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Hosts the sandbox may reach over HTTP(S) through rein\'s proxy: `registry.npmjs.org`, or `*.example.com` for its subdomains; empty: no network at all.' }),
+  }).default({ allowedDomains: [] }).register(z.globalRegistry, { description: 'What sandboxed commands may reach over the network.' }),
   /** Run shell hooks inside the sandbox too (default false: hooks are the preset author's own code). */
-  hooks: z.boolean().default(false).describe('Run shell hooks inside the sandbox too; off by default, as hooks are the preset author\'s own code.'),
+  hooks: z.boolean().default(false).register(z.globalRegistry, { description: 'Run shell hooks inside the sandbox too; off by default, as hooks are the preset author\'s own code.' }),
   /**
    * Allow sandboxed Bash calls that no rule decided without asking the mode: unset (the default) does
    * so in `auto` mode only, where the sandbox replaces the classifier call; true in every mode but
    * plan; false never. Deny and ask rules and PreToolUse hooks still come first.
    */
-  autoAllowBashIfSandboxed: z.boolean().optional().describe('Allow sandboxed Bash calls no rule decided without asking the mode: unset, in `auto` mode only (the sandbox replaces the classifier call); true, in every mode but plan; false, never.'),
+  autoAllowBashIfSandboxed: z.boolean().optional().register(z.globalRegistry, { description: 'Allow sandboxed Bash calls no rule decided without asking the mode: unset, in `auto` mode only (the sandbox replaces the classifier call); true, in every mode but plan; false, never.' }),
   /** Environment variables kept although they look like credentials. */
-  keepEnv: z.array(z.string().min(1)).default([]).describe('Environment variables kept in sandboxed commands although they look like credentials.'),
+  keepEnv: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'Environment variables kept in sandboxed commands although they look like credentials.' }),
 });
 
 export type SandboxOptions = z.output<typeof sandboxOptions>;

@@ -23,18 +23,18 @@ export const bashOptions = z.strictObject({
   /** The tool description: `full` (default) or `condensed` (same contract, fewer words). */
   description: descriptionStyle,
   /** Timeout of a call that gives none, ms (default 120,000; at most 600,000). */
-  defaultTimeoutMs: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).default(DEFAULT_BASH_TIMEOUT_MS).describe('Timeout of a Bash call that gives none, ms (Claude Code: 120,000; at most 600,000).'),
+  defaultTimeoutMs: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).default(DEFAULT_BASH_TIMEOUT_MS).register(z.globalRegistry, { description: 'Timeout of a Bash call that gives none, ms (Claude Code: 120,000; at most 600,000).' }),
   /** Environment variables set for every command. */
-  env: z.record(z.string(), z.string()).default({}).describe('Environment variables set for every command.'),
+  env: z.record(z.string(), z.string()).default({}).register(z.globalRegistry, { description: 'Environment variables set for every command.' }),
   /** Background shells: Bash's `run_in_background`, with the BashOutput and KillShell tools. */
   background: z.strictObject({
     /** Offer them (default true). */
-    enabled: z.boolean().default(true).describe('Offer background shells.'),
+    enabled: z.boolean().default(true).register(z.globalRegistry, { description: 'Offer background shells.' }),
     /** Leave running shells alone when the run ends, and when rein exits (default false: their process groups are killed). */
-    keepRunning: z.boolean().default(false).describe('Leave running background shells alone when the run ends and when rein exits; off, their process groups are killed.'),
+    keepRunning: z.boolean().default(false).register(z.globalRegistry, { description: 'Leave running background shells alone when the run ends and when rein exits; off, their process groups are killed.' }),
     /** Most bytes kept per stream of one shell; past it the file is emptied and the reader told (default 32 MiB). */
-    maxOutputBytes: z.number().int().positive().default(DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES).describe('Most bytes kept per output stream of one background shell; past it the file is emptied and the reader told (rein\'s choice: 32 MiB).'),
-  }).default({ enabled: true, keepRunning: false, maxOutputBytes: DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES }).describe('Background shells: Bash\'s `run_in_background`, with the BashOutput and KillShell tools.'),
+    maxOutputBytes: z.number().int().positive().default(DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES).register(z.globalRegistry, { description: 'Most bytes kept per output stream of one background shell; past it the file is emptied and the reader told (rein\'s choice: 32 MiB).' }),
+  }).default({ enabled: true, keepRunning: false, maxOutputBytes: DEFAULT_BACKGROUND_MAX_OUTPUT_BYTES }).register(z.globalRegistry, { description: 'Background shells: Bash\'s `run_in_background`, with the BashOutput and KillShell tools.' }),
 });
 
 const short = (command: string) => (command.length > 120 ? `${command.slice(0, 117)}...` : command);

@@ -10,15 +10,15 @@ import { shellsOf, type Shell } from './background.js';
 import { BASH_MAX_OUTPUT_CHARS } from './tool.js';
 import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
-export const bashOutputInput = z.strictObject({
+export const bashOutputInput = z.lazy(() => z.strictObject({
   bash_id: z.string().min(1).describe('The id of the background shell (from Bash with run_in_background)'),
   filter: z.string().optional().describe('A regular expression: only new lines that match it are returned; the others are discarded and cannot be read again'),
-});
+}));
 export type BashOutputInput = z.output<typeof bashOutputInput>;
 
-export const killShellInput = z.strictObject({
+export const killShellInput = z.lazy(() => z.strictObject({
   shell_id: z.string().min(1).describe('The id of the background shell to stop'),
-});
+}));
 export type KillShellInput = z.output<typeof killShellInput>;
 
 /** The part of a stream's new text shown: whole, or its end when it is longer than half of Bash's cap. */

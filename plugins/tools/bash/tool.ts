@@ -92,16 +92,20 @@ function setBashCwd(kernel: Kernel, cwd: string): void {
   kernel.transcript.append({ type: 'plugin', plugin: CWD_ENTRY, data: { cwd } });
 }
 
-export const bashInput = z.strictObject({
+/** Bash's input fields, in the order the JSON Schema lists them. */
+const bashFields = () => ({
   command: z.string().min(1).describe('The command to run'),
   timeout: z.number().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, at most ${MAX_BASH_TIMEOUT_MS})`),
   description: z.string().optional().describe('What the command does, in 5-10 words (e.g. "Run the unit tests", "List files in src")'),
 });
 
+export const bashInput = z.lazy(() => z.strictObject(bashFields()));
+
 /** Bash's input with background shells on (Claude Code's `run_in_background`). */
-export const bashBackgroundInput = bashInput.extend({
+export const bashBackgroundInput = z.lazy(() => z.strictObject({
+  ...bashFields(),
   run_in_background: z.boolean().optional().describe('Run it in the background and return a shell id at once (see Background commands)'),
-});
+}));
 
 export type BashInput = z.output<typeof bashBackgroundInput>;
 

@@ -17,12 +17,12 @@ import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 /** Lines of context shown around an edit in the result. */
 export const SNIPPET_CONTEXT_LINES = 4;
 
-export const editInput = z.strictObject({
+export const editInput = z.lazy(() => z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to change (a relative path is taken from the working directory)'),
   old_string: z.string().describe('The exact text to replace, including its indentation and line breaks'),
   new_string: z.string().describe('The text to put in its place (must differ from old_string)'),
   replace_all: z.boolean().default(false).describe('Replace every occurrence of old_string (default false: old_string must occur exactly once)'),
-});
+}));
 
 export type EditInput = z.output<typeof editInput>;
 

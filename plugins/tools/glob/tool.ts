@@ -17,10 +17,10 @@ import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 /** Most paths one Glob returns (Claude Code's Glob limit). */
 export const GLOB_MAX_RESULTS = 100;
 
-export const globInput = z.strictObject({
+export const globInput = z.lazy(() => z.strictObject({
   pattern: z.string().min(1).describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/test_*.py"'),
   path: z.string().optional().describe('Folder to search in (default: the working directory). Omit it to search the working directory; never pass "undefined" or "null"'),
-});
+}));
 
 export type GlobInput = z.output<typeof globInput>;
 

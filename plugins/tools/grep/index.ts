@@ -12,7 +12,7 @@ export { DEFAULT_HEAD_LIMIT } from './format.js';
 
 export const grepOptions = z.strictObject({
   /** Search backend: ripgrep when on PATH (`auto`), always ripgrep, or always the JS implementation. */
-  backend: z.enum(['auto', 'ripgrep', 'js']).default('auto').describe('Search backend: `auto` (ripgrep when on PATH, else the JS implementation), always `ripgrep`, or always `js`.'),
+  backend: z.enum(['auto', 'ripgrep', 'js']).default('auto').register(z.globalRegistry, { description: 'Search backend: `auto` (ripgrep when on PATH, else the JS implementation), always `ripgrep`, or always `js`.' }),
   /** The tool description: `full` (default) or `condensed` (same contract, fewer words). */
   description: descriptionStyle,
 });

@@ -15,7 +15,7 @@ import { findRipgrep, searchWithRipgrep } from './ripgrep.js';
 import { subprocessEnv } from '../../../lib/index.js';
 import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
-export const grepInput = z.strictObject({
+export const grepInput = z.lazy(() => z.strictObject({
   pattern: z.string().min(1).describe('Regular expression to search for in file contents (ripgrep syntax)'),
   path: z.string().optional().describe('File or folder to search (default: the working directory)'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.js" or "*.{ts,tsx}"; prefix with ! to exclude'),
@@ -29,7 +29,7 @@ export const grepInput = z.strictObject({
   '-C': wholeNumber(0).optional().describe('Lines of context before and after each match (content mode)'),
   head_limit: wholeNumber(0).optional().describe(`Return at most this many lines, files or counts (default ${DEFAULT_HEAD_LIMIT}; 0 for no limit, to use sparingly)`),
   multiline: z.boolean().optional().describe('Let the pattern span lines and "." match newlines (default false)'),
-});
+}));
 
 export type GrepInput = z.output<typeof grepInput>;
 

@@ -36,11 +36,11 @@ export const MAX_READ_CHARS = 100_000;
  */
 export const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
 
-export const readInput = z.strictObject({
+export const readInput = z.lazy(() => z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to read (a relative path is taken from the working directory)'),
   offset: wholeNumber(0).optional().describe('Line number to start from (1 is the first line). Give it only for files too long to read at once'),
   limit: wholeNumber(1).optional().describe(`How many lines to read (default ${DEFAULT_READ_LINES})`),
-});
+}));
 
 export type ReadInput = z.output<typeof readInput>;
 

@@ -40,18 +40,18 @@ export const REINJECT_TOKENS_TOTAL = 25_000;
 
 export const skillOptions = z.strictObject({
   /** More skills directories (each holding `<name>/SKILL.md` folders), relative to the preset's folder; searched first. */
-  dirs: z.array(z.string().min(1)).default([]).describe('More skills directories (each holding `<name>/SKILL.md` folders), relative to the preset\'s folder; searched first.'),
+  dirs: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'More skills directories (each holding `<name>/SKILL.md` folders), relative to the preset\'s folder; searched first.' }),
   /** Look in `~/.claude/skills` and `~/.agents/skills` (default true). */
-  user: z.boolean().default(true).describe('Look for skills in `~/.claude/skills` and `~/.agents/skills`.'),
+  user: z.boolean().default(true).register(z.globalRegistry, { description: 'Look for skills in `~/.claude/skills` and `~/.agents/skills`.' }),
   /** Look in `.claude/skills` and `.agents/skills` from the working directory up to the repository root (default true). */
-  project: z.boolean().default(true).describe('Look for skills in `.claude/skills` and `.agents/skills` from the working directory up to the repository root.'),
+  project: z.boolean().default(true).register(z.globalRegistry, { description: 'Look for skills in `.claude/skills` and `.agents/skills` from the working directory up to the repository root.' }),
   /** The listing's budget, characters. Default: 1% of the context window at 4 characters per token. */
-  budgetChars: z.number().int().positive().optional().describe('The skill listing\'s budget, characters; default: 1% of the context window at 4 characters per token (Claude Code\'s).'),
+  budgetChars: z.number().int().positive().optional().register(z.globalRegistry, { description: 'The skill listing\'s budget, characters; default: 1% of the context window at 4 characters per token (Claude Code\'s).' }),
   /** Put invoked skills back after a compaction. */
   reinject: z.strictObject({
-    perSkillTokens: z.number().int().positive().default(REINJECT_TOKENS_PER_SKILL).describe('Most tokens of one invoked skill put back after a compaction; a longer one keeps its head (Claude Code: 5,000).'),
-    totalTokens: z.number().int().positive().default(REINJECT_TOKENS_TOTAL).describe('Most tokens of all invoked skills put back after a compaction (Claude Code: 25,000).'),
-  }).default({ perSkillTokens: REINJECT_TOKENS_PER_SKILL, totalTokens: REINJECT_TOKENS_TOTAL }).describe('Invoked skills put back after a compaction, newest first.'),
+    perSkillTokens: z.number().int().positive().default(REINJECT_TOKENS_PER_SKILL).register(z.globalRegistry, { description: 'Most tokens of one invoked skill put back after a compaction; a longer one keeps its head (Claude Code: 5,000).' }),
+    totalTokens: z.number().int().positive().default(REINJECT_TOKENS_TOTAL).register(z.globalRegistry, { description: 'Most tokens of all invoked skills put back after a compaction (Claude Code: 25,000).' }),
+  }).default({ perSkillTokens: REINJECT_TOKENS_PER_SKILL, totalTokens: REINJECT_TOKENS_TOTAL }).register(z.globalRegistry, { description: 'Invoked skills put back after a compaction, newest first.' }),
 });
 
 export type SkillOptions = z.output<typeof skillOptions>;

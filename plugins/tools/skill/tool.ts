@@ -8,10 +8,10 @@ import { defineTool, ToolError, type Tool, type ToolContext, type ToolOutput } f
 import type { Skill } from './load.js';
 import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
-export const skillInput = z.strictObject({
+export const skillInput = z.lazy(() => z.strictObject({
   skill: z.string().min(1).describe('The skill name, as listed (e.g. "pdf" or "review-pr")'),
   args: z.string().optional().describe('Optional arguments for the skill'),
-});
+}));
 
 export type SkillInput = z.output<typeof skillInput>;
 

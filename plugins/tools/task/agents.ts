@@ -13,26 +13,26 @@ export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'b
 
 export const agentDefinition = z.strictObject({
   /** When to use this agent; shown to the model in the Task tool's description. */
-  description: z.string().min(1).describe('When to use this agent; shown to the model with the Task tool.'),
+  description: z.string().min(1).register(z.globalRegistry, { description: 'When to use this agent; shown to the model with the Task tool.' }),
   /** A preset file (relative to the parent's preset folder) or a built-in preset name. */
-  preset: z.string().optional().describe('The agent\'s preset: a file relative to the parent\'s preset folder, or a built-in preset name.'),
+  preset: z.string().optional().register(z.globalRegistry, { description: 'The agent\'s preset: a file relative to the parent\'s preset folder, or a built-in preset name.' }),
   /** System prompt of an inline agent. */
-  prompt: z.string().optional().describe('System prompt of an inline agent.'),
+  prompt: z.string().optional().register(z.globalRegistry, { description: 'System prompt of an inline agent.' }),
   /**
    * Tool names the agent gets (default: the parent's tools except Task). MCP tools (`mcp__server__tool`,
    * or `mcp__server__*` for all of a server's) are shared from the parent, using its connections.
    */
-  tools: z.array(z.string()).optional().describe('Tool names the agent gets (default: the parent\'s tools except Task); MCP tools (`mcp__server__tool`, `mcp__server__*`) use the parent\'s connections.'),
+  tools: z.array(z.string()).optional().register(z.globalRegistry, { description: 'Tool names the agent gets (default: the parent\'s tools except Task); MCP tools (`mcp__server__tool`, `mcp__server__*`) use the parent\'s connections.' }),
   /** Tool names taken away from the agent's tools. */
-  disallowedTools: z.array(z.string()).optional().describe('Tool names taken away from the agent\'s tools.'),
+  disallowedTools: z.array(z.string()).optional().register(z.globalRegistry, { description: 'Tool names taken away from the agent\'s tools.' }),
   /** Model: an alias (`sonnet`, `opus`, `haiku`), `inherit`, or a model name (default: the parent's). */
-  model: z.string().optional().describe('The agent\'s model: an alias (`sonnet`, `opus`, `haiku`), `inherit`, or a model name; default: the parent\'s.'),
+  model: z.string().optional().register(z.globalRegistry, { description: 'The agent\'s model: an alias (`sonnet`, `opus`, `haiku`), `inherit`, or a model name; default: the parent\'s.' }),
   /** Most model requests one task may make. */
-  maxTurns: z.number().int().positive().optional().describe('Most model requests one task of this agent may make (default 50).'),
+  maxTurns: z.number().int().positive().optional().register(z.globalRegistry, { description: 'Most model requests one task of this agent may make (default 50).' }),
   /** Permission mode of the agent's calls, on top of the parent's decision (it can only narrow it). */
-  permissionMode: z.enum(PERMISSION_MODES).optional().describe('Permission mode of the agent\'s calls, on top of the parent\'s decision (it can only narrow it).'),
+  permissionMode: z.enum(PERMISSION_MODES).optional().register(z.globalRegistry, { description: 'Permission mode of the agent\'s calls, on top of the parent\'s decision (it can only narrow it).' }),
   /** Always run in the background: the Task call returns at once, the report comes as a notification. */
-  background: z.boolean().optional().describe('Always run in the background: the Task call returns at once and the report comes as a notification.'),
+  background: z.boolean().optional().register(z.globalRegistry, { description: 'Always run in the background: the Task call returns at once and the report comes as a notification.' }),
 });
 
 export type AgentDefinition = z.output<typeof agentDefinition>;

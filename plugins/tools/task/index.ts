@@ -37,24 +37,24 @@ export const PLUGIN_NAME = 'tools/task';
 
 export const taskOptions = z.strictObject({
   /** Agent kinds by name (the Task tool's `subagent_type`), beside `general-purpose`; the preset's `agents` key. */
-  agents: z.record(z.string().min(1), agentDefinition).default({}).describe('Agent kinds by name (the Task tool\'s `subagent_type`), besides `general-purpose`; the preset\'s `agents` key.'),
+  agents: z.record(z.string().min(1), agentDefinition).default({}).register(z.globalRegistry, { description: 'Agent kinds by name (the Task tool\'s `subagent_type`), besides `general-purpose`; the preset\'s `agents` key.' }),
   /**
    * More agent kinds, each a preset: name → preset file or built-in name. The preset's
    * `subagents` key is passed here; an entry of `agents` with the same name wins.
    */
-  presets: z.record(z.string().min(1), z.string().min(1)).default({}).describe('More agent kinds, each a preset: name → preset file or built-in name; the preset\'s `subagents` key; an entry of `agents` with the same name wins.'),
+  presets: z.record(z.string().min(1), z.string().min(1)).default({}).register(z.globalRegistry, { description: 'More agent kinds, each a preset: name → preset file or built-in name; the preset\'s `subagents` key; an entry of `agents` with the same name wins.' }),
   /** The agent used when a call names none. */
-  defaultAgent: z.string().default('general-purpose').describe('The agent used when a Task call names none.'),
+  defaultAgent: z.string().default('general-purpose').register(z.globalRegistry, { description: 'The agent used when a Task call names none.' }),
   /** More folders of agent files (`*.md`), relative to the preset's folder; searched before the project's and the user's. */
-  agentDirs: z.array(z.string().min(1)).default([]).describe('More folders of agent files (`*.md`), relative to the preset\'s folder; searched before the project\'s and the user\'s.'),
+  agentDirs: z.array(z.string().min(1)).default([]).register(z.globalRegistry, { description: 'More folders of agent files (`*.md`), relative to the preset\'s folder; searched before the project\'s and the user\'s.' }),
   /** Read `.claude/agents/*.md` of the project (cwd up to the repository root) and of the user (`~/.claude/agents`). */
-  agentFiles: z.strictObject({ project: z.boolean().default(true).describe('Read the project\'s agent files: `.claude/agents/*.md` from the working directory up to the repository root.'), user: z.boolean().default(true).describe('Read the user\'s agent files: `~/.claude/agents/*.md`.') }).default({ project: true, user: true }).describe('Which `.claude/agents/*.md` agent files are read.'),
+  agentFiles: z.strictObject({ project: z.boolean().default(true).register(z.globalRegistry, { description: 'Read the project\'s agent files: `.claude/agents/*.md` from the working directory up to the repository root.' }), user: z.boolean().default(true).register(z.globalRegistry, { description: 'Read the user\'s agent files: `~/.claude/agents/*.md`.' }) }).default({ project: true, user: true }).register(z.globalRegistry, { description: 'Which `.claude/agents/*.md` agent files are read.' }),
   /**
    * Fork mode: a Task call without `subagent_type` forks the caller, a child that continues this
    * conversation and reads the parent's cached prefix (fork.ts). `maxTurns`: the fork's turn limit
    * (Claude Code: 200).
    */
-  fork: z.strictObject({ enabled: z.boolean().default(false).describe('A Task call without `subagent_type` forks the caller: a child that continues this conversation and reads the parent\'s cached prefix.'), maxTurns: z.number().int().positive().default(FORK_MAX_TURNS).describe('Turn limit of a fork child (Claude Code\'s fork agent: 200).') }).default({ enabled: false, maxTurns: FORK_MAX_TURNS }).describe('Fork mode of the Task tool.'),
+  fork: z.strictObject({ enabled: z.boolean().default(false).register(z.globalRegistry, { description: 'A Task call without `subagent_type` forks the caller: a child that continues this conversation and reads the parent\'s cached prefix.' }), maxTurns: z.number().int().positive().default(FORK_MAX_TURNS).register(z.globalRegistry, { description: 'Turn limit of a fork child (Claude Code\'s fork agent: 200).' }) }).default({ enabled: false, maxTurns: FORK_MAX_TURNS }).register(z.globalRegistry, { description: 'Fork mode of the Task tool.' }),
 });
 
 const LISTING_HEAD = 'Agent types available for the Task tool (subagent_type):';

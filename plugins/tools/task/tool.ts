@@ -26,13 +26,13 @@ import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 /** Stage of the child's forwarding taps: before anything the child itself might load. */
 const FORWARD_STAGE = -10_000;
 
-export const taskInput = z.strictObject({
+export const taskInput = z.lazy(() => z.strictObject({
   description: z.string().min(1).describe('A short (3-5 word) label for the task'),
   prompt: z.string().min(1).describe('The complete task for the agent, with all the context it needs'),
   subagent_type: z.string().optional().describe('Which kind of agent to run (see the list in the description)'),
   model: z.enum(['inherit', 'sonnet', 'opus', 'haiku']).optional().describe('Model for this task (default: the agent\'s own, else yours)'),
   run_in_background: z.boolean().optional().describe('Run the agent in the background: the call returns at once, and its report arrives later as a notification'),
-});
+}));
 
 export type TaskInput = z.output<typeof taskInput>;
 

@@ -9,15 +9,15 @@ import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
 const ENTRY = 'tools/todo-write';
 
-export const todoItem = z.strictObject({
+export const todoItem = z.lazy(() => z.strictObject({
   content: z.string().min(1).describe('The task, in the imperative: "Run the tests"'),
   status: z.enum(['pending', 'in_progress', 'completed']),
   activeForm: z.string().min(1).describe('The task as ongoing work, shown while it runs: "Running the tests"'),
-});
+}));
 
-export const todoWriteInput = z.strictObject({
+export const todoWriteInput = z.lazy(() => z.strictObject({
   todos: z.array(todoItem).describe('The complete, updated task list'),
-});
+}));
 
 export type TodoItem = z.output<typeof todoItem>;
 export type TodoWriteInput = z.output<typeof todoWriteInput>;

@@ -29,14 +29,14 @@ export const DEFERRING_PROVIDERS = ['anthropic', 'simulator'] as const;
 
 export const toolSearchOptions = z.strictObject({
   /** Tool names to defer; a name ending in `*` is a prefix (`mcp__*`, `mcp__github__*`). */
-  defer: z.array(z.string().min(1)).default([...DEFAULT_DEFERRED]).describe('Tools deferred behind ToolSearch, by name; a name ending in `*` is a prefix (`mcp__*`, `mcp__github__*`).'),
+  defer: z.array(z.string().min(1)).default([...DEFAULT_DEFERRED]).register(z.globalRegistry, { description: 'Tools deferred behind ToolSearch, by name; a name ending in `*` is a prefix (`mcp__*`, `mcp__github__*`).' }),
   /**
    * `defer`: deferred tools go out with `defer_loading: true` and ToolSearch loads them; `full`:
    * every tool in full, no ToolSearch (a provider without tool search); `auto`: `defer` with the
    * providers in DEFERRING_PROVIDERS (or none named) and a model that takes tool search
    * (`modelFacts(model).toolSearch`; unknown models count as taking it), else `full`.
    */
-  loading: z.enum(['auto', 'defer', 'full']).default('auto').describe('`defer`: deferred tools go out with `defer_loading: true` and ToolSearch loads them; `full`: every tool in full, no ToolSearch; `auto`: `defer` with Anthropic\'s API or rein\'s simulator and a model that takes tool search, else `full`.'),
+  loading: z.enum(['auto', 'defer', 'full']).default('auto').register(z.globalRegistry, { description: '`defer`: deferred tools go out with `defer_loading: true` and ToolSearch loads them; `full`: every tool in full, no ToolSearch; `auto`: `defer` with Anthropic\'s API or rein\'s simulator and a model that takes tool search, else `full`.' }),
 });
 
 export type ToolSearchOptions = z.output<typeof toolSearchOptions>;

@@ -14,9 +14,9 @@ export const TOOL_SEARCH_NAME = 'ToolSearch';
 /** Most tools one keyword search loads (a `select:` query loads every name it gives). */
 export const MAX_RESULTS = 5;
 
-export const toolSearchInput = z.strictObject({
+export const toolSearchInput = z.lazy(() => z.strictObject({
   query: z.string().min(1),
-});
+}));
 
 export type ToolSearchInput = z.output<typeof toolSearchInput>;
 

@@ -10,17 +10,17 @@ export { fetchPage } from './fetch.js';
 
 export const webFetchOptions = z.strictObject({
   /** `extract`: a side request reads the page and answers the prompt; `raw`: return the page text. */
-  mode: z.enum(['extract', 'raw']).default('extract').describe('`extract`: a side request reads the page and answers the call\'s prompt; `raw`: return the page text.'),
+  mode: z.enum(['extract', 'raw']).default('extract').register(z.globalRegistry, { description: '`extract`: a side request reads the page and answers the call\'s prompt; `raw`: return the page text.' }),
   /** Model of the reading side request (default: the session's model). */
-  model: z.string().optional().describe('Model of the reading side request; default: the session\'s model.'),
+  model: z.string().optional().register(z.globalRegistry, { description: 'Model of the reading side request; default: the session\'s model.' }),
   /** Largest body read, bytes (default 10 MB). */
-  maxBytes: z.number().int().positive().default(DEFAULT_MAX_BYTES).describe('Largest response body read, bytes (Claude Code: 10 MB).'),
+  maxBytes: z.number().int().positive().default(DEFAULT_MAX_BYTES).register(z.globalRegistry, { description: 'Largest response body read, bytes (Claude Code: 10 MB).' }),
   /** Time for the whole fetch, ms (default 60,000). */
-  timeoutMs: z.number().int().positive().default(DEFAULT_TIMEOUT_MS).describe('Time for the whole fetch, ms.'),
+  timeoutMs: z.number().int().positive().default(DEFAULT_TIMEOUT_MS).register(z.globalRegistry, { description: 'Time for the whole fetch, ms.' }),
   /** Page characters given to the reading model (default 100,000). */
-  maxContentChars: z.number().int().positive().default(DEFAULT_MAX_CONTENT_CHARS).describe('Page characters given to the reading model (Claude Code cuts the page at 100,000).'),
+  maxContentChars: z.number().int().positive().default(DEFAULT_MAX_CONTENT_CHARS).register(z.globalRegistry, { description: 'Page characters given to the reading model (Claude Code cuts the page at 100,000).' }),
   /** Page characters returned in raw mode (default 40,000). */
-  maxRawChars: z.number().int().positive().default(DEFAULT_MAX_RAW_CHARS).describe('Page characters returned in raw mode (kept under the 50,000-character result cap).'),
+  maxRawChars: z.number().int().positive().default(DEFAULT_MAX_RAW_CHARS).register(z.globalRegistry, { description: 'Page characters returned in raw mode (kept under the 50,000-character result cap).' }),
 });
 
 export default definePlugin({

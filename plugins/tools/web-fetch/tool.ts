@@ -17,10 +17,10 @@ export const DEFAULT_MAX_CONTENT_CHARS = 100_000;
 /** Page characters returned in raw mode (kept under the 50,000-character result cap). */
 export const DEFAULT_MAX_RAW_CHARS = 40_000;
 
-export const webFetchInput = z.strictObject({
+export const webFetchInput = z.lazy(() => z.strictObject({
   url: z.string().url().describe('The full URL to fetch (http is upgraded to https)'),
   prompt: z.string().min(1).describe('What to find out from the page'),
-});
+}));
 
 export type WebFetchInput = z.output<typeof webFetchInput>;
 

@@ -12,10 +12,10 @@ import { errnoCode, resolveToolPath } from '../shared/paths.js';
 import { asToolError, callTarget } from '../shared/target.js';
 import { INPUT_JSON_SCHEMAS } from '../shared/generated/input-schemas.js';
 
-export const writeInput = z.strictObject({
+export const writeInput = z.lazy(() => z.strictObject({
   file_path: z.string().min(1).describe('Absolute path of the file to write (a relative path is taken from the working directory)'),
   content: z.string().describe('The complete new content of the file'),
-});
+}));
 
 export type WriteInput = z.output<typeof writeInput>;
 

@@ -71,30 +71,33 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     // Aborted at a second signal: the batch tasks' commands end with this process.
     const forced = new AbortController();
     setMaxListeners(0, forced.signal);
+    // The handlers go in before the worker starts and says it runs: a signal that comes as soon
+    // as that line is read (a supervisor, a script, a test) must not meet Node's default action,
+    // which ends the process at once, a taken job with it.
+    let stopRequested!: () => void;
+    const stopped = new Promise<void>((resolve) => { stopRequested = resolve; });
+    const signals = onStopSignals((signal: StopSignal) => {
+      log(`${signal}: finishing the running jobs, then stopping (${signal} again to stop now)`);
+      stopRequested();
+    }, (signal) => {
+      // A second signal: leave now; the running jobs' locks expire and other workers take them.
+      log(`${signal} again: stopping now`);
+      forced.abort();
+    });
+    // A process of `rein worker --processes` stops when its supervisor is gone, even killed.
+    if (process.send) {
+      process.channel?.unref();
+      // As a first SIGTERM would: finish the running jobs.
+      process.on('disconnect', () => { if (!signals.signal) process.emit('SIGTERM', 'SIGTERM'); });
+    }
     const worker = await startWorker({
       target, concurrency, log,
       ...(flags.name ? { name: flags.name } : {}),
       ...(flags.lockDuration ? { lockDuration: flags.lockDuration } : {}),
       processors: { [REPLAY_JOB]: (job) => replay.process(job), [BATCH_JOB]: batchProcessor({ kill: forced.signal }) },
     });
-    log(`${worker.name} runs jobs of queue ${worker.queue} at ${target.shown}, ${concurrency} at a time (lock ${((flags.lockDuration ?? DEFAULT_LOCK_MS) / 1000).toFixed(1)} s)`);
-    await new Promise<void>((resolve) => {
-      const stop = (signal: StopSignal) => {
-        log(`${signal}: finishing the running jobs, then stopping (${signal} again to stop now)`);
-        resolve();
-      };
-      // A second signal: leave now; the running jobs' locks expire and other workers take them.
-      const signals = onStopSignals(stop, (signal) => {
-        log(`${signal} again: stopping now`);
-        forced.abort();
-      });
-      // A process of `rein worker --processes` stops when its supervisor is gone, even killed.
-      if (process.send) {
-        process.channel?.unref();
-        // As a first SIGTERM would: finish the running jobs.
-        process.on('disconnect', () => { if (!signals.signal) process.emit('SIGTERM', 'SIGTERM'); });
-      }
-    });
+    if (!signals.signal) log(`${worker.name} runs jobs of queue ${worker.queue} at ${target.shown}, ${concurrency} at a time (lock ${((flags.lockDuration ?? DEFAULT_LOCK_MS) / 1000).toFixed(1)} s)`);
+    await stopped;
     await worker.close();
     await replay.close();
     redis.disconnect();

@@ -38,12 +38,15 @@ export async function simServeCommand(opts: { port: number; scenario?: string; l
     process.stderr.write(`rein: cannot listen on 127.0.0.1:${opts.port}: ${(err as Error).message}\n`);
     return EXIT.BAD_INPUT;
   }
-  process.stdout.write(`listening on ${server.url}\n`);
-  await new Promise<void>((done) => {
+  // The handlers go in before the line scripts wait for: a signal sent on reading it must meet
+  // them, not Node's default action (an exit by the signal, not 0).
+  const stopped = new Promise<void>((done) => {
     const stop = () => { process.off('SIGINT', stop); process.off('SIGTERM', stop); done(); };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  process.stdout.write(`listening on ${server.url}\n`);
+  await stopped;
   await server.close();
   return EXIT.OK;
 }

@@ -23,7 +23,9 @@
  *
  * `--variant "NODE FLAGS [| WORKER ARGS]"` (repeatable) adds two queue arms whose `rein worker`
  * processes run with those Node flags (and `rein worker` options after a `|`), beside the default
- * arms of the same run: an A/B of worker settings on the same machine load. `--processes` adds an
+ * arms of the same run: an A/B of worker settings on the same machine load (`--variant-two-only`:
+ * only the two-worker arm of each variant, for settings meant for a machine full of workers, as
+ * `rein worker --processes` sets them). `--processes` adds an
  * arm of one `rein worker --processes 2` (two supervised single-threaded worker processes).
  * `--queue-only` leaves out the `rein bench -j` arms, `--throughput-only` the overhead part;
  * `--workloads N` sets the matrix's workloads (default 4, so 8 jobs).
@@ -66,6 +68,7 @@ const opts = benchArgs({
   'queue-only': { type: 'boolean', default: false },
   'throughput-only': { type: 'boolean', default: false },
   processes: { type: 'boolean', default: false },
+  'variant-two-only': { type: 'boolean', default: false },
 });
 const ROUNDS = Number(opts.rounds);
 const TURNS = Number(opts.turns);
@@ -235,7 +238,7 @@ async function main(): Promise<void> {
     const arms = [
       ...(opts['queue-only'] ? [] : [local(1), local(2)]),
       queued(1), queued(2),
-      ...VARIANTS.flatMap((v) => [queued(1, v), queued(2, v)]),
+      ...VARIANTS.flatMap((v) => (opts['variant-two-only'] ? [queued(2, v)] : [queued(1, v), queued(2, v)])),
       ...(opts.processes ? [queued(2, 'processes')] : []),
     ];
     const width = Math.max(...arms.map((a) => a.name.length));
@@ -255,8 +258,12 @@ async function main(): Promise<void> {
     if (!opts['queue-only']) say(`  local: 2 threads / 1 thread  throughput ×${(med('rein bench -j 1') / med('rein bench -j 2')).toFixed(2)}`);
     say(`  queue: 2 workers / 1 worker  throughput ×${(med('queue, 1 worker') / med('queue, 2 workers')).toFixed(2)}`);
     for (const v of VARIANTS) {
-      const one = med(`queue, 1 worker [${v.label}]`);
       const two = med(`queue, 2 workers [${v.label}]`);
+      if (opts['variant-two-only']) {
+        say(`  [${v.label}]: 2 workers / the default 1 worker ×${(med('queue, 1 worker') / two).toFixed(2)}`);
+        continue;
+      }
+      const one = med(`queue, 1 worker [${v.label}]`);
       say(`  [${v.label}]: 2 workers / its own 1 worker ×${(one / two).toFixed(2)}; 2 workers / the default 1 worker ×${(med('queue, 1 worker') / two).toFixed(2)}; 1 worker / the default 1 worker ×${(med('queue, 1 worker') / one).toFixed(2)}`);
     }
     if (opts.processes) say(`  rein worker --processes 2 / 1 worker ×${(med('queue, 1 worker') / med('queue, rein worker --processes 2')).toFixed(2)}`);

@@ -106,12 +106,31 @@ export function promptsIn(all: string, prompts: readonly string[]): string[] {
   let index = promptIndexes.get(prompts);
   if (!index) promptIndexes.set(prompts, (index = indexPrompts(prompts)));
   const candidates = index.unanchored.slice();
-  const seen = new Set<string>();
-  for (const w of all.match(WORD_RUN) ?? []) {
-    if (seen.has(w)) continue;
-    seen.add(w);
-    const at = index.byWord.get(w);
-    if (at) for (const i of at) candidates.push(i);
+  // Each word run of `all` is hashed from its character codes as it is scanned and looked up by
+  // its hash; only a hash that some anchor has is compared with the text. Building a string per
+  // word run (`all.match(/\w+/g)`) was 4-6 MB per replay job, for words that are nearly all no
+  // prompt's anchor.
+  const mark = ++index.calls;
+  const n = all.length;
+  let start = -1;
+  let h = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? all.charCodeAt(i) : 0;
+    if (isWordCode(c)) {
+      if (start < 0) { start = i; h = FNV_OFFSET; }
+      h = Math.imul(h ^ c, FNV_PRIME);
+      continue;
+    }
+    if (start < 0) continue;
+    const groups = index.byHash.get(h & HASH_MASK);
+    if (groups) {
+      for (const g of groups) {
+        if (g.mark === mark || g.word.length !== i - start || !all.startsWith(g.word, start)) continue;
+        g.mark = mark;
+        for (const k of g.prompts) candidates.push(k);
+      }
+    }
+    start = -1;
   }
   candidates.sort((a, b) => a - b);
   const out: string[] = [];
@@ -122,24 +141,51 @@ export function promptsIn(all: string, prompts: readonly string[]): string[] {
 /** Maximal runs of word characters (`\w`, as `RegExp` without the `u` flag defines them). */
 const WORD_RUN = /\w+/g;
 
+/** True for the UTF-16 code of a word character: `[A-Za-z0-9_]`, `\w` without the `u` flag. */
+function isWordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+// 32-bit FNV-1a over UTF-16 code units (http://www.isthe.com/chongo/tech/comp/fnv/), cut to 30
+// bits so that the hash is a small integer V8 keeps unboxed as a Map key.
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+const HASH_MASK = 0x3fffffff;
+
+/** The FNV-1a hash of `word` that `promptsIn` computes for a word run as it scans. */
+function wordHash(word: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
+  return h & HASH_MASK;
+}
+
+/** The prompts (indexes) whose anchor is `word`; `mark` is the last `promptsIn` call that took them. */
+interface AnchorGroup {
+  word: string;
+  prompts: number[];
+  mark: number;
+}
+
 /**
  * The prompts of a workload by anchor word: for each prompt, its key (the first 80 characters of
  * its trimmed text) and the longest word run of the key with a non-word character of the key on
  * each side. Wherever the key occurs in a text, that run is a whole word run of the text, so a text
  * none of whose word runs is a prompt's anchor cannot hold the prompt. Prompts whose key has no such
- * run are `unanchored` and always tested; blank prompts are in neither list.
+ * run are `unanchored` and always tested; blank prompts are in neither list. Anchors are kept by
+ * `wordHash` (several anchors may share a hash); `calls` counts the `promptsIn` calls on the index.
  */
 interface PromptIndex {
   keys: string[];
-  byWord: Map<string, number[]>;
+  byHash: Map<number, AnchorGroup[]>;
   unanchored: number[];
+  calls: number;
 }
 
 /** One index per prompts array: a replay passes the same array to every compaction. */
 const promptIndexes = new WeakMap<readonly string[], PromptIndex>();
 
 function indexPrompts(prompts: readonly string[]): PromptIndex {
-  const index: PromptIndex = { keys: [], byWord: new Map(), unanchored: [] };
+  const index: PromptIndex = { keys: [], byHash: new Map(), unanchored: [], calls: 0 };
   prompts.forEach((p, i) => {
     const key = p.trim().slice(0, 80);
     index.keys.push(key);
@@ -150,9 +196,12 @@ function indexPrompts(prompts: readonly string[]): PromptIndex {
       if (m.index > 0 && end < key.length && m[0].length > anchor.length) anchor = m[0];
     }
     if (!anchor) { index.unanchored.push(i); return; }
-    const list = index.byWord.get(anchor);
-    if (list) list.push(i);
-    else index.byWord.set(anchor, [i]);
+    const h = wordHash(anchor);
+    let groups = index.byHash.get(h);
+    if (!groups) index.byHash.set(h, (groups = []));
+    const group = groups.find((g) => g.word === anchor);
+    if (group) group.prompts.push(i);
+    else groups.push({ word: anchor, prompts: [i], mark: 0 });
   });
   return index;
 }

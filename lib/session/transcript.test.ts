@@ -96,6 +96,10 @@ describe('Transcript', () => {
       expect(o.notices, ref).toEqual([`its header names session ${t.sessionId}, so it is a copy of that session; it goes on as session copy-1, its file's name`]);
       o.close();
     }
+    // A fork of the copy is forked from the copy.
+    const fork = Transcript.fork('copy-1', { cwd: '/p', root });
+    expect(fork.header).toMatchObject({ forkedFrom: 'copy-1' });
+    fork.close();
     // The original is itself, with nothing to say.
     const again = Transcript.open(t.sessionId, { cwd: '/p', root });
     expect([again.sessionId, again.notices]).toEqual([t.sessionId, []]);

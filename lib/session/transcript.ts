@@ -401,7 +401,8 @@ export class Transcript implements SessionLog {
   /**
    * A new session that goes on from an existing one (`--fork-session`): a new id (or `sessionId`),
    * and every entry of the old transcript after its header, so the fork replays the same history
-   * and plugin state. The old transcript is not changed.
+   * and plugin state. The old transcript is not changed. `forkedFrom` is the session as opened (a
+   * copy beside its original is its own session: the copy's id, not the id its header names).
    */
   static fork(idOrPath: string, opts: { cwd: string; root?: string; sessionId?: string }): Transcript {
     if (opts.sessionId !== undefined) assertSessionId(opts.sessionId);
@@ -411,7 +412,7 @@ export class Transcript implements SessionLog {
     const t = new Transcript(sessionId, join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${sessionId}.jsonl`), []);
     mkdirSync(t.projectDir, { recursive: true });
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
-    t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: head.sessionId });
+    t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: from.sessionId });
     for (const e of from.entries.slice(1)) t.append(e);
     return t;
   }

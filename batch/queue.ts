@@ -47,6 +47,13 @@ export interface BatchManifest {
   tasks: TaskRef[];
 }
 
+/**
+ * What `rein batch collect` looks up: letters, digits, `-` and `_` (submitBatch makes 8 hex
+ * digits; another rein version's ids are looked up too, so that it is named). Never a `:`, which
+ * separates the parts of a Redis key: `ID:removed` would name another key of the batch.
+ */
+const BATCH_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** Redis key of a batch's manifest. */
 export function batchManifestKey(batchId: string): string {
   return `rein:batch:${batchId}`;
@@ -89,10 +96,12 @@ export async function submitBatch(q: OpenQueue, tasks: readonly BatchTask[], pre
  * `q.cancelled`, so they read as not run rather than expired. Keeps the batch's keys
  * KEEP_SECONDS longer.
  *
- * @throws InputError when the queue has no batch by that id (a typo, another Redis, or older
- *   than KEEP_SECONDS), or when another rein version submitted it (sameVersion).
+ * @throws InputError when the id is not one (BATCH_ID), when the queue has no batch by that id (a
+ *   typo, another Redis, or older than KEEP_SECONDS), or when another rein version submitted it
+ *   (sameVersion).
  */
 export async function readBatch(q: OpenQueue, batchId: string): Promise<{ manifest: BatchManifest; jobs: string[] }> {
+  if (!BATCH_ID.test(batchId)) throw new InputError(`${JSON.stringify(batchId)} is not a batch id: \`rein batch --queue\` prints it when it starts (rein: batch 1f3c9a2e: ...)`);
   const text = await q.redis.get(batchManifestKey(batchId));
   if (!text) throw new InputError(`no batch "${batchId}" on ${q.target.shown} (a batch is kept ${KEEP_SECONDS / 86_400} days after it was submitted or collected)`);
   const manifest = JSON.parse(text) as BatchManifest;

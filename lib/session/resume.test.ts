@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -140,6 +140,23 @@ export default definePlugin({
     expect(readFileSync(file, 'utf8')).not.toContain('"again"');
     const original = await runCli(['run', 'z', '--resume', x, ...args], { cwd: folders.dir, env });
     expect(JSON.parse(original.stdout).session_id).toBe(x);
+  });
+
+  it('a link to a transcript beside it (ln -s X.jsonl Y.jsonl) resumes as session X, into X\'s file', async () => {
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
+    const env = { REIN_HOME: folders.home };
+    const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
+    const first = await runCli(['run', 'x', ...args], { cwd: folders.dir, env });
+    const x = JSON.parse(first.stdout).session_id as string;
+    const file = Transcript.open(x, { cwd: folders.dir, root: join(folders.home, 'sessions') }).file;
+    symlinkSync(`${x}.jsonl`, join(file, '..', 'my-link.jsonl'));
+    const linked = await runCli(['run', 'y', '--resume', 'my-link', ...args], { cwd: folders.dir, env });
+    expect(linked.code, linked.stderr).toBe(0);
+    // Not a session of its own: its turns are X's, so the run is X's (and holds X's lock).
+    expect(JSON.parse(linked.stdout).session_id).toBe(x);
+    expect(linked.stderr).toContain(`${x}.jsonl: my-link.jsonl is a link to this transcript, not a copy, so it goes on as session ${x}`);
+    expect(readFileSync(file, 'utf8')).toContain('"again"');
+    expect(existsSync(join(file, '..', 'my-link'))).toBe(false);
   });
 
   it('--continue without --preset goes on with the preset the session was started with', async () => {

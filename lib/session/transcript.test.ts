@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { danglingToolUses, pairToolCalls, projectSlug, SessionError, Transcript, TranscriptWriteError } from './transcript.js';
@@ -96,6 +96,10 @@ describe('Transcript', () => {
       expect(o.notices, ref).toEqual([`its header names session ${t.sessionId}, so it is a copy of that session; it goes on as session copy-1, its file's name`]);
       o.close();
     }
+    // A fork of the copy is forked from the copy.
+    const fork = Transcript.fork('copy-1', { cwd: '/p', root });
+    expect(fork.header).toMatchObject({ forkedFrom: 'copy-1' });
+    fork.close();
     // The original is itself, with nothing to say.
     const again = Transcript.open(t.sessionId, { cwd: '/p', root });
     expect([again.sessionId, again.notices]).toEqual([t.sessionId, []]);
@@ -104,6 +108,32 @@ describe('Transcript', () => {
     copyFileSync(t.file, backup);
     const b = Transcript.open(backup, { cwd: '/p', root });
     expect([b.sessionId, b.notices]).toEqual([t.sessionId, []]);
+  });
+
+  it('a link beside the original (ln -s X.jsonl Y.jsonl, or a hard link) is not a copy: it goes on as X, through X\'s path and lock', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.append({ type: 'message', message: user('one') });
+    t.close();
+    const dir = join(root, projectSlug('/p'));
+    symlinkSync(`${t.sessionId}.jsonl`, join(dir, 'soft.jsonl'));
+    linkSync(t.file, join(dir, 'hard.jsonl'));
+    for (const name of ['soft', 'hard']) {
+      for (const ref of [name, join(dir, `${name}.jsonl`)]) {
+        const o = Transcript.open(ref, { cwd: '/p', root, lock: true });
+        // The same file as X's: the same id and path, so the same lock (one writer per file).
+        expect([o.sessionId, o.file], ref).toEqual([t.sessionId, t.file]);
+        expect(o.notices, ref).toEqual([`${name}.jsonl is a link to this transcript, not a copy, so it goes on as session ${t.sessionId} (cp makes a copy that goes on as a session of its own)`]);
+        o.close();
+      }
+    }
+    // With the original gone, the file left is the session's only transcript: a copy, as by cp.
+    unlinkSync(t.file);
+    const h = Transcript.open('hard', { cwd: '/p', root });
+    expect([h.sessionId, h.file]).toEqual(['hard', join(dir, 'hard.jsonl')]);
+  });
+
+  it('a session id longer than 128 characters is refused with the limit named', () => {
+    expect(() => Transcript.open('a'.repeat(129), { cwd: '/p', root })).toThrow(`"${'a'.repeat(129)}" is not a valid session id: use letters, digits and "-" only, at most 128 of them, or give the path of a .jsonl transcript`);
   });
 
   it('opened by a path whose name is not <id>.jsonl: appends go to that file, side files beside it', () => {

@@ -8,7 +8,8 @@
  * `--continue` finds the newest). Files a session saves beside its transcript (large tool outputs)
  * go in the folder named like the transcript without `.jsonl`. A transcript opened by path keeps
  * that path: its entries are appended to the file that was opened. A copy put beside the original
- * under another id's name (`cp X.jsonl Y.jsonl`) goes on as session Y.
+ * under another id's name (`cp X.jsonl Y.jsonl`) goes on as session Y; a link there to X's file
+ * (`ln -s` or a hard link) goes on as X, through X's path and lock.
  *
  * Every entry is written (synchronously) before the kernel acts on it, so a process killed at any
  * point leaves a transcript that resumes: `replayMessages()` rebuilds the history and the loop
@@ -42,8 +43,9 @@ export function projectSlug(cwd: string): string {
 }
 
 /**
- * What a session id may be: letters, digits and `-` (a UUID is one). Anything else (`../x`, a
- * path) is refused, so an id can only name a transcript inside the sessions directory.
+ * What a session id may be: 1 to 128 letters, digits and `-` (a UUID is one; the messages of
+ * assertSessionId and Transcript.open name the 128). Anything else (`../x`, a path) is refused,
+ * so an id can only name a transcript inside the sessions directory.
  */
 export const SESSION_ID = /^[A-Za-z0-9-]{1,128}$/;
 
@@ -53,9 +55,23 @@ const HEADER_READ_BYTES = 4_096;
 /** What to do about a transcript rein cannot read: the end of its errors. */
 const NOT_READABLE_HINT = 'move it out of the way, or resume another session with --resume ID';
 
+/**
+ * Whether two paths name the same file (after symbolic links; a hard link is the same file): same
+ * device and inode. False when either cannot be stat'ed.
+ */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 /** Throws SessionError unless `id` is a valid session id. */
 export function assertSessionId(id: string, what = 'session id'): void {
-  if (!SESSION_ID.test(id)) throw new SessionError(`${JSON.stringify(id)} is not a valid ${what}: use letters, digits and "-" only, or give the path of a .jsonl transcript`);
+  if (!SESSION_ID.test(id)) throw new SessionError(`${JSON.stringify(id)} is not a valid ${what}: use letters, digits and "-" only, at most 128 of them, or give the path of a .jsonl transcript`);
 }
 
 /**
@@ -275,14 +291,22 @@ export class Transcript implements SessionLog {
       throw new SessionError(`${file} is not a rein transcript (its first line is no session header); ${NOT_READABLE_HINT}`);
     }
     // The id names the session's lock and may name files beside it: it must not point elsewhere.
-    if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not letters, digits and "-")`);
+    if (typeof head.sessionId !== 'string' || !SESSION_ID.test(head.sessionId)) throw new SessionError(`${file} is not a rein transcript (its session id ${JSON.stringify(head.sessionId)} is not 1 to 128 letters, digits and "-")`);
     // A copy beside the original (`cp X.jsonl Y.jsonl` in the project's folder) goes on as session
     // Y: `rein -r Y` finds it, while `rein -r X` still finds X, so the id the run reports must be
     // Y's. A file elsewhere (a backup opened by path) keeps its header's id.
+    // A link to the original (`ln -s X.jsonl Y.jsonl`, or a hard link) is not a copy: its appends
+    // land in X's file, so it goes on as X, through X's path, under X's lock (one writer per file).
     const named = basename(file, '.jsonl');
-    const copied = named !== head.sessionId && SESSION_ID.test(named) && file === join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${named}.jsonl`);
-    const t = new Transcript(copied ? named : head.sessionId, file, entries, damaged, tornTail, Buffer.byteLength(text));
+    const projectDir = join(sessionsRoot(opts.root), projectSlug(opts.cwd));
+    const beside = file === join(projectDir, `${named}.jsonl`);
+    const original = join(projectDir, `${head.sessionId}.jsonl`);
+    const linked = named !== head.sessionId && beside && sameFile(file, original);
+    const copied = !linked && named !== head.sessionId && SESSION_ID.test(named) && beside;
+    const t = new Transcript(copied ? named : head.sessionId, linked ? original : file, entries, damaged, tornTail, Buffer.byteLength(text));
     if (copied) t.notices.push(`its header names session ${head.sessionId}, so it is a copy of that session; it goes on as session ${named}, its file's name`);
+    // Notices are printed after the transcript's path, which is now the original's: name the link.
+    if (linked) t.notices.push(`${named}.jsonl is a link to this transcript, not a copy, so it goes on as session ${head.sessionId} (cp makes a copy that goes on as a session of its own)`);
     const newer = newerFormat(head, entries);
     if (newer) t.notices.push(newer);
     if (opts.lock) t.lock();
@@ -377,7 +401,8 @@ export class Transcript implements SessionLog {
   /**
    * A new session that goes on from an existing one (`--fork-session`): a new id (or `sessionId`),
    * and every entry of the old transcript after its header, so the fork replays the same history
-   * and plugin state. The old transcript is not changed.
+   * and plugin state. The old transcript is not changed. `forkedFrom` is the session as opened (a
+   * copy beside its original is its own session: the copy's id, not the id its header names).
    */
   static fork(idOrPath: string, opts: { cwd: string; root?: string; sessionId?: string }): Transcript {
     if (opts.sessionId !== undefined) assertSessionId(opts.sessionId);
@@ -387,7 +412,7 @@ export class Transcript implements SessionLog {
     const t = new Transcript(sessionId, join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${sessionId}.jsonl`), []);
     mkdirSync(t.projectDir, { recursive: true });
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
-    t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: head.sessionId });
+    t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: from.sessionId });
     for (const e of from.entries.slice(1)) t.append(e);
     return t;
   }

@@ -356,6 +356,10 @@ describe('rein batch collect', () => {
     const again = await reinDone(['batch', 'collect', id!, '--queue', fx.redis.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
     expect(again.code).toBe(1);
     expect(byLine(parseLines(again.stdout))).toEqual(lines);
+    // The batch's set of removed jobs is a key of its own, `rein:batch:ID:removed`: no batch id
+    // reaches it, so it is not read as a manifest of the wrong type.
+    const removedKey = await reinDone(['batch', 'collect', `${id!}:removed`, '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
+    expect([removedKey.code, removedKey.stdout, removedKey.stderr]).toEqual([2, '', `rein: "${id!}:removed" is not a batch id: \`rein batch --queue\` prints it when it starts (rein: batch 1f3c9a2e: ...)\n`]);
     expect(w.stderr()).not.toMatch(/start \S+\/(second|third)/);
     await stop(w);
   });

@@ -23,6 +23,16 @@ export interface QueueTarget {
   options: RedisOptions;
 }
 
+/**
+ * A command for the user to run on this queue (`rein worker`, `rein bench collect ID`, ...), in
+ * backquotes: `words --queue URL`, with the URL as shown. When that hides a password, it says what
+ * to put in place of `***` (the password itself is never printed).
+ */
+export function queueCommand(target: QueueTarget, words: string): string {
+  const command = `\`${words} --queue ${target.shown}\``;
+  return target.shown === target.url ? command : `${command} (with the password in place of ***)`;
+}
+
 /** The default Redis port (https://redis.io/docs/latest/operate/oss_and_stack/management/config/). */
 const REDIS_PORT = 6379;
 

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { InputError } from '../../lib/errors.js';
+import { queueCommand, type QueueTarget } from '../../queue/connection.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
 import { onStopSignals, SIGNAL_EXIT, type StopHandle } from './signals.js';
@@ -58,8 +59,8 @@ function finish(results: readonly TaskResult[], stop: StopHandle): number {
 }
 
 /** The command that prints a queued batch's lines. */
-function collectHint(batchId: string, shown: string): string {
-  return `\`rein batch collect ${batchId} --queue ${shown}\``;
+function collectHint(batchId: string, target: QueueTarget): string {
+  return queueCommand(target, `rein batch collect ${batchId}`);
 }
 
 /**
@@ -102,7 +103,7 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
             onId: (id) => {
               batchId = id;
               process.stderr.write(`rein: batch ${id}: ${tasks.length} task${tasks.length === 1 ? '' : 's'} on queue ${q.queue.name} at ${q.target.shown}\n`);
-              process.stderr.write(`rein: ${collectHint(id, q.target.shown)} prints their result lines later too\n`);
+              process.stderr.write(`rein: ${collectHint(id, q.target)} prints their result lines later too\n`);
             },
           });
           // Once, whether the signal came before the jobs were all added or after.
@@ -112,7 +113,7 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
           onFirst = (signal) => {
             process.stderr.write(`\nrein: ${signal}: no more tasks start; waiting for the running ones (${signal} again to stop now)\n`);
             void submitted.then(({ batchId: id }) => {
-              process.stderr.write(`rein: should this stop first, ${collectHint(id, q.target.shown)} prints every task's line once the workers are done\n`);
+              process.stderr.write(`rein: should this stop first, ${collectHint(id, q.target)} prints every task's line once the workers are done\n`);
               return cancel();
             }).catch(() => {});
           };
@@ -121,7 +122,7 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
             if (!left) return;
             const tasksLeft = `${left} task${left === 1 ? '' : 's'} without a result line here`;
             process.stderr.write(batchId
-              ? `rein: ${tasksLeft}; a task a worker had taken finishes there, and ${collectHint(batchId, q.target.shown)} prints every line\n`
+              ? `rein: ${tasksLeft}; a task a worker had taken finishes there, and ${collectHint(batchId, q.target)} prints every line\n`
               : `rein: ${tasksLeft}; a task a worker had taken finishes there\n`);
           };
           const { jobs } = await submitted;
@@ -218,7 +219,7 @@ export async function batchCollectCommand(batchId: string, flags: CollectFlags):
       } catch (err) {
         if (!stop.signal) throw err;
         progress.stop();
-        process.stderr.write(`rein: ${stop.signal}: stopped waiting; the tasks go on on the queue's workers, and ${collectHint(batchId, q.target.shown)} prints their lines\n`);
+        process.stderr.write(`rein: ${stop.signal}: stopped waiting; the tasks go on on the queue's workers, and ${collectHint(batchId, q.target)} prints their lines\n`);
         return SIGNAL_EXIT[stop.signal];
       } finally {
         progress.stop();

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { InputError } from '../../lib/errors.js';
+import { queueCommand, type QueueTarget } from '../../queue/connection.js';
 import { reinRoot } from '../../agent/preset/paths.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
@@ -192,7 +193,7 @@ async function awaitReport(q: import('../../queue/jobs.js').OpenQueue, runId: st
   } catch (err) {
     if (!stop.signal) throw err;
     progress.stop();
-    process.stderr.write(`rein: ${stop.signal}: stopped waiting; the replays go on on the queue's workers, and \`rein bench collect ${runId} --queue ${q.target.shown}\` writes the report\n`);
+    process.stderr.write(`rein: ${stop.signal}: stopped waiting; the replays go on on the queue's workers, and ${queueCommand(q.target, `rein bench collect ${runId}`)} writes the report\n`);
     return SIGNAL_EXIT[stop.signal];
   } finally {
     progress.stop();
@@ -200,10 +201,10 @@ async function awaitReport(q: import('../../queue/jobs.js').OpenQueue, runId: st
 }
 
 /** A second SIGINT / SIGTERM while waiting on the queue: leave at once, saying what is where. */
-function forcedStop(runId: () => string | undefined, shown: string): (signal: string) => void {
+function forcedStop(runId: () => string | undefined, target: QueueTarget): (signal: string) => void {
   return (signal) => {
     const id = runId();
-    process.stderr.write(`\nrein: ${signal} again: stopping now${id ? `; \`rein bench collect ${id} --queue ${shown}\` writes the report` : '; the replay jobs already added stay on the queue, and submitting the same benchmark again reuses them'}\n`);
+    process.stderr.write(`\nrein: ${signal} again: stopping now${id ? `; ${queueCommand(target, `rein bench collect ${id}`)} writes the report` : '; the replay jobs already added stay on the queue, and submitting the same benchmark again reuses them'}\n`);
   };
 }
 
@@ -217,7 +218,7 @@ async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport |
   const { submitBench } = await import('../../bench/queue/submit.js');
   let runId: string | undefined;
   const { parseQueueUrl } = await import('../../queue/connection.js');
-  const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue!).shown));
+  const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue!)));
   try {
     let plan;
     try {
@@ -235,7 +236,7 @@ async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport |
       const jobs = new Set(s.manifest.jobs).size;
       const already = [s.reused ? `${s.reused} already done` : '', s.retried ? `${s.retried} failed before, tried again` : ''].filter(Boolean).join(', ');
       process.stderr.write(`rein: benchmark ${s.runId}: ${jobs} replay job${jobs === 1 ? '' : 's'} on queue ${q.queue.name} at ${q.target.shown}${already ? ` (${already})` : ''}\n`);
-      process.stderr.write(`rein: \`rein bench collect ${s.runId} --queue ${q.target.shown}\` writes its report${flags.wait === false ? ' once the workers are done' : ' later too'}\n`);
+      process.stderr.write(`rein: ${queueCommand(q.target, `rein bench collect ${s.runId}`)} writes its report${flags.wait === false ? ' once the workers are done' : ' later too'}\n`);
       if (flags.wait === false) return stop.signal ? SIGNAL_EXIT[stop.signal] : undefined;
       return awaitReport(q, s.runId, s.manifest, plan.workloads, flags.progress !== false, stop);
     });
@@ -256,7 +257,7 @@ export async function collectCommand(runId: string, flags: CollectFlags): Promis
   try {
     const { readManifest, fetchWorkloads } = await import('../../bench/queue/submit.js');
     const { parseQueueUrl } = await import('../../queue/connection.js');
-    const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue).shown));
+    const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue)));
     try {
       const report = await withQueue(flags.queue, async (q) => {
         const manifest = await readManifest(q, runId);

@@ -4,6 +4,7 @@
  * final counts.
  */
 import type { JobCounts, OpenQueue } from '../../queue/jobs.js';
+import { queueCommand } from '../../queue/connection.js';
 
 /** Least time between two plain progress lines, ms. */
 const LINE_EVERY_MS = 2_000;
@@ -73,7 +74,7 @@ export function withWorkerHint(update: (c: JobCounts) => void, q: OpenQueue): (c
   return (c) => {
     if (!said && c.workers === 0 && c.done < c.total) {
       said = true;
-      process.stderr.write(`rein: no worker serves queue ${q.queue.name} at ${q.target.shown} yet; the jobs wait for one (\`rein worker --queue ${q.target.shown}\` on any machine with rein ${q.queue.name.replace(/^rein-/, '')})\n`);
+      process.stderr.write(`rein: no worker serves queue ${q.queue.name} at ${q.target.shown} yet; the jobs wait for one (${queueCommand(q.target, 'rein worker')} on any machine with rein ${q.queue.name.replace(/^rein-/, '')})\n`);
     }
     update(c);
   };

@@ -297,7 +297,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
           v.stopBlocks++;
           v.stopHookActive = true;
           kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
-          if (state.turn >= maxTurns) return finish('max_turns');
+          if (state.turn >= maxTurns) return finish('max_turns', `the turn limit (${maxTurns}) was reached as a stop hook asked for one more turn: ${decision.reason}`);
           await next('stop_hook_blocked', decision.reason);
           continue;
         }

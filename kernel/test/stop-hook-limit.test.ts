@@ -40,4 +40,18 @@ describe('a Stop hook that always blocks', () => {
       await rig.close();
     }
   });
+
+  it('a block on the last turn the turn limit allows ends the run max_turns, saying why', async () => {
+    const rig = await startAgent({
+      cwd: env.dir, preset: { name: 'loop', model: { name: 'claude-sonnet-4-6' }, hooks: ALWAYS_BLOCK, limits: { maxTurns: 2 } }, scenario: answers(5),
+    });
+    try {
+      const { result } = await rig.run('Finish the task.');
+      expect(result.terminalReason).toBe('max_turns');
+      expect(result.numTurns).toBe(2);
+      expect(result.terminalDetail).toBe('the turn limit (2) was reached as a stop hook asked for one more turn: the tests are not run yet');
+    } finally {
+      await rig.close();
+    }
+  });
 });

@@ -2,7 +2,8 @@
  * At the turn limit the run ends with an answer: on the last allowed request the model is told so
  * and the tools are withdrawn (`tool_choice: none`), so a model that would have called one more
  * tool answers instead. The run still ends `max_turns` (exit 1 and `error_max_turns` for
- * `rein -p`, as `claude -p` reports a run the limit stopped), with that answer as its text.
+ * `rein -p`, as `claude -p` reports a run the limit stopped), with that answer as its text. A last
+ * request that answers a prompt rather than tool calls is left alone.
  */
 import { describe, expect, it } from 'vitest';
 import { startAgent } from '../../testing/agent.js';
@@ -59,6 +60,39 @@ turns:
       expect(rig.requests().map((r) => r.body.tool_choice?.type)).toEqual([undefined, undefined]);
     } finally {
       await rig.close();
+    }
+  });
+
+  it('a last request that answers a prompt is left alone: an answer is success, a tool call runs and ends max_turns, as claude -p --max-turns 1', async () => {
+    writeFiles(env.dir, { 'a.txt': 'hello\n' });
+    const answers = `
+turns:
+  - reply: [{ text: "4" }]
+`;
+    const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 1 }, plugins: { 'memory-files': { user: false } } }, scenario: answers });
+    try {
+      const { result } = await rig.run('What is 2+2?');
+      expect([result.terminalReason, result.text]).toEqual(['end_turn', '4']);
+      const body = rig.requests()[0]!.body;
+      expect(body.tool_choice).toBeUndefined();
+      expect(JSON.stringify(body.messages)).not.toContain(FINAL_TURN_NOTE);
+    } finally {
+      await rig.close();
+    }
+    const reads = `
+turns:
+  - reply: [{ tool_use: { name: Read, input: { file_path: a.txt } } }]
+  - reply: [{ text: "unused" }]
+`;
+    const rig2 = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 1 }, plugins: { 'memory-files': { user: false } } }, scenario: reads });
+    try {
+      const { result } = await rig2.run('What does a.txt say?');
+      expect(result.terminalReason).toBe('max_turns');
+      expect(rig2.requests()).toHaveLength(1);
+      // The call ran: its result is in the history, as after claude -p's last turn.
+      expect(JSON.stringify(rig2.agent.kernel.messages.at(-1))).toContain('hello');
+    } finally {
+      await rig2.close();
     }
   });
 

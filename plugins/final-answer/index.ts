@@ -1,7 +1,8 @@
 /**
  * `final-answer`: on the last request a turn limit allows, the model is told so and given no tool
  * to call (`tool_choice: {type: "none"}`), so the run ends with a text answer rather than after a
- * last tool call nobody will see the result of. The run still ends as `max_turns`.
+ * last tool call nobody will see the result of. The run still ends as `max_turns`. Only when that
+ * request answers tool calls: a last request that answers a prompt is left alone.
  *
  * The tools stay in the request (only `tool_choice` changes), so the cached prefix of tools and
  * system prompt is still read; the note is appended to the last user message, after every earlier
@@ -21,6 +22,12 @@ export const finalAnswerOptions = z.strictObject({
   /** The note added to the last user message. */
   note: z.string().min(1).default(FINAL_TURN_NOTE).register(z.globalRegistry, { description: 'The text added after the last user message\'s blocks on the last turn.' }),
 });
+
+/** True when the request's last message holds tool results: the model was working with its tools. */
+function followsToolCalls(params: MessageRequest): boolean {
+  const last = params.messages.at(-1);
+  return last?.role === 'user' && Array.isArray(last.content) && (last.content as ContentBlock[]).some((b) => b.type === 'tool_result');
+}
 
 /** The request with the note after the last user message's blocks (a copy; the history is not changed). */
 function withNote(params: MessageRequest, note: string): MessageRequest {
@@ -50,6 +57,10 @@ export default definePlugin({
     // Before the cache markers are placed: they go on the last block, which is now the note.
     kernel.hooks.request.tap({ name: PLUGIN_NAME, stage: REQUEST_STAGE.PARAMS }, (params, ctx) => {
       if (ctx.maxTurns === undefined || ctx.turn < ctx.maxTurns || !params.tools?.length) return params;
+      // Only a request that answers tool calls is a task the limit cuts short. One that answers a
+      // prompt (`--max-turns 1`, a resumed session's new prompt) is left as Claude Code sends it:
+      // an answer without tools ends the run `end_turn`; a tool call runs and the run ends `max_turns`.
+      if (!followsToolCalls(params)) return params;
       const out = withNote(params, options.note);
       if (out === params) return params;
       lastTurns.add(ctx);

@@ -1,7 +1,7 @@
 /** Queue URLs, and a Redis server that cannot be reached failing fast with one clear error. */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../lib/errors.js';
-import { openRedis, parseQueueUrl, queueName, urlWithoutPassword } from '../connection.js';
+import { openRedis, parseQueueUrl, queueCommand, queueName, urlWithoutPassword } from '../connection.js';
 import { freePort } from './harness.js';
 
 describe('parseQueueUrl', () => {
@@ -11,6 +11,12 @@ describe('parseQueueUrl', () => {
     const secret = parseQueueUrl('rediss://bench:s%40cret@[::1]:6380/3');
     expect(secret.options).toEqual({ host: '::1', port: 6380, db: 3, username: 'bench', password: 's@cret', tls: {} });
     expect(secret.shown).toBe('rediss://bench:***@[::1]:6380/3');
+  });
+
+  it('a command printed for the user says what goes in place of a hidden password (*** is no password)', () => {
+    expect(queueCommand(parseQueueUrl('redis://10.0.0.5:7000'), 'rein worker')).toBe('`rein worker --queue redis://10.0.0.5:7000`');
+    expect(queueCommand(parseQueueUrl('redis://:s3cret@10.0.0.5:7000'), 'rein batch collect 1f3c9a2e'))
+      .toBe('`rein batch collect 1f3c9a2e --queue redis://:***@10.0.0.5:7000` (with the password in place of ***)');
   });
 
   it('anything else is an InputError saying what is expected', () => {

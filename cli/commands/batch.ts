@@ -96,7 +96,8 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
     try {
       if (flags.queue) {
         const { submitBatch, awaitBatch, cancelBatch } = await import('../../batch/queue.js');
-        results = await withBatchQueue(flags.queue, async (q) => {
+        const { withQueue } = await import('./queue-progress.js');
+        results = await withQueue(flags.queue, async (q) => {
           let batchId: string | undefined;
           const submitted = submitBatch(q, tasks, loaded.preset as Record<string, unknown>, {
             keep: !!flags.keep,
@@ -168,23 +169,6 @@ export async function batchCommand(file: string, flags: BatchFlags & { preset: s
   }
 }
 
-/** Runs `fn` on the queue at `url`, closing it after; a Redis problem becomes one line (asQueueError). */
-async function withBatchQueue<T>(url: string, fn: (q: import('../../queue/jobs.js').OpenQueue) => Promise<T>): Promise<T> {
-  const { parseQueueUrl, openRedis, asQueueError } = await import('../../queue/connection.js');
-  const { openQueue } = await import('../../queue/jobs.js');
-  const target = parseQueueUrl(url);
-  try {
-    const q = await openQueue(target, await openRedis(target, { warn: (line) => process.stderr.write(`rein: ${line}\n`) }));
-    try {
-      return await fn(q);
-    } finally {
-      await q.close();
-    }
-  } catch (err) {
-    throw asQueueError(target, err);
-  }
-}
-
 interface CollectFlags {
   queue: string;
   progress?: boolean;
@@ -202,8 +186,8 @@ export async function batchCollectCommand(batchId: string, flags: CollectFlags):
   const stop = onStopSignals(() => {});
   try {
     const { readBatch, awaitBatch } = await import('../../batch/queue.js');
-    const { queueProgress, withWorkerHint, stillWaiting } = await import('./queue-progress.js');
-    return await withBatchQueue(flags.queue, async (q) => {
+    const { queueProgress, withWorkerHint, stillWaiting, withQueue } = await import('./queue-progress.js');
+    return await withQueue(flags.queue, async (q) => {
       const { manifest, jobs } = await readBatch(q, batchId);
       const { counts, print } = resultLines(manifest.tasks.length);
       const progress = await queueProgress('tasks', flags.progress !== false);

@@ -156,26 +156,6 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
 }
 
 /**
- * Opens the queue named by `--queue`, runs `fn`, closes it. A Redis problem on the way (a refusal,
- * a lost connection) becomes an InputError naming the URL (asQueueError).
- */
-async function withQueue<T>(url: string, fn: (q: import('../../queue/jobs.js').OpenQueue) => Promise<T>): Promise<T> {
-  const { parseQueueUrl, openRedis, asQueueError } = await import('../../queue/connection.js');
-  const { openQueue } = await import('../../queue/jobs.js');
-  const target = parseQueueUrl(url);
-  try {
-    const q = await openQueue(target, await openRedis(target, { warn: (line) => process.stderr.write(`rein: ${line}\n`) }));
-    try {
-      return await fn(q);
-    } finally {
-      await q.close();
-    }
-  } catch (err) {
-    throw asQueueError(target, err);
-  }
-}
-
-/**
  * Waits for a submitted benchmark's jobs, with progress on stderr, and assembles the report; or,
  * once `stop` has a signal, says how to collect the report later and returns the exit code of
  * that signal (the jobs stay on the queue and the workers go on: nothing is lost).
@@ -230,6 +210,7 @@ async function queueBench(flags: BenchFlags, cwd: string): Promise<BenchReport |
       process.stderr.write(`rein: ${stop.signal}: stopped before anything was submitted\n`);
       return SIGNAL_EXIT[stop.signal];
     }
+    const { withQueue } = await import('./queue-progress.js');
     return await withQueue(flags.queue!, async (q) => {
       const s = await submitBench(plan, q, flags.model ? { model: flags.model } : {});
       runId = s.runId;
@@ -257,6 +238,7 @@ export async function collectCommand(runId: string, flags: CollectFlags): Promis
   try {
     const { readManifest, fetchWorkloads } = await import('../../bench/queue/submit.js');
     const { parseQueueUrl } = await import('../../queue/connection.js');
+    const { withQueue } = await import('./queue-progress.js');
     const stop = onStopSignals(() => {}, forcedStop(() => runId, parseQueueUrl(flags.queue)));
     try {
       const report = await withQueue(flags.queue, async (q) => {

@@ -1,7 +1,8 @@
 /**
- * Progress of jobs on the queue, on stderr: a bar with done / running / failed on a terminal, and
- * otherwise (a log, CI) a plain line when the counts change, at most every LINE_EVERY_MS, plus the
- * final counts.
+ * What the submitting commands (`rein bench --queue`, `rein bench collect`, `rein batch --queue`,
+ * `rein batch collect`) share about the queue: opening it (withQueue), and the progress of its jobs
+ * on stderr: a bar with done / running / failed on a terminal, and otherwise (a log, CI) a plain
+ * line when the counts change, at most every LINE_EVERY_MS, plus the final counts.
  */
 import type { JobCounts, OpenQueue } from '../../queue/jobs.js';
 import { queueCommand } from '../../queue/connection.js';
@@ -92,4 +93,25 @@ export async function stillWaiting(q: OpenQueue): Promise<(err: Error) => void> 
     if (!seen.has(text)) process.stderr.write(`rein: ${text} (still waiting)\n`);
     seen.add(text);
   };
+}
+
+/**
+ * Opens the queue named by `--queue`, runs `fn`, closes it. A Redis problem on the way (a refusal,
+ * a lost connection) becomes an InputError naming the URL (asQueueError); a note about the URL
+ * (a password the server does not need) is one `rein:` line on stderr.
+ */
+export async function withQueue<T>(url: string, fn: (q: OpenQueue) => Promise<T>): Promise<T> {
+  const { parseQueueUrl, openRedis, asQueueError } = await import('../../queue/connection.js');
+  const { openQueue } = await import('../../queue/jobs.js');
+  const target = parseQueueUrl(url);
+  try {
+    const q = await openQueue(target, await openRedis(target, { warn: (line) => process.stderr.write(`rein: ${line}\n`) }));
+    try {
+      return await fn(q);
+    } finally {
+      await q.close();
+    }
+  } catch (err) {
+    throw asQueueError(target, err);
+  }
 }

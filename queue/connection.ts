@@ -93,9 +93,41 @@ export function bullmq(): Promise<typeof import('bullmq')> {
   return importExternal<typeof import('bullmq')>('bullmq');
 }
 
-/** BullMQ's connection options for `target`: BullMQ's workers need `maxRetriesPerRequest: null`. */
+/**
+ * BullMQ's connection options for `target`: BullMQ's workers need `maxRetriesPerRequest: null`.
+ * Also stops BullMQ's own console line about the server's eviction policy (below).
+ */
 export function bullConnection(target: QueueTarget): BullRedisOptions {
+  dropBullmqEvictionWarning();
   return { ...target.options, maxRetriesPerRequest: null } as BullRedisOptions;
+}
+
+/**
+ * The start of the line BullMQ 5–6 writes with `console.warn` on each of its connections to a
+ * server whose maxmemory-policy is not `noeviction` (its RedisConnection's version check). rein
+ * says it once, in its own words, when it opens the queue (openRedis).
+ */
+const BULLMQ_EVICTION_LINE = 'IMPORTANT! Eviction policy is ';
+let evictionWarningDropped = false;
+
+/** Leaves BULLMQ_EVICTION_LINE out of `console.warn`, once per process; every other line passes. */
+function dropBullmqEvictionWarning(): void {
+  if (evictionWarningDropped) return;
+  evictionWarningDropped = true;
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith(BULLMQ_EVICTION_LINE)) return;
+    warn.apply(console, args);
+  };
+}
+
+/**
+ * The line openRedis says for a server that may evict keys when its memory is full
+ * (`maxmemory-policy` other than `noeviction`): Redis could then drop a job, its lock or a result,
+ * and BullMQ asks for `noeviction` (https://docs.bullmq.io/guide/going-to-production#max-memory-policy).
+ */
+export function evictionWarning(target: QueueTarget, policy: string): string {
+  return `Redis at ${target.shown} may remove keys when its memory is full (maxmemory-policy ${policy}), so jobs and results can be lost; the queue needs maxmemory-policy noeviction (redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf)`;
 }
 
 /** Connection-level error codes (Node's net, dns and tls), in plain words. */
@@ -187,6 +219,9 @@ export function urlWithoutPassword(url: string): string {
  * redis-cli warns in that case too, and so does rein: the server may not be the one meant, or
  * may have lost its password.
  *
+ * A server whose `maxmemory-policy` is not `noeviction` is said once through `opts.warn`
+ * (evictionWarning); BullMQ's own line for it, one per connection, is left out (bullConnection).
+ *
  * @param opts.warn called with a line (no "rein: " prefix) about the URL that is not an error.
  * @throws InputError "cannot reach Redis at URL: why" when the first attempt fails (ioredis'
  *   connect() rejects then), or "Redis at URL: why" when the server answered with an error or
@@ -215,6 +250,14 @@ export async function openRedis(target: QueueTarget, opts: { warn?: (line: strin
     // (the connection then stays on database 0): select it again, so a refusal fails here.
     if (target.options.db) await redis.select(target.options.db);
     await redis.ping();
+  }).then(async (redis) => {
+    if (opts.warn) {
+      // A user whose ACL does not allow INFO: nothing to say (BullMQ's own check fails the same way).
+      const info = await redis.info('memory').catch(() => '');
+      const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+      if (policy && policy !== 'noeviction') opts.warn(evictionWarning(target, policy));
+    }
+    return redis;
   });
 }
 

@@ -64,7 +64,10 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     const { REPLAY_JOB } = await import('../../bench/queue/jobs.js');
     const { batchProcessor, BATCH_JOB } = await import('../../batch/queue.js');
     const target = parseQueueUrl(flags.queue);
-    const redis = await openRedis(target, { warn: log });
+    // A process of `--processes`: its supervisor has said what there is to say about the server.
+    const supervised = process.env[SUPERVISED_ENV] === '1';
+    delete process.env[SUPERVISED_ENV]; // not for the commands of batch tasks
+    const redis = await openRedis(target, supervised ? {} : { warn: log });
     // Here without --concurrency: `--processes 1`, or a machine of one core.
     const concurrency = flags.concurrency ?? 1;
     const replay = await replayProcessor(redis, concurrency);
@@ -122,6 +125,9 @@ export const MAX_PROCESSES = 256;
 const GAVE_UP = 2;
 /** How long a process has to stop after the supervisor's second signal before it is killed, ms. */
 const FORCE_MS = 2_000;
+/** Set in the environment of the processes `--processes` starts (their supervisor checked the server). */
+const SUPERVISED_ENV = 'REIN_WORKER_SUPERVISED';
+
 /** Wait before a process that died is replaced, ms: a crash at start does not become a busy loop. */
 const RESTART_MS = 1_000;
 
@@ -155,7 +161,7 @@ async function workerProcesses(flags: WorkerFlags, log: (line: string) => void):
   const startOne = (i: number) => {
     // Its own process group, so that a terminal's Ctrl-C reaches it once (passed on below), not
     // twice; the IPC channel stops it when this process is gone.
-    const child = spawn(process.execPath, [...nodeFlags, script, ...argsOf(i)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true });
+    const child = spawn(process.execPath, [...nodeFlags, script, ...argsOf(i)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], detached: true, env: { ...process.env, [SUPERVISED_ENV]: '1' } });
     children.add(child);
     prefixLines(child.stdout!, process.stdout, i + 1);
     prefixLines(child.stderr!, process.stderr, i + 1);

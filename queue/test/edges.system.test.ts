@@ -9,7 +9,9 @@
  * - the submitting commands stop waiting on a signal (130 / 143) and lose nothing: the benchmark is
  *   collected later, a batch's tasks that had not started are removed and each still has a line;
  *   a batch stopped at once (a second signal) or killed is collected later (`rein batch collect`);
- * - a password the server does not need is one rein line per command, not ioredis' warnings.
+ * - a password the server does not need is one rein line per command, not ioredis' warnings;
+ * - a server that may evict keys (maxmemory-policy) is one rein line per command, not BullMQ's
+ *   line per connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -453,5 +455,41 @@ describe('a password the server does not need', () => {
     expect((await p.exited).code).toBe(0);
     expect(p.stderr()).not.toContain('[WARN]');
     expect(p.stderr().split('\n').filter((l) => l.includes('needs no password'))).toEqual([`rein worker: ${warning()}`]);
+  });
+});
+
+describe('a server that may remove keys when its memory is full (maxmemory-policy other than noeviction)', () => {
+  let evicting: RedisServer;
+  beforeAll(async () => { evicting = await fx.startRedis(['--maxmemory-policy', 'allkeys-lru']); });
+  const warning = () => `Redis at ${evicting.url} may remove keys when its memory is full (maxmemory-policy allkeys-lru), so jobs and results can be lost; the queue needs maxmemory-policy noeviction (redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf)`;
+  const lines = (stderr: string) => stderr.split('\n').filter((l) => /maxmemory|Eviction policy/.test(l));
+
+  it('one rein line per command, none of BullMQ\'s; the work is done', async () => {
+    const w = fx.track(rein(['worker', '--queue', evicting.url, '--processes', '1', '--name', 'ev-one'], { cwd: fx.dir, env: fx.env }));
+    await waitFor(w, /ev-one runs jobs/);
+    const batch = await reinDone(['batch', 'one.jsonl', '--preset', 'minimal', '--queue', evicting.url, '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(JSON.parse(batch.stdout)).toMatchObject({ id: 'one', terminal_reason: 'end_turn' });
+    const submit = await reinDone(['bench', '--queue', evicting.url, '-w', 'gen:turns=3,seed=302', '--preset', 'minimal', '--no-progress'], { cwd: fx.dir, env: fx.env });
+    expect(submit.code, submit.stderr).toBe(0);
+    w.child.kill('SIGTERM');
+    expect((await w.exited).code).toBe(0);
+    for (const [what, stderr] of [['batch', batch.stderr], ['bench', submit.stderr], ['worker', w.stderr()]] as const) {
+      expect(lines(stderr), what).toEqual([`rein${what === 'worker' ? ' worker' : ''}: ${warning()}`]);
+    }
+  });
+
+  it('rein worker --processes: said once by the supervisor, not by each process', async () => {
+    const p = fx.track(rein(['worker', '--queue', evicting.url, '--processes', '2', '--name', 'ev'], { cwd: fx.dir, env: fx.env, nodeFlags: [] }));
+    await waitFor(p, /ev-1 runs jobs[\s\S]*ev-2 runs jobs|ev-2 runs jobs[\s\S]*ev-1 runs jobs/);
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    expect(lines(p.stderr())).toEqual([`rein worker: ${warning()}`]);
+  });
+
+  it('a server with noeviction gets no such line', async () => {
+    const collect = await reinDone(['batch', 'collect', '01234567', '--queue', fx.redis.url], { cwd: fx.dir, env: fx.env });
+    expect(collect.code).toBe(2);
+    expect(lines(collect.stderr)).toEqual([]);
   });
 });

@@ -103,6 +103,21 @@ turns:
     expect(JSON.parse(r.stdout)).toMatchObject({ type: 'result', subtype: 'error_max_turns', is_error: true, num_turns: 3, result: 'a.txt and b.txt both say hello; c.txt is not read yet.', terminal_reason: 'max_turns' });
   });
 
+  it('resuming a run the limit ended: a cache break names the last request\'s own form of its last message, not a rewrite', async () => {
+    writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n', 'scenario.yaml': SCENARIO, 'next.yaml': 'turns:\n  - reply: [{ text: "done" }]\n' });
+    const cli = (args: string[]) => runCli(args, { cwd: env.dir, env: { REIN_HOME: join(env.dir, 'home') } });
+    const first = await cli(['-p', '--max-turns', '3', '--sim', 'scenario.yaml', '--no-layers', 'What do the three files say?']);
+    expect(first.code, first.stderr).toBe(1);
+    const resumed = await cli(['-p', '-c', '--sim', 'next.yaml', '--no-layers', 'go on']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const breakLine = resumed.stderr.split('\n').find((l) => l.includes('cache break'));
+    // The last request went without tools and with the note on its last message; the history keeps
+    // neither, so the cache from that message on is not reused, and the warning says why.
+    expect(breakLine).toContain('tool_choice changed');
+    expect(breakLine).toMatch(/message \d+ \(user\) differs from the previous request's last message: that request sent it in a form of its own/);
+    expect(breakLine).not.toContain('the history was rewritten');
+  });
+
   it('without the plugin the same run ends max_turns after a tool call', async () => {
     writeFiles(env.dir, { 'a.txt': 'hello\n', 'b.txt': 'hello\n', 'c.txt': 'hello\n' });
     const rig = await startAgent({ cwd: env.dir, preset: 'default', overrides: { limits: { maxTurns: 3 }, plugins: { 'memory-files': { user: false }, 'final-answer': false } }, scenario: SCENARIO });

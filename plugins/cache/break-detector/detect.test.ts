@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../../kernel/index.js';
 import { isBreak, judge, MIN_ABSOLUTE_DROP_TOKENS, MIN_RELATIVE_DROP, type DetectorState } from './detect.js';
-import { compareFingerprints, fingerprint } from './fingerprint.js';
+import { createFingerprinter, compareFingerprints, fingerprint } from './fingerprint.js';
 
 const o = { minRelativeDrop: MIN_RELATIVE_DROP, minAbsoluteDropTokens: MIN_ABSOLUTE_DROP_TOKENS };
 
@@ -51,8 +51,21 @@ describe('compareFingerprints', () => {
     const a = fingerprint(req({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello', cache_control: { type: 'ephemeral' } }] }] }));
     const grown = fingerprint(req({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }, { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }, { role: 'user', content: [{ type: 'text', text: 'more', cache_control: { type: 'ephemeral' } }] }] }));
     expect(compareFingerprints(a, grown)).toEqual([]);
-    const rewritten = fingerprint(req({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello!' }] }] }));
-    expect(compareFingerprints(a, rewritten)).toEqual([{ part: 'messages', index: 0, text: 'messages changed from message 0 (user) on: the history was rewritten' }]);
+    const rewritten = fingerprint(req({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hello!' }] }, { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }, { role: 'user', content: [{ type: 'text', text: 'more' }] }] }));
+    expect(compareFingerprints(grown, rewritten)).toEqual([{ part: 'messages', index: 0, text: 'messages changed from message 0 (user) on: the history was rewritten' }]);
+  });
+  it('a previous request whose last message alone differs: that request\'s own form of it, not a rewrite (also from a record)', () => {
+    const msgs = (last: string) => [{ role: 'user', content: [{ type: 'text', text: 'hello' }] }, { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }, { role: 'user', content: [{ type: 'text', text: last }] }];
+    const fp = createFingerprinter();
+    const withNote = fp(req({ messages: msgs('results\n\nthe last turn: answer now') } as never));
+    const recorded = { ...withNote, messages: undefined, messageCount: 3, messagesDigest: fp.digest, messagesPrefixDigest: fp.prefixDigest };
+    const after = fingerprint(req({ messages: [...msgs('results'), { role: 'assistant', content: [{ type: 'text', text: 'answer' }] }] } as never));
+    const text = 'message 2 (user) differs from the previous request\'s last message: that request sent it in a form of its own (such as a note for that request only), or it was rewritten since';
+    expect(compareFingerprints(fingerprint(req({ messages: msgs('results\n\nthe last turn: answer now') } as never)), after)).toEqual([{ part: 'messages', index: 2, text }]);
+    expect(compareFingerprints(recorded, after)).toEqual([{ part: 'messages', index: 2, text }]);
+    // A record without the prefix digest (written before it was kept): the old wording.
+    const { messagesPrefixDigest: _p, ...older } = recorded;
+    expect(compareFingerprints(older, after)).toEqual([{ part: 'messages', text: 'messages changed since the last recorded request: the history was rewritten' }]);
   });
   it('names model, betas, thinking and effort changes', () => {
     const a = fingerprint(req({ betas: ['b1'] }));

@@ -104,6 +104,8 @@ export interface RecordedFingerprint extends FingerprintParts {
   messages?: undefined;
   messageCount: number;
   messagesDigest: string;
+  /** `messagesDigest` of all the messages but the last (records written before it was kept lack it). */
+  messagesPrefixDigest?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -206,6 +208,8 @@ export interface Fingerprinter {
   (params: ModelRequest): Fingerprint;
   /** `messagesDigest` of the last request's message hashes. */
   readonly digest: string;
+  /** `messagesDigest` of the last request's message hashes but its last ('' for one message or none). */
+  readonly prefixDigest: string;
 }
 
 /**
@@ -280,6 +284,7 @@ export function createFingerprinter(): Fingerprinter {
     return { ...parts, ttl, messages: hashes };
   };
   Object.defineProperty(next, 'digest', { get: () => (chain.length ? chain[chain.length - 1]! : '') });
+  Object.defineProperty(next, 'prefixDigest', { get: () => (chain.length > 1 ? chain[chain.length - 2]! : '') });
   return next as Fingerprinter;
 }
 
@@ -382,7 +387,12 @@ export function compareFingerprints(prev: Fingerprint | RecordedFingerprint, cur
     if (cur.messages.length < prev.messageCount) {
       out.push({ part: 'messages', index: cur.messages.length, text: `messages removed (${prev.messageCount} → ${cur.messages.length})` });
     } else if (messagesDigest(cur.messages.slice(0, prev.messageCount)) !== prev.messagesDigest) {
-      out.push({ part: 'messages', text: 'messages changed since the last recorded request: the history was rewritten' });
+      const last = prev.messageCount - 1;
+      if (last >= 0 && prev.messagesPrefixDigest !== undefined && messagesDigest(cur.messages.slice(0, last)) === prev.messagesPrefixDigest) {
+        out.push(lastMessageChange(last, cur.messages[last]!));
+      } else {
+        out.push({ part: 'messages', text: 'messages changed since the last recorded request: the history was rewritten' });
+      }
     }
     return out;
   }
@@ -393,13 +403,26 @@ export function compareFingerprints(prev: Fingerprint | RecordedFingerprint, cur
   for (let i = 0; i < n; i++) {
     if (prev.messages[i] !== cur.messages[i]) { first = i; break; }
   }
-  if (first >= 0) {
+  if (first >= 0 && first === prev.messages.length - 1) {
+    out.push(lastMessageChange(first, cur.messages[first]!));
+  } else if (first >= 0) {
     const role = cur.messages[first]!.startsWith('u') ? 'user' : 'assistant';
     out.push({ part: 'messages', index: first, text: `messages changed from message ${first} (${role}) on: the history was rewritten` });
   } else if (cur.messages.length < prev.messages.length) {
     out.push({ part: 'messages', index: cur.messages.length, text: `messages removed (${prev.messages.length} → ${cur.messages.length})` });
   }
   return out;
+}
+
+/**
+ * The previous request's last message differs from the history's message at its place, all before
+ * it the same: most often that request sent it in a form of its own (a request tap added to it
+ * for that request only, as `final-answer`'s note on the last turn a limit allows), not a rewrite
+ * of the history. `hash` is the message's hash (role initial first).
+ */
+function lastMessageChange(index: number, hash: string): PrefixChange {
+  const role = hash.startsWith('u') ? 'user' : 'assistant';
+  return { part: 'messages', index, text: `message ${index} (${role}) differs from the previous request's last message: that request sent it in a form of its own (such as a note for that request only), or it was rewritten since` };
 }
 
 /** MCP tool names are user-configured (they may hold paths); reports name them `mcp`. */

@@ -53,8 +53,8 @@ export interface DetectorRecord {
   written: number;
   /** The request's parts (model, system, tools, betas, ...), when they changed since the previous record. */
   parts?: FingerprintParts;
-  /** The request's messages: how many, and `messagesDigest` of their hashes. */
-  messages: { count: number; digest: string };
+  /** The request's messages: how many, `messagesDigest` of their hashes, and of all but the last (`prefix`). */
+  messages: { count: number; digest: string; prefix?: string };
   verdict: Verdict;
 }
 
@@ -89,7 +89,8 @@ export function stateFromRecords(records: readonly unknown[]): { n: number; prev
   }
   const prevCached = rec.read + (rec.written ?? 0);
   if (!parts) return { n: rec.n, prevCached, prevAt: rec.completedAt };
-  return { n: rec.n, prev: { ...parts, messageCount: rec.messages.count, messagesDigest: rec.messages.digest }, prevCached, prevAt: rec.completedAt };
+  const prefix = rec.messages.prefix !== undefined ? { messagesPrefixDigest: rec.messages.prefix } : {};
+  return { n: rec.n, prev: { ...parts, messageCount: rec.messages.count, messagesDigest: rec.messages.digest, ...prefix }, prevCached, prevAt: rec.completedAt };
 }
 
 /** A break as the plugin's `cacheBreak` hook reports it. */
@@ -144,7 +145,7 @@ export default definePlugin({
       n = past.n;
       if (past.prev) {
         state = { prev: past.prev, prevCached: past.prevCached, ...(past.prevAt !== undefined ? { prevAt: past.prevAt } : {}) };
-        const { messageCount: _c, messagesDigest: _d, ...parts } = past.prev;
+        const { messageCount: _c, messagesDigest: _d, messagesPrefixDigest: _p, ...parts } = past.prev;
         recordedParts = JSON.stringify(parts);
         // The embedded simulator lives in this process: a resumed session finds its cache empty,
         // where the API would still hold the prefix for its TTL. That is no break of the prompt.
@@ -190,7 +191,7 @@ export default definePlugin({
         read: obs.read,
         written: obs.written,
         ...(partsJson !== recordedParts ? { parts } : {}),
-        messages: { count: messages.length, digest: fingerprinter.digest },
+        messages: { count: messages.length, digest: fingerprinter.digest, prefix: fingerprinter.prefixDigest },
         verdict,
       };
       recordedParts = partsJson;

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -157,6 +157,35 @@ export default definePlugin({
     expect(linked.stderr).toContain(`${x}.jsonl: my-link.jsonl is a link to this transcript, not a copy, so it goes on as session ${x}`);
     expect(readFileSync(file, 'utf8')).toContain('"again"');
     expect(existsSync(join(file, '..', 'my-link'))).toBe(false);
+  });
+
+  it('a link from elsewhere (ln -s, or a linked folder) takes the transcript\'s own lock: a second rein is refused while the first writes', async () => {
+    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
+    const env = { REIN_HOME: folders.home };
+    const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
+    const x = JSON.parse((await runCli(['run', 'x', ...args], { cwd: folders.dir, env })).stdout).session_id as string;
+    const root = join(folders.home, 'sessions');
+    const file = Transcript.open(x, { cwd: folders.dir, root }).file;
+    mkdirSync(join(folders.dir, 'elsewhere'));
+    symlinkSync(file, join(folders.dir, 'elsewhere', 'link.jsonl'));
+    symlinkSync(join(file, '..'), join(folders.dir, 'linked-folder'));
+    // This process writes session X (it holds X's lock) while another rein resumes it by the links.
+    const held = Transcript.open(x, { cwd: folders.dir, root, lock: true });
+    try {
+      for (const path of ['elsewhere/link.jsonl', `linked-folder/${x}.jsonl`]) {
+        const other = await runCli(['run', 'y', '--resume', path, ...args], { cwd: folders.dir, env });
+        expect(other.code, path).toBe(2);
+        expect(other.stderr, path).toContain(`session ${x} is in use by rein process ${process.pid}`);
+      }
+      expect(readFileSync(file, 'utf8')).not.toContain('"again"');
+      expect(existsSync(join(folders.dir, 'elsewhere', 'link.jsonl.lock'))).toBe(false);
+    } finally {
+      held.close();
+    }
+    // Once it is free, the link goes on into X's file.
+    const after = await runCli(['run', 'y', '--resume', 'elsewhere/link.jsonl', ...args], { cwd: folders.dir, env });
+    expect(after.code, after.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('"again"');
   });
 
   it('--continue without --preset goes on with the preset the session was started with', async () => {

@@ -21,7 +21,7 @@
  * with them are dropped from the replayed history; a damaged compacted history is refused with
  * the command that repairs it.
  */
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, truncateSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -29,6 +29,27 @@ import { SessionError, type ContentBlock, type DamagedLine, type Message, type S
 import { acquireLock, releaseLock, SessionLockedError } from './lock.js';
 
 export { SessionError, type DamagedLine, type TranscriptEntry };
+
+/**
+ * The lock file of the transcript at `file`: beside the file the path leads to once symbolic links
+ * are followed (`<real path>.lock`), so a link to a transcript from anywhere (`ln -s`, a linked
+ * folder) takes the same lock as the transcript itself, and two processes cannot append to one file
+ * through two paths. A file not yet created: its folder's real path. A hard link elsewhere is a
+ * path of its own and still takes its own lock (one beside the original is opened as the original).
+ */
+function lockFileOf(file: string): string {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    try {
+      real = join(realpathSync(dirname(file)), basename(file));
+    } catch {
+      real = file;
+    }
+  }
+  return `${real}.lock`;
+}
 
 /** The root directory of session transcripts (see the module comment). */
 export function sessionsRoot(dir?: string): string {
@@ -176,7 +197,8 @@ export class Transcript implements SessionLog {
   private tornTail: boolean;
   /** Bytes in the file as this process knows it, so a write the file system cut short can be undone. */
   private size: number;
-  private locked = false;
+  /** The lock file this transcript holds, while it holds one (lockFileOf). */
+  private heldLock: string | undefined;
 
   /** `data` of the `plugin` entries read at open, by plugin, in order. */
   private readonly byPlugin = new Map<string, unknown[]>();
@@ -471,19 +493,20 @@ export class Transcript implements SessionLog {
 
   /** Releases the session's lock (the transcript can still be read). */
   close(): void {
-    if (!this.locked) return;
-    this.locked = false;
-    releaseLock(`${this.file}.lock`);
+    if (!this.heldLock) return;
+    releaseLock(this.heldLock);
+    this.heldLock = undefined;
   }
 
   private lock(): void {
+    const file = lockFileOf(this.file);
     try {
-      acquireLock(`${this.file}.lock`, `session ${this.sessionId}`);
+      acquireLock(file, `session ${this.sessionId}`);
     } catch (err) {
       if (err instanceof SessionLockedError) throw new SessionError(err.message);
       throw new TranscriptWriteError(this.file, (err as NodeJS.ErrnoException).code, err);
     }
-    this.locked = true;
+    this.heldLock = file;
   }
 
   /** The `session` header. */

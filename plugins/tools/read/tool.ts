@@ -10,7 +10,6 @@ import { z } from 'zod';
 import { defineTool, ToolError } from '../../../kernel/index.js';
 import { openResolvedForRead } from '../../../lib/index.js';
 import { getFileState, MAX_HASHED_BYTES } from '../shared/file-state.js';
-import { imageBlock } from './image.js';
 import { wholeNumber } from '../shared/schema.js';
 import { displayPath, errnoCode, resolveToolPath } from '../shared/paths.js';
 import { asToolError, callTarget } from '../shared/target.js';
@@ -109,6 +108,9 @@ export const readTool = defineTool<ReadInput>({
       if (media) {
         if (st.size > MAX_IMAGE_BYTES) throw new ToolError(`Image ${path} is ${st.size} bytes; the largest image Read returns is ${MAX_IMAGE_BYTES} bytes. Make a smaller copy (for example with ImageMagick through Bash) and read that.`);
         const data = readFileSync(fd);
+        // Loaded on the first image read, not with the tool: image-size and its format tables are
+        // no part of a run that reads no image (1–2 M instructions of every cold start).
+        const { imageBlock } = await import('./image.js');
         const block = imageBlock(path, data, ctx.kernel.messages);
         store.record(path, { content: data, stat: st });
         return [block];

@@ -133,8 +133,16 @@ function pickExport(spec: string, mod: unknown): Plugin {
   throw new PluginResolveError(spec, `plugin "${spec}" does not export a plugin: expected a default export or an export named "plugin" made with definePlugin({ name, options, apply })`);
 }
 
+/**
+ * The first line of an error's message, for a one-line report. jiti puts the position of a syntax
+ * error (`/abs/file.ts:1:16`) on a line of its own after the parser's message: it is kept, as
+ * `<first line> at <position>`, so the user learns where the mistake is.
+ */
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!;
+  const lines = String((err as Error)?.message ?? err).split('\n').map((l) => l.trim()).filter(Boolean);
+  const first = lines[0] ?? '';
+  const where = lines.slice(1).find((l) => /^\S+:\d+:\d+$/.test(l));
+  return where ? `${first} at ${where}` : first;
 }
 
 const cache = new Map<string, Promise<Plugin>>();

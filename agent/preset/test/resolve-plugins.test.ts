@@ -89,6 +89,10 @@ describe('resolvePlugin', () => {
     write(join(dir, 'broken.ts'), 'export default definePlugin({ name: "x", apply() { return ; } ;\n');
     const broken = await rejection(resolvePlugin('./broken.ts', dir));
     expect(broken.message).toMatch(/^plugin "\.\/broken\.ts" failed to import: /);
+    // The parser's own position of the mistake is kept, not only its first line.
+    write(join(dir, 'syntax.ts'), 'export default {{;\n');
+    expect((await rejection(resolvePlugin('./syntax.ts', dir))).message)
+      .toBe(`plugin "./syntax.ts" failed to import: ParseError: Unexpected token at ${join(dir, 'syntax.ts')}:1:16`);
 
     write(join(dir, 'empty.js'), 'export const nothing = 1;\n');
     expect((await rejection(resolvePlugin('./empty.js', dir))).message).toMatch(/^plugin "\.\/empty\.js" does not export a plugin/);

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../index.js';
-import { cleanEnv, REPO, useTestEnv } from '../../testing/index.js';
+import { cleanEnv, REPO, runCli, serveScenario, useTestEnv } from '../../testing/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const env = useTestEnv({ scope: 'all', prefix: 'rein-example-provider-' });
@@ -39,6 +39,19 @@ describe('examples/local-provider', () => {
       expect(requests().filter((r) => r.path === '/v1/messages')).toHaveLength(1);
     } finally {
       await agent.close();
+    }
+  });
+
+  it('rein run prints the provider\'s notice, saying where the requests go', async () => {
+    // A server of its own: the shared one's scenario is played by the first test.
+    const own = await serveScenario(readFileSync(join(HERE, 'scenario.yaml'), 'utf8'), env.dir);
+    try {
+      const r = await runCli(['run', 'hi', '--preset', join(HERE, 'agent.yaml'), '--no-layers'], { cwd: env.dir, env: { ...env.childEnv(), LOCAL_SIM_URL: own.server.url } });
+      expect(r.code).toBe(0);
+      expect(r.stderr.split('\n')[0]).toBe(`rein: sending requests to the local-sim server at ${own.server.url}`);
+      expect(r.stdout).toContain('Hello from the local-sim provider.');
+    } finally {
+      await own.close();
     }
   });
 

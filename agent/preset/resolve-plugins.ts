@@ -261,6 +261,21 @@ function report(sink: DiagnosticSink, origins: ReadonlyMap<string, Origin>, path
   sink.add(o?.file ?? `<${o?.layer ?? 'preset'}>`, posOf(o, useKey), path, message);
 }
 
+/**
+ * The key at the end of `path` when the options object `raw` leaves it out (its parent is an object
+ * without that key): zod's "expected string, received undefined" is then a missing option.
+ */
+function missingKey(raw: unknown, path: readonly PropertyKey[]): string | undefined {
+  const key = path[path.length - 1];
+  if (typeof key !== 'string') return undefined;
+  let v: unknown = raw ?? {};
+  for (const k of path.slice(0, -1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !Object.hasOwn(v, key) ? key : undefined;
+}
+
 /** Option names a zod schema accepts at a path inside it (for "did you mean"). */
 function zodKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let s: any = schema;
@@ -382,7 +397,10 @@ export async function loadPresetPlugins(
           }
         } else {
           const p = optionPath(w, issue.path as (string | number)[]);
-          report(sink, origins, p, `${shown(w, issue.path as (string | number)[])}: ${issue.message} (plugin ${w.name})`, false);
+          const missing = issue.code === 'invalid_type' ? missingKey(w.raw, issue.path) : undefined;
+          report(sink, origins, p, missing !== undefined && issue.code === 'invalid_type'
+            ? `${shown(w, issue.path as (string | number)[])}: missing required option "${missing}" for plugin ${w.name} (expected ${issue.expected})`
+            : `${shown(w, issue.path as (string | number)[])}: ${issue.message} (plugin ${w.name})`, false);
         }
       }
       continue;

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KernelPreset } from '../../../kernel/kernel.js';
@@ -106,6 +106,18 @@ describe('plugins loaded from a preset', () => {
     const greeter = r.plugins.find((p) => p.plugin.name === 'test/greeter');
     expect(greeter).toMatchObject({ options: { greeting: 'hey', times: 1, style: { loud: true } }, origin: `${preset}:2:3` });
     expect(r.plugins.map((p) => p.plugin.name)).toContain('retry');
+  });
+
+  it('a required option left out is named as missing, with what it expects, at the entry that lacks it', async () => {
+    const plugin = join(FIXTURES, 'plugins/needs-project.ts');
+    const preset = write(join(dir, 'p.yaml'), `plugins:\n  ${plugin}:\n    jira: { board: 7 }\n`);
+    const err = await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }));
+    expect(err).toBeInstanceOf(PresetError);
+    const shown = relative(dir, plugin); // as the preset names it: relative to the preset's folder
+    expect((err as PresetError).diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+      `3:5: plugins["${shown}"].project: missing required option "project" for plugin ${shown} (expected string)`,
+      `3:11: plugins["${shown}"].jira.url: missing required option "url" for plugin ${shown} (expected string)`,
+    ]);
   });
 
   it('a plugin that throws in apply fails kernel creation with its name and the preset line', async () => {

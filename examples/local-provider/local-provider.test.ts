@@ -65,6 +65,16 @@ describe('examples/local-provider', () => {
     }));
   });
 
+  it('--sim plays its scenario on the embedded simulator in place of the preset\'s provider, and says so', async () => {
+    const agent = await createAgent({ preset: join(HERE, 'agent.yaml'), sim: join(HERE, 'scenario.yaml'), cwd: env.dir, layers: false, env: cleanEnv() });
+    try {
+      expect(agent.client).toMatchObject({ kind: 'simulator', notice: `running against the embedded simulator with scenario ${join(HERE, 'scenario.yaml')} (--sim plays on it in place of model.provider local-sim)` });
+      expect(await agent.run('hi').result).toMatchObject({ terminalReason: 'end_turn', text: 'Hello from the local-sim provider.' });
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('a provider name no plugin declares is a preset error at model.provider, with the known names', async () => {
     await expect(createAgent({ preset: join(HERE, 'agent.yaml'), cwd: env.dir, layers: false, env: cleanEnv(), overrides: { model: { provider: 'local-sym' } } }))
       .rejects.toThrow(/model\.provider: no provider is named "local-sym".*did you mean "local-sim"\?.*known: anthropic, simulator, local-sim/s);

@@ -406,7 +406,14 @@ export async function loadPresetPlugins(
       continue;
     }
     // The plugin's own checks beyond its schema, at the preset line they concern.
-    const problems = plugin.check?.(parsed.data, { preset: preset as never, presetDir: opts.presetDir ?? opts.cwd }) ?? [];
+    // A check that throws is the plugin's failure, reported at its entry like any other problem.
+    let problems: readonly { path: readonly (string | number)[]; message: string }[];
+    try {
+      problems = plugin.check?.(parsed.data, { preset: preset as never, presetDir: opts.presetDir ?? opts.cwd }) ?? [];
+    } catch (err) {
+      report(sink, origins, w.path, `${shown(w, [])}: plugin ${plugin.name} failed in its check: ${err instanceof Error ? err.message : String(err)}`, w.useKey);
+      continue;
+    }
     for (const problem of problems) {
       report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message} (plugin ${w.name})`, false);
     }

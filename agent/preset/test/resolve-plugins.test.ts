@@ -120,6 +120,16 @@ describe('plugins loaded from a preset', () => {
     ]);
   });
 
+  it('a plugin whose check throws is a preset error naming the plugin at its line, not an internal error', async () => {
+    write(join(dir, 'fragile.js'), 'export default {\n  name: "fragile",\n  options: { safeParse: (v) => ({ success: true, data: v ?? {} }) },\n  check() { throw new Error("check exploded"); },\n  apply() {},\n};\n');
+    const preset = write(join(dir, 'p.yaml'), 'plugins:\n  retry: {}\n  ./fragile.js: {}\n');
+    const err = await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }));
+    expect(err).toBeInstanceOf(PresetError);
+    expect((err as PresetError).diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+      '3:3: plugins["./fragile.js"]: plugin fragile failed in its check: check exploded',
+    ]);
+  });
+
   it('a plugin that throws in apply fails kernel creation with its name and the preset line', async () => {
     const preset = write(join(dir, 'p.yaml'), `name: p\nplugins:\n  ${join(FIXTURES, 'plugins/throws-in-apply.ts')}: {}\n`);
     const r = await loadPreset({ preset, cwd: dir, layers: false, env: {} });

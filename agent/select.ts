@@ -110,6 +110,11 @@ export async function selectClient(opts: SelectOptions): Promise<ClientChoice> {
   const checkpoint = opts.checkpoint ?? (opts.resumeFrom ? { simulator: opts.resumeFrom } : undefined);
   const ctx: ProviderContext = { env: opts.env, cwd: opts.cwd, ...(opts.sim ? { sim: opts.sim } : {}), ...(checkpoint ? { resumeFrom: checkpoint } : {}) };
   const builtin = BUILTIN_PROVIDERS[name];
+  if (builtin && opts.sim && opts.provider && !BUILTIN_PROVIDERS[opts.provider]) {
+    // The preset names a plugin's provider, which --sim leaves out: say so, or the user wonders why it is never asked.
+    const choice = await builtin.create(ctx, {});
+    return { ...choice, notice: `${choice.notice} (--sim plays on it in place of model.provider ${opts.provider})` };
+  }
   if (builtin) return builtin.create(ctx, {});
   const added = opts.providers?.get(name);
   if (added) {

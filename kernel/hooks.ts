@@ -7,8 +7,11 @@
  * Guard hooks (`permission`, `permissionRequest`, `preToolUse`, `spawn`) fail closed: a tap that
  * throws denies the call. A throw elsewhere ends the run with `plugin_error` naming the plugin and
  * the hook, except: `stop` and `compact` (a notice), `postToolUse` (the result becomes an error),
- * `apiError` (the error surfaces), `event` (the other taps still see it), and `postToolUseFailure`,
- * the last `turnEnd`, `runEnd` and `sessionEnd` (ignored).
+ * `apiError` (the error surfaces), and `postToolUseFailure`, the last `turnEnd`, `runEnd` and
+ * `sessionEnd` (ignored). An `event` tap (a printer, metrics) that throws ends the run too, once
+ * the other `event` taps have seen that event: catch what a failed write may throw. A failed
+ * `permission`, `preToolUse` or `postToolUse` tap also puts a warning notice naming the plugin and
+ * the hook in the run's events (`rein run -v` prints it); the model's text does not name it.
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook,

@@ -133,8 +133,16 @@ function pickExport(spec: string, mod: unknown): Plugin {
   throw new PluginResolveError(spec, `plugin "${spec}" does not export a plugin: expected a default export or an export named "plugin" made with definePlugin({ name, options, apply })`);
 }
 
+/**
+ * The first line of an error's message, for a one-line report. jiti puts the position of a syntax
+ * error (`/abs/file.ts:1:16`) on a line of its own after the parser's message: it is kept, as
+ * `<first line> at <position>`, so the user learns where the mistake is.
+ */
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!;
+  const lines = String((err as Error)?.message ?? err).split('\n').map((l) => l.trim()).filter(Boolean);
+  const first = lines[0] ?? '';
+  const where = lines.slice(1).find((l) => /^\S+:\d+:\d+$/.test(l));
+  return where ? `${first} at ${where}` : first;
 }
 
 const cache = new Map<string, Promise<Plugin>>();
@@ -251,6 +259,21 @@ function posOf(o: Origin | undefined, useKey: boolean): SourcePos | undefined {
 function report(sink: DiagnosticSink, origins: ReadonlyMap<string, Origin>, path: KeyPath, message: string, useKey = true): void {
   const o = findOrigin(origins, path);
   sink.add(o?.file ?? `<${o?.layer ?? 'preset'}>`, posOf(o, useKey), path, message);
+}
+
+/**
+ * The key at the end of `path` when the options object `raw` leaves it out (its parent is an object
+ * without that key): zod's "expected string, received undefined" is then a missing option.
+ */
+function missingKey(raw: unknown, path: readonly PropertyKey[]): string | undefined {
+  const key = path[path.length - 1];
+  if (typeof key !== 'string') return undefined;
+  let v: unknown = raw ?? {};
+  for (const k of path.slice(0, -1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !Object.hasOwn(v, key) ? key : undefined;
 }
 
 /** Option names a zod schema accepts at a path inside it (for "did you mean"). */
@@ -374,13 +397,23 @@ export async function loadPresetPlugins(
           }
         } else {
           const p = optionPath(w, issue.path as (string | number)[]);
-          report(sink, origins, p, `${shown(w, issue.path as (string | number)[])}: ${issue.message} (plugin ${w.name})`, false);
+          const missing = issue.code === 'invalid_type' ? missingKey(w.raw, issue.path) : undefined;
+          report(sink, origins, p, missing !== undefined && issue.code === 'invalid_type'
+            ? `${shown(w, issue.path as (string | number)[])}: missing required option "${missing}" for plugin ${w.name} (expected ${issue.expected})`
+            : `${shown(w, issue.path as (string | number)[])}: ${issue.message} (plugin ${w.name})`, false);
         }
       }
       continue;
     }
     // The plugin's own checks beyond its schema, at the preset line they concern.
-    const problems = plugin.check?.(parsed.data, { preset: preset as never, presetDir: opts.presetDir ?? opts.cwd }) ?? [];
+    // A check that throws is the plugin's failure, reported at its entry like any other problem.
+    let problems: readonly { path: readonly (string | number)[]; message: string }[];
+    try {
+      problems = plugin.check?.(parsed.data, { preset: preset as never, presetDir: opts.presetDir ?? opts.cwd }) ?? [];
+    } catch (err) {
+      report(sink, origins, w.path, `${shown(w, [])}: plugin ${plugin.name} failed in its check: ${err instanceof Error ? err.message : String(err)}`, w.useKey);
+      continue;
+    }
     for (const problem of problems) {
       report(sink, origins, optionPath(w, problem.path), `${shown(w, problem.path)}: ${problem.message} (plugin ${w.name})`, false);
     }

@@ -183,7 +183,7 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
     const prompt = await readPrompt(words, stop.signal);
     if (stop.received) return SIGNAL_EXIT[stop.received];
     agent = await createAgent(options);
-    if (agent.client.kind !== 'api') process.stderr.write(`rein: ${agent.client.notice}\n`);
+    if (agent.client.notice) process.stderr.write(`rein: ${agent.client.notice}\n`);
     if (stop.received) return SIGNAL_EXIT[stop.received];
     const run = agent.run(prompt, { signal: stop.signal });
     for await (const _ of run) { /* the printer plugin prints */ }

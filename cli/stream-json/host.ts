@@ -292,7 +292,7 @@ export class StreamJsonHost {
       this.failed = true;
       return undefined;
     }
-    if (this.agent.client.kind !== 'api') process.stderr.write(`rein: ${this.agent.client.notice}\n`);
+    if (this.agent.client.notice) process.stderr.write(`rein: ${this.agent.client.notice}\n`);
     return this.agent;
   }
 

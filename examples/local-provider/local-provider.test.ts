@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../index.js';
-import { cleanEnv, REPO, useTestEnv } from '../../testing/index.js';
+import { cleanEnv, REPO, runCli, serveScenario, useTestEnv } from '../../testing/index.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const env = useTestEnv({ scope: 'all', prefix: 'rein-example-provider-' });
@@ -42,6 +42,19 @@ describe('examples/local-provider', () => {
     }
   });
 
+  it('rein run prints the provider\'s notice, saying where the requests go', async () => {
+    // A server of its own: the shared one's scenario is played by the first test.
+    const own = await serveScenario(readFileSync(join(HERE, 'scenario.yaml'), 'utf8'), env.dir);
+    try {
+      const r = await runCli(['run', 'hi', '--preset', join(HERE, 'agent.yaml'), '--no-layers'], { cwd: env.dir, env: { ...env.childEnv(), LOCAL_SIM_URL: own.server.url } });
+      expect(r.code).toBe(0);
+      expect(r.stderr.split('\n')[0]).toBe(`rein: sending requests to the local-sim server at ${own.server.url}`);
+      expect(r.stdout).toContain('Hello from the local-sim provider.');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('the url option wins over LOCAL_SIM_URL, and without either the provider says what to set', async () => {
     // cwd: this folder, where the override's ./provider.ts is (transcripts go to the test's REIN_HOME).
     const agent = await createAgent({ preset: join(HERE, 'agent.yaml'), cwd: HERE, layers: false, env: { ...cleanEnv(), LOCAL_SIM_URL: 'http://127.0.0.1:9' }, overrides: { plugins: { './provider.ts': { url: server.url } } } });
@@ -50,6 +63,16 @@ describe('examples/local-provider', () => {
     await expect(createAgent({ preset: join(HERE, 'agent.yaml'), cwd: env.dir, layers: false, env: cleanEnv() })).rejects.toThrow(expect.objectContaining({
       name: 'PluginError', plugin: 'local-provider', message: expect.stringMatching(/model provider local-sim: no server to talk to; set the plugin's url option or LOCAL_SIM_URL/),
     }));
+  });
+
+  it('--sim plays its scenario on the embedded simulator in place of the preset\'s provider, and says so', async () => {
+    const agent = await createAgent({ preset: join(HERE, 'agent.yaml'), sim: join(HERE, 'scenario.yaml'), cwd: env.dir, layers: false, env: cleanEnv() });
+    try {
+      expect(agent.client).toMatchObject({ kind: 'simulator', notice: `running against the embedded simulator with scenario ${join(HERE, 'scenario.yaml')} (--sim plays on it in place of model.provider local-sim)` });
+      expect(await agent.run('hi').result).toMatchObject({ terminalReason: 'end_turn', text: 'Hello from the local-sim provider.' });
+    } finally {
+      await agent.close();
+    }
   });
 
   it('a provider name no plugin declares is a preset error at model.provider, with the known names', async () => {

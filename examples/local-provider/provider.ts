@@ -23,7 +23,7 @@ export default definePlugin({
         if (!url) throw new Error('model provider local-sim: no server to talk to; set the plugin\'s url option or LOCAL_SIM_URL (rein sim serve prints its URL)');
         // No proxy between rein and a server on this machine: the client reads proxies from `env`.
         const client = createAnthropicClient({ baseURL: url, apiKey: 'local', kind: 'local-sim', env: {} });
-        return { client, kind: 'api' };
+        return { client, kind: 'api', notice: `sending requests to the local-sim server at ${url}` };
       },
     },
   },

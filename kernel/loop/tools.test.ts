@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RESULT_CHARS } from './tool-results.js';
+import { definePlugin, type AgentEvent } from '../index.js';
 import {
   cleanupTempDirs, runCalls, tempDir, testTool, textOf, toolKernel, toolsPlugin, use, useTempReinHome,
 } from '../../testing/tools.js';
@@ -51,6 +52,24 @@ describe('runToolCalls', () => {
     expect(textOf(out.results[0]!)).toBe('(Empty completed with no output)');
     expect(out.results[1]!.is_error).toBe(true);
     expect(textOf(out.results[1]!)).toBe('Error: disk on fire');
+  });
+
+  // The model's message does not say which plugin failed; the run goes on, so a notice tells the user.
+  it.each([
+    ['permission', 'the call was denied', 'Permission check failed: it broke'],
+    ['preToolUse', 'the call was blocked', 'Blocked: a PreToolUse hook failed: it broke'],
+    ['postToolUse', 'the result became an error', 'Error: a PostToolUse hook failed: it broke'],
+  ] as const)('a %s tap that throws: a warning notice names the plugin and the hook (%s)', async (hook, outcome, text) => {
+    const fragile = definePlugin({ name: 'fragile', apply(kernel) { kernel.hooks[hook].tapPromise('fragile', async () => { throw new Error('it broke'); }); } });
+    const k = await toolKernel({ cwd: dir, plugins: [{ plugin: toolsPlugin(testTool('Echo', { isReadOnly: () => true, call: async (i) => i.id })) }, { plugin: fragile }] });
+    const events: AgentEvent[] = [];
+    k.hooks.event.tap('test', (e) => { events.push(e); });
+    const out = await runCalls(k, [use('Echo', { id: '1' })]);
+    expect(out.results[0]).toMatchObject({ is_error: true });
+    expect(textOf(out.results[0]!)).toBe(text);
+    expect(events.filter((e) => e.type === 'notice')).toEqual([
+      expect.objectContaining({ level: 'warn', source: hook, message: `plugin "fragile" failed in its ${hook} tap: it broke (${outcome})` }),
+    ]);
   });
 
 });

@@ -9,6 +9,17 @@ import type { Kernel } from '../kernel.js';
 import { ToolError, type Tool, type ToolOutput } from '../tool.js';
 import type { ContentBlock, PermissionDecision, PermissionDenial, ToolResultBlock, ToolUseBlock } from '../types.js';
 import { finalizeResult } from './tool-results.js';
+import { HookTapError } from '../hooks.js';
+
+/**
+ * A warning notice for a tap that threw where the loop goes on by itself (a guard hook fails
+ * closed, a `postToolUse` failure becomes the result): the model's text does not name the plugin,
+ * so the user learns here which one failed, in which hook, and what became of the call.
+ */
+function tapFailureNotice(kernel: Kernel, hook: 'permission' | 'preToolUse' | 'postToolUse', err: unknown, outcome: string): void {
+  const what = err instanceof HookTapError ? err.describe() : `a ${hook} tap failed: ${(err as Error)?.message ?? String(err)}`;
+  kernel.emit({ type: 'notice', level: 'warn', source: hook, message: `${what} (${outcome})` });
+}
 
 /** Text of the tool_result given for a call that never ran because the run was aborted. */
 export const ABORTED_RESULT_TEXT = 'The tool call was not completed: the run was aborted.';
@@ -70,6 +81,7 @@ export async function decidePermission(kernel: Kernel, q: PermissionQuery, ctx: 
   try {
     d = await kernel.hooks.permission.promise(q, ctx);
   } catch (err) {
+    tapFailureNotice(kernel, 'permission', err, 'the call was denied');
     return { behavior: 'deny', message: `Permission check failed: ${(err as Error).message}`, reason: 'permission check threw (fail closed)' };
   }
   // No plugin decided: read-only calls run, anything else needs an answer (Claude Code: default mode asks).
@@ -131,6 +143,7 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   try {
     pre = await kernel.hooks.preToolUse.promise({ tool, toolName: tool.name, toolUseId: call.id, input, additionalContext: [] }, ctx);
   } catch (err) {
+    tapFailureNotice(kernel, 'preToolUse', err, 'the call was blocked');
     return { block: errorResult(call.id, `Blocked: a PreToolUse hook failed: ${(err as Error).message}`), additionalContext: [] };
   }
   if (pre.blocked) {
@@ -172,6 +185,7 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   try {
     post = await kernel.hooks.postToolUse.promise({ tool, toolName: tool.name, toolUseId: call.id, input, output, isError, durationMs, additionalContext: [...pre.additionalContext] }, ctx);
   } catch (err) {
+    tapFailureNotice(kernel, 'postToolUse', err, 'the result became an error');
     post = { output: `Error: a PostToolUse hook failed: ${(err as Error).message}`, isError: true, additionalContext: [], preventContinuation: undefined };
   }
   const block = await finalizeResult(kernel, tool, call.id, post.output, post.isError, ctx);

@@ -7,7 +7,11 @@ export interface ProviderContext {
   env: NodeJS.ProcessEnv;
   /** The agent's working directory (absolute). */
   cwd: string;
-  /** `--sim FILE` (as given), when the run was asked to play a scenario. */
+  /**
+   * `--sim FILE` (as given), when the run was asked to play a scenario. Only the built-in
+   * `simulator` provider sees it: `--sim` plays on the embedded simulator whatever `model.provider`
+   * names, so a plugin's provider is not asked then.
+   */
   sim?: string;
   /** The last `ModelClient.checkpoint` of a resumed session. */
   resumeFrom?: Record<string, unknown>;
@@ -17,7 +21,7 @@ export interface ProviderContext {
 export interface ProviderChoice {
   client: ModelClient;
   kind: 'api' | 'simulator' | 'demo';
-  /** One line for stderr saying what the run talks to. */
+  /** One line saying what the run talks to; `rein run` prints it to stderr, after `rein: `. */
   notice?: string;
 }
 

@@ -4,7 +4,9 @@ import type { Message } from '../../kernel/index.js';
 import { httpClient, plannedResponder, runPrompt, strategyKernel, writeLines } from '../../testing/strategy.js';
 import { defaultEstimator, tokenCounter, usageTotal } from './accounting.js';
 import { estimateMessageTokens, estimateToolTokens } from './estimate.js';
-import { useTestEnv } from '../../testing/index.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO, unusedClient, useTestEnv } from '../../testing/index.js';
 
 // A fresh working folder and REIN_HOME for every test, removed after it.
 const env = useTestEnv({ prefix: 'rein-acct-' });
@@ -55,6 +57,21 @@ describe('tokenCounter', () => {
       expect(counter.count(kernel.messages).tokens - counter.count(rewritten).tokens).toBe(defaultEstimator.message(results) - defaultEstimator.message(cleared));
       // count_tokens through the simulator agrees with the estimate of the same request.
       expect(await counter.exact(kernel.messages)).toBe(tools + kernel.messages.reduce((n, m) => n + estimateMessageTokens(m), 0));
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  // A plugin a preset loads by path imports the built package, a second copy of this module: the
+  // kernel still has one counter (one set of taps, one running total), whichever copy asks first.
+  it('is one per kernel across copies of rein (a plugin file importing the built package)', async () => {
+    const built = await import(pathToFileURL(join(REPO, 'dist/index.js')).href) as { tokenCounter: typeof tokenCounter };
+    expect(built.tokenCounter).not.toBe(tokenCounter);
+    const kernel = await strategyKernel({ cwd: dir, client: unusedClient, plugins: [] });
+    try {
+      const theirs = built.tokenCounter(kernel);
+      expect(tokenCounter(kernel)).toBe(theirs);
+      expect(kernel.hooks.request.taps.filter((t) => t.name === 'tokens')).toHaveLength(1);
     } finally {
       await kernel.close();
     }

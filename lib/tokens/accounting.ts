@@ -105,17 +105,22 @@ export interface TokenCounter {
 /** Stage of the counter's own `request` tap: after every other tap, so it sees the final bytes. */
 export const TOKEN_COUNTER_REQUEST_STAGE = 100_000;
 
-const counters = new WeakMap<Kernel, TokenCounter>();
+/**
+ * Where the counter is kept: in the kernel's own state, not in a module-level map, so a plugin
+ * file a preset loads (which imports the installed package, a second copy of this module beside
+ * the `rein` command's bundle) gets the same counter, with one set of taps and one running total.
+ */
+const COUNTER_KEY = 'tokens';
 
 /**
  * The kernel's token counter, created (and its `request` / `response` taps added) on first use.
  * Plugins call it in `apply`.
  */
 export function tokenCounter(kernel: Kernel): TokenCounter {
-  let c = counters.get(kernel);
+  let c = kernel.state.get(COUNTER_KEY) as TokenCounter | undefined;
   if (!c) {
     c = createCounter(kernel);
-    counters.set(kernel, c);
+    kernel.state.set(COUNTER_KEY, c);
   }
   return c;
 }

@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../kernel/index.js';
 import { parseRule, formatRule, RuleSyntaxError } from './shared/rule.js';
 import { compileShellSpec, matchShell } from './shared/shell/match.js';
 import { compilePathSpec } from './shared/paths.js';
@@ -104,6 +106,29 @@ describe('rule evaluation order and stages', () => {
     expect(await decide(k, 'Glob', { pattern: '*', path: join(cwd, 'secrets/x') })).toMatchObject({ behavior: 'deny' });
     expect(await decide(k, 'Write', { file_path: 'docs/a.md', content: '' })).toMatchObject({ behavior: 'allow', reason: 'allow rule Edit(./docs/**)' });
     expect(await decide(k, 'Write', { file_path: 'src/a.ts', content: '' })).toMatchObject({ behavior: 'ask' });
+  });
+
+  it('a plugin tool that declares filePath gets path rules under its own name; one without keeps them covering every call', async () => {
+    const cwd = tmp();
+    const stamp = defineTool({
+      name: 'Stamp',
+      description: 'Writes a stamp into a file.',
+      inputSchema: z.object({ file_path: z.string() }),
+      filePath: (i: { file_path: string }) => i.file_path,
+      async call() { return 'stamped'; },
+    });
+    const ping = defineTool({ name: 'Ping', description: 'Pings a host.', inputSchema: z.object({ host: z.string() }), async call() { return 'pong'; } });
+    const k = await testKernel({
+      cwd,
+      tools: [stamp, ping],
+      preset: { permissions: { deny: ['Stamp(./secret/**)', 'Ping(prod)'], allow: ['Stamp(./notes/**)'] } },
+      plugins: [{ plugin: permissions }, { plugin: defaultMode }],
+    });
+    expect(await decide(k, 'Stamp', { file_path: 'secret/key.txt' })).toMatchObject({ behavior: 'deny', message: expect.stringContaining(join(cwd, 'secret/key.txt')) });
+    expect(await decide(k, 'Stamp', { file_path: 'notes/a.txt' })).toMatchObject({ behavior: 'allow', reason: 'allow rule Stamp(./notes/**)' });
+    expect(await decide(k, 'Stamp', { file_path: 'src/a.txt' })).toMatchObject({ behavior: 'ask', source: 'permissions/default' });
+    // Ping names no path: rein cannot check "prod" against a call, so the deny covers every call.
+    expect(await decide(k, 'Ping', { host: 'staging' })).toMatchObject({ behavior: 'deny' });
   });
 
   it('WebFetch(domain:…) and MCP server rules', async () => {

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KernelPreset } from '../../../kernel/kernel.js';
@@ -89,6 +89,10 @@ describe('resolvePlugin', () => {
     write(join(dir, 'broken.ts'), 'export default definePlugin({ name: "x", apply() { return ; } ;\n');
     const broken = await rejection(resolvePlugin('./broken.ts', dir));
     expect(broken.message).toMatch(/^plugin "\.\/broken\.ts" failed to import: /);
+    // The parser's own position of the mistake is kept, not only its first line.
+    write(join(dir, 'syntax.ts'), 'export default {{;\n');
+    expect((await rejection(resolvePlugin('./syntax.ts', dir))).message)
+      .toBe(`plugin "./syntax.ts" failed to import: ParseError: Unexpected token at ${join(dir, 'syntax.ts')}:1:16`);
 
     write(join(dir, 'empty.js'), 'export const nothing = 1;\n');
     expect((await rejection(resolvePlugin('./empty.js', dir))).message).toMatch(/^plugin "\.\/empty\.js" does not export a plugin/);
@@ -102,6 +106,28 @@ describe('plugins loaded from a preset', () => {
     const greeter = r.plugins.find((p) => p.plugin.name === 'test/greeter');
     expect(greeter).toMatchObject({ options: { greeting: 'hey', times: 1, style: { loud: true } }, origin: `${preset}:2:3` });
     expect(r.plugins.map((p) => p.plugin.name)).toContain('retry');
+  });
+
+  it('a required option left out is named as missing, with what it expects, at the entry that lacks it', async () => {
+    const plugin = join(FIXTURES, 'plugins/needs-project.ts');
+    const preset = write(join(dir, 'p.yaml'), `plugins:\n  ${plugin}:\n    jira: { board: 7 }\n`);
+    const err = await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }));
+    expect(err).toBeInstanceOf(PresetError);
+    const shown = relative(dir, plugin); // as the preset names it: relative to the preset's folder
+    expect((err as PresetError).diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+      `3:5: plugins["${shown}"].project: missing required option "project" for plugin ${shown} (expected string)`,
+      `3:11: plugins["${shown}"].jira.url: missing required option "url" for plugin ${shown} (expected string)`,
+    ]);
+  });
+
+  it('a plugin whose check throws is a preset error naming the plugin at its line, not an internal error', async () => {
+    write(join(dir, 'fragile.js'), 'export default {\n  name: "fragile",\n  options: { safeParse: (v) => ({ success: true, data: v ?? {} }) },\n  check() { throw new Error("check exploded"); },\n  apply() {},\n};\n');
+    const preset = write(join(dir, 'p.yaml'), 'plugins:\n  retry: {}\n  ./fragile.js: {}\n');
+    const err = await rejection(loadPreset({ preset, cwd: dir, layers: false, env: {} }));
+    expect(err).toBeInstanceOf(PresetError);
+    expect((err as PresetError).diagnostics.map((d) => `${d.line}:${d.column}: ${d.message}`)).toEqual([
+      '3:3: plugins["./fragile.js"]: plugin fragile failed in its check: check exploded',
+    ]);
   });
 
   it('a plugin that throws in apply fails kernel creation with its name and the preset line', async () => {

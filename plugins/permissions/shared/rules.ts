@@ -32,8 +32,12 @@ export type CompiledRule = PermissionRule & {
   | { kind: 'path'; path: PathMatcher }
   | { kind: 'domain'; domain: string }
   | { kind: 'subagent'; name: string }
-  /** A specifier rein cannot interpret for this tool: deny and ask rules match every call, allow rules none. */
-  | { kind: 'opaque' }
+  /**
+   * A specifier for a tool rein has no rule syntax for. A tool that declares `filePath` is matched
+   * by it as a path (`path`, read like a Read or Edit specifier); for any other tool rein cannot
+   * interpret it: deny and ask rules match every call, allow rules none.
+   */
+  | { kind: 'opaque'; path: PathMatcher }
 );
 
 export interface CompiledRules {
@@ -64,7 +68,15 @@ export function compileRule(text: string, behavior: RuleBehavior, base: PathBase
   if (PATH_RULE_TOOLS.has(rule.toolName)) return { ...rule, appliesTo, kind: 'path', path: compilePathSpec(c, base) };
   if (rule.toolName === 'WebFetch' && c.startsWith('domain:')) return { ...rule, appliesTo, kind: 'domain', domain: c.slice(7).trim().toLowerCase() };
   if (rule.toolName === 'Task' || rule.toolName === 'Agent') return { ...rule, appliesTo: (n) => n === 'Task' || n === 'Agent', kind: 'subagent', name: c };
-  return { ...rule, appliesTo, kind: 'opaque' };
+  return { ...rule, appliesTo, kind: 'opaque', path: compilePathSpec(c, base) };
+}
+
+/**
+ * The path forms of a call to a tool that declares `filePath`, for a rule of the tool's own name
+ * (`Stamp(./notes/**)`); undefined when the tool declares none or names no path for this call.
+ */
+function ownPathForms(q: PermissionQuery, base: PathBase): string[] | undefined {
+  return typeof q.tool.filePath === 'function' ? callPathForms(q, base) : undefined;
 }
 
 /** Compiles the three lists. Throws RuleSyntaxError naming the first bad rule. */
@@ -390,7 +402,11 @@ export function hardLinkMatch(rule: CompiledRule & { kind: 'path' }, forms: read
 function matchLoose(rule: CompiledRule, q: PermissionQuery, base: PathBase): string | undefined {
   switch (rule.kind) {
     case 'tool': return q.toolName;
-    case 'opaque': return `${q.toolName} (the specifier ${JSON.stringify(rule.content)} cannot be checked, so it covers every call)`;
+    case 'opaque': {
+      const forms = ownPathForms(q, base);
+      if (forms) return forms.find((f) => rule.path.test(f));
+      return `${q.toolName} (the specifier ${JSON.stringify(rule.content)} cannot be checked: the tool names no path for this call, so it covers every call)`;
+    }
     case 'shell': {
       const parsed = parsedCommandOf(q);
       if (!parsed.ok) {
@@ -617,6 +633,11 @@ export function allowDecision(rules: CompiledRules, q: PermissionQuery, base: Pa
     switch (rule.kind) {
       case 'path': {
         const forms = callPathForms(q, base);
+        if (forms && forms.every((f) => rule.path.test(f))) return allowed(rule.text);
+        break;
+      }
+      case 'opaque': {
+        const forms = ownPathForms(q, base);
         if (forms && forms.every((f) => rule.path.test(f))) return allowed(rule.text);
         break;
       }

@@ -154,6 +154,9 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   return out.filter(Boolean).map(wrap).join('\n\n');
 }
 
+/** Reasons load.ts gives for files left out by design, not for lack of a readable session. */
+const EXPECTED_SKIP = /^(documentation, not a session|a run result|same session as|same subagent as)/;
+
 /** Short notes: the counter's error, importer skips in one line each, files not replayed, problems. */
 function notes(report: BenchReport): string[] {
   const out: string[] = [];
@@ -170,7 +173,7 @@ function notes(report: BenchReport): string[] {
   for (const w of report.workloads) {
     const parts: string[] = [];
     const skipped = Object.values(w.stats.skipped).reduce((a, b) => a + b, 0);
-    if (skipped || w.stats.malformed) parts.push(`${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed`);
+    if (skipped || w.stats.malformed) parts.push(`${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed${w.stats.malformed ? ` (${malformedLines(w.stats)})` : ''}`);
     const runs = w.runs.filter((r) => r.preset !== RECORDED);
     const added = [...new Set(runs.flatMap((r) => r.addedTools ?? []))];
     if (added.length) parts.push(`tools added from the recording: ${added.join(', ')}`);
@@ -180,7 +183,11 @@ function notes(report: BenchReport): string[] {
     if (problems.length) parts.push(`problems: ${problems.join(', ')}`);
     if (parts.length) out.push(`${w.name}: ${parts.join('; ')}`);
   }
-  if (report.skippedFiles.length) out.push(`${report.skippedFiles.length} file${report.skippedFiles.length === 1 ? '' : 's'} not replayed (documentation, run results, the same session in another format): listed in the JSON`);
+  // Files left out by design are counted; a file that could not be read or imported is named with
+  // why, since the totals lack it.
+  const expected = report.skippedFiles.filter((f) => EXPECTED_SKIP.test(f.reason));
+  for (const f of report.skippedFiles) if (!expected.includes(f)) out.push(`not replayed: ${f.path}: ${f.reason}`);
+  if (expected.length) out.push(`${expected.length} file${expected.length === 1 ? '' : 's'} not replayed (documentation, run results, the same session in another format): listed in the JSON`);
   return out;
 }
 
@@ -198,4 +205,11 @@ function wrap(block: string): string {
     if (cur) lines.push(cur);
     return lines.map((l) => (l.length > MAX_WIDTH ? l.slice(0, MAX_WIDTH - 1) + '…' : l)).join('\n');
   }).join('\n');
+}
+
+/** The malformed lines of a workload: how many, and the first line numbers the import kept. */
+function malformedLines(stats: WorkloadReport['stats']): string {
+  const lines = stats.examples.filter((e) => e.line !== undefined && e.reason.startsWith('malformed')).map((e) => e.line!);
+  const n = stats.malformed;
+  return `${n} malformed${lines.length ? `: line${n === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}` : ''}`;
 }

@@ -2,9 +2,14 @@
  * What `rein bench` (the built command) says about input it cannot replay: a workload folder with
  * no session stops with exit 2 and every file's reason; a file that is not a session, beside one
  * that is, is named in the table with why; a truncated session's malformed line is named by number.
+ * And what the table's `vs rec.` holds besides a strategy: the replay's own error, measured by a
+ * client mimic when one ran, said to be unmeasured when none did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { BenchReport } from './model.js';
+import { fmtRecall } from './recall.js';
 import { join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
 import { reinDone } from '../../queue/test/harness.js';
@@ -44,5 +49,28 @@ describe('rein bench on input it cannot replay', () => {
     const text = r.stdout.replace(/\n {2}/g, ' ');
     expect(text).toContain('- cut: 6 lines, 2 requests, 1 lines not replayed (1 malformed: line 6)');
     expect(text).toContain(`- not replayed: ${join(dir, 'notes.jsonl')}: not a session format rein reads`);
+  });
+
+  it('says vs rec. includes the replay\'s own error: unmeasured without a mimic, the fidelity ratio with one', async () => {
+    const dir = join(tmp.dir, 'vs-rec');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'cut.jsonl'), TRUNCATED_PI);
+    const alone = await reinDone(['bench', '-w', dir, '--preset', 'minimal', '--no-progress'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stdout.replace(/\n/g, ' ')).toContain('vs rec.: ÷ what the provider billed the recorded clients. It includes the replay\'s own error, not measured in this run');
+    const mimic = fileURLToPath(new URL('../presets/pi-like.yaml', import.meta.url));
+    const both = await reinDone(['bench', '-w', dir, '--preset', 'minimal', '--preset', mimic, '--no-progress', '--json', 'vs.json'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    expect(both.code, both.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(tmp.dir, 'vs.json'), 'utf8')) as BenchReport;
+    expect(report.fidelity!.aggregate.workloads).toBe(1);
+    expect(both.stdout.replace(/\n/g, ' ')).toContain(`It includes the replay's own error: mimic ÷ recorded = ${report.fidelity!.aggregate.ratio.toFixed(3)} over the 1 recording a mimic replayed (fidelity table)`);
+  });
+
+  it('shows recall to a tenth of a point, rounded down, so a preset that lost a fact never reads 100%', () => {
+    expect(fmtRecall(0.9977)).toBe('99.7%');
+    expect(fmtRecall(0.99999)).toBe('99.9%');
+    expect(fmtRecall(0.9925)).toBe('99.2%');
+    expect(fmtRecall(1)).toBe('100.0%');
+    expect(fmtRecall(null)).toBe('–');
   });
 });

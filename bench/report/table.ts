@@ -92,7 +92,21 @@ function totalsTable(report: BenchReport, color: boolean): string {
   const n = report.comparable.workloads.length;
   const left = report.comparable.leftOut.length;
   const head = `Totals on ${n} workload${n === 1 ? '' : 's'}${left ? ` (${left} left out: a run on them was incomplete or failed)` : ''}, cheapest preset first:`;
-  return `${head}\n${t.toString()}`;
+  return `${head}\n${t.toString()}${rec && report.ranking.length ? `\n${vsRecordedNote(report)}` : ''}`;
+}
+
+/**
+ * What `vs rec.` holds besides the preset's strategies: the replay's own distance from what the
+ * provider billed, which only a client mimic's run measures (fidelity.ts). Without one the note says
+ * it is not measured, so a gap to the recording is not read as a strategy's saving.
+ */
+export function vsRecordedNote(report: BenchReport): string {
+  const f = report.fidelity;
+  const base = 'vs rec.: ÷ what the provider billed the recorded clients. It includes the replay\'s own error';
+  if (!f || !f.aggregate.workloads) return `${base}, not measured in this run: add the recording client's mimic preset (bench/presets/claude-code-like.yaml, pi-like.yaml) for a fidelity table, and compare presets with each other on the same replay.`;
+  const sessions = f.rows.filter((r) => r.checked && !r.unranked && Number.isFinite(r.ratio)).map((r) => r.ratio);
+  const range = sessions.length ? `, ${Math.min(...sessions).toFixed(2)}–${Math.max(...sessions).toFixed(2)} per session of ≥${f.targets.minRequests} requests` : '';
+  return `${base}: mimic ÷ recorded = ${f.aggregate.ratio.toFixed(3)} over ${f.aggregate.workloads === 1 ? 'the 1 recording' : `the ${f.aggregate.workloads} recordings`} a mimic replayed${range} (fidelity table). Compare presets with each other and with the mimics, on the same replay.`;
 }
 
 function isTiny(w: WorkloadReport): boolean {
@@ -129,7 +143,7 @@ function costTables(report: BenchReport, color: boolean): string {
     }
     out.push(t.toString());
   }
-  return `Cost per workload, $ (× the recorded cost; * = incomplete run, not in the totals):\n${out.join('\n')}`;
+  return `Cost per workload, $ (× the recorded cost, which includes the replay's own error; * = incomplete run, not in the totals):\n${out.join('\n')}`;
 }
 
 /** Renders the report as text (≤ MAX_WIDTH columns). `color: false` for files and tests. */

@@ -114,11 +114,14 @@ function isTiny(w: WorkloadReport): boolean {
   return (rec ? rec.summary.requests : w.steps) <= TINY_WORKLOAD_REQUESTS;
 }
 
-function costCell(r: RunReport | undefined, rec: RunReport | undefined): string {
+/** A workload's cost for one run, with its ratio to the recorded cost: on a second line when both do not fit the cell, never cut short. */
+export function costCell(r: RunReport | undefined, rec: RunReport | undefined): string {
   if (!r) return '';
   if (r.error) return 'failed';
-  const mark = r.incomplete ? '*' : '';
-  return `${r.summary.costUsd.toFixed(2)}${mark}${rec && r.preset !== RECORDED ? ` ${ratio(r.summary.costUsd, rec.summary.costUsd)}` : ''}`;
+  const cost = `${r.summary.costUsd.toFixed(2)}${r.incomplete ? '*' : ''}`;
+  if (!rec || r.preset === RECORDED) return cost;
+  const x = ratio(r.summary.costUsd, rec.summary.costUsd);
+  return cost.length + 1 + x.length <= CELL - 2 ? `${cost} ${x}` : `${cost}\n${x}`;
 }
 
 /** Cost per workload and preset, tiny workloads folded into one row; split when there are many presets. */

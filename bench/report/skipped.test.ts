@@ -73,4 +73,20 @@ describe('rein bench on input it cannot replay', () => {
     expect(fmtRecall(1)).toBe('100.0%');
     expect(fmtRecall(null)).toBe('–');
   });
+
+  it('--json or --html that cannot be written stops before the replay, naming the flag, not after it', async () => {
+    const dir = join(tmp.dir, 'out-check');
+    mkdirSync(join(dir, 'a-folder'), { recursive: true });
+    writeFileSync(join(dir, 'a-file'), 'x');
+    writeFileSync(join(dir, 'cut.jsonl'), TRUNCATED_PI);
+    const run = (flag: string, out: string) => reinDone(['bench', '-w', join(dir, 'cut.jsonl'), '--preset', 'minimal', '--no-progress', flag, out], { cwd: dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    const folder = await run('--json', 'a-folder');
+    expect([folder.code, folder.stdout, folder.stderr]).toEqual([2, '', "rein: --json a-folder: a folder; give the report's file name\n"]);
+    const under = await run('--html', 'a-file/report.html');
+    expect([under.code, under.stdout, under.stderr]).toEqual([2, '', 'rein: --html a-file/report.html: cannot write the report there: a part of the path is a file, not a folder\n']);
+    // A missing folder is made, as before.
+    const fresh = await run('--json', 'new/dir/report.json');
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'new/dir/report.json'), 'utf8')).workloads).toHaveLength(1);
+  });
 });

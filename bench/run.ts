@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
+import { InputError } from '../lib/errors.js';
 import { CALIBRATED_COUNTER } from '../lib/tokens/counter.js';
 import { detectEvents, recordedBreakCauses, recordedPrefix } from './workloads/events.js';
 import { fidelityOf } from './report/fidelity.js';
@@ -119,7 +120,8 @@ export interface BenchPlan {
 
 /**
  * Loads the presets and workloads of a benchmark. The replays are the pairs (workload w, preset p),
- * numbered `w * presets.length + p`. Throws as runBench does.
+ * numbered `w * presets.length + p`. Throws as runBench does, and an InputError listing every file
+ * not replayed with its reason when no workload holds a session.
  */
 export async function planBench(opts: Pick<BenchOptions, 'workloads' | 'presets' | 'cwd'>): Promise<BenchPlan> {
   if (!opts.presets.length) throw new Error('rein bench: give at least one --preset');
@@ -131,12 +133,28 @@ export async function planBench(opts: Pick<BenchOptions, 'workloads' | 'presets'
     workloads.push(...r.workloads);
     skippedFiles.push(...r.skippedFiles);
   }
+  if (!workloads.length) throw noSessions(opts.workloads, skippedFiles);
   return { presets, names: labels(presets), workloads, skippedFiles };
 }
 
+/** Files listed in full by the error for a benchmark with nothing to replay; the rest are counted. */
+const LISTED_SKIPS = 20;
+
 /**
- * Runs the benchmark. Throws for a workload path that does not exist, an invalid generator spec, or
- * a preset that fails to load (PresetError, with file:line:column); a replay that fails is reported
+ * The error for workloads that hold no session to replay: an empty report would rank presets on
+ * nothing (a cost of 0, an efficiency of 1), so it stops and says, per file, why it was not replayed.
+ */
+function noSessions(specs: readonly string[], skipped: readonly SkippedFile[]): InputError {
+  const head = `no session to replay in ${specs.join(', ')}${skipped.length ? '; not replayed:' : ' (no files found)'}`;
+  const lines = skipped.slice(0, LISTED_SKIPS).map((f) => `${f.path}: ${f.reason}`);
+  if (skipped.length > LISTED_SKIPS) lines.push(`… and ${skipped.length - LISTED_SKIPS} more`);
+  return new InputError([head, ...lines].join('\n'));
+}
+
+/**
+ * Runs the benchmark. Throws for a workload path that does not exist, an invalid generator spec,
+ * workloads with no session to replay (InputError, each file's reason), or a preset that fails to
+ * load (PresetError, with file:line:column); a replay that fails is reported
  * in its row instead.
  */
 export async function runBench(opts: BenchOptions): Promise<BenchReport> {

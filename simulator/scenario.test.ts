@@ -22,6 +22,12 @@ async function errorOf(yaml: string): Promise<ScenarioError> {
 }
 
 describe('scenario files', () => {
+  it('a scenario that cannot be read is a ScenarioError naming the file, not the fs error', () => {
+    const missing = join(dir, 'missing.yaml');
+    expect(() => loadScenario(missing)).toThrow(new ScenarioError(missing, [{ text: 'cannot read the scenario: no such file' }]));
+    expect(() => loadScenario(dir)).toThrow(`${dir}: cannot read the scenario: a folder, not a file`);
+  });
+
   it('loads the documented example', async () => {
     const file = join(dir, 'ok.yaml');
     await writeFile(file, `model: claude-sonnet-4-5

@@ -217,7 +217,15 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
   throw new ScenarioError(file, problems);
 }
 
-/** Reads and validates a scenario file (UTF-8). Throws ScenarioError, or the fs error if unreadable. */
+/** Reads and validates a scenario file (UTF-8). Throws ScenarioError, also when the file cannot be read. */
 export function loadScenario(path: string): Scenario {
-  return parseScenario(readFileSync(path, 'utf8'), path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'a folder, not a file' : e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied' : e.message;
+    throw new ScenarioError(path, [{ text: `cannot read the scenario: ${why}` }]);
+  }
+  return parseScenario(text, path);
 }

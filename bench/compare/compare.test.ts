@@ -38,8 +38,11 @@ describe('bench compare with rein as the agent', () => {
   it('reports an agent CLI that is not installed instead of failing silently', async () => {
     const runs = await runCompare({ agent: 'pi', bin: join(dir, 'no-such-pi'), presets: ['minimal'], model: 'claude-sonnet-4-6', cwd: dir });
     expect(runs[0]!.label).toBe('agent:pi');
-    expect(runs[0]!.error).toMatch(/not installed/);
+    expect(runs[0]!.error).toBe(`${join(dir, 'no-such-pi')} does not exist (--bin)`);
     expect(runs[0]!.requests).toEqual([]);
+    // A bare name is looked up on PATH.
+    const byName = await runCompare({ agent: 'pi', bin: 'rein-no-such-agent', presets: [], model: 'claude-sonnet-4-6', cwd: dir });
+    expect(byName[0]!.error).toBe('rein-no-such-agent is not installed (not found on PATH); pass --bin');
   });
 });
 
@@ -145,4 +148,13 @@ describe('rein bench compare (the command)', () => {
     expect(json.runs.map((x: { label: string }) => x.label)).toEqual(['agent:rein', 'minimal']);
     expect(json.runs.flatMap((x: { requests: { model: string }[] }) => x.requests.map((q) => q.model))).toEqual(Array(5).fill('claude-opus-4-1'));
   });
+
+  it('an agent that could not start has no figures, not a $0 row, and the command exits 1', async () => {
+    const r = await runCli(['bench', 'compare', '--agent', 'pi', '--bin', join(dir, 'no-such-pi'), '--preset', 'minimal'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/│ agent:pi +│ 0 +│ 0 +│ – +│ – +│ – +│ – +│ – +│ – +│ failed +│ – +│/);
+    expect(r.stdout).toMatch(/│ minimal +│ 3 +│ 0 +│ \d+/);
+    expect(r.stdout).toContain(`- agent:pi: ${join(dir, 'no-such-pi')} does not exist (--bin)`);
+  });
 });
+

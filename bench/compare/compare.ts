@@ -170,7 +170,8 @@ function runCli(cmd: { bin: string; args: string[]; env: Record<string, string> 
     const timer = setTimeout(() => { child.kill('SIGTERM'); reject(new Error(`${cmd.bin} did not finish within ${AGENT_TIMEOUT_MS / 1000} s`)); }, AGENT_TIMEOUT_MS);
     child.on('error', (err) => {
       clearTimeout(timer);
-      reject((err as NodeJS.ErrnoException).code === 'ENOENT' ? new Error(`${cmd.bin} is not installed (not found on PATH); pass --bin`) : err);
+      // A name is looked up on PATH; a path (--bin) is taken as it is.
+      reject((err as NodeJS.ErrnoException).code === 'ENOENT' ? new Error(cmd.bin.includes('/') ? `${cmd.bin} does not exist (--bin)` : `${cmd.bin} is not installed (not found on PATH); pass --bin`) : err);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -64,6 +64,8 @@ export interface CompactionMetrics {
   /**
    * Files put back after the compaction, with the recorded step whose tool call gave the version
    * restored (replay/workspace.ts); step null when the file did not come from the replay's workspace.
+   * A path the agent resolved inside the replay's folder is given as the recording's (resolved
+   * against the recorded cwd), so two runs report the same paths.
    */
   restoredFiles?: { path: string; step: number | null; tokens: number }[];
   /** Tokens of the replay's extractive summary for this compaction (calibrated counter), when it wrote one. */

@@ -266,7 +266,12 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => spill.length,
     compaction: (c) => {
-      if (c.restoredFiles) for (const f of c.restoredFiles) f.step = workspace.get(f.path)?.step ?? null;
+      if (c.restoredFiles) {
+        for (const f of c.restoredFiles) {
+          f.step = workspace.get(f.path)?.step ?? null;
+          f.path = workspace.recordedPath(f.path);
+        }
+      }
       if (c.kind === 'compaction' && lastSummary) { c.summaryTokens = lastSummary.tokens; c.summaryBudget = lastSummary.budget; }
       lastSummary = undefined;
       compactions.push(c);

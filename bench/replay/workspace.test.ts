@@ -65,4 +65,18 @@ describe('virtual workspace', () => {
     expect(c.restoredFiles).toEqual([{ path: '/proj/d.md', step: 2, tokens: expect.any(Number) }, { path: '/proj/src/a.ts', step: 1, tokens: expect.any(Number) }]);
     expect(c.restoredFiles![0]!.tokens).toBeLessThanOrEqual(5_000);
   });
+
+  it('reports a file the agent read by a relative path under the recording\'s path, the same on every run', async () => {
+    const preset = await loadBenchPreset(fileURLToPath(new URL('../presets/summary-only.yaml', import.meta.url)));
+    const relative = (): Workload => {
+      const w = session();
+      w.steps[2] = { ...w.steps[2]!, reply: w.steps[2]!.reply.map((b) => (b.type === 'tool_use' && b.id === 't5' ? { ...b, input: { path: 'd.md', offset: 10, limit: 2 } } : b)) };
+      return w;
+    };
+    const paths = async () => (await replayWorkload(relative(), preset)).compactions.find((x) => x.kind === 'compaction')!.restoredFiles;
+    const first = await paths();
+    // The replay resolved d.md in its own randomly named folder; the report names the recording's.
+    expect(first).toEqual([{ path: '/proj/d.md', step: 2, tokens: expect.any(Number) }, { path: '/proj/src/a.ts', step: 1, tokens: expect.any(Number) }]);
+    expect(await paths()).toEqual(first);
+  });
 });

@@ -163,9 +163,22 @@ export class VirtualWorkspace {
    */
   get(path: string): WorkspaceFile | undefined {
     let kept = this.files.get(path);
-    if (!kept && this.replayDir && path.startsWith(this.replayDir + '/')) kept = this.files.get(resolve(this.workload.cwd ?? '/', path.slice(this.replayDir.length + 1)));
+    if (!kept && this.inReplayDir(path)) kept = this.files.get(this.recordedPath(path));
     if (!kept) return undefined;
     return kept.read ? readFile(kept.read, kept.step, kept.partial) : { content: kept.text!, step: kept.step, partial: kept.partial };
+  }
+
+  /**
+   * `path` as the recording names it: a path under the replay's folder (a fresh, randomly named
+   * folder per replay) resolved against the recording's cwd instead, so a report shows the same
+   * path on every run; any other path as it is.
+   */
+  recordedPath(path: string): string {
+    return this.inReplayDir(path) ? resolve(this.workload.cwd ?? '/', path.slice(this.replayDir!.length + 1)) : path;
+  }
+
+  private inReplayDir(path: string): boolean {
+    return !!this.replayDir && path.startsWith(this.replayDir + '/');
   }
 
   /** Paths known as of the last `advanceTo`. */

@@ -7,7 +7,7 @@
 import Table from 'cli-table3';
 import type { TopLevelSpec } from 'vega-lite';
 import { RECORDED, type BenchReport, type WorkloadReport } from './model.js';
-import { fmtTokens, pct, wrapName } from './table.js';
+import { fmtTokens, wrapName } from './table.js';
 
 /** One preset's point of the cost/recall chart. */
 export interface CostRecallPoint {
@@ -93,6 +93,15 @@ function usd(x: number): string {
   return x.toFixed(2);
 }
 
+/**
+ * A recall as a percentage with one decimal, rounded down: presets a few facts apart (99.22% and
+ * 99.25%) stay apart, and one that lost any fact never reads 100%. `–` without a recall.
+ */
+export function fmtRecall(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  return `${(Math.floor(x * 1000 + 1e-9) / 10).toFixed(1)}%`;
+}
+
 /** The stdout table (97 columns): one row per preset, cheapest closed-loop cost first. */
 export function recallTable(report: BenchReport, color = false): string {
   const pts = new Map(costRecallPoints(report).map((p) => [p.preset, p]));
@@ -104,7 +113,7 @@ export function recallTable(report: BenchReport, color = false): string {
   });
   for (const p of order) {
     const s = report.totals[p]!;
-    t.push([wrapName(p, 24), usd(s.costUsd), usd(s.closedLoopCostUsd), pct(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)]);
+    t.push([wrapName(p, 24), usd(s.costUsd), usd(s.closedLoopCostUsd), fmtRecall(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)]);
   }
   return `Cost at equal recall (closed loop = cost + re-fetching lost facts; front = Pareto front):\n${t.toString()}`;
 }
@@ -114,7 +123,7 @@ export function recallHtmlTable(report: BenchReport, esc: (s: string) => string)
   const pts = new Map(costRecallPoints(report).map((p) => [p.preset, p]));
   const rows = report.ranking.map((p) => {
     const s = report.totals[p]!;
-    return `<tr><td>${esc(p)}</td><td>${usd(s.costUsd)}</td><td>${usd(s.closedLoopCostUsd)}</td><td>${s.refetch?.requests ?? 0}</td><td>${pct(s.recall)}</td><td>${s.recallCounts?.needed ?? 0}</td><td>${pts.get(p)?.front ? 'yes' : ''}</td><td>${s.compactions.count}</td><td>${s.clearings ?? s.compactions.contextEdits}</td><td>${fmtTokens(s.peakContext)}</td></tr>`;
+    return `<tr><td>${esc(p)}</td><td>${usd(s.costUsd)}</td><td>${usd(s.closedLoopCostUsd)}</td><td>${s.refetch?.requests ?? 0}</td><td>${fmtRecall(s.recall)}</td><td>${s.recallCounts?.needed ?? 0}</td><td>${pts.get(p)?.front ? 'yes' : ''}</td><td>${s.compactions.count}</td><td>${s.clearings ?? s.compactions.contextEdits}</td><td>${fmtTokens(s.peakContext)}</td></tr>`;
   });
   return `<table><thead><tr><th>preset</th><th>open-loop $</th><th>closed-loop $</th><th>re-fetches</th><th>recall</th><th>facts needed</th><th>Pareto front</th><th>compactions</th><th>clearings</th><th>peak ctx</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

@@ -52,4 +52,30 @@ describe('names in the text report', () => {
     expect(json.workloads.map((w) => w.name)).toEqual(workloads);
     expect(json.presets).toEqual(presets.slice(1));
   });
+
+  it('a cost and its ratio that do not fit one cell go on two lines, never cut short', async () => {
+    // A pi session of 8 requests whose recorded usage is one uncached token each: any replay costs
+    // thousands of times the recording, a ratio wider than the cell beside its cost.
+    const usage = { input: 1, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 1 };
+    const at = (i: number) => new Date(Date.UTC(2025, 11, 17, 19, 0, i)).toISOString();
+    const lines: unknown[] = [{ type: 'session', id: 's1', timestamp: at(0), cwd: '/proj', provider: 'anthropic', modelId: 'claude-sonnet-4-5', thinkingLevel: 'off' },
+      { type: 'message', timestamp: at(1), message: { role: 'user', content: [{ type: 'text', text: 'Count the files' }], timestamp: 0 } }];
+    for (let i = 0; i < 8; i++) {
+      const last = i === 7;
+      lines.push({ type: 'message', timestamp: at(2 + 2 * i), message: { role: 'assistant', content: last ? [{ type: 'text', text: 'Done.' }] : [{ type: 'toolCall', id: `toolu_${i}`, name: 'bash', arguments: { command: `ls dir${i}` } }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage, stopReason: last ? 'stop' : 'toolUse', timestamp: 0 } });
+      if (!last) lines.push({ type: 'message', timestamp: at(3 + 2 * i), message: { role: 'toolResult', toolCallId: `toolu_${i}`, toolName: 'bash', content: [{ type: 'text', text: `file${i}.ts` }], isError: false, timestamp: 0 } });
+    }
+    writeFileSync(join(tmp.dir, 'cheap.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = await reinDone(['bench', '-w', 'cheap.jsonl', '--preset', 'minimal', '--no-progress', '--json', 'cheap.json'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(readFileSync(join(tmp.dir, 'cheap.json'), 'utf8')) as { workloads: { runs: { preset: string; summary: { costUsd: number } }[] }[] };
+    const [rec, min] = ['recorded', 'minimal'].map((p) => json.workloads[0]!.runs.find((x) => x.preset === p)!.summary.costUsd);
+    const cost = min!.toFixed(2);
+    const x = `×${(min! / rec!).toFixed(2)}`;
+    expect(cost.length + 1 + x.length).toBeGreaterThan(11);
+    const table = r.stdout.slice(r.stdout.indexOf('Cost per workload'));
+    const cells = table.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│')[3]!.trim());
+    expect(cells).toEqual(['minimal', cost, x]);
+    expect(table).not.toContain('…');
+  });
 });

@@ -92,7 +92,21 @@ function totalsTable(report: BenchReport, color: boolean): string {
   const n = report.comparable.workloads.length;
   const left = report.comparable.leftOut.length;
   const head = `Totals on ${n} workload${n === 1 ? '' : 's'}${left ? ` (${left} left out: a run on them was incomplete or failed)` : ''}, cheapest preset first:`;
-  return `${head}\n${t.toString()}`;
+  return `${head}\n${t.toString()}${rec && report.ranking.length ? `\n${vsRecordedNote(report)}` : ''}`;
+}
+
+/**
+ * What `vs rec.` holds besides the preset's strategies: the replay's own distance from what the
+ * provider billed, which only a client mimic's run measures (fidelity.ts). Without one the note says
+ * it is not measured, so a gap to the recording is not read as a strategy's saving.
+ */
+export function vsRecordedNote(report: BenchReport): string {
+  const f = report.fidelity;
+  const base = 'vs rec.: ÷ what the provider billed the recorded clients. It includes the replay\'s own error';
+  if (!f || !f.aggregate.workloads) return `${base}, not measured in this run: add the recording client's mimic preset (bench/presets/claude-code-like.yaml, pi-like.yaml) for a fidelity table, and compare presets with each other on the same replay.`;
+  const sessions = f.rows.filter((r) => r.checked && !r.unranked && Number.isFinite(r.ratio)).map((r) => r.ratio);
+  const range = sessions.length ? `, ${Math.min(...sessions).toFixed(2)}–${Math.max(...sessions).toFixed(2)} per session of ≥${f.targets.minRequests} requests` : '';
+  return `${base}: mimic ÷ recorded = ${f.aggregate.ratio.toFixed(3)} over ${f.aggregate.workloads === 1 ? 'the 1 recording' : `the ${f.aggregate.workloads} recordings`} a mimic replayed${range} (fidelity table). Compare presets with each other and with the mimics, on the same replay.`;
 }
 
 function isTiny(w: WorkloadReport): boolean {
@@ -100,11 +114,14 @@ function isTiny(w: WorkloadReport): boolean {
   return (rec ? rec.summary.requests : w.steps) <= TINY_WORKLOAD_REQUESTS;
 }
 
-function costCell(r: RunReport | undefined, rec: RunReport | undefined): string {
+/** A workload's cost for one run, with its ratio to the recorded cost: on a second line when both do not fit the cell, never cut short. */
+export function costCell(r: RunReport | undefined, rec: RunReport | undefined): string {
   if (!r) return '';
   if (r.error) return 'failed';
-  const mark = r.incomplete ? '*' : '';
-  return `${r.summary.costUsd.toFixed(2)}${mark}${rec && r.preset !== RECORDED ? ` ${ratio(r.summary.costUsd, rec.summary.costUsd)}` : ''}`;
+  const cost = `${r.summary.costUsd.toFixed(2)}${r.incomplete ? '*' : ''}`;
+  if (!rec || r.preset === RECORDED) return cost;
+  const x = ratio(r.summary.costUsd, rec.summary.costUsd);
+  return cost.length + 1 + x.length <= CELL - 2 ? `${cost} ${x}` : `${cost}\n${x}`;
 }
 
 /** Cost per workload and preset, tiny workloads folded into one row; split when there are many presets. */
@@ -129,7 +146,7 @@ function costTables(report: BenchReport, color: boolean): string {
     }
     out.push(t.toString());
   }
-  return `Cost per workload, $ (× the recorded cost; * = incomplete run, not in the totals):\n${out.join('\n')}`;
+  return `Cost per workload, $ (× the recorded cost, which includes the replay's own error; * = incomplete run, not in the totals):\n${out.join('\n')}`;
 }
 
 /** Renders the report as text (≤ MAX_WIDTH columns). `color: false` for files and tests. */
@@ -154,6 +171,9 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   return out.filter(Boolean).map(wrap).join('\n\n');
 }
 
+/** Reasons load.ts gives for files left out by design, not for lack of a readable session. */
+const EXPECTED_SKIP = /^(documentation, not a session|a run result|same session as|same subagent as)/;
+
 /** Short notes: the counter's error, importer skips in one line each, files not replayed, problems. */
 function notes(report: BenchReport): string[] {
   const out: string[] = [];
@@ -170,7 +190,7 @@ function notes(report: BenchReport): string[] {
   for (const w of report.workloads) {
     const parts: string[] = [];
     const skipped = Object.values(w.stats.skipped).reduce((a, b) => a + b, 0);
-    if (skipped || w.stats.malformed) parts.push(`${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed`);
+    if (skipped || w.stats.malformed) parts.push(`${w.stats.lines} lines, ${w.steps} requests, ${skipped} lines not replayed${w.stats.malformed ? ` (${malformedLines(w.stats)})` : ''}`);
     const runs = w.runs.filter((r) => r.preset !== RECORDED);
     const added = [...new Set(runs.flatMap((r) => r.addedTools ?? []))];
     if (added.length) parts.push(`tools added from the recording: ${added.join(', ')}`);
@@ -180,7 +200,11 @@ function notes(report: BenchReport): string[] {
     if (problems.length) parts.push(`problems: ${problems.join(', ')}`);
     if (parts.length) out.push(`${w.name}: ${parts.join('; ')}`);
   }
-  if (report.skippedFiles.length) out.push(`${report.skippedFiles.length} file${report.skippedFiles.length === 1 ? '' : 's'} not replayed (documentation, run results, the same session in another format): listed in the JSON`);
+  // Files left out by design are counted; a file that could not be read or imported is named with
+  // why, since the totals lack it.
+  const expected = report.skippedFiles.filter((f) => EXPECTED_SKIP.test(f.reason));
+  for (const f of report.skippedFiles) if (!expected.includes(f)) out.push(`not replayed: ${f.path}: ${f.reason}`);
+  if (expected.length) out.push(`${expected.length} file${expected.length === 1 ? '' : 's'} not replayed (documentation, run results, the same session in another format): listed in the JSON`);
   return out;
 }
 
@@ -198,4 +222,11 @@ function wrap(block: string): string {
     if (cur) lines.push(cur);
     return lines.map((l) => (l.length > MAX_WIDTH ? l.slice(0, MAX_WIDTH - 1) + '…' : l)).join('\n');
   }).join('\n');
+}
+
+/** The malformed lines of a workload: how many, and the first line numbers the import kept. */
+function malformedLines(stats: WorkloadReport['stats']): string {
+  const lines = stats.examples.filter((e) => e.line !== undefined && e.reason.startsWith('malformed')).map((e) => e.line!);
+  const n = stats.malformed;
+  return `${n} malformed${lines.length ? `: line${n === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}` : ''}`;
 }

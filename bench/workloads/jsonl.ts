@@ -5,8 +5,8 @@
  * its own; a line that fails is split into its top-level values; what still fails is reported as
  * malformed with its line number, never thrown.
  */
+import { constants } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 
 /** One parsed JSON value and the 1-based line it came from. */
 export interface JsonlEntry {
@@ -63,13 +63,50 @@ export function splitConcatenated(text: string): unknown[] | undefined {
 }
 
 /**
- * Reads a JSONL file line by line (streaming: memory stays flat however large the file). Blank lines
- * are ignored. Calls `onMalformed` for each line that holds no JSON value.
+ * The longest line readJsonl reads, bytes: V8's longest string, in UTF-16 code units
+ * (`buffer.constants.MAX_STRING_LENGTH`, https://nodejs.org/api/buffer.html#bufferconstantsmax_string_length).
+ * A line of more UTF-8 bytes than that can hold more characters than one string holds, so it cannot
+ * be parsed as one JSON value.
  */
-export async function* readJsonl(path: string, onMalformed: (m: MalformedLine) => void, onLine?: () => void): AsyncGenerator<JsonlEntry> {
-  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+export const MAX_LINE_BYTES = constants.MAX_STRING_LENGTH;
+
+/**
+ * The physical lines of a file (split at `\n`; a `\r` before it is the line's own), as UTF-8 text.
+ * Throws, naming the line, when one is longer than `maxBytes`: it is not read into memory first.
+ */
+async function* lines(path: string, maxBytes: number): AsyncGenerator<string> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let line = 1;
+  const tooLong = () => new Error(`line ${line} is longer than ${maxBytes.toLocaleString('en-US')} bytes, more than one JSON value can be read from`);
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      if (size + nl - start > maxBytes) throw tooLong();
+      parts.push(chunk.subarray(start, nl));
+      yield Buffer.concat(parts).toString('utf8');
+      parts = [];
+      size = 0;
+      line++;
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      size += chunk.length - start;
+      if (size > maxBytes) throw tooLong();
+      parts.push(chunk.subarray(start));
+    }
+  }
+  if (size > 0) yield Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * Reads a JSONL file line by line (streaming: memory stays flat however large the file). Blank lines
+ * are ignored. Calls `onMalformed` for each line that holds no JSON value. Throws, naming the line,
+ * for a line longer than `maxLineBytes` (default MAX_LINE_BYTES), and what reading the file throws.
+ */
+export async function* readJsonl(path: string, onMalformed: (m: MalformedLine) => void, onLine?: () => void, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<JsonlEntry> {
   let line = 0;
-  for await (const raw of rl) {
+  for await (const raw of lines(path, maxLineBytes)) {
     line++;
     onLine?.();
     const text = raw.trim();

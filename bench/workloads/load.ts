@@ -6,7 +6,7 @@
  * stream-json of the same run, its ATIF conversion), the richest format is replayed and the others
  * are listed as duplicates.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../../lib/errors.js';
 import { generateWorkload, isGeneratorSpec } from './generator.js';
@@ -78,13 +78,46 @@ export async function importFile(path: string, format: WorkloadFormat): Promise<
   }
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
+/** Why a file or folder could not be read, from what node:fs threw. */
+function unreadable(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const why = e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied'
+    : e.code === 'ENOENT' ? 'it does not exist (a symbolic link to a missing file?)'
+    : e.code === 'ELOOP' ? 'a loop of symbolic links'
+    : e.message;
+  return `cannot read it: ${why}`;
+}
+
+/**
+ * Collects the files under `dir`, in name order. Symbolic links are followed (a folder of links to
+ * sessions kept elsewhere is common); a folder reached twice (a link to an ancestor) is searched
+ * once. A folder that cannot be listed, and a link that leads nowhere, go to `skipped` with why.
+ */
+async function walk(dir: string, out: string[], skipped: SkippedFile[], seen = new Set<string>()): Promise<void> {
+  let entries;
+  try {
+    const real = await realpath(dir);
+    if (seen.has(real)) return;
+    seen.add(real);
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    skipped.push({ path: dir, reason: `folder not searched: ${unreadable(err)}` });
+    return;
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) await walk(p, out);
-    else if (e.isFile()) out.push(p);
+    let kind: { isDirectory(): boolean; isFile(): boolean } = e;
+    if (e.isSymbolicLink()) {
+      try {
+        kind = await stat(p);
+      } catch (err) {
+        skipped.push({ path: p, reason: unreadable(err) });
+        continue;
+      }
+    }
+    if (kind.isDirectory()) await walk(p, out, skipped, seen);
+    else if (kind.isFile()) out.push(p);
   }
 }
 
@@ -96,20 +129,27 @@ const DOC_FILE = /(^|\/)(README|LICENSE|NOTICE)(\.[a-z]+)?$/i;
 
 /**
  * Loads everything `spec` names. Throws for a path that does not exist or a generator spec that is
- * invalid; a file that fails to import is listed in `skippedFiles` with the error.
+ * invalid; a file that cannot be read or fails to import, and a folder that cannot be listed, is
+ * listed in `skippedFiles` with the reason.
  */
 export async function loadWorkloads(spec: string): Promise<LoadResult> {
   if (isGeneratorSpec(spec)) return { workloads: [generateWorkload(spec)], skippedFiles: [] };
   const st = await stat(spec).catch(() => undefined);
   if (!st) throw new InputError(`workload not found: ${spec} (expected a session file, a directory of them, or a generator spec such as gen:turns=50,results=2000)`);
   const files: string[] = [];
-  if (st.isDirectory()) await walk(spec, files);
-  else files.push(spec);
   const workloads: Workload[] = [];
   const skippedFiles: SkippedFile[] = [];
+  if (st.isDirectory()) await walk(spec, files, skippedFiles);
+  else files.push(spec);
   for (const path of files) {
     if (DOC_FILE.test(path)) { skippedFiles.push({ path, reason: 'documentation, not a session' }); continue; }
-    const format = await detectFormat(path).catch(() => undefined);
+    let format: WorkloadFormat | undefined;
+    try {
+      format = await detectFormat(path);
+    } catch (err) {
+      skippedFiles.push({ path, reason: unreadable(err) });
+      continue;
+    }
     if (!format) {
       const name = basename(path);
       skippedFiles.push({ path, reason: name === 'result.json' ? 'a run result (verifier outcome and job config), not a session' : 'not a session format rein reads' });

@@ -26,10 +26,17 @@ export function compareTable(runs: readonly CompareRun[]): string {
   for (const r of runs) {
     const s = r.summary;
     const prompt = s.input + s.cacheRead + s.cacheWrite5m + s.cacheWrite1h;
-    t.push([r.label, String(s.requests), String(r.failedRequests.length), String(r.bytes), String(prompt), String(s.cacheRead), String(s.cacheWrite5m + s.cacheWrite1h), String(s.input), String(s.output), s.costUsd.toFixed(4), s.requests ? s.cacheEfficiency.toFixed(3) : '–']);
+    // A run that failed before its first request has no figures (a $0 row would read as the
+    // cheapest); one that failed later is marked: its figures cover only what it sent.
+    if (r.error && !s.requests && !r.failedRequests.length) {
+      t.push([r.label, '0', '0', '–', '–', '–', '–', '–', '–', 'failed', '–']);
+      continue;
+    }
+    t.push([r.label, String(s.requests), String(r.failedRequests.length), String(r.bytes), String(prompt), String(s.cacheRead), String(s.cacheWrite5m + s.cacheWrite1h), String(s.input), String(s.output), `${s.costUsd.toFixed(4)}${r.error ? '*' : ''}`, s.requests ? s.cacheEfficiency.toFixed(3) : '–']);
   }
   const problems = runs.flatMap((r) => [failures(r), r.error].filter(Boolean).map((p) => `- ${r.label}: ${p}`));
-  return [t.toString(), ...problems, SIMULATED_NOTE].join('\n');
+  const partial = runs.some((r) => r.error && (r.summary.requests || r.failedRequests.length)) ? ['* the run failed partway: its figures cover only the requests it sent'] : [];
+  return [t.toString(), ...problems, ...partial, SIMULATED_NOTE].join('\n');
 }
 
 export interface CompareFlags {

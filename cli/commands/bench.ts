@@ -3,8 +3,8 @@
  * more presets and reports what each strategy costs. `rein bench compare --agent X` runs an agent
  * CLI against `rein sim serve` on a scripted scenario and scores its requests the same way.
  */
-import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants as fsConstants, readFileSync } from 'node:fs';
+import { access, mkdir, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -93,6 +93,8 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
       const missing = missingChartPackages();
       if (missing.length) throw chartPackagesError(missing);
     }
+    // (--no-wait writes nothing: it is refused below with --json or --html.)
+    if (!(flags.queue && flags.wait === false)) await checkOutputs(flags);
     if (flags.queue) {
       if (flags.wait === false && (flags.json || flags.html)) throw new InputError('--no-wait: nothing is written now; `rein bench collect ID --json FILE --html FILE` writes the report');
       if (flags.jobs) throw new InputError('--jobs sets local worker threads; with --queue each worker sets its own (rein worker --concurrency N)');
@@ -125,6 +127,29 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
     throw err;
+  }
+}
+
+/**
+ * Checks before a replay that `--json` and `--html` name files rein can write: a replay takes
+ * minutes, and its report would otherwise be lost to a path that is a folder or under one that
+ * cannot be made or written. Creates the missing parent folders. Throws InputError naming the flag.
+ */
+export async function checkOutputs(flags: { json?: string; html?: string }): Promise<void> {
+  for (const [flag, path] of [['--json', flags.json], ['--html', flags.html]] as const) {
+    if (!path) continue;
+    const file = resolve(path);
+    const st = await stat(file).catch(() => undefined);
+    if (st?.isDirectory()) throw new InputError(`${flag} ${path}: a folder; give the report's file name`);
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      await access(dirname(file), fsConstants.W_OK);
+      if (st) await access(file, fsConstants.W_OK);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      const why = e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' ? 'permission denied' : e.code === 'ENOTDIR' || e.code === 'EEXIST' ? 'a part of the path is a file, not a folder' : e.message;
+      throw new InputError(`${flag} ${path}: cannot write the report there: ${why}`);
+    }
   }
 }
 
@@ -236,6 +261,7 @@ interface CollectFlags {
 /** `rein bench collect RUN --queue URL`: waits for a submitted benchmark's jobs and writes its report. Returns the exit code. */
 export async function collectCommand(runId: string, flags: CollectFlags): Promise<number> {
   try {
+    await checkOutputs(flags);
     const { readManifest, fetchWorkloads } = await import('../../bench/queue/submit.js');
     const { parseQueueUrl } = await import('../../queue/connection.js');
     const { withQueue } = await import('./queue-progress.js');

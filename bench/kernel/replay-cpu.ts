@@ -1,11 +1,13 @@
 /**
- * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P --alloc --alloc-profile FILE]`: CPU per replay job in a
+ * `npm run bench:replay-cpu [-- --jobs N --turns T --warm W --preset P --alloc --alloc-profile FILE --bundle FILE]`: CPU per replay job in a
  * warm process, split by thread (`/proc/self/task/<tid>/stat`): the main thread (the replay itself)
  * and the rest (V8's garbage collector and compiler threads, libuv). Replays run in this process
  * through the built bundle's worker module (dist/bundle/worker.js, what `rein bench` threads and
  * `rein worker` run), after W untimed warm-up replays, one after another. Also prints GC counts and
  * pause time from `perf_hooks`. Run `npm run build` first; pass V8 flags with `node --flag` via
- * NODE_OPTIONS to compare them.
+ * NODE_OPTIONS to compare them. `--bundle FILE` replays through another build's worker module
+ * instead (a copy of a base build's dist/bundle/worker.js kept inside dist/, where its external
+ * packages resolve), so two builds can be run alternately in one session.
  *
  * `--alloc` also samples allocation (the inspector's sampling heap profiler, collected objects
  * included) and prints the bytes allocated per job: what feeds the GC threads, and unlike CPU time
@@ -19,7 +21,7 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { availableParallelism, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { planBench } from '../run.js';
@@ -35,6 +37,7 @@ const opts = benchArgs({
   profile: { type: 'string', default: '' },
   alloc: { type: 'boolean', default: false },
   'alloc-profile': { type: 'string', default: '' },
+  bundle: { type: 'string', default: 'dist/bundle/worker.js' },
 });
 const JOBS = Number(opts.jobs);
 const TURNS = Number(opts.turns);
@@ -55,7 +58,7 @@ function sampledBytes(node: { selfSize: number; children?: unknown[] }): number 
 }
 
 async function main(): Promise<void> {
-  const worker = (await import(pathToFileURL(join(REPO, 'dist/bundle/worker.js')).href)) as { default: (t: unknown) => Promise<{ durationMs?: number }> };
+  const worker = (await import(pathToFileURL(resolve(REPO, opts.bundle)).href)) as { default: (t: unknown) => Promise<{ durationMs?: number }> };
   const plan = await planBench({ workloads: Array.from({ length: WARM + JOBS }, (_, i) => `gen:turns=${TURNS},seed=${7_000 + i}`), presets: [PRESET], cwd: REPO });
   const task = (i: number) => ({ workload: plan.workloads[i], preset: PRESET, cwd: REPO });
   for (let i = 0; i < WARM; i++) await worker.default(task(i));
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
     if (tid === main) { mainCpu += u - u0 + s - s0; mainSys += s - s0; } else { other += u - u0 + s - s0; otherSys += s - s0; }
   }
   const per = (x: number) => (x / JOBS).toFixed(3);
-  process.stdout.write(`replay CPU, ${JOBS} warm jobs (gen:turns=${TURNS}, ${PRESET}), flags "${process.execArgv.filter((a) => a.startsWith('--') && !a.includes('import')).join(' ') || process.env.NODE_OPTIONS || ''}": ` +
+  process.stdout.write(`replay CPU, ${JOBS} warm jobs (gen:turns=${TURNS}, ${PRESET}), ${opts.bundle}, flags "${process.execArgv.filter((a) => a.startsWith('--') && !a.includes('import')).join(' ') || process.env.NODE_OPTIONS || ''}": ` +
     `wall ${per(wall)} s/job, main ${per(mainCpu)} s/job (system ${per(mainSys)}), other threads ${per(other)} s/job (system ${per(otherSys)}; ${(other / Math.max(mainCpu, 1e-9) * 100).toFixed(0)}% of main), ` +
     `${(gcCount / JOBS).toFixed(0)} GCs/job, ${(gcMs / JOBS).toFixed(0)} ms GC pause/job${ALLOC ? `, ${(allocated / JOBS / 1e6).toFixed(0)} MB allocated/job` : ''}; nproc ${availableParallelism()}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
 }

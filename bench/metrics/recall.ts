@@ -364,20 +364,35 @@ export function neededFacts(w: Workload): NeededFacts {
   // The facts of each step's reply, found first: only their words are ever looked up, so the word
   // index below keeps those words alone, not every word of every tool result.
   const factsOf = w.steps.map(replyFacts);
-  const factWords = new Set<string>();
-  for (const facts of factsOf) for (const f of facts) for (const word of wordList(f.text)) factWords.add(word);
-  const index = new SourceIndex(factWords);
+  const index = new SourceIndex(wordsOfFacts(factsOf));
+  const out = { byStep: needsByStep(w, factsOf, index), sources: index.sources };
+  cache.set(key, out);
+  if (cache.size > CACHED_WORKLOADS) cache.delete(cache.keys().next().value!);
+  return out;
+}
+
+// The loops of `neededFacts`, which runs once per replay, are functions of their own: V8 counts a
+// function's loop iterations towards optimising it, and optimising the one-call-per-job function
+// around them cost compiler time a replay never got back (`node --trace-opt`).
+
+/** Every word (`wordList`) of the facts of `factsOf`. */
+function wordsOfFacts(factsOf: readonly (readonly Fact[])[]): Set<string> {
+  const words = new Set<string>();
+  for (const facts of factsOf) for (const f of facts) for (const word of wordList(f.text)) words.add(word);
+  return words;
+}
+
+/** Each step's needed facts (`stepNeeds`; steps that need none left out), the index filled in step by step. */
+function needsByStep(w: Workload, factsOf: readonly Fact[][], index: SourceIndex): Map<number, NeededFact[]> {
   const byStep = new Map<number, NeededFact[]>();
-  for (const [k, step] of w.steps.entries()) {
+  for (let k = 0; k < w.steps.length; k++) {
+    const step = w.steps[k]!;
     const needed = stepNeeds(step, factsOf[k]!, index);
     // A copy of exactly its length: V8 gives an array grown by push room for 16 or more entries.
     if (needed.length) byStep.set(step.index, needed.slice());
     index.addStep(step);
   }
-  const out = { byStep, sources: index.sources };
-  cache.set(key, out);
-  if (cache.size > CACHED_WORKLOADS) cache.delete(cache.keys().next().value!);
-  return out;
+  return byStep;
 }
 
 /** The facts of a step's reply (its text and tool inputs), each once, in order. */

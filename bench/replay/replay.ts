@@ -12,7 +12,7 @@ import { DEFAULT_MAX_TOKENS, type Kernel, type KernelPreset } from '../../kernel
 import { createKernel } from '../../agent/kernel.js';
 import { setCacheClock } from '../../lib/index.js';
 import { estimateContentTokens } from '../../lib/tokens/estimate.js';
-import { TOKEN_COUNTERS } from '../../lib/tokens/counter.js';
+import { TOKEN_COUNTERS, type TokenCounter } from '../../lib/tokens/counter.js';
 import type { Plugin } from '../../kernel/plugin.js';
 import { loadPreset } from '../../agent/preset/index.js';
 import { createSimulator } from '../../simulator/simulator.js';
@@ -149,8 +149,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // Prompt tokens of the latest main-loop or subagent request that had any: a summary's budget.
   let lastContext = 0;
   const compactions: CompactionMetrics[] = [];
-  const typedPrompts = new Set<string>();
-  for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') typedPrompts.add(instructionKey((p.block as { text: string }).text));
+  const typedPrompts = typedPromptKeys(w);
 
   const counterName = options.tokenCounter ?? 'calibrated';
   const counter = TOKEN_COUNTERS[counterName];
@@ -283,14 +282,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   // Every recorded reply must fit the request's max_tokens, or the simulator would cut it short
   // (stop_reason max_tokens) and the kernel would ask again for a reply the recording does not have.
   // max_tokens is not part of the cached prefix, so raising it changes no accounting.
-  let longestReply = 0;
-  for (const s of w.steps) {
-    // Read once: a generated workload makes the reply each time it is read.
-    const reply = s.reply;
-    let n = 0;
-    for (const b of reply) n += counter.block(b, false);
-    longestReply = Math.max(longestReply, n, estimateContentTokens(reply));
-  }
+  const longestReply = longestReplyTokens(w, counter);
   const maxTokens = Math.max(preset.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS, longestReply + 1);
   const kernelPreset: KernelPreset = {
     ...preset.preset,
@@ -373,6 +365,34 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
     ...(live ? { children: live.results() } : {}),
   };
+}
+
+/*
+ * The loops over a workload's steps that a replay runs once before its turns live in these small
+ * functions, not in `replayWorkload`: V8 counts the bytecode a function runs in its loops towards
+ * optimising it, so with them inline the one-call-per-job `replayWorkload` was optimised after a
+ * dozen jobs (tens of ms of compiler time for a long function) and thrown away again at the next
+ * object shape it had not seen (`node --trace-opt --trace-deopt`).
+ */
+
+/** The instruction keys (`instructionKey`) of the prompts the user typed in `w`. */
+function typedPromptKeys(w: Workload): Set<string> {
+  const keys = new Set<string>();
+  for (const s of w.steps) for (const p of s.prompt ?? []) if (p.typed && p.block.type === 'text') keys.add(instructionKey((p.block as { text: string }).text));
+  return keys;
+}
+
+/** Tokens of the longest recorded reply of `w`: the larger of `counter`'s count and the estimate. */
+function longestReplyTokens(w: Workload, counter: TokenCounter): number {
+  let longest = 0;
+  for (const s of w.steps) {
+    // Read once: a generated workload makes the reply each time it is read.
+    const reply = s.reply;
+    let n = 0;
+    for (const b of reply) n += counter.block(b, false);
+    longest = Math.max(longest, n, estimateContentTokens(reply));
+  }
+  return longest;
 }
 
 /** What the turns of a replay came to (`replayTurns` fills it in). */

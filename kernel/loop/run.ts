@@ -10,7 +10,7 @@
 import type { RunContext } from '../hook-payloads.js';
 import type { Kernel } from '../kernel.js';
 import { DEFAULT_MAX_TOKENS } from '../kernel.js';
-import { callModel } from '../model/call.js';
+import { callModel, type CallResult } from '../model/call.js';
 import { ModelRequestError, type ModelRequest } from '../model/client.js';
 import {
   addUsage, type ContentBlock, type ContinueReason, type Message, type PermissionDenial, type QuerySource,
@@ -179,151 +179,173 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     kernel.emit({ type: 'user_message', message: userMessage });
 
     for (;;) {
-      if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-      if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
-      state.turn++;
-      const ctx = ctxOf(kernel, state);
-      await kernel.hooks.turnStart.promise(ctx);
-
-      // A changed history is recorded before it is sent.
-      const before = kernel.messages;
-      const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
-      if (shaped.messages !== kernel.messages) recordContext(kernel, shaped.messages);
-      if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
-
-      const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
-      let params: ModelRequest;
-      try {
-        params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
-      } catch (err) {
-        if (err instanceof HookTapError) return finish('plugin_error', err.describe());
-        return finish('model_error', `building the request failed: ${(err as Error).message}`);
-      }
-      kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
-
-      let call;
-      try {
-        call = await callModel(params, {
-          client: kernel.client, hooks: kernel.hooks, fit: kernel.services.fitRequest, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
-          fallbackModel: preset.model?.fallbackModel, idleTimeoutMs: kernel.streamIdleTimeoutMs,
-          onEvent: (e) => { kernel.hooks.streamEvent.call(e, ctx); kernel.emit({ type: 'stream_event', event: e }); },
-          onFallback: (_from, to, p) => { state.model = to; return stripThinking(p); },
-          emit: (e) => kernel.emit(e),
-        });
-      } catch (err) {
-        if (!(err instanceof ModelRequestError)) throw err;
-        if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-        if (err.info.promptTooLong) {
-          // One reactive compaction, then the same turn again. Stop hooks never run here.
-          if (!v.reactiveCompacted) {
-            v.reactiveCompacted = true;
-            const r = await runCompaction(kernel, 'reactive', ctx);
-            if (r) { state.turn--; await next('reactive_compact', err.info.message); continue; }
-          }
-          return finish('prompt_too_long', err.info.message);
-        }
-        return finish('model_error', err.info.message);
-      }
-
-      const message = call.message;
-      const usage = message.usage as unknown as Usage;
-      state.numRequests++;
-      addUsage(state.usage, usage);
-      state.costUsd += kernel.services.costUsd(message.model ?? params.model, usage);
-      kernel.forwardUsage('subagent', message.model ?? params.model, usage);
-      const client = kernel.client.checkpoint?.();
-      transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
-      await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
-
-      const content = message.content as unknown as ContentBlock[];
-      const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-      // A tool_use id the history already has cannot be answered (the API would refuse the next request).
-      const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
-      if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
-
-      // Output cut by max_tokens: the `outputCut` hook may send the identical request again with a
-      // higher cap, or keep what was written and ask the model to go on; else the run ends.
-      if (message.stop_reason === 'max_tokens') {
-        const cut = await kernel.hooks.outputCut.promise({ request: call.params, message, escalated: v.maxTokensOverride !== undefined, resumes: v.resumes }, ctx);
-        if (cut?.action === 'escalate') {
-          v.maxTokensOverride = cut.maxTokens;
-          state.turn--;
-          await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${cut.maxTokens}`);
-          continue;
-        }
-        // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
-        const kept = content.filter((b) => b.type !== 'tool_use');
-        const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
-        kernel.appendMessage(assistant);
-        v.lastText = textOf(kept) || v.lastText;
-        kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
-        if (cut?.action !== 'resume') return finish('max_output_tokens', cut?.detail ?? `the reply was cut at max_tokens ${call.params.max_tokens}`);
-        v.resumes++;
-        kernel.appendMessage(newMessage('user', [{ type: 'text', text: cut.prompt }], { meta: true, source: 'max_output_tokens' }));
-        await next('max_output_tokens_resume', cut.detail);
-        continue;
-      }
-
-      // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
-      const assistant = newMessage('assistant', content);
-      kernel.appendMessage(assistant);
-      v.lastText = textOf(content) || v.lastText;
-      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
-
-      if (toolUses.length === 0 && message.stop_reason === 'pause_turn') {
-        // The API paused a long server-side turn: sending the conversation back as it is (the paused
-        // assistant message last) lets it go on. https://platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
-        if (++v.pauses > MAX_PAUSE_TURNS) return finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
-        if (state.turn >= maxTurns) return finish('max_turns');
-        await next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
-        continue;
-      }
-      v.pauses = 0;
-
-      if (toolUses.length === 0) {
-        if (message.stop_reason === 'refusal') return finish('refusal');
-        let decision;
-        try {
-          decision = await kernel.hooks.stop.promise({ message: assistant, stopReason: message.stop_reason, stopHookActive: v.stopHookActive }, ctx);
-        } catch (err) {
-          kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
-        }
-        if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
-        if (decision?.action === 'limit') return finish('max_turns', decision.detail);
-        if (decision?.action === 'block') {
-          if (v.stopBlocks >= maxStopBlocks) {
-            return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
-          }
-          v.stopBlocks++;
-          v.stopHookActive = true;
-          kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
-          if (state.turn >= maxTurns) return finish('max_turns', `the turn limit (${maxTurns}) was reached as a stop hook asked for one more turn: ${decision.reason}`);
-          await next('stop_hook_blocked', decision.reason);
-          continue;
-        }
-        return finish('end_turn');
-      }
-      v.stopHookActive = false;
-      v.stopBlocks = 0;
-
-      // Tools.
-      let outcome;
-      if (state.signal.aborted) {
-        outcome = { results: toolUses.map((u) => abortedOutcome(u).block), denials: [], additionalContext: [] as string[], preventContinuation: undefined };
-      } else {
-        outcome = await runToolCalls(kernel, toolUses, ctx);
-      }
-      state.denials.push(...outcome.denials);
-      const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
-      const results = newMessage('user', resultContent);
-      kernel.appendMessage(results);
-      kernel.emit({ type: 'tool_results', message: results });
-      if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-      if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
-      if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
-      if (state.turn >= maxTurns) return finish('max_turns');
-      await next('tool_results');
+      const end = await turn();
+      if (end) return end;
     }
+  };
+
+  // One turn of the loop, in three async functions (a result ends the run, undefined starts the
+  // next turn) rather than one: V8 never inlines an async function into another, so when an object
+  // of a shape a phase has not seen yet throws its optimised code away (a deopt), only that phase is
+  // compiled again, not the whole loop (tens of ms of compiler time each time, `node --trace-opt`).
+  const turn = async (): Promise<RunResult | undefined> => {
+    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+    if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
+    state.turn++;
+    const ctx = ctxOf(kernel, state);
+    await kernel.hooks.turnStart.promise(ctx);
+
+    // A changed history is recorded before it is sent.
+    const before = kernel.messages;
+    const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
+    if (shaped.messages !== kernel.messages) recordContext(kernel, shaped.messages);
+    if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
+
+    const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
+    let params: ModelRequest;
+    try {
+      params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
+    } catch (err) {
+      if (err instanceof HookTapError) return finish('plugin_error', err.describe());
+      return finish('model_error', `building the request failed: ${(err as Error).message}`);
+    }
+    kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
+
+    let call;
+    try {
+      call = await callModel(params, {
+        client: kernel.client, hooks: kernel.hooks, fit: kernel.services.fitRequest, ctx, source: ctx.parent ? 'subagent' : 'main_loop',
+        fallbackModel: preset.model?.fallbackModel, idleTimeoutMs: kernel.streamIdleTimeoutMs,
+        onEvent: (e) => { kernel.hooks.streamEvent.call(e, ctx); kernel.emit({ type: 'stream_event', event: e }); },
+        onFallback: (_from, to, p) => { state.model = to; return stripThinking(p); },
+        emit: (e) => kernel.emit(e),
+      });
+    } catch (err) {
+      if (!(err instanceof ModelRequestError)) throw err;
+      if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+      if (err.info.promptTooLong) {
+        // One reactive compaction, then the same turn again. Stop hooks never run here.
+        if (!v.reactiveCompacted) {
+          v.reactiveCompacted = true;
+          const r = await runCompaction(kernel, 'reactive', ctx);
+          if (r) { state.turn--; await next('reactive_compact', err.info.message); return undefined; }
+        }
+        return finish('prompt_too_long', err.info.message);
+      }
+      return finish('model_error', err.info.message);
+    }
+
+    const message = call.message;
+    const usage = message.usage as unknown as Usage;
+    state.numRequests++;
+    addUsage(state.usage, usage);
+    state.costUsd += kernel.services.costUsd(message.model ?? params.model, usage);
+    kernel.forwardUsage('subagent', message.model ?? params.model, usage);
+    const client = kernel.client.checkpoint?.();
+    transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
+    await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
+
+    return reply(call, ctx);
+  };
+
+  /** The response of `call` into the history, and what it asks for: the tools it calls, or the end of the turn. */
+  const reply = async (call: CallResult, ctx: RunContext): Promise<RunResult | undefined> => {
+    const message = call.message;
+    const usage = message.usage as unknown as Usage;
+    const content = message.content as unknown as ContentBlock[];
+    const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    // A tool_use id the history already has cannot be answered (the API would refuse the next request).
+    const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
+    if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
+
+    // Output cut by max_tokens: the `outputCut` hook may send the identical request again with a
+    // higher cap, or keep what was written and ask the model to go on; else the run ends.
+    if (message.stop_reason === 'max_tokens') {
+      const cut = await kernel.hooks.outputCut.promise({ request: call.params, message, escalated: v.maxTokensOverride !== undefined, resumes: v.resumes }, ctx);
+      if (cut?.action === 'escalate') {
+        v.maxTokensOverride = cut.maxTokens;
+        state.turn--;
+        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${cut.maxTokens}`);
+        return undefined;
+      }
+      // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
+      const kept = content.filter((b) => b.type !== 'tool_use');
+      const assistant = newMessage('assistant', kept.length ? kept : [{ type: 'text', text: '(no output)' }]);
+      kernel.appendMessage(assistant);
+      v.lastText = textOf(kept) || v.lastText;
+      kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
+      if (cut?.action !== 'resume') return finish('max_output_tokens', cut?.detail ?? `the reply was cut at max_tokens ${call.params.max_tokens}`);
+      v.resumes++;
+      kernel.appendMessage(newMessage('user', [{ type: 'text', text: cut.prompt }], { meta: true, source: 'max_output_tokens' }));
+      await next('max_output_tokens_resume', cut.detail);
+      return undefined;
+    }
+
+    // The reply goes into the history exactly as received (thinking blocks and signatures verbatim).
+    const assistant = newMessage('assistant', content);
+    kernel.appendMessage(assistant);
+    v.lastText = textOf(content) || v.lastText;
+    kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
+
+    if (toolUses.length === 0 && message.stop_reason === 'pause_turn') {
+      // The API paused a long server-side turn: sending the conversation back as it is (the paused
+      // assistant message last) lets it go on. https://platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
+      if (++v.pauses > MAX_PAUSE_TURNS) return finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
+      if (state.turn >= maxTurns) return finish('max_turns');
+      await next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
+      return undefined;
+    }
+    v.pauses = 0;
+
+    if (toolUses.length === 0) {
+      if (message.stop_reason === 'refusal') return finish('refusal');
+      let decision;
+      try {
+        decision = await kernel.hooks.stop.promise({ message: assistant, stopReason: message.stop_reason, stopHookActive: v.stopHookActive }, ctx);
+      } catch (err) {
+        kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
+      }
+      if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
+      if (decision?.action === 'limit') return finish('max_turns', decision.detail);
+      if (decision?.action === 'block') {
+        if (v.stopBlocks >= maxStopBlocks) {
+          return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
+        }
+        v.stopBlocks++;
+        v.stopHookActive = true;
+        kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
+        if (state.turn >= maxTurns) return finish('max_turns', `the turn limit (${maxTurns}) was reached as a stop hook asked for one more turn: ${decision.reason}`);
+        await next('stop_hook_blocked', decision.reason);
+        return undefined;
+      }
+      return finish('end_turn');
+    }
+    v.stopHookActive = false;
+    v.stopBlocks = 0;
+
+    return tools(toolUses, ctx);
+  };
+
+  /** Runs the reply's tool calls and puts their results into the history. */
+  const tools = async (toolUses: ToolUseBlock[], ctx: RunContext): Promise<RunResult | undefined> => {
+    // Tools.
+    let outcome;
+    if (state.signal.aborted) {
+      outcome = { results: toolUses.map((u) => abortedOutcome(u).block), denials: [], additionalContext: [] as string[], preventContinuation: undefined };
+    } else {
+      outcome = await runToolCalls(kernel, toolUses, ctx);
+    }
+    state.denials.push(...outcome.denials);
+    const resultContent: ContentBlock[] = [...outcome.results, ...outcome.additionalContext.map((t) => ({ type: 'text' as const, text: t }))];
+    const results = newMessage('user', resultContent);
+    kernel.appendMessage(results);
+    kernel.emit({ type: 'tool_results', message: results });
+    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+    if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
+    if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
+    if (state.turn >= maxTurns) return finish('max_turns');
+    await next('tool_results');
+    return undefined;
   };
 
   try {

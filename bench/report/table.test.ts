@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../testing/support.js';
+import { REPO, tempDir } from '../../testing/support.js';
 import { reinDone } from '../../queue/test/harness.js';
 import { MAX_WIDTH, wrapName } from './table.js';
 
@@ -25,6 +25,19 @@ function firstColumn(text: string, title: string): string[] {
     if (line.startsWith('└')) break;
   }
   return rows;
+}
+
+/** Writes a pi session of 8 requests (7 bash calls, then an answer), each with `usage`, to `name` in the temp dir. */
+function writePiSession(name: string, usage: Record<string, number>): void {
+  const at = (i: number) => new Date(Date.UTC(2025, 11, 17, 19, 0, i)).toISOString();
+  const lines: unknown[] = [{ type: 'session', id: 's1', timestamp: at(0), cwd: '/proj', provider: 'anthropic', modelId: 'claude-sonnet-4-5', thinkingLevel: 'off' },
+    { type: 'message', timestamp: at(1), message: { role: 'user', content: [{ type: 'text', text: 'Count the files' }], timestamp: 0 } }];
+  for (let i = 0; i < 8; i++) {
+    const last = i === 7;
+    lines.push({ type: 'message', timestamp: at(2 + 2 * i), message: { role: 'assistant', content: last ? [{ type: 'text', text: 'Done.' }] : [{ type: 'toolCall', id: `toolu_${i}`, name: 'bash', arguments: { command: `ls dir${i}` } }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage, stopReason: last ? 'stop' : 'toolUse', timestamp: 0 } });
+    if (!last) lines.push({ type: 'message', timestamp: at(3 + 2 * i), message: { role: 'toolResult', toolCallId: `toolu_${i}`, toolName: 'bash', content: [{ type: 'text', text: `file${i}.ts` }], isError: false, timestamp: 0 } });
+  }
+  writeFileSync(join(tmp.dir, name), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 }
 
 describe('names in the text report', () => {
@@ -56,16 +69,7 @@ describe('names in the text report', () => {
   it('a cost and its ratio that do not fit one cell go on two lines, never cut short', async () => {
     // A pi session of 8 requests whose recorded usage is one uncached token each: any replay costs
     // thousands of times the recording, a ratio wider than the cell beside its cost.
-    const usage = { input: 1, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 1 };
-    const at = (i: number) => new Date(Date.UTC(2025, 11, 17, 19, 0, i)).toISOString();
-    const lines: unknown[] = [{ type: 'session', id: 's1', timestamp: at(0), cwd: '/proj', provider: 'anthropic', modelId: 'claude-sonnet-4-5', thinkingLevel: 'off' },
-      { type: 'message', timestamp: at(1), message: { role: 'user', content: [{ type: 'text', text: 'Count the files' }], timestamp: 0 } }];
-    for (let i = 0; i < 8; i++) {
-      const last = i === 7;
-      lines.push({ type: 'message', timestamp: at(2 + 2 * i), message: { role: 'assistant', content: last ? [{ type: 'text', text: 'Done.' }] : [{ type: 'toolCall', id: `toolu_${i}`, name: 'bash', arguments: { command: `ls dir${i}` } }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage, stopReason: last ? 'stop' : 'toolUse', timestamp: 0 } });
-      if (!last) lines.push({ type: 'message', timestamp: at(3 + 2 * i), message: { role: 'toolResult', toolCallId: `toolu_${i}`, toolName: 'bash', content: [{ type: 'text', text: `file${i}.ts` }], isError: false, timestamp: 0 } });
-    }
-    writeFileSync(join(tmp.dir, 'cheap.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writePiSession('cheap.jsonl', { input: 1, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 1 });
     const r = await reinDone(['bench', '-w', 'cheap.jsonl', '--preset', 'minimal', '--no-progress', '--json', 'cheap.json'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
     expect(r.code, r.stderr).toBe(0);
     const json = JSON.parse(readFileSync(join(tmp.dir, 'cheap.json'), 'utf8')) as { workloads: { runs: { preset: string; summary: { costUsd: number } }[] }[] };
@@ -77,5 +81,21 @@ describe('names in the text report', () => {
     const cells = table.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│')[3]!.trim());
     expect(cells).toEqual(['minimal', cost, x]);
     expect(table).not.toContain('…');
+  });
+
+  it('with the recording client\'s mimic in the run, a workload\'s ratios are to that mimic, not to the recording (whose gap includes the replay\'s own error)', async () => {
+    // The recorded usage is far from what any replay counts, so ratios to the recording would all
+    // be large; to the mimic, a preset's ratio is its strategy's difference on the same replay.
+    writePiSession('mimicked.jsonl', { input: 1, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 1 });
+    const piLike = join(REPO, 'bench/presets/pi-like.yaml');
+    const r = await reinDone(['bench', '-w', 'mimicked.jsonl', '--preset', 'minimal', '--preset', piLike, '--no-progress', '--json', 'mimicked.json'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    expect(r.code, r.stderr).toBe(0);
+    const json = JSON.parse(readFileSync(join(tmp.dir, 'mimicked.json'), 'utf8')) as { presets: string[]; workloads: { runs: { preset: string; summary: { costUsd: number } }[] }[] };
+    const label = json.presets.find((p) => p.startsWith('pi-like'))!;
+    const [min, mimic] = ['minimal', label].map((p) => json.workloads[0]!.runs.find((x) => x.preset === p)!.summary.costUsd);
+    const table = r.stdout.slice(r.stdout.indexOf('Cost per workload'));
+    expect(table.split('\n').slice(0, 2).join(' ')).toMatch(/^Cost per workload, \$ \(× the cost of the workload's own-client mimic on the same replay/);
+    const row = table.split('\n').find((l) => l.startsWith('│ mimicked'))!.split('│').map((c) => c.trim());
+    expect(row.slice(2, 5)).toEqual([expect.stringMatching(/^\d+\.\d\d$/), `${min!.toFixed(2)} ×${(min! / mimic!).toFixed(2)}`, `${mimic!.toFixed(2)} mimic`]);
   });
 });

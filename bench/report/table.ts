@@ -114,19 +114,38 @@ function isTiny(w: WorkloadReport): boolean {
   return (rec ? rec.summary.requests : w.steps) <= TINY_WORKLOAD_REQUESTS;
 }
 
-/** A workload's cost for one run, with its ratio to the recorded cost: on a second line when both do not fit the cell, never cut short. */
-export function costCell(r: RunReport | undefined, rec: RunReport | undefined): string {
+/**
+ * A workload's cost for one run, with its ratio to `base`'s cost (the recording, or the workload's
+ * mimic: costTables), or `tag` in its place: on a second line when both do not fit the cell, never
+ * cut short.
+ */
+export function costCell(r: RunReport | undefined, base: RunReport | undefined, tag?: string): string {
   if (!r) return '';
   if (r.error) return 'failed';
   const cost = `${r.summary.costUsd.toFixed(2)}${r.incomplete ? '*' : ''}`;
-  if (!rec || r.preset === RECORDED) return cost;
-  const x = ratio(r.summary.costUsd, rec.summary.costUsd);
+  const x = tag ?? (!base || r.preset === RECORDED ? undefined : ratio(r.summary.costUsd, base.summary.costUsd));
+  if (x === undefined) return cost;
   return cost.length + 1 + x.length <= CELL - 2 ? `${cost} ${x}` : `${cost}\n${x}`;
+}
+
+/**
+ * Each workload's own-client mimic run (the fidelity table's), by workload name, when it replayed
+ * every step: the base a preset's cost is compared with on the same replay.
+ */
+function mimicRuns(report: BenchReport): Map<string, RunReport> {
+  const out = new Map<string, RunReport>();
+  for (const row of report.fidelity?.rows ?? []) {
+    if (row.unranked) continue;
+    const run = report.workloads.find((w) => w.name === row.workload)?.runs.find((r) => r.preset === row.preset);
+    if (run && !run.error && !run.incomplete) out.set(row.workload, run);
+  }
+  return out;
 }
 
 /** Cost per workload and preset, tiny workloads folded into one row; split when there are many presets. */
 function costTables(report: BenchReport, color: boolean): string {
   const hasRec = report.workloads.some((w) => w.runs.some((r) => r.preset === RECORDED));
+  const mimics = mimicRuns(report);
   const out: string[] = [];
   for (let k = 0; k < report.presets.length; k += PRESETS_PER_TABLE) {
     const presets = report.presets.slice(k, k + PRESETS_PER_TABLE);
@@ -138,7 +157,16 @@ function costTables(report: BenchReport, color: boolean): string {
     for (const w of report.workloads) {
       if (isTiny(w)) continue;
       const rec = w.runs.find((r) => r.preset === RECORDED);
-      t.push([wrapName(`${w.name}${w.sidechain ? ' (sub)' : ''}`, nameWidth - 2), ...cols.map((c) => costCell(w.runs.find((r) => r.preset === c), rec))]);
+      // With mimics in the run, a ratio is to the workload's mimic, so the replay's own error
+      // (mimic ÷ recorded) is not read as a strategy's saving; no ratio where no mimic replayed it.
+      const mimic = mimics.get(w.name);
+      const cell = (c: string) => {
+        const r = w.runs.find((x) => x.preset === c);
+        if (!mimics.size) return costCell(r, rec);
+        if (c === RECORDED) return costCell(r, undefined);
+        return r === mimic ? costCell(r, undefined, 'mimic') : costCell(r, mimic);
+      };
+      t.push([wrapName(`${w.name}${w.sidechain ? ' (sub)' : ''}`, nameWidth - 2), ...cols.map(cell)]);
     }
     if (tiny.length) {
       const sum = (label: string) => tiny.reduce((a, w) => a + (w.runs.find((r) => r.preset === label)?.summary.costUsd ?? 0), 0);
@@ -146,7 +174,10 @@ function costTables(report: BenchReport, color: boolean): string {
     }
     out.push(t.toString());
   }
-  return `Cost per workload, $ (× the recorded cost, which includes the replay's own error; * = incomplete run, not in the totals):\n${out.join('\n')}`;
+  const what = mimics.size
+    ? '× the cost of the workload\'s own-client mimic on the same replay, so the replay\'s own error is not in it; none where no mimic replayed the workload'
+    : '× the recorded cost, which includes the replay\'s own error: add the recording client\'s mimic preset to compare with it instead';
+  return `Cost per workload, $ (${what}; * = incomplete run, not in the totals):\n${out.join('\n')}`;
 }
 
 /** Renders the report as text (≤ MAX_WIDTH columns). `color: false` for files and tests. */

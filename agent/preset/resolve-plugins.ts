@@ -134,7 +134,11 @@ function pickExport(spec: string, mod: unknown): Plugin {
 }
 
 function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!;
+  const lines = String((err as Error)?.message ?? err).split('\n');
+  const first = lines[0]!.trimEnd();
+  // jiti puts where a syntax error is (`/abs/file.ts:4:1`) on a line of its own after the message.
+  const at = lines.slice(1).map((l) => l.trim()).find((l) => /^\/.*:\d+:\d+$/.test(l));
+  return at ? `${at}: ${first.replace(/^(ParseError|SyntaxError): /, '')}` : first;
 }
 
 const cache = new Map<string, Promise<Plugin>>();

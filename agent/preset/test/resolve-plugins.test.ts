@@ -89,6 +89,8 @@ describe('resolvePlugin', () => {
     write(join(dir, 'broken.ts'), 'export default definePlugin({ name: "x", apply() { return ; } ;\n');
     const broken = await rejection(resolvePlugin('./broken.ts', dir));
     expect(broken.message).toMatch(/^plugin "\.\/broken\.ts" failed to import: /);
+    // Where the syntax error is: the file, its line and column.
+    expect(broken.message).toContain(`failed to import: ${join(dir, 'broken.ts')}:1:`);
 
     write(join(dir, 'empty.js'), 'export const nothing = 1;\n');
     expect((await rejection(resolvePlugin('./empty.js', dir))).message).toMatch(/^plugin "\.\/empty\.js" does not export a plugin/);

@@ -63,6 +63,9 @@ describe('-p is print, the prompt is positional', () => {
     const u = await rein(['-p', '--betas', 'x', 'hi']);
     expect(u.code).toBe(2);
     expect(u.stderr).toMatch(/^rein: --betas is not supported: .+\nrein: see rein run --help\n$/);
+    const same = await rein(['-p', '--model', 'sonnet', '--fallback-model', 'sonnet', 'hi']);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/^rein: --fallback-model sonnet is the same model as --model \(claude-sonnet-[\w.-]+\): give another model to switch to\nrein: see rein run --help\n$/);
     const none = await rein([]);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');

@@ -52,6 +52,7 @@ export { reinRoot } from './node/root.js';
 export { importExternal } from './node/import-external.js';
 export { timeoutSignal } from './node/abort.js';
 export { subprocessEnv } from './node/subprocess-env.js';
+export { withExplicitBareRepositories } from './node/git-env.js';
 
 // Sessions: one JSONL transcript per session, locked for its one writer (the kernel's session store).
 export {

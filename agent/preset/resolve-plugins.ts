@@ -135,14 +135,15 @@ function pickExport(spec: string, mod: unknown): Plugin {
 
 /**
  * The first line of an error's message, for a one-line report. jiti puts the position of a syntax
- * error (`/abs/file.ts:1:16`) on a line of its own after the parser's message: it is kept, as
- * `<first line> at <position>`, so the user learns where the mistake is.
+ * error (`/abs/file.ts:1:16`) on a line of its own after the parser's message: it is kept, first,
+ * as `<position>: <message>`, so the user learns where the mistake is.
  */
 function firstLine(err: unknown): string {
-  const lines = String((err as Error)?.message ?? err).split('\n').map((l) => l.trim()).filter(Boolean);
-  const first = lines[0] ?? '';
-  const where = lines.slice(1).find((l) => /^\S+:\d+:\d+$/.test(l));
-  return where ? `${first} at ${where}` : first;
+  const lines = String((err as Error)?.message ?? err).split('\n');
+  const first = lines[0]!.trimEnd();
+  // jiti puts where a syntax error is (`/abs/file.ts:4:1`) on a line of its own after the message.
+  const at = lines.slice(1).map((l) => l.trim()).find((l) => /^\/.*:\d+:\d+$/.test(l));
+  return at ? `${at}: ${first.replace(/^(ParseError|SyntaxError): /, '')}` : first;
 }
 
 const cache = new Map<string, Promise<Plugin>>();

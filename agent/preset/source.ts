@@ -178,6 +178,8 @@ export function parseYamlText(file: string, text: string, sink: DiagnosticSink, 
   if (opts.json) {
     const problem = jsonProblem(text);
     if (problem) {
+      // Line starts, the first at offset 0 (as the YAML parser records them), so offsets on line 1 have a line.
+      lineCounter.addNewLine(0);
       for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineCounter.addNewLine(i + 1);
       sink.add(file, pos(problem.offset), '', `JSON: ${problem.message}`);
       return fail();

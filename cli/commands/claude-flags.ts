@@ -260,6 +260,8 @@ export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string
   if (chosen.name) Object.assign(at('model'), chosen);
   if (f.fallbackModel) {
     const fallback = claudeModel(f.fallbackModel).name;
+    // As claude -p: a fallback that is the model itself would never be switched to.
+    if (fallback && fallback === chosen.name) throw new InputError(`--fallback-model ${f.fallbackModel} is the same model as ${f.model ? '--model' : 'ANTHROPIC_MODEL'} (${fallback}): give another model to switch to`);
     if (fallback) at('model').fallbackModel = fallback;
   }
   if (f.effort) {

@@ -56,6 +56,12 @@ describe('rein preset validate', () => {
     expect(await presetValidate(['missing.yaml'], { json: true }, io)).toBe(2);
     expect(JSON.parse(io.stdout)).toEqual([{ file: join(tmp.dir, 'missing.yaml'), line: 0, column: 0, key: '', message: 'no such file' }]);
   });
+
+  it('takes a built-in preset name, as --preset does', async () => {
+    expect(await presetValidate(['default', 'minimal'], {}, io)).toBe(0);
+    expect(io.stdout).toBe('');
+    expect(io.stderr).toBe('2 presets valid\n');
+  });
 });
 
 describe('rein preset print', () => {

@@ -1,7 +1,7 @@
 /**
  * `rein preset validate | print | init`.
  *
- * - validate FILE...: every problem in every file as `file:line:column: message` on stdout;
+ * - validate FILE...: every problem in every file (or built-in preset, by name) as `file:line:column: message` on stdout;
  *   exit 0 when all are valid, 2 otherwise.
  * - print [FILE]: the resolved preset (all layers, FILE as --preset) as YAML; `--origins` adds the
  *   layer and file:line each value came from; `--plugins` prints the plugins that load with the
@@ -10,7 +10,7 @@
  */
 import { Document, isMap, isScalar, isSeq } from 'yaml';
 import { existsSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { addPresetFlags, type ClaudeFlagValues } from './claude-flags.js';
 
@@ -36,10 +36,12 @@ function defaultIO(cwd?: string): PresetIO {
 
 /** `rein preset validate FILE...`: returns the exit code (0 valid, 2 any problem). */
 export async function presetValidate(files: string[], opts: { json?: boolean }, io: PresetIO): Promise<number> {
-  const { validatePresetFile, formatDiagnostic } = await import('../../agent/preset/index.js');
+  const { validatePresetFile, formatDiagnostic, builtinPresetNames, builtinPresetsDir } = await import('../../agent/preset/index.js');
   const all = [];
   for (const f of files) {
-    const file = resolve(io.cwd, f);
+    let file = resolve(io.cwd, f);
+    // A built-in preset's name, as --preset takes it, when no file of that name is here.
+    if (!existsSync(file) && builtinPresetNames().includes(f)) file = join(builtinPresetsDir(), `${f}.yaml`);
     if (!existsSync(file)) {
       all.push({ file, line: 0, column: 0, key: '', message: 'no such file' });
       continue;
@@ -224,7 +226,7 @@ export function registerPresetCommands(program: Command): void {
   preset
     .command('validate')
     .description('Check preset files: every problem as file:line:column: message. Exit 0 when all are valid, 2 otherwise.')
-    .argument('<files...>', 'preset files')
+    .argument('<files...>', 'preset files, or built-in preset names (default, minimal, ...)')
     .option('--json', 'print the diagnostics as JSON')
     .action(async (files: string[], opts: { json?: boolean }) => {
       process.exitCode = await presetValidate(files, opts, defaultIO());

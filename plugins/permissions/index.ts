@@ -11,8 +11,9 @@
  * `classifier` for auto). A bare tool name in `deny` also removes that tool from the request.
  */
 import { PERMISSION_STAGE, definePlugin } from '../../kernel/index.js';
+import { withExplicitBareRepositories } from '../../lib/index.js';
 import { publishAnswerCheck } from './shared/callback.js';
-import { buildPermissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './shared/config.js';
+import { buildPermissionContext, permissionContext, permissionsConfigSchema, readPermissionsConfig, setPermissionContext } from './shared/config.js';
 import { allowDecision, askDecision, bareDeniedTools, denyDecision } from './shared/rules.js';
 import { safetyDecision } from './shared/safety.js';
 import { SAFETY_STAGE } from './shared/stages.js';
@@ -44,6 +45,8 @@ export default definePlugin({
         return hit ? `the rule ${hit.text} denies it` : undefined;
       });
     }
+    // Commands the model runs: git takes a bare repository only when it is named (git-repository.ts).
+    kernel.hooks.subprocessEnv.tap('permissions', (env, child) => (child.kind === 'bash' && permissionContext(kernel).mode !== 'bypassPermissions' ? withExplicitBareRepositories(env) : env));
     const removed = bareDeniedTools(rules);
     if (removed.length) {
       kernel.hooks.toolDefinitions.tap('permissions', (tools) => tools.filter((t) => !removed.some((r) => r.appliesTo(t.name))));

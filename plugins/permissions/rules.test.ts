@@ -153,6 +153,7 @@ describe('protected paths and working directories (never auto-allowed)', () => {
     expect(await decide(k, 'Write', { file_path: join(homedir(), '.zshrc'), content: '' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Write', { file_path: '.idea/workspace.xml', content: '' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Write', { file_path: '.reinrc.yaml', content: '' })).toMatchObject({ behavior: 'ask' });
+    expect(await decide(k, 'Write', { file_path: 'rein.local.mjs', content: '' })).toMatchObject({ behavior: 'ask', reason: expect.stringMatching(/rein configuration/) });
     expect(await decide(k, 'Write', { file_path: '/etc/hosts', content: '' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Bash', { command: 'echo x >> ~/.bashrc' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Bash', { command: 'echo x > /tmp/elsewhere.txt' })).toMatchObject({ behavior: 'ask' });

@@ -10,6 +10,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { platform, release } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { withExplicitBareRepositories } from '../../lib/index.js';
 
 /** Longest `git status --short` kept, characters (Claude Code truncates its git status the same way). */
 export const MAX_GIT_STATUS_CHARS = 2_000;
@@ -30,14 +31,25 @@ export function localIsoDate(now = new Date()): string {
 const load = createRequire(import.meta.url);
 let childProcess: typeof ChildProcessModule | undefined;
 
-/** Output of one git command, or undefined when it fails (not a repository, no git, timeout). */
+/** rein's own environment, strings only. */
+function stringEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+/**
+ * Output of one git command, or undefined when it fails (not a repository, no git, timeout). git
+ * takes a bare repository only when named (withExplicitBareRepositories): a folder whose files an
+ * agent wrote to look like one would otherwise have its `config` run programs at every start.
+ */
 function git(cwd: string, args: string[], env?: Record<string, string>): Promise<string | undefined> {
   // node:child_process is required here, not when the module loads: where git could find no work
   // tree no git runs, and loading the module was ~19 M instructions of such a cold start.
   childProcess ??= load('node:child_process') as typeof ChildProcessModule;
   const { execFile } = childProcess;
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS, ...(env ? { env } : {}) }, (err, stdout) => resolve(err ? undefined : stdout.trimEnd()));
+    execFile('git', args, { cwd, encoding: 'utf8', timeout: GIT_TIMEOUT_MS, env: withExplicitBareRepositories(env ?? stringEnv()) }, (err, stdout) => resolve(err ? undefined : stdout.trimEnd()));
   });
 }
 

@@ -133,7 +133,10 @@ const EXPECTED: Record<string, string[]> = {
     "syntax-compact-nested.yaml:1:8: YAML: Nested mappings are not allowed in compact mappings",
   ],
   "syntax-trailing-comma.json": [
-    "syntax-trailing-comma.json:2:20: JSON: unexpected token ']' (a trailing comma: JSON does not allow one)",
+    "syntax-trailing-comma.json:3:20: JSON: unexpected token ']' (a trailing comma: JSON does not allow one)",
+  ],
+  "syntax-one-line.json": [
+    "syntax-one-line.json:1:39: JSON: unexpected token ']' (a trailing comma: JSON does not allow one)",
   ],
   "syntax-unclosed-flow.yaml": [
     "syntax-unclosed-flow.yaml:3:1: YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",

@@ -252,7 +252,7 @@ function foldName(segment: string): string {
 const IGNORED_CODE_POINTS = /[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
 
 /** Protected names a Windows 8.3 short name can stand for (`GIT~1` for `.git`). */
-const SHORT_NAME_TARGETS = (): readonly string[] => [...PROTECTED_DIRS, ...PROTECTED_FILES, '.reinrc', '.reinrc.json', '.reinrc.yaml', '.reinrc.yml', 'rein.config.js', 'rein.config.json', 'rein.config.yaml', 'rein.config.yml'];
+const SHORT_NAME_TARGETS = (): readonly string[] => [...PROTECTED_DIRS, ...PROTECTED_FILES, '.reinrc', '.reinrc.json', '.reinrc.yaml', '.reinrc.yml', 'rein.config.js', 'rein.config.json', 'rein.config.yaml', 'rein.config.yml', 'rein.local.js', 'rein.local.json', 'rein.local.yaml', 'rein.local.yml'];
 
 /**
  * The protected name a lower-cased 8.3 short name stands for, or undefined. Windows makes the
@@ -271,8 +271,13 @@ function longNameOf(folded: string): string | undefined {
   });
 }
 
-/** rein's own configuration files (cosmiconfig names for `rein`). */
-const REIN_CONFIG = /^(\.reinrc(\.[\w]+)?|rein\.config\.[\w]+)$/;
+/**
+ * rein's own configuration files (cosmiconfig names for `rein`, agent/preset/layers.ts): the
+ * project layer (`.reinrc*`, `rein.config.*`) and the local one (`rein.local.*`). The next run in
+ * the project reads them before any permission check: they can switch the mode to
+ * bypassPermissions or add hooks, and a `.js`/`.ts` one is run as code.
+ */
+const REIN_CONFIG = /^(\.reinrc(\.[\w]+)?|rein\.(config|local)\.[\w]+)$/;
 
 /**
  * Why writing a path is protected, or undefined. `forms` are its forms (see resolveForms), or an

@@ -15,6 +15,7 @@ import { joinPath, pathForms as targetPathForms } from '../../../lib/index.js';
 import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
+import { gitRepositoryRisk } from './git-repository.js';
 import { compileShellSpec, coversRisky, matchShell, type ShellMatcher } from './shell/match.js';
 import type { PlacedWrite } from './shell/programs.js';
 import { DYNAMIC, type ShellWord } from './shell/words.js';
@@ -683,7 +684,7 @@ function shellAllow(applicable: CompiledRule[], rules: CompiledRules, q: Permiss
     if (part.kind === 'command') {
       if (part.allow === undefined) return undefined;
       const rule = coveringRule(applicable, part, q, base, dirs);
-      if (!rule) return undefined;
+      if (!rule || gitRepositoryRisk(parsed.parts, part, base, rule.text)) return undefined;
       used.push(rule.text);
     }
     const operands = operandsOnly ? partWrites(q, part, base).operands : undefined;
@@ -738,12 +739,15 @@ export function explainShell(rules: CompiledRules, q: PermissionQuery, base: Pat
     if (part.kind === 'unknown') return `${JSON.stringify(part.source)} was not understood (${part.why})`;
     if (part.kind === 'command') {
       if (part.allow === undefined) return `no rule can allow ${JSON.stringify(part.source)}: ${part.why}`;
-      if (!coveringRule(shellRules, part, q, base, dirs)) {
+      const rule = coveringRule(shellRules, part, q, base, dirs);
+      if (!rule) {
         const matched = shellRules.find((r) => r.kind === 'shell' && matchShell(r.shell, part.allow!));
         const risky = matched && part.risky?.[0];
         if (risky) return `in ${JSON.stringify(part.source)}, ${JSON.stringify(risky.text)} ${risky.why}; the rule ${matched.text} covers that only when the rule itself writes it out`;
         return `no allow rule covers ${JSON.stringify(part.source)}`;
       }
+      const git = gitRepositoryRisk(parsed.parts, part, base, rule.text);
+      if (git) return `no rule can allow ${JSON.stringify(part.source)}: ${git}`;
     }
     for (const w of writesOf(q, part, base)) {
       if (w.dynamic || !editAllowedByRule(rules, pathFormsOf(q, w.value, base))) return `${JSON.stringify(part.source)} writes to ${JSON.stringify(w.value.replaceAll('\u0000', '…'))}, which no Edit allow rule covers`;

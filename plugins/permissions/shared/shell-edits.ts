@@ -10,7 +10,7 @@ import type { PermissionContext } from './config.js';
 import { absolutePath, resolveForms, shellBase } from './paths.js';
 import { freelyWritable } from './safety.js';
 import { parseCommand } from './shell/parse.js';
-import { DYNAMIC } from './shell/words.js';
+import { DYNAMIC, splitCanonical } from './shell/words.js';
 import { SHELL_TOOL } from './tools.js';
 
 /** Commands that only create (folders, empty files or timestamps) and the options that take no path. */
@@ -20,25 +20,6 @@ const MAKERS: Readonly<Record<string, RegExp>> = Object.freeze({
   // touch [-a] [-c] [-m]: no -r/-d/-t (they take values that are not paths).
   touch: /^(-a|-c|-m|-ac|-am|-cm|-acm|--no-create)$/,
 });
-
-/** The words of a canonical command text (single spaces between words, `'…'` quoting with `'\''`). */
-function words(canonicalText: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < canonicalText.length; i++) {
-    const c = canonicalText[i]!;
-    if (quoted) {
-      if (c === "'") quoted = false;
-      else cur += c;
-    } else if (c === "'") quoted = true;
-    else if (c === '\\' && canonicalText[i + 1] === "'") { cur += "'"; i++; }
-    else if (c === ' ') { out.push(cur); cur = ''; }
-    else cur += c;
-  }
-  out.push(cur);
-  return out;
-}
 
 /**
  * `allow` when the call is a Bash command made only of `mkdir` / `touch` whose every path is freely
@@ -53,7 +34,7 @@ export function shellEditDecision(mode: string, pc: PermissionContext, q: Permis
   const base = shellBase(pc.base);
   for (const part of parsed.parts) {
     if (part.kind !== 'command' || part.allow === undefined || part.nested || part.writes.length) return undefined;
-    const [name, ...args] = words(part.allow);
+    const [name, ...args] = splitCanonical(part.allow);
     const options = name ? MAKERS[name] : undefined;
     if (!options) return undefined;
     let afterDashDash = false;

@@ -165,6 +165,28 @@ export function canonical(words: readonly ShellWord[]): string {
   return words.map((w) => quoteWord(w.value)).join(' ');
 }
 
+/**
+ * The words of a canonical command text (see canonical: single spaces between words, `'…'`
+ * quoting with `'\''` for a quote); the inverse of canonical.
+ */
+export function splitCanonical(canonicalText: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < canonicalText.length; i++) {
+    const c = canonicalText[i]!;
+    if (quoted) {
+      if (c === "'") quoted = false;
+      else cur += c;
+    } else if (c === "'") quoted = true;
+    else if (c === '\\' && canonicalText[i + 1] === "'") { cur += "'"; i++; }
+    else if (c === ' ') { out.push(cur); cur = ''; }
+    else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
 /** One word in canonical form. */
 export function quoteWord(value: string): string {
   if (value !== '' && SAFE_WORD.test(value)) return value;

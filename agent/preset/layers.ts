@@ -3,8 +3,9 @@
  *
  * 1. built-in defaults (BUILTIN_DEFAULTS below),
  * 2. user: `$XDG_CONFIG_HOME/rein/config.{yaml,yml,json,js,mjs,cjs,ts}` (default `~/.config/rein/`),
- * 3. project: `package.json#rein`, `.reinrc`, `.reinrc.{json,yaml,yml,js,ts,mjs,cjs}`,
- *    `rein.config.{yaml,yml,json,js,ts,mjs,cjs}`, searched from the working directory up,
+ * 3. project: `.reinrc`, `.reinrc.{json,yaml,yml,js,ts,mjs,cjs}`,
+ *    `rein.config.{yaml,yml,json,js,ts,mjs,cjs}`, searched from the working directory up
+ *    (a `rein` key in a package.json there is an error: see packageJsonProblems),
  * 4. local: `rein.local.{yaml,yml,json,js,ts,mjs,cjs}` (meant to be gitignored), searched the same way,
  * 5. `--preset` (a file or a built-in name),
  * 6. command-line flags.
@@ -17,6 +18,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { PresetDiagnostic } from './errors.js';
 import type { LayerName } from './merge.js';
 
@@ -33,7 +35,6 @@ const CONFIG_EXTS = ['yaml', 'yml', 'json', 'js', 'ts', 'mjs', 'cjs'];
 
 /** Project config file names, in the order they are looked for in each directory. */
 export const PROJECT_SEARCH_PLACES = [
-  'package.json',
   '.reinrc',
   ...CONFIG_EXTS.map((e) => `.reinrc.${e}`),
   ...CONFIG_EXTS.map((e) => `rein.config.${e}`),
@@ -51,23 +52,48 @@ export interface LayerFile {
   file: string;
 }
 
-/**
- * Loaders that only mark the file as found: the contents are parsed later by readPresetSource.
- * For package.json, only a file with a `rein` key counts.
- */
+/** Loaders that only mark the file as found: the contents are parsed later by readPresetSource. */
 function markerLoaders() {
   const mark = (filepath: string) => ({ __reinFile: filepath });
-  const json = (filepath: string, content: string) => {
-    if (basename(filepath) !== 'package.json') return mark(filepath);
+  return { '.json': mark, '.yaml': mark, '.yml': mark, '.js': mark, '.ts': mark, '.mjs': mark, '.cjs': mark, noExt: mark };
+}
+
+/**
+ * A `rein` key at the top of a package.json in the project search's directories, as an error at
+ * that key: it is not read. A config can add hooks (commands the next run starts), plugins (code)
+ * and allow rules, so only files a write always asks for may hold one (the permissions plugin
+ * protects `.reinrc*`, `rein.config.*` and `rein.local.*`); package.json is one an agent edits
+ * as a matter of course, and so cannot be protected. Reading it would let an agent allowed to edit
+ * files (acceptEdits) choose what the next run may do.
+ */
+function packageJsonProblems(dirs: readonly string[]): PresetDiagnostic[] {
+  const out: PresetDiagnostic[] = [];
+  for (const dir of dirs) {
+    const file = join(dir, 'package.json');
+    let text: string;
     try {
-      const pkg = JSON.parse(content) as Record<string, unknown>;
-      return pkg.rein === undefined ? {} : { rein: mark(filepath) };
+      text = readFileSync(file, 'utf8');
     } catch {
-      // A package.json that is not JSON is npm's problem, not a rein config.
-      return {};
+      continue;
     }
-  };
-  return { '.json': json, '.yaml': mark, '.yml': mark, '.js': mark, '.ts': mark, '.mjs': mark, '.cjs': mark, noExt: mark };
+    try {
+      if ((JSON.parse(text) as Record<string, unknown> | null)?.rein === undefined) continue;
+    } catch {
+      continue; // not JSON: npm's problem, not rein's
+    }
+    // The key's position: package.json is JSON, which YAML's parser reads with its positions.
+    const lines = new LineCounter();
+    const doc = parseDocument(text, { lineCounter: lines });
+    if (!isMap(doc.contents)) continue;
+    const key = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === 'rein')?.key;
+    if (!isScalar(key)) continue;
+    const at = lines.linePos(key.range?.[0] ?? 0);
+    out.push({
+      file, line: at.line, column: at.col, key: 'rein',
+      message: 'rein does not read its config from package.json: an agent allowed to edit files may change package.json, and a config can add hooks, plugins and allow rules for the next run; move this to rein.config.yaml (or .reinrc.*), which a write always asks for',
+    });
+  }
+  return out;
 }
 
 type Explorer = { search(from?: string): Promise<{ config: unknown; filepath: string } | null> };
@@ -105,13 +131,7 @@ function rivals(file: string, places: string[]): string[] {
     return [];
   }
   return places.filter((p) => {
-    if (p === basename(file) || !entries.has(p)) return false;
-    if (p !== 'package.json') return true;
-    try {
-      return (JSON.parse(readFileSync(join(dir, p), 'utf8')) as Record<string, unknown>).rein !== undefined;
-    } catch {
-      return false;
-    }
+    return p !== basename(file) && entries.has(p);
   });
 }
 
@@ -174,6 +194,7 @@ export async function discoverLayerFiles(opts: { cwd: string; homeDir: string; e
       files.push({ layer: 'user', file: found.filepath });
     }
   }
+  problems.push(...packageJsonProblems(searchDirs(opts.cwd, opts.homeDir)));
   const project = await searchUp(PROJECT_SEARCH_PLACES, opts.cwd, opts.homeDir, 'project', problems);
   if (project && dirname(project.file) !== userDir) files.push(project);
   const local = await searchUp(LOCAL_SEARCH_PLACES, opts.cwd, opts.homeDir, 'local', problems);

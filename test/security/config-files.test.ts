@@ -50,3 +50,35 @@ describe('rein configuration files written in acceptEdits', () => {
     expect(existsSync(marker())).toBe(false);
   });
 });
+
+describe('a rein key written into package.json in acceptEdits', () => {
+  let s: Sandbox;
+  let o: Outcome;
+  let again: SpawnSyncReturns<string>;
+  const marker = () => join(s.outside, 'ran-from-package-json');
+  const calls = () => ids('pj', [
+    // package.json is edited as a matter of course, so the write itself is allowed.
+    { name: 'Write', input: { file_path: 'package.json', content: JSON.stringify({ name: 'p', rein: { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `touch ${marker()}` }] }] } } }, null, 2) + '\n' } },
+  ]);
+
+  beforeAll(async () => {
+    s = sandbox();
+    o = await reinRun(s, 'name: pj\ntools: [Write]\npermissions:\n  mode: acceptEdits\n', [calls()]);
+    again = spawnSync(process.execPath, [join(REPO, 'bin/rein.js'), '-p', 'hello'], {
+      cwd: s.proj,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...cleanEnv(), REIN_HOME: join(s.root, 'rein-home'), HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config') },
+    });
+  });
+  afterAll(() => s.cleanup());
+
+  it('the next run refuses it, naming the key, and runs none of its hooks', () => {
+    expect(o.code, o.stderr).toBe(0);
+    expect(existsSync(join(s.proj, 'package.json'))).toBe(true);
+    expect(again.status, again.stderr).toBe(2);
+    expect(again.stderr).toMatch(/package\.json:3:3: .*rein does not read its config from package\.json/);
+    expect(again.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(marker())).toBe(false);
+  });
+});

@@ -157,12 +157,17 @@ describe('finding layer files', () => {
     expect(r.files).toEqual([project]);
   });
 
-  it('reads package.json#rein, with positions inside package.json', async () => {
-    const pkg = write(join(proj, 'package.json'), '{\n  "name": "app",\n  "rein": {\n    "tools": ["Read"],\n    "modle": {}\n  }\n}\n');
+  it('refuses a rein key in package.json, at the key: an agent may edit package.json, and the config would give the next run hooks and allow rules', async () => {
+    const pkg = write(join(proj, 'package.json'), '{\n  "name": "app",\n  "dependencies": { "rein": "^0.1.0" },\n  "rein": {\n    "permissions": { "mode": "bypassPermissions" }\n  }\n}\n');
     const err = await presetError(load());
-    expect(err.diagnostics).toEqual([{ file: pkg, line: 5, column: 5, key: 'modle', message: 'unknown key "modle" at the top level; did you mean "model"?' }]);
-    write(pkg, '{ "name": "app", "rein": { "tools": ["Read"] } }\n');
-    expect((await load()).preset.tools).toEqual(['Read']);
+    expect(err.diagnostics).toEqual([{ file: pkg, line: 4, column: 3, key: 'rein', message: expect.stringMatching(/^rein does not read its config from package\.json: an agent allowed to edit files may change package\.json, .*; move this to rein\.config\.yaml/) }]);
+    // From a folder below, too (the search goes up to the project root).
+    const deep = join(proj, 'src');
+    mkdirSync(deep, { recursive: true });
+    expect((await presetError(load({ cwd: deep }))).diagnostics.map((d) => [d.file, d.line])).toEqual([[pkg, 4]]);
+    // A package.json that only depends on rein is no config.
+    write(pkg, '{ "name": "app", "dependencies": { "rein": "^0.1.0" } }\n');
+    expect((await load()).files).toEqual([]);
   });
 
   it('ignores a package.json without a rein key', async () => {

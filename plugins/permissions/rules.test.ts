@@ -152,6 +152,8 @@ describe('protected paths and working directories (never auto-allowed)', () => {
     expect(await decide(k, 'Edit', { file_path: '.git/config', old_string: 'a', new_string: 'b' })).toMatchObject({ behavior: 'ask', source: 'permissions' });
     expect(await decide(k, 'Write', { file_path: join(homedir(), '.zshrc'), content: '' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Write', { file_path: '.idea/workspace.xml', content: '' })).toMatchObject({ behavior: 'ask' });
+    expect(await decide(k, 'Write', { file_path: '.hg/hgrc', content: '[hooks]\npre-status = touch /tmp/x\n' })).toMatchObject({ behavior: 'ask' });
+    expect(await decide(k, 'Bash', { command: 'printf "[hooks]\\n" >> .hg/hgrc' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Write', { file_path: '.reinrc.yaml', content: '' })).toMatchObject({ behavior: 'ask' });
     expect(await decide(k, 'Write', { file_path: 'rein.local.mjs', content: '' })).toMatchObject({ behavior: 'ask', reason: expect.stringMatching(/rein configuration/) });
     expect(await decide(k, 'Write', { file_path: '/etc/hosts', content: '' })).toMatchObject({ behavior: 'ask' });

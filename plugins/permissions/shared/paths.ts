@@ -215,10 +215,12 @@ export function insideWorkingDirs(abs: string, dirs: readonly string[]): boolean
 
 /**
  * Directories whose contents rein never lets a mode or the classifier write without asking
- * (Claude Code's DANGEROUS_DIRECTORIES, plus rein's own `.rein`): git internals, editor settings
- * that can run tasks, agent settings.
+ * (Claude Code's DANGEROUS_DIRECTORIES, plus rein's own `.rein` and Mercurial's `.hg`): git and
+ * Mercurial internals (a repository's config names programs the next `git status` or `hg status`
+ * runs: `core.fsmonitor`; hgrc `[hooks]`, https://www.mercurial-scm.org/doc/hgrc.5.html#hooks),
+ * editor settings that can run tasks, agent settings.
  */
-export const PROTECTED_DIRS: readonly string[] = Object.freeze(['.git', '.rein', '.claude', '.vscode', '.idea']);
+export const PROTECTED_DIRS: readonly string[] = Object.freeze(['.git', '.hg', '.rein', '.claude', '.vscode', '.idea']);
 
 /**
  * Files never written without asking (Claude Code's DANGEROUS_FILES plus the other bash and zsh

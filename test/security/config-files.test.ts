@@ -12,6 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, REPO } from '../../testing/support.js';
 import { ids, reinRun, sandbox, type Outcome, type Sandbox } from './harness.js';
 
+/** A second run in the project that reads the config layers, as a user's next `rein -p` (the built-in demo). */
+function nextRun(s: Sandbox): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [join(REPO, 'bin/rein.js'), '-p', 'hello'], {
+    cwd: s.proj,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...cleanEnv(), REIN_HOME: join(s.root, 'rein-home'), HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config') },
+  });
+}
+
 describe('rein configuration files written in acceptEdits', () => {
   let s: Sandbox;
   let o: Outcome;
@@ -30,13 +40,7 @@ describe('rein configuration files written in acceptEdits', () => {
     c = calls();
     const preset = 'name: cf\ntools: [Write, Bash]\npermissions:\n  mode: acceptEdits\n  allow: ["Bash(echo:*)"]\n';
     o = await reinRun(s, preset, [c]);
-    // A second run in the project that reads the config layers, as a user's next `rein -p` (the built-in demo).
-    again = spawnSync(process.execPath, [join(REPO, 'bin/rein.js'), '-p', 'hello'], {
-      cwd: s.proj,
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { ...cleanEnv(), REIN_HOME: join(s.root, 'rein-home'), HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config') },
-    });
+    again = nextRun(s);
   });
   afterAll(() => s.cleanup());
 
@@ -64,12 +68,7 @@ describe('a rein key written into package.json in acceptEdits', () => {
   beforeAll(async () => {
     s = sandbox();
     o = await reinRun(s, 'name: pj\ntools: [Write]\npermissions:\n  mode: acceptEdits\n', [calls()]);
-    again = spawnSync(process.execPath, [join(REPO, 'bin/rein.js'), '-p', 'hello'], {
-      cwd: s.proj,
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { ...cleanEnv(), REIN_HOME: join(s.root, 'rein-home'), HOME: s.home, XDG_CONFIG_HOME: join(s.home, '.config') },
-    });
+    again = nextRun(s);
   });
   afterAll(() => s.cleanup());
 

@@ -38,6 +38,19 @@ const echo = definePlugin({
   },
 });
 
+
+/**
+ * A session X made by one `rein run` of a two-turn scenario (its second turn is left for a resume),
+ * with the flags to run again and the path of its transcript.
+ */
+async function sessionX() {
+  writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
+  const env = { REIN_HOME: folders.home };
+  const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
+  const x = JSON.parse((await runCli(['run', 'x', ...args], { cwd: folders.dir, env })).stdout).session_id as string;
+  const root = join(folders.home, 'sessions');
+  return { env, args, x, root, file: Transcript.open(x, { cwd: folders.dir, root }).file };
+}
 describe('resume', () => {
   it('rebuilds byte-identical requests: a resumed session sends what an uninterrupted one sends', async () => {
     // Uninterrupted: two prompts on one kernel.
@@ -124,12 +137,7 @@ export default definePlugin({
   });
 
   it('a transcript copied beside its original (cp X.jsonl Y.jsonl) resumes as session Y; X stays X', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
-    const env = { REIN_HOME: folders.home };
-    const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
-    const first = await runCli(['run', 'x', ...args], { cwd: folders.dir, env });
-    const x = JSON.parse(first.stdout).session_id as string;
-    const file = Transcript.open(x, { cwd: folders.dir, root: join(folders.home, 'sessions') }).file;
+    const { env, args, x, file } = await sessionX();
     const copy = join(file, '..', 'my-branch.jsonl');
     writeFileSync(copy, readFileSync(file));
     const branch = await runCli(['run', 'y', '--resume', 'my-branch', ...args], { cwd: folders.dir, env });
@@ -143,12 +151,7 @@ export default definePlugin({
   });
 
   it('a link to a transcript beside it (ln -s X.jsonl Y.jsonl) resumes as session X, into X\'s file', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
-    const env = { REIN_HOME: folders.home };
-    const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
-    const first = await runCli(['run', 'x', ...args], { cwd: folders.dir, env });
-    const x = JSON.parse(first.stdout).session_id as string;
-    const file = Transcript.open(x, { cwd: folders.dir, root: join(folders.home, 'sessions') }).file;
+    const { env, args, x, file } = await sessionX();
     symlinkSync(`${x}.jsonl`, join(file, '..', 'my-link.jsonl'));
     const linked = await runCli(['run', 'y', '--resume', 'my-link', ...args], { cwd: folders.dir, env });
     expect(linked.code, linked.stderr).toBe(0);
@@ -160,12 +163,7 @@ export default definePlugin({
   });
 
   it('a link from elsewhere (ln -s, or a linked folder) takes the transcript\'s own lock: a second rein is refused while the first writes', async () => {
-    writeFileSync(join(folders.dir, 's.yaml'), 'turns:\n  - reply: [{ text: "hi" }]\n  - reply: [{ text: "again" }]\n');
-    const env = { REIN_HOME: folders.home };
-    const args = ['--sim', 's.yaml', '--no-layers', '--preset', 'minimal', '--output-format', 'json'];
-    const x = JSON.parse((await runCli(['run', 'x', ...args], { cwd: folders.dir, env })).stdout).session_id as string;
-    const root = join(folders.home, 'sessions');
-    const file = Transcript.open(x, { cwd: folders.dir, root }).file;
+    const { env, args, x, file, root } = await sessionX();
     mkdirSync(join(folders.dir, 'elsewhere'));
     symlinkSync(file, join(folders.dir, 'elsewhere', 'link.jsonl'));
     symlinkSync(join(file, '..'), join(folders.dir, 'linked-folder'));

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFileSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { danglingToolUses, pairToolCalls, projectSlug, SessionError, Transcript, TranscriptWriteError } from './transcript.js';
@@ -241,6 +241,7 @@ describe('Transcript', () => {
     const t = Transcript.create({ cwd: '/p', model: 'm', root });
     t.append({ type: 'plugin', plugin: 'a', data: 1 });
     const held = readFileSync(t.file);
+    t.close(); // the next append opens the file again
     unlinkSync(t.file);
     mkdirSync(t.file); // appending to a directory fails (EISDIR)
     expect(() => t.append({ type: 'plugin', plugin: 'a', data: 2 })).toThrow(TranscriptWriteError);
@@ -253,8 +254,23 @@ describe('Transcript', () => {
     t.close();
   });
 
+  it('appends go through one descriptor of the file, which close() closes', () => {
+    const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    const open = () => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === t.file; } catch { return false; } }).length;
+    for (let i = 0; i < 5; i++) t.append({ type: 'message', message: user(`m${i}`) });
+    expect(open()).toBe(1);
+    expect(readFileSync(t.file, 'utf8').trim().split('\n')).toHaveLength(6);
+    t.close();
+    expect(open()).toBe(0);
+    // A later append opens the file again, and appends after what is there.
+    t.append({ type: 'message', message: user('after') });
+    t.close();
+    expect(Transcript.open(t.file, { cwd: '/p', root }).entries).toHaveLength(7);
+  });
+
   it('a write the file system refuses throws TranscriptWriteError, and so does every later one', () => {
     const t = Transcript.create({ cwd: '/p', model: 'm', root });
+    t.close(); // the next append opens the file again
     unlinkSync(t.file);
     mkdirSync(t.file); // appending to a directory fails (EISDIR)
     expect(() => t.append({ type: 'message', message: user('x') })).toThrow(TranscriptWriteError);

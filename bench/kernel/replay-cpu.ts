@@ -71,6 +71,9 @@ async function main(): Promise<void> {
   if (PROFILE) { await session!.post('Profiler.enable'); await session!.post('Profiler.start'); }
   // One sample per 32 KiB allocated on average (V8's default), objects the GC collected included.
   if (ALLOC) await session!.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  // A marker for V8's tracing flags (`node --trace-opt --trace-deopt`, which print to stdout): what
+  // follows it is the timed jobs' compile work.
+  if (process.execArgv.some((a) => a.startsWith('--trace-'))) process.stdout.write('bench:replay-cpu: the timed jobs start here\n');
   const before = threadCpu('self');
   const t0 = performance.now();
   for (let i = WARM; i < WARM + JOBS; i++) await worker.default(task(i));

@@ -107,17 +107,54 @@ export function closeDanglingToolUses(kernel: Kernel, text: string): void {
  * TranscriptWriteError and SessionError.
  */
 export async function runLoop(kernel: Kernel, state: RunState, input: RunInput): Promise<RunResult> {
-  const preset = kernel.preset;
-  const maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
-  if (Number.isFinite(maxTurns)) state.maxTurns = maxTurns;
-  const maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
-  const baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
-  const v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '', pauses: 0 };
-  const transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
-  const ctx0 = ctxOf(kernel, state);
+  const run = new Run(kernel, state, input);
+  try {
+    return await run.loop();
+  } catch (err) {
+    if (err instanceof Error && (err.name === 'TranscriptWriteError' || err.name === 'SessionError')) throw err;
+    if (state.ended) throw err;
+    if (state.signal.aborted) {
+      closeDanglingToolUses(kernel, ABORTED_RESULT_TEXT);
+      return run.finish('aborted', abortDetail(state.signal));
+    }
+    if (err instanceof HookTapError) {
+      closeDanglingToolUses(kernel, PLUGIN_FAILED_CALL_TEXT);
+      return run.finish('plugin_error', err.describe());
+    }
+    throw err;
+  }
+}
 
-  const finish = async (reason: TerminalReason, detail?: string): Promise<RunResult> => {
+/**
+ * One run's state machine. Its phases are methods, not closures made per run: V8 keeps the
+ * optimised code of a function made once, but a closure made afresh for each run (an async one
+ * above all) loses its optimised code at the next full garbage collection, so a long-lived process
+ * (`rein worker`, a `rein bench` thread, a stream-json host) compiled the loop again every few runs
+ * (`node --trace-opt --trace-gc`: a recompilation after each Mark-Compact, tens of ms each).
+ */
+class Run {
+  readonly preset: Kernel['preset'];
+  readonly maxTurns: number;
+  readonly maxBudget: number;
+  readonly baseMaxTokens: number;
+  readonly maxStopBlocks: number;
+  readonly v: LoopVars = { resumes: 0, reactiveCompacted: false, stopHookActive: false, stopBlocks: 0, lastText: '', pauses: 0 };
+  readonly transcript: Kernel['transcript'];
+  readonly ctx0: RunContext;
+
+  constructor(readonly kernel: Kernel, readonly state: RunState, readonly input: RunInput) {
+    const preset = (this.preset = kernel.preset);
+    this.maxTurns = input.maxTurns ?? preset.limits?.maxTurns ?? Infinity;
+    if (Number.isFinite(this.maxTurns)) state.maxTurns = this.maxTurns;
+    this.maxBudget = preset.limits?.maxBudgetUsd ?? Infinity;
+    this.baseMaxTokens = preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS;
+    this.maxStopBlocks = preset.limits?.maxStopHookBlocks ?? MAX_STOP_HOOK_BLOCKS;
+    this.transcript = kernel.transcript; // opens or creates the session (and replays a resumed history)
+    this.ctx0 = ctxOf(kernel, state);
+  }
+
+  async finish(reason: TerminalReason, detail?: string): Promise<RunResult> {
+    const { kernel, state, v, transcript } = this;
     const transition = { kind: 'terminal' as const, reason, turn: state.turn, detail };
     // Recorded once: a second interrupt may have written it already (Kernel.endNow).
     if (!state.ended) {
@@ -146,15 +183,18 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     kernel.session.lastResult = result;
     await kernel.hooks.runEnd.promise({ sessionId: kernel.sessionId, run: kernel.session.runs, result }, ctxOf(kernel, state)).catch(() => undefined);
     return result;
-  };
-  const next = async (reason: ContinueReason, detail?: string) => {
+  }
+
+  async next(reason: ContinueReason, detail?: string): Promise<void> {
+    const { kernel, state, transcript } = this;
     const transition = { kind: 'continue' as const, reason, turn: state.turn, detail };
     transcript.append({ type: 'transition', transition });
     kernel.emit({ type: 'transition', transition });
     await kernel.hooks.turnEnd.promise({ turn: state.turn, reason }, ctxOf(kernel, state));
-  };
+  }
 
-  const loop = async (): Promise<RunResult> => {
+  async loop(): Promise<RunResult> {
+    const { kernel, state, input, transcript, ctx0 } = this;
     kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
     for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
     for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
@@ -172,25 +212,26 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       { content: typeof input.prompt === 'string' ? [{ type: 'text', text: input.prompt }] : input.prompt, additionalContext: [] },
       ctx0,
     );
-    if (prompt.blocked) return finish('prompt_blocked', prompt.blocked);
+    if (prompt.blocked) return this.finish('prompt_blocked', prompt.blocked);
     const userContent: ContentBlock[] = [...prompt.content, ...(prompt.additionalContext ?? []).map((t) => ({ type: 'text' as const, text: t }))];
     const userMessage = newMessage('user', userContent);
     kernel.appendMessage(userMessage);
     kernel.emit({ type: 'user_message', message: userMessage });
 
     for (;;) {
-      const end = await turn();
+      const end = await this.turn();
       if (end) return end;
     }
-  };
+  }
 
   // One turn of the loop, in three async functions (a result ends the run, undefined starts the
   // next turn) rather than one: V8 never inlines an async function into another, so when an object
   // of a shape a phase has not seen yet throws its optimised code away (a deopt), only that phase is
   // compiled again, not the whole loop (tens of ms of compiler time each time, `node --trace-opt`).
-  const turn = async (): Promise<RunResult | undefined> => {
-    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-    if (state.costUsd >= maxBudget) return finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
+  async turn(): Promise<RunResult | undefined> {
+    const { kernel, state, v, transcript, preset, maxBudget, baseMaxTokens } = this;
+    if (state.signal.aborted) return this.finish('aborted', abortDetail(state.signal));
+    if (state.costUsd >= maxBudget) return this.finish('budget_exhausted', `spent $${state.costUsd.toFixed(4)} of $${maxBudget}`);
     state.turn++;
     const ctx = ctxOf(kernel, state);
     await kernel.hooks.turnStart.promise(ctx);
@@ -199,15 +240,15 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const before = kernel.messages;
     const shaped = await kernel.hooks.context.promise({ messages: before, tokensFreed: 0 }, ctx);
     if (shaped.messages !== kernel.messages) recordContext(kernel, shaped.messages);
-    if (shaped.terminal) return finish(shaped.terminal.reason, shaped.terminal.detail);
+    if (shaped.terminal) return this.finish(shaped.terminal.reason, shaped.terminal.detail);
 
     const maxTokens = v.maxTokensOverride ?? baseMaxTokens;
     let params: ModelRequest;
     try {
       params = await buildRequest(kernel, { messages: kernel.messages, model: state.model, maxTokens }, ctx);
     } catch (err) {
-      if (err instanceof HookTapError) return finish('plugin_error', err.describe());
-      return finish('model_error', `building the request failed: ${(err as Error).message}`);
+      if (err instanceof HookTapError) return this.finish('plugin_error', err.describe());
+      return this.finish('model_error', `building the request failed: ${(err as Error).message}`);
     }
     kernel.emit({ type: 'request', turn: state.turn, model: params.model, source: 'main_loop' });
 
@@ -222,17 +263,17 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       });
     } catch (err) {
       if (!(err instanceof ModelRequestError)) throw err;
-      if (err.info.kind === 'aborted' || state.signal.aborted) return finish('aborted', abortDetail(state.signal));
+      if (err.info.kind === 'aborted' || state.signal.aborted) return this.finish('aborted', abortDetail(state.signal));
       if (err.info.promptTooLong) {
         // One reactive compaction, then the same turn again. Stop hooks never run here.
         if (!v.reactiveCompacted) {
           v.reactiveCompacted = true;
           const r = await runCompaction(kernel, 'reactive', ctx);
-          if (r) { state.turn--; await next('reactive_compact', err.info.message); return undefined; }
+          if (r) { state.turn--; await this.next('reactive_compact', err.info.message); return undefined; }
         }
-        return finish('prompt_too_long', err.info.message);
+        return this.finish('prompt_too_long', err.info.message);
       }
-      return finish('model_error', err.info.message);
+      return this.finish('model_error', err.info.message);
     }
 
     const message = call.message;
@@ -245,18 +286,19 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     transcript.append({ type: 'response', turn: state.turn, model: message.model ?? params.model, usage, stopReason: message.stop_reason, requestId: call.requestId, at: call.sentAt, source: 'main_loop', ...(client ? { client } : {}), ...(kernel.client.kind === 'simulator' ? { simulated: true as const } : {}) });
     await kernel.hooks.response.promise({ request: call.params, message, usage, stopReason: message.stop_reason, source: 'main_loop', durationMs: call.durationMs, at: call.sentAt }, ctx);
 
-    return reply(call, ctx);
-  };
+    return this.reply(call, ctx);
+  }
 
   /** The response of `call` into the history, and what it asks for: the tools it calls, or the end of the turn. */
-  const reply = async (call: CallResult, ctx: RunContext): Promise<RunResult | undefined> => {
+  async reply(call: CallResult, ctx: RunContext): Promise<RunResult | undefined> {
+    const { kernel, state, v, maxTurns, maxStopBlocks } = this;
     const message = call.message;
     const usage = message.usage as unknown as Usage;
     const content = message.content as unknown as ContentBlock[];
     const toolUses = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     // A tool_use id the history already has cannot be answered (the API would refuse the next request).
     const reused = reusedToolUseId(kernel, kernel.messages, toolUses);
-    if (reused) return finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
+    if (reused) return this.finish('model_error', `the response reuses tool_use id ${reused} from an earlier message, so its calls were not run`);
 
     // Output cut by max_tokens: the `outputCut` hook may send the identical request again with a
     // higher cap, or keep what was written and ask the model to go on; else the run ends.
@@ -265,7 +307,7 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       if (cut?.action === 'escalate') {
         v.maxTokensOverride = cut.maxTokens;
         state.turn--;
-        await next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${cut.maxTokens}`);
+        await this.next('max_output_tokens_escalate', `max_tokens ${call.params.max_tokens} → ${cut.maxTokens}`);
         return undefined;
       }
       // Keep what was written (thinking and text verbatim); a cut tool_use cannot be run.
@@ -274,10 +316,10 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
       kernel.appendMessage(assistant);
       v.lastText = textOf(kept) || v.lastText;
       kernel.emit({ type: 'assistant_message', message: assistant, usage, stopReason: message.stop_reason, model: message.model, requestId: call.requestId, id: message.id, stopSequence: message.stop_sequence ?? null });
-      if (cut?.action !== 'resume') return finish('max_output_tokens', cut?.detail ?? `the reply was cut at max_tokens ${call.params.max_tokens}`);
+      if (cut?.action !== 'resume') return this.finish('max_output_tokens', cut?.detail ?? `the reply was cut at max_tokens ${call.params.max_tokens}`);
       v.resumes++;
       kernel.appendMessage(newMessage('user', [{ type: 'text', text: cut.prompt }], { meta: true, source: 'max_output_tokens' }));
-      await next('max_output_tokens_resume', cut.detail);
+      await this.next('max_output_tokens_resume', cut.detail);
       return undefined;
     }
 
@@ -290,44 +332,45 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     if (toolUses.length === 0 && message.stop_reason === 'pause_turn') {
       // The API paused a long server-side turn: sending the conversation back as it is (the paused
       // assistant message last) lets it go on. https://platform.claude.com/docs/en/agents-and-tools/tool-use/server-tools
-      if (++v.pauses > MAX_PAUSE_TURNS) return finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
-      if (state.turn >= maxTurns) return finish('max_turns');
-      await next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
+      if (++v.pauses > MAX_PAUSE_TURNS) return this.finish('model_error', `the API paused the turn ${MAX_PAUSE_TURNS} times in a row (stop_reason pause_turn)`);
+      if (state.turn >= maxTurns) return this.finish('max_turns');
+      await this.next('pause_turn', `continuation ${v.pauses} of at most ${MAX_PAUSE_TURNS}`);
       return undefined;
     }
     v.pauses = 0;
 
     if (toolUses.length === 0) {
-      if (message.stop_reason === 'refusal') return finish('refusal');
+      if (message.stop_reason === 'refusal') return this.finish('refusal');
       let decision;
       try {
         decision = await kernel.hooks.stop.promise({ message: assistant, stopReason: message.stop_reason, stopHookActive: v.stopHookActive }, ctx);
       } catch (err) {
         kernel.emit({ type: 'notice', level: 'warn', source: 'stop', message: `a stop hook failed: ${(err as Error).message}` });
       }
-      if (decision?.action === 'prevent') return finish('stop_hook_prevented', decision.reason);
-      if (decision?.action === 'limit') return finish('max_turns', decision.detail);
+      if (decision?.action === 'prevent') return this.finish('stop_hook_prevented', decision.reason);
+      if (decision?.action === 'limit') return this.finish('max_turns', decision.detail);
       if (decision?.action === 'block') {
         if (v.stopBlocks >= maxStopBlocks) {
-          return finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
+          return this.finish('stop_hook_limit', `stop hooks blocked the end of the turn ${v.stopBlocks} times in a row (limits.maxStopHookBlocks: ${maxStopBlocks}); last reason: ${decision.reason}`);
         }
         v.stopBlocks++;
         v.stopHookActive = true;
         kernel.appendMessage(newMessage('user', [{ type: 'text', text: decision.reason }], { meta: true, source: 'stop' }));
-        if (state.turn >= maxTurns) return finish('max_turns', `the turn limit (${maxTurns}) was reached as a stop hook asked for one more turn: ${decision.reason}`);
-        await next('stop_hook_blocked', decision.reason);
+        if (state.turn >= maxTurns) return this.finish('max_turns', `the turn limit (${maxTurns}) was reached as a stop hook asked for one more turn: ${decision.reason}`);
+        await this.next('stop_hook_blocked', decision.reason);
         return undefined;
       }
-      return finish('end_turn');
+      return this.finish('end_turn');
     }
     v.stopHookActive = false;
     v.stopBlocks = 0;
 
-    return tools(toolUses, ctx);
-  };
+    return this.tools(toolUses, ctx);
+  }
 
   /** Runs the reply's tool calls and puts their results into the history. */
-  const tools = async (toolUses: ToolUseBlock[], ctx: RunContext): Promise<RunResult | undefined> => {
+  async tools(toolUses: ToolUseBlock[], ctx: RunContext): Promise<RunResult | undefined> {
+    const { kernel, state, maxTurns } = this;
     // Tools.
     let outcome;
     if (state.signal.aborted) {
@@ -340,31 +383,14 @@ export async function runLoop(kernel: Kernel, state: RunState, input: RunInput):
     const results = newMessage('user', resultContent);
     kernel.appendMessage(results);
     kernel.emit({ type: 'tool_results', message: results });
-    if (state.signal.aborted) return finish('aborted', abortDetail(state.signal));
-    if (outcome.interrupt) return finish('permission_interrupted', outcome.interrupt);
-    if (outcome.preventContinuation) return finish('hook_stopped', outcome.preventContinuation);
-    if (state.turn >= maxTurns) return finish('max_turns');
-    await next('tool_results');
+    if (state.signal.aborted) return this.finish('aborted', abortDetail(state.signal));
+    if (outcome.interrupt) return this.finish('permission_interrupted', outcome.interrupt);
+    if (outcome.preventContinuation) return this.finish('hook_stopped', outcome.preventContinuation);
+    if (state.turn >= maxTurns) return this.finish('max_turns');
+    await this.next('tool_results');
     return undefined;
-  };
-
-  try {
-    return await loop();
-  } catch (err) {
-    if (err instanceof Error && (err.name === 'TranscriptWriteError' || err.name === 'SessionError')) throw err;
-    if (state.ended) throw err;
-    if (state.signal.aborted) {
-      closeDanglingToolUses(kernel, ABORTED_RESULT_TEXT);
-      return finish('aborted', abortDetail(state.signal));
-    }
-    if (err instanceof HookTapError) {
-      closeDanglingToolUses(kernel, PLUGIN_FAILED_CALL_TEXT);
-      return finish('plugin_error', err.describe());
-    }
-    throw err;
   }
 }
-
 
 /** What aborted the run, when the abort gave a reason of its own (`interrupted by SIGTERM`). */
 function abortDetail(signal: AbortSignal): string | undefined {

@@ -125,57 +125,68 @@ type Obj = Record<string, unknown>;
  */
 export function blockFeatures(block: unknown, first = false, imageFallback = COEFFICIENTS.imageFallback): number[] {
   const v = new Array<number>(TEXT_FEATURES.length + BLOCK_KINDS.length + 1).fill(0);
-  const K = TEXT_FEATURES.length;
-  const addText = (s: unknown) => {
-    if (typeof s !== 'string' || !s) return;
-    const f = textFeatures(s);
-    for (let i = 0; i < K; i++) v[i]! += f[i]!;
-  };
-  const kind = (k: BlockKind) => { v[K + BLOCK_KINDS.indexOf(k)]! += 1; };
-  const walk = (b: unknown): void => {
-    if (typeof b === 'string') { addText(b); kind('text'); return; }
-    if (!b || typeof b !== 'object') return;
-    const o = b as Obj;
-    switch (o.type) {
-      case 'text': addText(o.text); kind('text'); return;
-      case 'thinking': addText(o.thinking); kind('thinking'); return;
-      case 'redacted_thinking': kind('thinking'); return;
-      case 'tool_use':
-      case 'server_tool_use':
-        addText(o.name);
-        addText(JSON.stringify(o.input ?? {}));
-        kind('tool');
-        return;
-      case 'tool_result':
-        kind('tool');
-        if (typeof o.content === 'string') addText(o.content);
-        else if (Array.isArray(o.content)) for (const c of o.content) walkInner(c);
-        return;
-      case 'image':
-        v[K + BLOCK_KINDS.length]! += imageTokens(o, imageFallback);
-        return;
-      case 'document':
-        v[K + BLOCK_KINDS.length]! += MEDIA_BLOCK_TOKENS;
-        return;
-      default: {
-        const { cache_control: _cc, ...rest } = o;
-        addText(JSON.stringify(rest));
-        kind('text');
-      }
-    }
-  };
-  // Blocks inside a tool_result: their text, without a block constant of their own.
-  const walkInner = (b: unknown): void => {
-    if (!b || typeof b !== 'object') { addText(b); return; }
-    const o = b as Obj;
-    if (o.type === 'text') addText(o.text);
-    else if (o.type === 'image') v[K + BLOCK_KINDS.length]! += imageTokens(o, imageFallback);
-    else if (o.type === 'document') v[K + BLOCK_KINDS.length]! += MEDIA_BLOCK_TOKENS;
-    else { const { cache_control: _cc, ...rest } = o; addText(JSON.stringify(rest)); }
-  };
-  walk(block);
-  if (first) kind('message');
+  walkBlock(v, block, imageFallback);
+  if (first) addKind(v, 'message');
   return v;
+}
+
+// The walk below is module functions that take the vector, not closures made per call: V8 drops
+// the optimised code of a closure made afresh on every call at each full garbage collection and
+// compiles it again, which a long-lived process (`rein worker`) paid every few replays.
+
+function addText(v: number[], s: unknown): void {
+  if (typeof s !== 'string' || !s) return;
+  const f = textFeatures(s);
+  for (let i = 0; i < TEXT_FEATURES.length; i++) v[i]! += f[i]!;
+}
+
+function addKind(v: number[], k: BlockKind): void {
+  v[TEXT_FEATURES.length + BLOCK_KINDS.indexOf(k)]! += 1;
+}
+
+function walkBlock(v: number[], b: unknown, imageFallback: number): void {
+  const media = TEXT_FEATURES.length + BLOCK_KINDS.length;
+  if (typeof b === 'string') { addText(v, b); addKind(v, 'text'); return; }
+  if (!b || typeof b !== 'object') return;
+  const o = b as Obj;
+  switch (o.type) {
+    case 'text': addText(v, o.text); addKind(v, 'text'); return;
+    case 'thinking': addText(v, o.thinking); addKind(v, 'thinking'); return;
+    case 'redacted_thinking': addKind(v, 'thinking'); return;
+    case 'tool_use':
+    case 'server_tool_use':
+      addText(v, o.name);
+      addText(v, JSON.stringify(o.input ?? {}));
+      addKind(v, 'tool');
+      return;
+    case 'tool_result':
+      addKind(v, 'tool');
+      if (typeof o.content === 'string') addText(v, o.content);
+      else if (Array.isArray(o.content)) for (const c of o.content) walkInner(v, c, imageFallback);
+      return;
+    case 'image':
+      v[media]! += imageTokens(o, imageFallback);
+      return;
+    case 'document':
+      v[media]! += MEDIA_BLOCK_TOKENS;
+      return;
+    default: {
+      const { cache_control: _cc, ...rest } = o;
+      addText(v, JSON.stringify(rest));
+      addKind(v, 'text');
+    }
+  }
+}
+
+/** A block inside a tool_result: its text, without a block constant of its own. */
+function walkInner(v: number[], b: unknown, imageFallback: number): void {
+  const media = TEXT_FEATURES.length + BLOCK_KINDS.length;
+  if (!b || typeof b !== 'object') { addText(v, b); return; }
+  const o = b as Obj;
+  if (o.type === 'text') addText(v, o.text);
+  else if (o.type === 'image') v[media]! += imageTokens(o, imageFallback);
+  else if (o.type === 'document') v[media]! += MEDIA_BLOCK_TOKENS;
+  else { const { cache_control: _cc, ...rest } = o; addText(v, JSON.stringify(rest)); }
 }
 
 /** Weight vector in `blockFeatures` order (the image slot has weight 1). */

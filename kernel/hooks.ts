@@ -8,10 +8,12 @@
  * throws denies the call. A throw elsewhere ends the run with `plugin_error` naming the plugin and
  * the hook, except: `stop` and `compact` (a notice), `postToolUse` (the result becomes an error),
  * `apiError` (the error surfaces), and `postToolUseFailure`, the last `turnEnd`, `runEnd` and
- * `sessionEnd` (ignored). An `event` tap (a printer, metrics) that throws ends the run too, once
- * the other `event` taps have seen that event: catch what a failed write may throw. A failed
- * `permission`, `preToolUse` or `postToolUse` tap also puts a warning notice naming the plugin and
- * the hook in the run's events (`rein run -v` prints it); the model's text does not name it.
+ * `sessionEnd` (the run or the closing goes on, and the result stands: a run that succeeded still
+ * exits 0). An `event` tap (a printer, metrics) that throws ends the run too, once the other `event`
+ * taps have seen that event: catch what a failed write may throw. A failed `permission`,
+ * `preToolUse`, `postToolUse`, `postToolUseFailure`, last `turnEnd`, `runEnd` or `sessionEnd` tap
+ * also puts a warning notice naming the plugin and the hook in the run's events (the printer writes
+ * warnings to stderr); the model's text does not name it.
  */
 import {
   AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook, SyncWaterfallHook,

@@ -9,6 +9,7 @@ import type { ModelClient, ModelRequest } from './model/client.js';
 import { callModel } from './model/call.js';
 import type { SessionLog } from './session.js';
 import { runLoop, type RunInput, type RunState } from './loop/run.js';
+import { tapFailureNotice } from './loop/tools.js';
 import { runCompaction } from './loop/compact.js';
 import { addUsage, emptyUsage, type AgentEvent, type ApiMessage, type Message, type PermissionDenial, type QuerySource, type RunResult, type TerminalReason, type Usage } from './types.js';
 import { Channel } from './loop/channel.js';
@@ -400,7 +401,10 @@ export class Kernel {
       this.session.started = false;
       const ctx = { kernel: this, sessionId: this.sessionId, cwd: this.cwd, turn: 0, model: this.model, signal: new AbortController().signal, ...(this.parent ? { parent: this.parent } : {}) };
       const result = this.session.lastResult;
-      await this.hooks.sessionEnd.promise({ sessionId: this.sessionId, ...(result ? { result } : {}) }, ctx).catch(() => undefined);
+      // Closing goes on whatever the taps do; a failure is a warning naming the plugin, and the
+      // session's last result (the exit status of its run) is not changed by it.
+      await this.hooks.sessionEnd.promise({ sessionId: this.sessionId, ...(result ? { result } : {}) }, ctx)
+        .catch((err: unknown) => tapFailureNotice(this, 'sessionEnd', err, 'the session was closed'));
     }
     for (const fn of this.closers.splice(0).reverse()) {
       try {

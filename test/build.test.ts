@@ -4,11 +4,11 @@
  * (scripts/pack-manifest.mjs, run by `prepack` / `postpack`). Both run here on a small project
  * laid out like this repository: real tsc, and a bundle step that writes its output.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO, tempDir } from '../testing/support.js';
+import { cleanEnv, REPO, tempDir } from '../testing/support.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let root: string;
@@ -77,6 +77,35 @@ describe('scripts/pack-manifest.mjs', () => {
     execFileSync(process.execPath, ['scripts/pack-manifest.mjs', 'restore'], { cwd: root });
     expect(readFileSync(join(root, 'package.json'), 'utf8')).toBe(before);
   });
+
+  it('a pack that fails (npm pack --pack-destination a missing folder) still puts the clone\'s package.json back', async () => {
+    // The repository's own prepack and postpack, run by a real npm.
+    const scripts = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, prepack: scripts.prepack, postpack: scripts.postpack } }, null, 2));
+    const before = readFileSync(join(root, 'package.json'), 'utf8');
+    const pack = (dest: string) => spawnSync('npm', ['pack', '--pack-destination', dest], { cwd: root, encoding: 'utf8', env: cleanEnv() });
+    const failed = pack(join(tmp.dir, 'missing'));
+    expect(failed.status, failed.stderr).not.toBe(0);
+    expect(failed.stderr).toContain(join(tmp.dir, 'missing'));
+    // npm has exited without running postpack; the watcher strip started puts the manifest back.
+    for (let i = 0; i < 100 && readFileSync(join(root, 'package.json'), 'utf8') !== before; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(join(root, 'package.json'), 'utf8')).toBe(before);
+    expect(existsSync(join(root, '.package.json.prepack'))).toBe(false);
+    // A pack that succeeds: the tarball's manifest is stripped, the clone's is back, no watcher is left.
+    mkdirSync(join(tmp.dir, 'out'));
+    const ok = pack(join(tmp.dir, 'out'));
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(readFileSync(join(root, 'package.json'), 'utf8')).toBe(before);
+    const packed = JSON.parse(execFileSync('tar', ['-xzOf', join(tmp.dir, 'out', 'rein-0.0.0.tgz'), 'package/package.json'], { encoding: 'utf8' }));
+    expect(packed.scripts).toEqual({ build: 'node scripts/build.mjs', test: 'vitest run' });
+    const watchers = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      // (An ended one may stay a zombie where nothing collects orphans: its command line is empty.)
+      try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`${join(root, 'scripts/pack-manifest.mjs')}\0watch`); } catch { return false; }
+    });
+    for (let i = 0; i < 100 && watchers().length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(watchers()).toEqual([]);
+  }, 60_000);
 
   it('the repository\'s package.json builds on prepare and strips on prepack', () => {
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));

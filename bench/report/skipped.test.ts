@@ -6,13 +6,14 @@
  * client mimic when one ran, said to be unmeasured when none did.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { BenchReport } from './model.js';
 import { fmtRecall } from './recall.js';
 import { join } from 'node:path';
 import { tempDir } from '../../testing/support.js';
-import { reinDone } from '../../queue/test/harness.js';
+import { rein, reinDone } from '../../queue/test/harness.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => { tmp = tempDir('rein-bench-skipped-'); });
@@ -88,5 +89,36 @@ describe('rein bench on input it cannot replay', () => {
     const fresh = await run('--json', 'new/dir/report.json');
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'new/dir/report.json'), 'utf8')).workloads).toHaveLength(1);
+  });
+
+  it('--json or --html under /proc, under a file, or in a folder that cannot be written: exit 2 at once, naming the path and why', async () => {
+    const dir = join(tmp.dir, 'out-refused');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a-file'), 'x');
+    writeFileSync(join(dir, 'cut.jsonl'), TRUNCATED_PI);
+    const locked = join(dir, 'locked');
+    mkdirSync(locked);
+    chmodSync(locked, 0o555);
+    // Root writes through the mode bits; an immutable folder refuses root too (chattr(1)).
+    if (process.getuid?.() === 0) execFileSync('chattr', ['+i', locked]);
+    const run = async (flag: string, out: string) => {
+      const p = rein(['bench', '-w', join(dir, 'cut.jsonl'), '--preset', 'minimal', '--no-progress', flag, out], { cwd: dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+      // Node's recursive mkdir spins forever under /proc: end the process rather than leave it spinning.
+      const timer = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
+      const { code } = await p.exited;
+      clearTimeout(timer);
+      return [code, p.stdout(), p.stderr()];
+    };
+    try {
+      expect(await run('--html', '/proc/x/y.html')).toEqual([2, '', 'rein: --html /proc/x/y.html: cannot write the report there: the file system does not allow a new folder (at /proc/x)\n']);
+      expect(await run('--json', '/proc/x/y.json')).toEqual([2, '', 'rein: --json /proc/x/y.json: cannot write the report there: the file system does not allow a new folder (at /proc/x)\n']);
+      expect(await run('--json', 'a-file/deeper/report.json')).toEqual([2, '', 'rein: --json a-file/deeper/report.json: cannot write the report there: a part of the path is a file, not a folder\n']);
+      expect(await run('--json', 'locked/report.json')).toEqual([2, '', 'rein: --json locked/report.json: cannot write the report there: permission denied\n']);
+      expect(await run('--html', 'locked/new/report.html')).toEqual([2, '', `rein: --html locked/new/report.html: cannot write the report there: permission denied (at ${join(locked, 'new')})\n`]);
+      // The check leaves nothing behind.
+      expect(readdirSync(locked)).toEqual([]);
+    } finally {
+      if (process.getuid?.() === 0) execFileSync('chattr', ['-i', locked]);
+    }
   });
 });

@@ -3,10 +3,12 @@
  * simulator on a scripted scenario, captures its requests and prints their accounting beside
  * rein's presets on the same scenario.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import Table from 'cli-table3';
+import { makeDirs } from '../../lib/fs/make-dirs.js';
 import { isInputError, printInputError } from './errors.js';
+import { checkOutputs } from './report-path.js';
 import type { CompareRun } from '../../bench/compare/compare.js';
 import type { AgentName } from '../../bench/compare/agents.js';
 
@@ -52,6 +54,8 @@ export interface CompareFlags {
 /** `rein bench compare`. Returns the exit code: 0, 1 when the agent failed or had requests refused, 2 for bad input. */
 export async function compareCommand(opts: CompareFlags): Promise<number> {
   try {
+    // Before the agent runs, which takes minutes: a path that cannot be written stops here.
+    await checkOutputs({ json: opts.json });
     const { runCompare } = await import('../../bench/compare/compare.js');
     const { loadScenario } = await import('../../simulator/scenario.js');
     const scenario = opts.scenario ? loadScenario(resolve(opts.scenario)) : undefined;
@@ -64,7 +68,7 @@ export async function compareCommand(opts: CompareFlags): Promise<number> {
     process.stdout.write(compareTable(runs) + '\n');
     if (opts.json) {
       const file = resolve(opts.json);
-      await mkdir(dirname(file), { recursive: true });
+      await makeDirs(dirname(file));
       await writeFile(file, JSON.stringify({ simulated: true, runs }, null, 2) + '\n');
       process.stderr.write(`rein: JSON comparison written to ${file}\n`);
     }

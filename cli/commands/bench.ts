@@ -3,16 +3,18 @@
  * more presets and reports what each strategy costs. `rein bench compare --agent X` runs an agent
  * CLI against `rein sim serve` on a scripted scenario and scores its requests the same way.
  */
-import { constants as fsConstants, readFileSync } from 'node:fs';
-import { access, mkdir, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { InputError } from '../../lib/errors.js';
+import { makeDirs } from '../../lib/fs/make-dirs.js';
 import { queueCommand, type QueueTarget } from '../../queue/connection.js';
 import { reinRoot } from '../../agent/preset/paths.js';
 import { isInputError, printInputError } from './errors.js';
 import { positiveInt } from './options.js';
+import { checkOutputs } from './report-path.js';
 import { onStopSignals, SIGNAL_EXIT, type StopHandle } from './signals.js';
 
 /** Exit codes (cli/main.ts EXIT). */
@@ -27,7 +29,7 @@ function collect(value: string, previous: string[] = []): string[] {
 
 async function writeOut(path: string, text: string): Promise<string> {
   const file = resolve(path);
-  await mkdir(dirname(file), { recursive: true });
+  await makeDirs(dirname(file));
   await writeFile(file, text);
   return file;
 }
@@ -130,29 +132,6 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
   }
 }
 
-/**
- * Checks before a replay that `--json` and `--html` name files rein can write: a replay takes
- * minutes, and its report would otherwise be lost to a path that is a folder or under one that
- * cannot be made or written. Creates the missing parent folders. Throws InputError naming the flag.
- */
-export async function checkOutputs(flags: { json?: string; html?: string }): Promise<void> {
-  for (const [flag, path] of [['--json', flags.json], ['--html', flags.html]] as const) {
-    if (!path) continue;
-    const file = resolve(path);
-    const st = await stat(file).catch(() => undefined);
-    if (st?.isDirectory()) throw new InputError(`${flag} ${path}: a folder; give the report's file name`);
-    try {
-      await mkdir(dirname(file), { recursive: true });
-      await access(dirname(file), fsConstants.W_OK);
-      if (st) await access(file, fsConstants.W_OK);
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      const why = e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' ? 'permission denied' : e.code === 'ENOTDIR' || e.code === 'EEXIST' ? 'a part of the path is a file, not a folder' : e.message;
-      throw new InputError(`${flag} ${path}: cannot write the report there: ${why}`);
-    }
-  }
-}
-
 /** A workload that cannot be read is bad input (exit 2), as for a local run. */
 function workloadInputError(err: unknown): unknown {
   const e = err as Error;
@@ -167,7 +146,7 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
     // Written piece by piece: a long replay's report is tens of MB of JSON (json-file.ts).
     const { writeJsonFile } = await import('../../bench/report/json-file.js');
     const file = resolve(flags.json);
-    await mkdir(dirname(file), { recursive: true });
+    await makeDirs(dirname(file));
     await writeJsonFile(file, report);
     process.stderr.write(`rein: JSON report written to ${file}\n`);
   }

@@ -12,6 +12,7 @@ import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js
 import type { Kernel } from '../../kernel/kernel.js';
 import { InputError } from '../../lib/errors.js';
 import { isInputError, printInputError } from './errors.js';
+import { printClientNoticeOnStart } from './client-notice.js';
 import { flagPlan, listTookPrompt, type ClaudeFlagValues, type FlagPlan } from './claude-flags.js';
 import { EXIT } from '../main.js';
 
@@ -183,7 +184,7 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
     const prompt = await readPrompt(words, stop.signal);
     if (stop.received) return SIGNAL_EXIT[stop.received];
     agent = await createAgent(options);
-    if (agent.client.notice) process.stderr.write(`rein: ${agent.client.notice}\n`);
+    printClientNoticeOnStart(agent);
     if (stop.received) return SIGNAL_EXIT[stop.received];
     const run = agent.run(prompt, { signal: stop.signal });
     for await (const _ of run) { /* the printer plugin prints */ }

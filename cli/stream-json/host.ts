@@ -32,6 +32,7 @@ import { MODE_DECISIONS, permissionContext } from '../../plugins/permissions/ind
 import { addMcpServer } from '../../plugins/tools/mcp/index.js';
 import { isInputError, printInputError } from '../commands/errors.js';
 import type { ClaudeFlagValues } from '../commands/claude-flags.js';
+import { printClientNoticeOnStart } from '../commands/client-notice.js';
 import { claudeModel } from '../../agent/preset/claude-settings.js';
 import { failure, parseInbound, requestId, success, type InboundLine } from './protocol.js';
 import { EXIT } from '../main.js';
@@ -292,7 +293,7 @@ export class StreamJsonHost {
       this.failed = true;
       return undefined;
     }
-    if (this.agent.client.notice) process.stderr.write(`rein: ${this.agent.client.notice}\n`);
+    printClientNoticeOnStart(this.agent);
     return this.agent;
   }
 

@@ -18,7 +18,7 @@ import {
 } from '../types.js';
 import { buildRequest } from './request.js';
 import { replaceHistory, runCompaction } from './compact.js';
-import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls } from './tools.js';
+import { ABORTED_RESULT_TEXT, abortedOutcome, runToolCalls, tapFailureNotice } from './tools.js';
 import { HookTapError } from '../hooks.js';
 import { Incremental } from '../incremental.js';
 
@@ -164,7 +164,10 @@ class Run {
     try {
       kernel.emit({ type: 'transition', transition });
     } catch { /* an event tap that fails cannot stop the run from ending */ }
-    await kernel.hooks.turnEnd.promise({ turn: state.turn, reason, terminal: reason }, ctxOf(kernel, state)).catch(() => undefined);
+    // The run ends whatever these taps do: a failure is a warning naming the plugin, and the
+    // result (and so the exit status of a run that succeeded) stays what the loop decided.
+    await kernel.hooks.turnEnd.promise({ turn: state.turn, reason, terminal: reason }, ctxOf(kernel, state))
+      .catch((err: unknown) => tapFailureNotice(kernel, 'turnEnd', err, 'the run ends as it was ending'));
     const result: RunResult = {
       sessionId: kernel.sessionId,
       terminalReason: reason,
@@ -181,7 +184,8 @@ class Run {
       model: state.model,
     };
     kernel.session.lastResult = result;
-    await kernel.hooks.runEnd.promise({ sessionId: kernel.sessionId, run: kernel.session.runs, result }, ctxOf(kernel, state)).catch(() => undefined);
+    await kernel.hooks.runEnd.promise({ sessionId: kernel.sessionId, run: kernel.session.runs, result }, ctxOf(kernel, state))
+      .catch((err: unknown) => tapFailureNotice(kernel, 'runEnd', err, 'the run\'s result stands'));
     return result;
   }
 

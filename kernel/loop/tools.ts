@@ -13,12 +13,17 @@ import { HookTapError } from '../hooks.js';
 
 /**
  * A warning notice for a tap that threw where the loop goes on by itself (a guard hook fails
- * closed, a `postToolUse` failure becomes the result): the model's text does not name the plugin,
- * so the user learns here which one failed, in which hook, and what became of the call.
+ * closed, a `postToolUse` failure becomes the result; a tap of a hook whose failure is ignored:
+ * `postToolUseFailure`, the last `turnEnd`, `runEnd`, `sessionEnd`): the model's text does not name
+ * the plugin, so the user learns here which one failed, in which hook, and what became of the
+ * call or run. A notice cannot fail the run: an event tap that throws on it is ignored here (the
+ * run is ending, or the loop goes on as it would have).
  */
-function tapFailureNotice(kernel: Kernel, hook: 'permission' | 'preToolUse' | 'postToolUse', err: unknown, outcome: string): void {
+export function tapFailureNotice(kernel: Kernel, hook: 'permission' | 'preToolUse' | 'postToolUse' | 'postToolUseFailure' | 'turnEnd' | 'runEnd' | 'sessionEnd', err: unknown, outcome: string): void {
   const what = err instanceof HookTapError ? err.describe() : `a ${hook} tap failed: ${(err as Error)?.message ?? String(err)}`;
-  kernel.emit({ type: 'notice', level: 'warn', source: hook, message: `${what} (${outcome})` });
+  try {
+    kernel.emit({ type: 'notice', level: 'warn', source: hook, message: `${what} (${outcome})` });
+  } catch { /* a failing printer cannot report it either */ }
 }
 
 /** Text of the tool_result given for a call that never ran because the run was aborted. */
@@ -177,7 +182,8 @@ async function runToolCallInner(kernel: Kernel, call: ToolUseBlock, ctx: RunCont
   const toolFailed = isError && !ctx.signal.aborted;
   const durationMs = performance.now() - t0;
   if (isError) {
-    await kernel.hooks.postToolUseFailure.promise({ tool, toolName: tool.name, toolUseId: call.id, input, error: textOf(output) }, ctx).catch(() => undefined);
+    await kernel.hooks.postToolUseFailure.promise({ tool, toolName: tool.name, toolUseId: call.id, input, error: textOf(output) }, ctx)
+      .catch((err: unknown) => tapFailureNotice(kernel, 'postToolUseFailure', err, 'the call\'s error result stands'));
   }
 
   // 5. postToolUse.

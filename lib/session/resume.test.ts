@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -183,6 +183,54 @@ export default definePlugin({
     // Once it is free, the link goes on into X's file.
     const after = await runCli(['run', 'y', '--resume', 'elsewhere/link.jsonl', ...args], { cwd: folders.dir, env });
     expect(after.code, after.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('"again"');
+  });
+
+  it('a hard link from elsewhere (ln X.jsonl /elsewhere/h.jsonl) takes the session\'s lock: a second rein is refused through either name while the first writes', async () => {
+    const { env, args, x, file, root } = await sessionX();
+    mkdirSync(join(folders.dir, 'elsewhere'));
+    const hard = join(folders.dir, 'elsewhere', 'h.jsonl');
+    linkSync(file, hard);
+    // This process writes session X by its id; another rein resumes it through the hard link.
+    let held = Transcript.open(x, { cwd: folders.dir, root, lock: true });
+    try {
+      const other = await runCli(['run', 'y', '--resume', 'elsewhere/h.jsonl', ...args], { cwd: folders.dir, env });
+      expect(other.code, other.stderr).toBe(2);
+      expect(other.stderr).toContain(`session ${x} is in use by rein process ${process.pid}`);
+      expect(existsSync(`${hard}.lock`)).toBe(false);
+    } finally {
+      held.close();
+    }
+    // And the other way: the first writes through the hard link, a second rein resumes X by its id.
+    held = Transcript.open(hard, { cwd: folders.dir, root, lock: true });
+    try {
+      const other = await runCli(['run', 'y', '--resume', x, ...args], { cwd: folders.dir, env });
+      expect(other.code, other.stderr).toBe(2);
+      expect(other.stderr).toContain(`session ${x} is in use by rein process ${process.pid}`);
+    } finally {
+      held.close();
+    }
+    expect(readFileSync(file, 'utf8')).not.toContain('"again"');
+    // Once it is free, the hard link goes on, into the one file both names share.
+    const after = await runCli(['run', 'y', '--resume', 'elsewhere/h.jsonl', ...args], { cwd: folders.dir, env });
+    expect(after.code, after.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('"again"');
+  });
+
+  it('a hard link whose session cannot be found in the sessions folder is refused, not locked on its own', async () => {
+    const { env, args, x, file } = await sessionX();
+    const hard = join(folders.dir, 'h.jsonl');
+    linkSync(file, hard);
+    // Another REIN_HOME: its sessions folder has no name for this file, so the lock the first home's
+    // writers take cannot be found.
+    const other = await runCli(['run', 'y', '--resume', 'h.jsonl', ...args], { cwd: folders.dir, env: { REIN_HOME: join(folders.dir, 'other-home') } });
+    expect(other.code, other.stderr).toBe(2);
+    expect(other.stderr).toContain(`session ${x}: ${hard} has 2 hard links, and none of the others is this session's transcript in the sessions folder`);
+    expect(existsSync(`${hard}.lock`)).toBe(false);
+    expect(readFileSync(file, 'utf8')).not.toContain('"again"');
+    // A rein of the session's own home finds the name, and goes on through the link.
+    const own = await runCli(['run', 'y', '--resume', 'h.jsonl', ...args], { cwd: folders.dir, env });
+    expect(own.code, own.stderr).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('"again"');
   });
 

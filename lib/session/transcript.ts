@@ -9,7 +9,9 @@
  * go in the folder named like the transcript without `.jsonl`. A transcript opened by path keeps
  * that path: its entries are appended to the file that was opened. A copy put beside the original
  * under another id's name (`cp X.jsonl Y.jsonl`) goes on as session Y; a link there to X's file
- * (`ln -s` or a hard link) goes on as X, through X's path and lock.
+ * (`ln -s` or a hard link) goes on as X, through X's path and lock. A hard link from elsewhere keeps
+ * its path and takes the lock of the session's own name in the sessions folder; one whose own name
+ * cannot be found there is refused a lock (lockNameOf says why).
  *
  * Every entry is written (synchronously) before the kernel acts on it, so a process killed at any
  * point leaves a transcript that resumes: `replayMessages()` rebuilds the history and the loop
@@ -34,8 +36,9 @@ export { SessionError, type DamagedLine, type TranscriptEntry };
  * The lock file of the transcript at `file`: beside the file the path leads to once symbolic links
  * are followed (`<real path>.lock`), so a link to a transcript from anywhere (`ln -s`, a linked
  * folder) takes the same lock as the transcript itself, and two processes cannot append to one file
- * through two paths. A file not yet created: its folder's real path. A hard link elsewhere is a
- * path of its own and still takes its own lock (one beside the original is opened as the original).
+ * through two paths. A file not yet created: its folder's real path. A hard link is another name of
+ * the same file that no path resolution leads back from: Transcript.lock finds the session's own
+ * name for it (lockNameOf).
  */
 function lockFileOf(file: string): string {
   let real: string;
@@ -49,6 +52,33 @@ function lockFileOf(file: string): string {
     }
   }
   return `${real}.lock`;
+}
+
+/**
+ * The name whose lock (lockFileOf) a transcript at `file` takes: `file` itself while it is the only
+ * name of its file (one hard link, `st_nlink` 1), else the first of `ownNames` (the session's own
+ * names in the sessions folder: `<root>/<project>/<id>.jsonl`) that is the same file (device and
+ * inode). Undefined when the file has other hard links and none of them is among `ownNames`: its
+ * other names cannot be found (a directory holds names, a file does not know them), so neither can
+ * the lock a process writing through one of them holds.
+ *
+ * Why not a lock named by device and inode instead: it would have to live in one folder every
+ * writer of the file agrees on, and there is none (the sessions root depends on REIN_HOME and the
+ * preset; a hard link can be anywhere on the file system); on a file system shared between hosts
+ * the device number differs from host to host, and an inode number is given to a new file once the
+ * old one is deleted. The lock beside the session's own name is the one every rein finds already,
+ * on any host and whatever the path it was given; a hard link whose session name cannot be found is
+ * refused (Transcript.lock), which fails closed.
+ */
+function lockNameOf(file: string, ownNames: readonly string[]): string | undefined {
+  let links: number;
+  try {
+    links = statSync(file).nlink;
+  } catch {
+    return file; // not created yet: a single name
+  }
+  if (links <= 1) return file;
+  return ownNames.find((name) => sameFile(name, file));
 }
 
 /** The root directory of session transcripts (see the module comment). */
@@ -206,6 +236,8 @@ export class Transcript implements SessionLog {
    * `npm run bench:replay-cpu -- --profile F`).
    */
   private fd: number | undefined;
+  /** The session's own names in the sessions folder, where a hard link's lock is found (lockNameOf). */
+  private ownNames: readonly string[] = [];
 
   /** `data` of the `plugin` entries read at open, by plugin, in order. */
   private readonly byPlugin = new Map<string, unknown[]>();
@@ -338,6 +370,9 @@ export class Transcript implements SessionLog {
     if (linked) t.notices.push(`${named}.jsonl is a link to this transcript, not a copy, so it goes on as session ${head.sessionId} (cp makes a copy that goes on as a session of its own)`);
     const newer = newerFormat(head, entries);
     if (newer) t.notices.push(newer);
+    // Where the session was created (its header's cwd) and where it is resumed from.
+    const root = sessionsRoot(opts.root);
+    t.ownNames = [...new Set([join(projectDir, `${t.sessionId}.jsonl`), ...(typeof head.cwd === 'string' ? [join(root, projectSlug(head.cwd), `${t.sessionId}.jsonl`)] : [])])];
     if (opts.lock) t.lock();
     return t;
   }
@@ -512,7 +547,12 @@ export class Transcript implements SessionLog {
   }
 
   private lock(): void {
-    const file = lockFileOf(this.file);
+    const name = lockNameOf(this.file, this.ownNames);
+    if (name === undefined) {
+      const links = statSync(this.file).nlink;
+      throw new SessionError(`session ${this.sessionId}: ${this.file} has ${links} hard links, and none of the others is this session's transcript in the sessions folder (${this.ownNames.join(' or ')}), so rein cannot find the lock a rein writing through another name holds; resume it by that name, or copy it (cp) to go on as a session of its own`);
+    }
+    const file = lockFileOf(name);
     try {
       acquireLock(file, `session ${this.sessionId}`);
     } catch (err) {

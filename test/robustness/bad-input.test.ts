@@ -87,6 +87,36 @@ export default definePlugin({
     expect(entries(file!).at(-1)!.transition.detail).toBe(`plugin "fragile" failed in its ${hook} tap: it broke`);
   });
 
+  it.each([
+    ['turnEnd', 'tapPromise', 'the run ends as it was ending'],
+    ['runEnd', 'tapPromise', 'the run\'s result stands'],
+    ['sessionEnd', 'tap', 'the session was closed'],
+  ])('in %s, once the run has ended: a warning naming the plugin and the hook; the answer and exit 0 stand', async (hook, how, outcome) => {
+    write(tmp.dir, {
+      'fragile.mjs': plugin(hook, how),
+      'p.yaml': 'extends: minimal\nplugins:\n  ./fragile.mjs: {}\n',
+      's.yaml': 'turns:\n  - reply: [{ text: "hello" }]\n',
+    });
+    const r = await run(['hi', '--sim', 's.yaml', '--preset', './p.yaml']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('hello\n');
+    expect(errLines(r.stderr).filter((l) => l.startsWith('rein: warn:'))).toEqual([`rein: warn: plugin "fragile" failed in its ${hook} tap: it broke (${outcome})`]);
+    const [file] = transcripts(env.REIN_HOME!, tmp.dir);
+    expect(terminals(file!)).toEqual(['end_turn']);
+  });
+
+  it('in postToolUseFailure: a warning naming the plugin; the failed call\'s error goes to the model and the run goes on', async () => {
+    write(tmp.dir, {
+      'fragile.mjs': plugin('postToolUseFailure', 'tapPromise'),
+      'p.yaml': 'extends: minimal\nplugins:\n  ./fragile.mjs: {}\n',
+      's.yaml': 'turns:\n  - reply: [{ tool_use: { name: Read, input: { file_path: missing.txt } } }]\n  - reply: [{ text: "no such file" }]\n',
+    });
+    const r = await run(['hi', '--sim', 's.yaml', '--preset', './p.yaml']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('no such file\n');
+    expect(errLines(r.stderr).filter((l) => l.startsWith('rein: warn:'))).toEqual(['rein: warn: plugin "fragile" failed in its postToolUseFailure tap: it broke (the call\'s error result stands)']);
+  });
+
   it('in a guard hook (permission): the call is denied, the run goes on', async () => {
     write(tmp.dir, {
       'fragile.mjs': plugin('permission', 'tapPromise'),

@@ -41,7 +41,8 @@ describe('two runs on one session', () => {
     await first.waitFor({ file: join(tmp.dir, 'started.txt'), match: /started/ });
     const second = await run(['more', '--continue', '--sim', 's.yaml', '--output-format', 'json']);
     expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(new RegExp(`rein: session [0-9a-f-]+ is in use by rein process ${first.child.pid} \\(since [0-9T:.-]+Z\\); wait for it to end, or stop it \\(kill ${first.child.pid}\\)`));
+    // The error alone: the simulator's notice is for a run that starts, and this one did not.
+    expect(second.stderr).toMatch(new RegExp(`^rein: session [0-9a-f-]+ is in use by rein process ${first.child.pid} \\(since [0-9T:.-]+Z\\); wait for it to end, or stop it \\(kill ${first.child.pid}\\)\n$`));
     expect(second.stdout).toBe('');
     expect((await first.exited).code).toBe(0);
     expect(JSON.parse(first.stdout())).toMatchObject({ result: 'first done' });
@@ -147,7 +148,7 @@ describe('damaged transcripts', () => {
     const r = await run(['go on', '--sim', 's.yaml', '--resume', id]);
     expect(r.code).toBe(2);
     const repaired = file.replace(/\.jsonl$/, '.repaired.jsonl');
-    expect(r.stderr.replace(/^rein: running against the embedded simulator.*\n/, '')).toBe([
+    expect(r.stderr).toBe([
       `rein: ${file}:${at + 1}: the compacted history on this line is damaged, so the conversation after it cannot be rebuilt.`,
       `rein: To resume from before it, keep the lines above it: head -n ${at} ${file} > ${repaired}; then rein run --resume ${repaired}`,
       '',
@@ -265,6 +266,24 @@ turns:
   });
 });
 
+describe('the simulator\'s notice', () => {
+  it('is printed once the run starts, not before an error that stops it from starting', async () => {
+    write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n' });
+    const missing = await run(['hi', '--sim', 's.yaml', '--preset', 'minimal', '--resume', 'no-such-session']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(`rein: no session no-such-session (looked for ${join(projectDir(env.REIN_HOME!, tmp.dir), 'no-such-session.jsonl')})\n`);
+    const empty = join(tmp.dir, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const notTranscript = await run(['hi', '--preset', 'minimal', '--resume', empty]);
+    expect(notTranscript.code).toBe(2);
+    expect(notTranscript.stderr).toBe(`rein: ${empty} is not a rein transcript (its first line is no session header); move it out of the way, or resume another session with --resume ID\n`);
+    // A run that starts says it, first.
+    const ok = await run(['hi', '--sim', 's.yaml', '--preset', 'minimal']);
+    expect(ok.code).toBe(0);
+    expect(ok.stderr.split('\n')[0]).toBe('rein: running against the embedded simulator with scenario s.yaml');
+  });
+});
+
 describe('--session-id of a session that exists', () => {
   it('exit 2, saying how to go on with it; the transcript is left as it was', async () => {
     write(tmp.dir, { 's.yaml': 'turns:\n  - reply: [{ text: "first" }]\n  - reply: [{ text: "second" }]\n' });
@@ -274,7 +293,7 @@ describe('--session-id of a session that exists', () => {
     const before = readFileSync(file!, 'utf8');
     const again = await run(['two', '--sim', 's.yaml', '--session-id', id]);
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain(`rein: session ${id} already exists at ${file}; --resume ${id} goes on with it, or leave out --session-id for a new session\n`);
+    expect(again.stderr).toBe(`rein: session ${id} already exists at ${file}; --resume ${id} goes on with it, or leave out --session-id for a new session\n`);
     expect(readFileSync(file!, 'utf8')).toBe(before);
     const resumed = await run(['two', '--sim', 's.yaml', '--resume', id]);
     expect(resumed.code).toBe(0);

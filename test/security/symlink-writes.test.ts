@@ -122,6 +122,14 @@ describe('protected and outside paths in other spellings, acceptEdits', () => {
     expect(missing).toEqual([]);
     for (const c of calls) expect(o.denials.get(c.id)).toMatch(/outside the working directories|protected|rein configuration/);
   });
+  it('names a path through /proc/self/cwd/.. as written and where it leads, not as /proc/self/…', () => {
+    const asked = calls.filter((c) => c.input.file_path === '/proc/self/cwd/../outside/p2.txt');
+    expect(asked).toHaveLength(2);
+    for (const c of asked) {
+      expect(o.denials.get(c.id)).toContain(`/proc/self/cwd/../outside/p2.txt, which leads to ${join(s.outside, 'p2.txt')}, is outside the working directories (${s.proj}`);
+      expect(o.denials.get(c.id)).not.toContain('/proc/self/outside');
+    }
+  });
   it('creates nothing', () => {
     for (const p of spellings) expect(existsSync(join(s.proj, p)), p).toBe(false);
     for (const f of ['p1.txt', 'p2.txt', 'p3.txt']) expect(existsSync(join(s.outside, f))).toBe(false);

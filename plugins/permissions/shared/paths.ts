@@ -208,6 +208,25 @@ export function formsInside(forms: readonly string[], dirs: readonly string[]): 
   return forms.every((p) => dirs.some((d) => isInside(p, d)));
 }
 
+/**
+ * Says which path is outside the working directories `dirs`, for a message: the path as the user
+ * wrote it (`asWritten`, as given in the call: relative, `~/…`, with `..`) and, when it leads
+ * elsewhere, where (`forms`: resolveForms of it, the real target last). The first form is the
+ * written path normalised lexically, which is not where a `..` after a link leads
+ * (`/proc/self/cwd/../x` is not `/proc/self/x`), so it is not named as the target. Returns e.g.
+ * `/proc/self/cwd/../x, which leads to /tmp/x, is outside the working directories (/tmp/p)`.
+ */
+export function outsideMessage(asWritten: string, forms: readonly string[], dirs: readonly string[]): string {
+  const outside = (f: string) => !dirs.some((d) => isInside(f, d));
+  const real = forms[forms.length - 1] ?? asWritten;
+  const where = `the working directories (${dirs.join(', ')})`;
+  if (outside(real)) return real === asWritten ? `${real} is outside ${where}` : `${asWritten}, which leads to ${real}, is outside ${where}`;
+  // The target is inside: the way there is not (a link outside, or the path as written).
+  const link = forms.slice(1, -1).find(outside);
+  if (link !== undefined) return `${asWritten} leads to ${real} through ${link}, which is outside ${where}`;
+  return `${asWritten} is outside ${where} as written, though it leads to ${real}`;
+}
+
 /** True when every form of the absolute path `abs` lies inside one of the working directories. */
 export function insideWorkingDirs(abs: string, dirs: readonly string[]): boolean {
   return formsInside(pathForms(abs), dirs);

@@ -13,9 +13,9 @@
 import { lstatSync } from 'node:fs';
 import type { PermissionQuery, PermissionDecision } from '../../../kernel/index.js';
 import type { PermissionContext } from './config.js';
-import { formsInside, isInside, protectedReason } from './paths.js';
+import { formsInside, outsideMessage, protectedReason } from './paths.js';
 import { callPathForms, editAllowedByRule, parsedCommandOf, pathFormsOf, writesOf } from './rules.js';
-import { isFileWrite, SHELL_TOOL } from './tools.js';
+import { filePathOf, isFileWrite, SHELL_TOOL } from './tools.js';
 
 function ask(q: PermissionQuery, why: string): PermissionDecision {
   return { behavior: 'ask', message: `${q.toolName} needs approval: ${why}.`, reason: why, source: 'permissions' };
@@ -25,14 +25,13 @@ function ask(q: PermissionQuery, why: string): PermissionDecision {
  * Judges one write target by all its forms (as written, each link, the real target); undefined
  * when nothing stands against it.
  */
-function checkTarget(pc: PermissionContext, forms: readonly string[], q: PermissionQuery): PermissionDecision | undefined {
+function checkTarget(pc: PermissionContext, asWritten: string, forms: readonly string[], q: PermissionQuery): PermissionDecision | undefined {
   const prot = protectedReason(forms, pc.protect);
   if (prot) return ask(q, `writing ${prot}`);
   const names = hardLinks(forms.at(-1));
   if (names > 1) return ask(q, `${forms[0]} is a file with ${names} names (hard links): writing it writes the others, which may be protected or outside the working directories`);
   if (!formsInside(forms, pc.workingDirs) && !editAllowedByRule(pc.rules, forms)) {
-    const out = forms.find((f) => !pc.workingDirs.some((d) => isInside(f, d))) ?? forms[forms.length - 1]!;
-    return ask(q, `${out}${out !== forms[0] ? ` (where ${forms[0]} leads)` : ''} is outside the working directories (${pc.workingDirs.join(', ')})`);
+    return ask(q, outsideMessage(asWritten, forms, pc.workingDirs));
   }
   return undefined;
 }
@@ -45,7 +44,7 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
     for (const part of parsed.parts) {
       for (const w of writesOf(q, part, pc.base)) {
         if (w.dynamic) return ask(q, `the command writes to ${w.why ?? 'a file whose name is known only at run time'} (${part.source})`);
-        const d = checkTarget(pc, pathFormsOf(q, w.value, pc.base), q);
+        const d = checkTarget(pc, w.value, pathFormsOf(q, w.value, pc.base), q);
         if (d) return d;
       }
     }
@@ -53,7 +52,7 @@ export function safetyDecision(pc: PermissionContext, q: PermissionQuery): Permi
   }
   if (!isFileWrite(q)) return undefined;
   const forms = callPathForms(q, pc.base);
-  return forms ? checkTarget(pc, forms, q) : undefined;
+  return forms ? checkTarget(pc, filePathOf(q) ?? forms[0]!, forms, q) : undefined;
 }
 
 /**

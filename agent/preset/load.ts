@@ -65,8 +65,8 @@ export interface ResolvedPreset {
   /** The plugins, options validated, in load order (empty with `plugins: false`). Ready for createKernel. */
   plugins: PresetPlugin[];
   /**
-   * The files of plugin code the run executes (see codeFiles), for the permission plugins to
-   * protect like the preset files.
+   * The files of plugin code the run executes, its Task agents' presets' included (see
+   * codeFiles), for the permission plugins to protect like the preset files.
    */
   code: CodeFile[];
 }
@@ -115,6 +115,8 @@ const HOOK_COMMAND = (p: KeyPath) => p.length === 6 && p[0] === 'hooks' && p[3] 
 class Loader {
   readonly sink = new DiagnosticSink();
   readonly files: string[] = [];
+  /** Plugin code of the agent presets checked with this one (validateTree): a Task agent runs it in this run. */
+  readonly code: CodeFile[] = [];
   private readonly entries = new Map<string, Promise<FileEntry | undefined>>();
   private readonly known: Set<string>;
 
@@ -460,7 +462,7 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   // The agents the Task tool may start are loaded and checked now, with their parent.
   if (pruned) await validateAgentPresets(loader, agentPresetRefs(preset, plugins, baseDir, homeDir), state.origins, homeDir, new Set());
   if (loader.sink.size) throw new PresetError(loader.sink.list);
-  return { preset, origins: state.origins, files: loader.files, baseDir, plugins, code: codeFiles(plugins, cwd) };
+  return { preset, origins: state.origins, files: loader.files, baseDir, plugins, code: [...codeFiles(plugins, cwd), ...loader.code] };
 }
 
 /**
@@ -522,6 +524,7 @@ async function validateTree(loader: Loader, target: string, homeDir: string, val
     const before = loader.sink.size;
     plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
     if (loader.sink.size === before) checkToolsKnown(state.value as Preset, plugins, state.origins, loader.sink);
+    loader.code.push(...codeFiles(plugins, loader.cwd));
   }
   await validateAgentPresets(loader, agentPresetRefs(state.value, plugins, dirname(target), homeDir), state.origins, homeDir, validated);
 }

@@ -3,8 +3,8 @@
  * imported by the next `rein` run before any permission check, with every module it imports; a
  * hook script runs on the next hook event, in this very run. Through `rein run` in acceptEdits
  * with real files: after reading them, writing the plugin entry, a module it imports, a file of a
- * plugin package in node_modules, or a hook script by Write, Edit or a Bash redirection is asked
- * about (denied headless) with a reason that names what the file is; no planted code runs, in
+ * plugin package in node_modules, or a hook script by Write, Edit or a Bash redirection, or
+ * replacing the plugin's folder, is asked about (denied headless) with a reason that names what the file is; no planted code runs, in
  * this run or the next; an ordinary source file is still written without asking.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -66,7 +66,8 @@ describe('code rein runs, written in acceptEdits', () => {
   let pluginRanInRun: boolean;
   const marker = (name: string) => join(s.outside, name);
   const reads = () => ids('cr', ['plugins/guarded/index.ts', 'plugins/guarded/helper.ts', 'node_modules/rein-plugin-pkg/lib.js', 'scripts/guard.sh', 'tools/hook.mjs', 'scripts/check.sh', 'src/app.ts']
-    .map((file_path) => ({ name: 'Read', input: { file_path } })));
+    .map((file_path) => ({ name: 'Read', input: { file_path } as Record<string, unknown> }))
+    .concat([{ name: 'Write', input: { file_path: 'staging/index.ts', content: planted(marker('plugin-ran')).plugin } }]));
   const writes = () => {
     const p = planted(marker('plugin-ran'));
     const h = planted(marker('hook-ran'));
@@ -77,6 +78,8 @@ describe('code rein runs, written in acceptEdits', () => {
       { name: 'Write', input: { file_path: 'scripts/guard.sh', content: h.sh } },
       { name: 'Write', input: { file_path: 'tools/hook.mjs', content: `import { execSync } from 'node:child_process';\nexecSync(${JSON.stringify(`touch ${marker('hook-ran')}`)});\n` } },
       { name: 'Bash', input: { command: `echo 'touch ${marker('hook-ran')}' >> scripts/check.sh` } },
+      // Replacing the plugin's folder replaces its files.
+      { name: 'Bash', input: { command: 'rm -rf plugins/guarded && mv staging plugins/guarded' } },
       { name: 'Edit', input: { file_path: 'src/app.ts', old_string: 'export const a = 1;', new_string: 'export const a = 2;' } },
     ]);
   };
@@ -110,13 +113,14 @@ describe('code rein runs, written in acceptEdits', () => {
   it('asks before each write to plugin code or a hook script (denied headless), naming why', () => {
     expect(o.code, o.stderr).toBe(0);
     for (const call of r) expect(o.denials.has(call.id), `${call.input.file_path}: ${o.denials.get(call.id)}`).toBe(false);
-    const [entry, helper, pkg, guard, hook, check] = w;
+    const [entry, helper, pkg, guard, hook, check, folder] = w;
     expect(o.denials.get(entry!.id)).toMatch(/plugins\/guarded\/index\.ts is code rein runs \(plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
     expect(o.denials.get(helper!.id)).toMatch(/plugins\/guarded\/helper\.ts is code rein runs \(a module loaded by plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
     expect(o.denials.get(pkg!.id)).toMatch(/node_modules\/rein-plugin-pkg\/lib\.js is code rein runs \(.*plugin rein-plugin-pkg named in agent\.yaml\)/);
     expect(o.denials.get(guard!.id)).toMatch(/scripts\/guard\.sh is code rein runs \(run by the PreToolUse hook `bash scripts\/guard\.sh`\)/);
     expect(o.denials.get(hook!.id)).toMatch(/tools\/hook\.mjs is code rein runs \(run by the PostToolUse hook `node tools\/hook\.mjs`\)/);
     expect(o.denials.get(check!.id)).toMatch(/scripts\/check\.sh is code rein runs \(run by the Stop hook `\.\/scripts\/check\.sh`\)/);
+    expect(o.denials.get(folder!.id)).toMatch(/plugins\/guarded is a folder holding .*plugins\/guarded\/index\.ts, which is code rein runs \(plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
     for (const [f, text] of originals) expect(readFileSync(join(s.proj, f), 'utf8'), f).toBe(text);
   });
   it('an ordinary source file is still written without asking', () => {

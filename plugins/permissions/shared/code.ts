@@ -32,10 +32,11 @@ function isCodeFile(x: unknown): x is CodeFile {
  */
 const PROJECT_DIR_VARS = /\$(?:\{(?:CLAUDE|REIN)_PROJECT_DIR\}|(?:CLAUDE|REIN)_PROJECT_DIR\b)/g;
 
-/** Single-quotes `s` for bash. */
-function shellQuote(s: string): string {
-  return `'${s.replaceAll("'", "'\\''")}'`;
-}
+/**
+ * What the project-directory variables are replaced with before parsing: a plain word, the same
+ * in and out of quotes, put back as the directory in the parsed words.
+ */
+const PROJECT_DIR_TOKEN = 'REIN_PROJECT_DIR_4b1f9e';
 
 /** The command strings of every `command` hook in a hooks setting (event → matcher groups). */
 function hookCommands(hooks: unknown): { event: string; command: string }[] {
@@ -72,7 +73,7 @@ function isFile(p: string): boolean {
  * too: what it says changes what the hook does. Absolute paths.
  */
 export function hookScriptPaths(command: string, cwd: string, home: string): string[] {
-  const parsed = parseCommand(command.replace(PROJECT_DIR_VARS, shellQuote(cwd)));
+  const parsed = parseCommand(command.replace(PROJECT_DIR_VARS, PROJECT_DIR_TOKEN));
   if (!parsed.ok) return [];
   const out = new Set<string>();
   let dir = cwd;
@@ -80,13 +81,14 @@ export function hookScriptPaths(command: string, cwd: string, home: string): str
     const words: { w: ShellWord; head: boolean }[] = [...(part.head ? [{ w: part.head, head: true }] : []), ...(part.args ?? []).map((w) => ({ w, head: false }))];
     if (part.changesDir && part.program === 'cd') {
       const to = part.args?.find((w) => !w.value.startsWith('-'));
-      if (to && !to.dynamic && !to.glob) dir = absolutePath(to.value, dir, home);
+      if (to && !to.dynamic && !to.glob) dir = absolutePath(to.value.replaceAll(PROJECT_DIR_TOKEN, cwd), dir, home);
       continue;
     }
     for (const { w, head } of words) {
-      if (w.dynamic || w.glob || w.value === '' || w.value.startsWith('-')) continue;
+      if (w.dynamic || w.glob) continue;
+      const value = w.value.replaceAll(PROJECT_DIR_TOKEN, cwd);
       // `--config=tools/x.js`: the value after `=` may be the file.
-      for (const v of [w.value, ...(w.value.includes('=') ? [w.value.slice(w.value.indexOf('=') + 1)] : [])]) {
+      for (const v of [...(value.startsWith('-') ? [] : [value]), ...(value.includes('=') ? [value.slice(value.indexOf('=') + 1)] : [])]) {
         if (v === '' || v === '.' || v === '..') continue;
         const p = v.startsWith('~') ? absolutePath(v, dir, home) : resolve(dir, v);
         if (isFile(p) || (head && v.includes('/'))) out.add(p);

@@ -6,10 +6,16 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decide, testKernel } from '../../testing/permissions.js';
+import permissions from './index.js';
+import acceptEdits from './acceptEdits/index.js';
 import { hookScriptPaths } from './shared/code.js';
 
 let proj: string;
-const scripts = (command: string) => hookScriptPaths(command, proj, join(proj, 'home')).map((p) => relative(proj, p)).sort();
+const scripts = (command: string) => {
+  const paths = hookScriptPaths(command, proj, join(proj, 'home'));
+  return Array.isArray(paths) ? paths.map((p) => relative(proj, p)).sort() : paths;
+};
 
 beforeAll(() => {
   proj = realpathSync(mkdtempSync(join(tmpdir(), 'rein-hook-code-')));
@@ -39,6 +45,29 @@ describe('the files a hook command runs', () => {
     expect(scripts('echo scripts/not-yet.sh hello')).toEqual([]);
     expect(scripts('jq -n 1')).toEqual([]);
     expect(scripts('bash "$SCRIPT"')).toEqual([]);
-    expect(scripts('if [ (')).toEqual([]);
+  });
+  it('a command the parser rejects is unreadable, so the guard can protect the whole folder', () => {
+    expect(scripts('if [ (')).toEqual({ unreadable: expect.stringMatching(/./) });
+  });
+});
+
+describe('the permission context built from them', () => {
+  const kernel = (preset: Record<string, unknown>) => testKernel({ cwd: proj, presetDir: proj, preset: { permissions: { mode: 'acceptEdits' }, ...preset }, plugins: [{ plugin: permissions }, { plugin: acceptEdits }] });
+
+  it('in acceptEdits, a hook script and a plugin file ask, naming why; another file is written', async () => {
+    const k = await kernel({
+      hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'bash scripts/guard.sh' }] }] },
+      codeFiles: [{ path: join(proj, 'conf/lint.js'), why: 'plugin ./conf/lint.js named in agent.yaml' }],
+    });
+    expect(await decide(k, 'Write', { file_path: 'scripts/guard.sh', content: '' })).toMatchObject({ behavior: 'ask', reason: expect.stringMatching(/scripts\/guard\.sh is code rein runs \(run by the PreToolUse hook `bash scripts\/guard\.sh`\)/) });
+    expect(await decide(k, 'Edit', { file_path: 'conf/lint.js', old_string: 'a', new_string: 'b' })).toMatchObject({ behavior: 'ask', reason: expect.stringMatching(/conf\/lint\.js is code rein runs \(plugin \.\/conf\/lint\.js named in agent\.yaml\)/) });
+    expect(await decide(k, 'Write', { file_path: 'filter.jq', content: '' })).toMatchObject({ behavior: 'allow' });
+  });
+  it('a hook command rein cannot read protects the whole folder it runs in (fails closed)', async () => {
+    const k = await kernel({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'if [ (' }] }] } });
+    expect(await decide(k, 'Write', { file_path: 'filter.jq', content: '' })).toMatchObject({ behavior: 'ask', reason: expect.stringMatching(/filter\.jq is in the folder where the Stop hook `if \[ \(` runs, and rein cannot read that command/) });
+  });
+  it('a codeFiles entry it cannot read stops the permission plugin from loading', async () => {
+    await expect(kernel({ codeFiles: [{ path: 42 }] })).rejects.toThrow(/codeFiles: expected a list of \{ path, why \} entries/);
   });
 });

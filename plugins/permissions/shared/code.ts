@@ -70,11 +70,15 @@ function isFile(p: string): boolean {
  * file, resolved from where the hook runs (`cwd`; a literal `cd dir` earlier in the command moves
  * it); a command word with a slash (`./check.sh`) counts even before the file exists, since
  * creating it is what would make the hook run it. A data file a hook reads (`jq -f f.jq`) counts
- * too: what it says changes what the hook does. Absolute paths.
+ * too: what it says changes what the hook does. Absolute paths. A word known only at run time
+ * (`"$f"`, most often a value from the event) names no file here.
+ *
+ * @returns the paths, or `unreadable` (the parser's reason) for a command the shell parser
+ *   rejects or that is over its limits (shell/parse.ts MAX_COMMAND_CHARS, MAX_PARTS).
  */
-export function hookScriptPaths(command: string, cwd: string, home: string): string[] {
+export function hookScriptPaths(command: string, cwd: string, home: string): string[] | { unreadable: string } {
   const parsed = parseCommand(command.replace(PROJECT_DIR_VARS, PROJECT_DIR_TOKEN));
-  if (!parsed.ok) return [];
+  if (!parsed.ok) return { unreadable: parsed.error };
   const out = new Set<string>();
   let dir = cwd;
   for (const part of parsed.parts) {
@@ -116,7 +120,11 @@ export function codeMatchers(kernel: Kernel, base: PathBase): PathMatcher[] {
   }
   const listed = (kernel.preset.plugins as Record<string, unknown> | undefined)?.['hooks/shell'];
   for (const { event, command } of [...hookCommands(kernel.preset.hooks), ...hookCommands(listed)]) {
-    for (const p of hookScriptPaths(command, base.cwd, base.home)) out.push(exactPathMatcher(p, `code rein runs (run by the ${event} hook \`${command.length > 80 ? `${command.slice(0, 77)}...` : command}\`)`));
+    const hook = `the ${event} hook \`${command.length > 80 ? `${command.slice(0, 77)}...` : command}\``;
+    const paths = hookScriptPaths(command, base.cwd, base.home);
+    // A command rein cannot read may run any file where it runs: fail closed, the whole folder.
+    if (!Array.isArray(paths)) out.push(exactPathMatcher(base.cwd, `in the folder where ${hook} runs, and rein cannot read that command to tell which files it runs (${paths.unreadable})`, true));
+    else for (const p of paths) out.push(exactPathMatcher(p, `code rein runs (run by ${hook})`));
   }
   return out;
 }

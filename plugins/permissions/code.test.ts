@@ -40,9 +40,10 @@ describe('the files a hook command runs', () => {
     expect(scripts('bash ${REIN_PROJECT_DIR}/scripts/guard.sh')).toEqual(['scripts/guard.sh']);
     expect(scripts('cd sub && ./inner.sh')).toEqual(['sub/inner.sh']);
   });
-  it('a command word with a slash counts before its file exists; other words only when they name a file', () => {
+  it('a word with a slash counts before its file exists; other words only when they name a file', () => {
     expect(scripts('./scripts/not-yet.sh')).toEqual(['scripts/not-yet.sh']);
-    expect(scripts('echo scripts/not-yet.sh hello')).toEqual([]);
+    expect(scripts('bash scripts/not-yet.sh hello not-yet.sh')).toEqual(['scripts/not-yet.sh']);
+    expect(scripts('grep -rq x scripts/ conf')).toEqual([]);
     expect(scripts('jq -n 1')).toEqual([]);
     expect(scripts('bash "$SCRIPT"')).toEqual([]);
   });

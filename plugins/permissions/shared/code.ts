@@ -11,7 +11,7 @@
  *   `bash scripts/guard.sh`, `node tools/hook.mjs`), found with the same shell parser as the
  *   permission rules (mvdan/sh, shell/parse.ts).
  */
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Kernel } from '../../../kernel/index.js';
 import { absolutePath, exactPathMatcher, type PathBase, type PathMatcher } from './paths.js';
@@ -64,12 +64,21 @@ function isFile(p: string): boolean {
   }
 }
 
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The files a hook command may run: every literal word of every command in it (the command
  * words, their arguments, the scripts of `sh -c`, wrappers looked through) that names an existing
  * file, resolved from where the hook runs (`cwd`; a literal `cd dir` earlier in the command moves
- * it); a command word with a slash (`./check.sh`) counts even before the file exists, since
- * creating it is what would make the hook run it. A data file a hook reads (`jq -f f.jq`) counts
+ * it); a word with a slash that names nothing yet (`./check.sh`, `bash scripts/guard.sh`) counts
+ * too, since creating the file is what would make the hook run it. A data file a hook reads (`jq -f f.jq`) counts
  * too: what it says changes what the hook does. Absolute paths. A word known only at run time
  * (`"$f"`, most often a value from the event) names no file here.
  *
@@ -82,20 +91,21 @@ export function hookScriptPaths(command: string, cwd: string, home: string): str
   const out = new Set<string>();
   let dir = cwd;
   for (const part of parsed.parts) {
-    const words: { w: ShellWord; head: boolean }[] = [...(part.head ? [{ w: part.head, head: true }] : []), ...(part.args ?? []).map((w) => ({ w, head: false }))];
+    const words: ShellWord[] = [...(part.head ? [part.head] : []), ...(part.args ?? [])];
     if (part.changesDir && part.program === 'cd') {
       const to = part.args?.find((w) => !w.value.startsWith('-'));
       if (to && !to.dynamic && !to.glob) dir = absolutePath(to.value.replaceAll(PROJECT_DIR_TOKEN, cwd), dir, home);
       continue;
     }
-    for (const { w, head } of words) {
+    for (const w of words) {
       if (w.dynamic || w.glob) continue;
       const value = w.value.replaceAll(PROJECT_DIR_TOKEN, cwd);
       // `--config=tools/x.js`: the value after `=` may be the file.
       for (const v of [...(value.startsWith('-') ? [] : [value]), ...(value.includes('=') ? [value.slice(value.indexOf('=') + 1)] : [])]) {
         if (v === '' || v === '.' || v === '..') continue;
         const p = v.startsWith('~') ? absolutePath(v, dir, home) : resolve(dir, v);
-        if (isFile(p) || (head && v.includes('/'))) out.add(p);
+        // A missing path: a word with a slash and no blank (an `sh -c` script is not one).
+        if (isFile(p) || (v.includes('/') && !/\s/.test(v) && !exists(p))) out.add(p);
       }
     }
   }
@@ -119,12 +129,31 @@ export function codeMatchers(kernel: Kernel, base: PathBase): PathMatcher[] {
     for (const c of code) out.push(exactPathMatcher(c.path, `code rein runs (${c.why})`, c.dir === true));
   }
   const listed = (kernel.preset.plugins as Record<string, unknown> | undefined)?.['hooks/shell'];
-  for (const { event, command } of [...hookCommands(kernel.preset.hooks), ...hookCommands(listed)]) {
+  const hooks = [...hookCommands(kernel.preset.hooks), ...hookCommands(listed)];
+  if (hooks.length) out.push(lazyMatchers('the scripts command hooks run', () => hooks.flatMap(({ event, command }) => {
     const hook = `the ${event} hook \`${command.length > 80 ? `${command.slice(0, 77)}...` : command}\``;
     const paths = hookScriptPaths(command, base.cwd, base.home);
     // A command rein cannot read may run any file where it runs: fail closed, the whole folder.
-    if (!Array.isArray(paths)) out.push(exactPathMatcher(base.cwd, `in the folder where ${hook} runs, and rein cannot read that command to tell which files it runs (${paths.unreadable})`, true));
-    else for (const p of paths) out.push(exactPathMatcher(p, `code rein runs (run by ${hook})`));
-  }
+    if (!Array.isArray(paths)) return [exactPathMatcher(base.cwd, `in the folder where ${hook} runs, and rein cannot read that command to tell which files it runs (${paths.unreadable})`, true)];
+    return paths.map((p) => exactPathMatcher(p, `code rein runs (run by ${hook})`));
+  })));
   return out;
+}
+
+/**
+ * One matcher standing for the matchers `build` makes, built on the first check: reading hook
+ * commands loads the shell parser (~150 ms, shell/ast.ts), which a run otherwise loads only when a
+ * shell command first needs a decision, so a run with hooks does not pay for it at start-up.
+ */
+function lazyMatchers(spec: string, build: () => PathMatcher[]): PathMatcher {
+  let list: PathMatcher[] | undefined;
+  const hit = (p: string) => (list ??= build()).find((m) => m.test(p));
+  return {
+    spec,
+    test: (p) => hit(p) !== undefined,
+    describe: (p) => {
+      const m = hit(p);
+      return m?.describe ? m.describe(p) : `protected (${m?.spec ?? spec})`;
+    },
+  };
 }

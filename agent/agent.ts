@@ -111,8 +111,9 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const spec = options.preset ?? sessionPresetRef(options, cwd, env);
   const presetRef = typeof spec === 'string' ? (isPresetPath(spec) && !spec.startsWith('~') ? resolve(cwd, spec) : spec) : undefined;
   const resolved = await loadPreset({ preset: spec as string | PresetInput | undefined, base: DEFAULT_PRESET, cwd, flags: options.overrides as never, env, layers: options.layers ?? true, claudeSettings: options.claudeSettings, replace: options.replace });
-  // The files the preset came from are protected from writes by the permission plugins.
-  const preset: KernelPreset = { ...(resolved.preset as KernelPreset), files: resolved.files };
+  // The files the preset came from, and the plugin code it loaded, are protected from writes by
+  // the permission plugins (plugins/permissions/shared/config.ts).
+  const preset: KernelPreset = { ...(resolved.preset as KernelPreset), files: resolved.files, codeFiles: resolved.code };
   const presetDir = resolved.baseDir;
   const origins: ReadonlyMap<string, { file?: string; line?: number; col?: number }> = resolved.origins;
   mark('preset and plugins loaded');

@@ -64,6 +64,38 @@ export interface ResolvedPreset {
   baseDir: string;
   /** The plugins, options validated, in load order (empty with `plugins: false`). Ready for createKernel. */
   plugins: PresetPlugin[];
+  /**
+   * The files of plugin code the run executes, its Task agents' presets' included (see
+   * codeFiles), for the permission plugins to protect like the preset files.
+   */
+  code: CodeFile[];
+}
+
+/** A file (or, with `dir`, a folder and all below it) rein runs as code, and why, for messages. */
+export interface CodeFile {
+  /** Absolute path. */
+  path: string;
+  dir?: boolean;
+  /** What it is, after "… is code rein runs": `plugin ./x.ts named in rein.config.yaml`. */
+  why: string;
+}
+
+/**
+ * The plugin code of a loaded preset: each plugin's entry, the modules loaded with it and, where
+ * the loader cannot show them all, its folder (resolve-plugins.ts importWithGraph). `cwd` makes the
+ * preset file names in messages relative.
+ */
+export function codeFiles(plugins: readonly PresetPlugin[], cwd: string): CodeFile[] {
+  const out: CodeFile[] = [];
+  for (const p of plugins) {
+    if (!p.code) continue;
+    const where = p.code.namedIn ? ` named in ${relative(cwd, p.code.namedIn).startsWith('..') ? p.code.namedIn : relative(cwd, p.code.namedIn)}` : '';
+    const plugin = `plugin ${p.code.name}${where}`;
+    for (const f of p.code.entry) out.push({ path: f, why: plugin });
+    for (const f of p.code.files) out.push({ path: f, why: `a module loaded by ${plugin}` });
+    for (const d of p.code.dirs) out.push({ path: d, dir: true, why: `the folder of ${plugin}` });
+  }
+  return out;
 }
 
 /** The value a file contributes, with positions. */
@@ -83,6 +115,8 @@ const HOOK_COMMAND = (p: KeyPath) => p.length === 6 && p[0] === 'hooks' && p[3] 
 class Loader {
   readonly sink = new DiagnosticSink();
   readonly files: string[] = [];
+  /** Plugin code of the agent presets checked with this one (validateTree): a Task agent runs it in this run. */
+  readonly code: CodeFile[] = [];
   private readonly entries = new Map<string, Promise<FileEntry | undefined>>();
   private readonly known: Set<string>;
 
@@ -428,7 +462,7 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   // The agents the Task tool may start are loaded and checked now, with their parent.
   if (pruned) await validateAgentPresets(loader, agentPresetRefs(preset, plugins, baseDir, homeDir), state.origins, homeDir, new Set());
   if (loader.sink.size) throw new PresetError(loader.sink.list);
-  return { preset, origins: state.origins, files: loader.files, baseDir, plugins };
+  return { preset, origins: state.origins, files: loader.files, baseDir, plugins, code: [...codeFiles(plugins, cwd), ...loader.code] };
 }
 
 /**
@@ -490,6 +524,7 @@ async function validateTree(loader: Loader, target: string, homeDir: string, val
     const before = loader.sink.size;
     plugins = await loadPresetPlugins(pruned, state.origins, loader.sink, { cwd: dirname(target), homeDir, partial: loader.sink.size > 0 });
     if (loader.sink.size === before) checkToolsKnown(state.value as Preset, plugins, state.origins, loader.sink);
+    loader.code.push(...codeFiles(plugins, loader.cwd));
   }
   await validateAgentPresets(loader, agentPresetRefs(state.value, plugins, dirname(target), homeDir), state.origins, homeDir, validated);
 }

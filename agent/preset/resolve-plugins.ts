@@ -9,11 +9,11 @@
  * The module's default export, or its named export `plugin`, must be a plugin (definePlugin).
  * Every failure names the plugin and the preset line that asked for it.
  */
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { z } from 'zod';
 import { safeParsePluginOptions, zod3Problem, type Plugin } from '../../kernel/plugin.js';
 import { BUILTIN_PLUGINS, impliedPlugins, type WantedPlugin } from '../plugins.js';
@@ -32,7 +32,15 @@ export class PluginResolveError extends Error {
   }
 }
 
-let jitiInstance: { import<T>(id: string): Promise<T>; esmResolve(id: string, opts: { parentURL: string; try: true }): string | undefined } | undefined;
+/** A module in Node's CommonJS cache (`require.cache`), which jiti fills as it loads. */
+interface CachedModule { filename?: string; children?: CachedModule[] }
+
+let jitiInstance: {
+  import<T>(id: string): Promise<T>;
+  esmResolve(id: string, opts: { parentURL: string; try: true }): string | undefined;
+  /** Node's module cache, shared with jiti (its `moduleCache` option, on by default). */
+  cache: Record<string, CachedModule | undefined>;
+} | undefined;
 
 async function jiti() {
   if (!jitiInstance) {
@@ -148,6 +156,78 @@ function firstLine(err: unknown): string {
 
 const cache = new Map<string, Promise<Plugin>>();
 
+/**
+ * The files of a plugin's code that rein runs: what a later write must not change without asking
+ * (plugins/permissions). `entry` is the file the plugin name leads to (and its real path when
+ * that differs), `files` the other modules loaded with it, `dirs` folders whose every file counts
+ * (see importWithGraph). Absolute paths.
+ */
+export interface PluginCode { entry: string[]; files: string[]; dirs: string[] }
+
+const codeOf = new WeakMap<Plugin, PluginCode>();
+
+/** The code files of a plugin loaded from a file or a package (undefined for a built-in). */
+export function pluginCode(plugin: Plugin): PluginCode | undefined {
+  return codeOf.get(plugin);
+}
+
+/** `file` and its real path (a plugin reached through a symbolic link is both). */
+function bothForms(file: string): string[] {
+  try {
+    const real = realpathSync(file);
+    return real === file ? [file] : [file, real];
+  } catch {
+    return [file];
+  }
+}
+
+/**
+ * The folder of the package `file` belongs to: below the last `node_modules/` the package's own
+ * folder (`node_modules/@org/x`), else the nearest folder above it with a package.json.
+ */
+function packageDir(file: string): string {
+  const m = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file);
+  if (m) return m[1]!;
+  let dir = dirname(file);
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return existsSync(join(dir, 'package.json')) ? dir : dirname(file);
+}
+
+/**
+ * Imports `file` with jiti and says which files were loaded with it.
+ *
+ * The module graph comes from the loader itself, not from reading import statements: jiti keeps
+ * every module it compiles (TypeScript, and JavaScript it turns into CommonJS) and every CommonJS
+ * file Node loads for it in Node's module cache, each with its `children`. The files that enter
+ * the cache during the import, plus those reachable from the entry's cache record (when an earlier
+ * plugin loaded them first), are the graph; `node_modules` files a plugin pulls in are among them.
+ * What jiti hands to Node's own `import()` (an `.mjs` file, a `.js` one under `"type": "module"`)
+ * leaves no record there, nor does what it imports: when the entry itself is such a module its
+ * folder is protected whole instead (the graph cannot be known), and a plugin from a package is
+ * protected by its whole package folder as well, since any of its files may be loaded that way.
+ */
+async function importWithGraph(j: NonNullable<typeof jitiInstance>, file: string, fromPackage: boolean): Promise<{ mod: unknown; code: PluginCode }> {
+  const before = new Set(Object.keys(j.cache));
+  const mod = await j.import(file);
+  const entry = bothForms(file);
+  const files = new Set<string>(entry);
+  for (const key of Object.keys(j.cache)) if (!before.has(key)) files.add(key);
+  const stack = [...files].map((f) => j.cache[f]).filter((m): m is CachedModule => m !== undefined);
+  while (stack.length) {
+    const m = stack.pop()!;
+    for (const c of m.children ?? []) {
+      if (c.filename && !files.has(c.filename)) {
+        files.add(c.filename);
+        stack.push(c);
+      }
+    }
+  }
+  const dirs: string[] = [];
+  if (fromPackage) dirs.push(...bothForms(file).map(packageDir));
+  else if (!bothForms(file).some((f) => j.cache[f])) dirs.push(...bothForms(file).map((f) => dirname(f)));
+  return { mod, code: { entry, files: [...files].filter((f) => isAbsolute(f) && !entry.includes(f)), dirs: [...new Set(dirs)] } };
+}
+
 /** Forgets loaded plugins (for benchmarks of a cold load). Modules stay in the module cache. */
 export function clearPluginCache(): void {
   cache.clear();
@@ -194,13 +274,15 @@ async function loadPlugin(spec: string, fromDir: string, homeDir: string): Promi
   if (isPluginPath(spec)) {
     const file = resolvePresetPath(spec, fromDir, homeDir);
     if (!existsSync(file)) throw new PluginResolveError(spec, `plugin "${spec}" not found: no file at ${file}`);
-    let mod: unknown;
+    let loaded: Awaited<ReturnType<typeof importWithGraph>>;
     try {
-      mod = await (await jiti()).import(file);
+      loaded = await importWithGraph(await jiti(), file, false);
     } catch (err) {
       throw new PluginResolveError(spec, `plugin "${spec}" failed to import: ${firstLine(err)}`, { cause: err });
     }
-    return pickExport(spec, mod);
+    const plugin = pickExport(spec, loaded.mod);
+    codeOf.set(plugin, loaded.code);
+    return plugin;
   }
   const builtins = Object.keys(BUILTIN_PLUGINS);
   if (!isPackageName(spec) || (spec.includes('/') && !spec.startsWith('@'))) {
@@ -214,13 +296,15 @@ async function loadPlugin(spec: string, fromDir: string, homeDir: string): Promi
       ? `unknown plugin "${spec}"; did you mean the built-in "${near}"?`
       : `unknown plugin "${spec}": not a built-in plugin, and no npm package of that name is installed where the preset is`);
   }
-  let mod: unknown;
+  let loaded: Awaited<ReturnType<typeof importWithGraph>>;
   try {
-    mod = await j.import(resolved);
+    loaded = await importWithGraph(j, resolved.startsWith('file:') ? fileURLToPath(resolved) : resolved, true);
   } catch (err) {
     throw new PluginResolveError(spec, `plugin "${spec}" failed to import: ${firstLine(err)}`, { cause: err });
   }
-  return pickExport(spec, mod);
+  const plugin = pickExport(spec, loaded.mod);
+  codeOf.set(plugin, loaded.code);
+  return plugin;
 }
 
 /** A plugin ready for createKernel: the plugin, its validated options, and the preset line that asked for it. */
@@ -236,6 +320,11 @@ export interface PresetPlugin {
    * `autoMode`, `mcpServers`, or the key that asked for the plugin) and its `plugins:` entry.
    */
   sources: { path: string; origin?: Origin }[];
+  /**
+   * For a plugin from a file or a package: the files of its code (pluginCode), the name as the
+   * preset wrote it, and the file of the preset entry that named it.
+   */
+  code?: PluginCode & { name: string; namedIn?: string };
 }
 
 /** A plugin name as the preset wrote it: an absolute path is shown relative to the file that named it. */
@@ -424,7 +513,9 @@ export async function loadPresetPlugins(
     if (from) sources.push({ path: from.key, origin: findOrigin(origins, [from.key]) });
     else if (!w.useKey && w.path.length) sources.push({ path: keyPath(w.path), origin: findOrigin(origins, w.path) });
     if (w.want.listed !== undefined) sources.push({ path: keyPath(['plugins', w.name]), origin: findOrigin(origins, ['plugins', w.key]) });
-    out.push({ key: w.key, plugin, options: parsed.data, origin: at(findOrigin(origins, w.path), w.useKey) ?? w.key, sources });
+    const code = pluginCode(plugin);
+    const namedIn = findOrigin(origins, w.path)?.file;
+    out.push({ key: w.key, plugin, options: parsed.data, origin: at(findOrigin(origins, w.path), w.useKey) ?? w.key, sources, ...(code ? { code: { ...code, name: w.name, ...(namedIn ? { namedIn } : {}) } } : {}) });
   }
 
   // requires / conflicts, by plugin name, with positions.

@@ -230,3 +230,41 @@ describe('what a plugin imports', () => {
     expect(err2.message).toMatch(/^plugin old-tool failed to apply: tool Old: inputSchema: the schema was made with zod 3/);
   });
 });
+
+describe('the code a plugin brings (what the permission plugins protect)', () => {
+  it('a .ts plugin: its entry and the modules it imports, as the loader loaded them, named in the preset that asked', async () => {
+    write(join(dir, 'plugins/graph/index.ts'), `import { a } from './a';\nimport { b } from '../shared-b';\n${jsPlugin('graph')}void a; void b;\n`);
+    write(join(dir, 'plugins/graph/a.ts'), `export const a: number = 1;\n`);
+    write(join(dir, 'plugins/shared-b.cjs'), `module.exports = { b: 2 };\n`);
+    write(join(dir, 'plugins/graph/unused.ts'), `export const u = 3;\n`);
+    write(join(dir, 'agent.yaml'), 'name: g\nplugins:\n  ./plugins/graph/index.ts: {}\n');
+    const r = await loadPreset({ preset: join(dir, 'agent.yaml'), cwd: dir, layers: false });
+    const code = r.code.map((c) => ({ path: relative(dir, c.path), dir: c.dir === true, why: c.why }));
+    expect(code).toContainEqual({ path: 'plugins/graph/index.ts', dir: false, why: 'plugin ./plugins/graph/index.ts named in agent.yaml' });
+    expect(code).toContainEqual({ path: 'plugins/graph/a.ts', dir: false, why: 'a module loaded by plugin ./plugins/graph/index.ts named in agent.yaml' });
+    expect(code).toContainEqual({ path: 'plugins/shared-b.cjs', dir: false, why: 'a module loaded by plugin ./plugins/graph/index.ts named in agent.yaml' });
+    expect(code.map((c) => c.path)).not.toContain('plugins/graph/unused.ts');
+    expect(code.some((c) => c.dir)).toBe(false);
+  });
+  it('an .mjs plugin, which Node imports itself so its imports are not known: its folder', async () => {
+    write(join(dir, 'plugins/native/index.mjs'), `import './dep.mjs';\n${jsPlugin('native')}`);
+    write(join(dir, 'plugins/native/dep.mjs'), `export {};\n`);
+    write(join(dir, 'agent.yaml'), 'name: n\nplugins:\n  ./plugins/native/index.mjs: {}\n');
+    const r = await loadPreset({ preset: join(dir, 'agent.yaml'), cwd: dir, layers: false });
+    expect(r.code.map((c) => ({ path: relative(dir, c.path), dir: c.dir === true, why: c.why }))).toContainEqual({ path: 'plugins/native', dir: true, why: 'the folder of plugin ./plugins/native/index.mjs named in agent.yaml' });
+  });
+  it('a plugin package: its whole folder under node_modules, and the files it loaded', async () => {
+    write(join(dir, 'node_modules/@org/rein-x/package.json'), JSON.stringify({ name: '@org/rein-x', main: 'lib/index.js' }));
+    write(join(dir, 'node_modules/@org/rein-x/lib/index.js'), `const h = require('./helper.js');\nmodule.exports = { name: 'x', options: { safeParse: (v) => ({ success: true, data: v ?? {} }) }, apply() { void h; } };\n`);
+    write(join(dir, 'node_modules/@org/rein-x/lib/helper.js'), `module.exports = 1;\n`);
+    write(join(dir, 'agent.yaml'), 'name: p\nplugins:\n  "@org/rein-x": {}\n');
+    const r = await loadPreset({ preset: join(dir, 'agent.yaml'), cwd: dir, layers: false });
+    const code = r.code.map((c) => ({ path: relative(dir, c.path), dir: c.dir === true }));
+    expect(code).toContainEqual({ path: 'node_modules/@org/rein-x', dir: true });
+    expect(code).toContainEqual({ path: 'node_modules/@org/rein-x/lib/helper.js', dir: false });
+  });
+  it('a built-in plugin brings none', async () => {
+    const r = await loadPreset({ preset: { name: 'b', plugins: { retry: {} } }, cwd: dir, layers: false });
+    expect(r.code).toEqual([]);
+  });
+});

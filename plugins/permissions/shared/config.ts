@@ -6,6 +6,7 @@
 import { homedir } from 'node:os';
 import { z } from 'zod';
 import { createKernelState, type Kernel } from '../../../kernel/index.js';
+import { codeMatchers } from './code.js';
 import { absolutePath, compilePathSpec, pathForms, type PathBase, type PathMatcher } from './paths.js';
 import { compileRules, type CompiledRules } from './rules.js';
 
@@ -88,6 +89,8 @@ export function buildPermissionContext(kernel: Kernel, config: PermissionsConfig
   // The preset files themselves (`preset.file` / `preset.files`, set by the loader when known).
   const files = [kernel.preset.file, ...(Array.isArray(kernel.preset.files) ? kernel.preset.files : [])].filter((f): f is string => typeof f === 'string' && f !== '');
   for (const f of files) protect.push(compilePathSpec(`//${absolutePath(f, kernel.presetDir).replace(/^\/+/, '')}`, base));
+  // The code rein runs from the project: plugin files and the modules loaded with them, hook scripts.
+  protect.push(...codeMatchers(kernel, base));
   return { config, base, workingDirs, rules: compileRules(config, base), protect, mode: config.mode };
 }
 

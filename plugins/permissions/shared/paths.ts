@@ -46,6 +46,28 @@ export interface PathMatcher {
   /** The directory the pattern is anchored at (absolute) and the gitignore pattern relative to it. */
   root?: string;
   pattern?: string;
+  /**
+   * What a matching path is, for the denial message, given the path (`code rein runs (plugin
+   * ./x.ts …)`); without it the spec is named.
+   */
+  describe?: (abs: string) => string;
+}
+
+/**
+ * A protected path that is one known file, or with `dir` a folder and everything below it:
+ * compared by path, every form of the file (as given and where its links lead, see pathForms)
+ * against every form of the written path, so no glob character in a name can widen or miss it.
+ * A folder that holds it matches too: removing, moving or replacing the folder (`rm -rf plugins/x`,
+ * `mv other plugins/x`) replaces the file. `reason` says what it is in a denial.
+ */
+export function exactPathMatcher(abs: string, reason: string, dir = false): PathMatcher {
+  const forms = pathForms(abs);
+  const inside = (p: string, f: string) => (dir ? isInside(p, f) : p === f);
+  return {
+    spec: abs,
+    test: (p: string) => forms.some((f) => inside(p, f) || isInside(f, p)),
+    describe: (p: string) => (forms.some((f) => inside(p, f)) ? reason : `a folder holding ${forms[0]}, which is ${reason}`),
+  };
 }
 
 /** Compiles a path specifier (the text inside `Read(…)` / `Edit(…)`). */
@@ -315,7 +337,7 @@ export function protectedReason(forms: string | readonly string[], extra: readon
     if (PROTECTED_FILES.includes(name)) return `${p} is a protected file (${name})`;
     if (REIN_CONFIG.test(name)) return `${p} is rein configuration`;
     const hit = extra.find((m) => m.test(p));
-    if (hit) return `${p} is protected (${hit.spec})`;
+    if (hit) return hit.describe ? `${p} is ${hit.describe(p)}` : `${p} is protected (${hit.spec})`;
   }
   return undefined;
 }

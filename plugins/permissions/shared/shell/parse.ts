@@ -93,6 +93,8 @@ export interface ShellPart {
    * rules are tried against them.
    */
   args?: ShellWord[];
+  /** The command's first word as written (`./scripts/check.sh`, `timeout`), when it is literal. */
+  head?: ShellWord;
   /** The name of the program that runs (wrappers looked through), when it is known. */
   program?: string;
   /** True for parts found inside an `sh -c` / `eval` script or a `find -exec`. */
@@ -473,7 +475,8 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
   const written = argumentWrites(name, run);
   const operands = name ? operandWrites(name, run) : undefined;
   if (operands) written.push(...operands.files);
-  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(written.length ? { fileWrites: written } : {}), ...(operands?.files.length ? { operandWrites: operands.files } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
+  const head = words[0] && !words[0].dynamic ? words[0] : undefined;
+  push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(head ? { head } : {}), ...(written.length ? { fileWrites: written } : {}), ...(operands?.files.length ? { operandWrites: operands.files } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });
 }
 
 /**

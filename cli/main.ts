@@ -106,8 +106,7 @@ function nonNegativeInt(v: string, flag: string): number {
 async function registerExtras(program: Command, argv: string[]): Promise<void> {
   const first = argv.find((a) => !a.startsWith('-'));
   // All of them when no command, `help`, or a word that is no command (its error lists them all).
-  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench', 'batch', 'worker'];
-  const want = (name: string) => first === undefined || first === name || first === 'help' || !known.includes(first);
+  const want = (name: string) => first === undefined || first === name || first === 'help' || !COMMANDS.includes(first);
   if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
   if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
@@ -135,9 +134,34 @@ function startsWithRunFlag(argv: readonly string[]): boolean {
   return !['-V', '--version', '-h', '--help'].includes(first);
 }
 
+/** The commands `rein` has; a first word that is none of them is no command. */
+const COMMANDS = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench', 'batch', 'worker', 'help'];
+
+/**
+ * True for `rein "fix the test" -p` (`claude "query" -p`: Claude Code takes the prompt before
+ * `-p` too): the first word is no command and `-p` / `--print` comes later, before any `--`.
+ */
+function printAfterPrompt(argv: readonly string[]): boolean {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || COMMANDS.includes(first)) return false;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '-p' || a === '--print');
+}
+
 /** `text` as one word for a POSIX shell (single quotes). */
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `rein -p` with the words before the first flag as the prompt and the flags after it as they were
+ * (`rein "fix it" --model opus` → `rein -p 'fix it' --model opus`).
+ */
+function promptHint(argv: readonly string[]): string {
+  const i = argv.findIndex((a) => a.startsWith('-'));
+  const words = i === -1 ? argv : argv.slice(0, i);
+  const flags = i === -1 ? [] : argv.slice(i).map((a) => (/^[\w./:=,@+-]+$/.test(a) ? a : shellQuote(a)));
+  return ['rein -p', shellQuote(words.join(' ')), ...flags].join(' ');
 }
 
 /** Runs the command line; sets process.exitCode. */
@@ -170,7 +194,7 @@ export async function main(argv: string[]): Promise<void> {
   // `rein run`'s short form of --verbose.
   if (argv.length === 1 && argv[0] === '-v') argv = ['--version'];
   // `rein -p "..."` and `rein --output-format json -p ...`: Claude Code's habit, the same as `rein run`.
-  if (startsWithRunFlag(argv)) argv = ['run', ...argv];
+  if (startsWithRunFlag(argv) || printAfterPrompt(argv)) argv = ['run', ...argv];
   const program = buildProgram();
   await registerExtras(program, argv);
   seeHelpAfterErrors(program);
@@ -184,7 +208,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (e.code?.startsWith('commander.')) {
       // `claude "fix the test"` is Claude Code's interactive habit; rein is headless: say how to run it.
-      if (e.code === 'commander.unknownCommand') process.stderr.write(`rein: to run it as a prompt: rein -p ${shellQuote(argv.join(' '))}\n`);
+      if (e.code === 'commander.unknownCommand') process.stderr.write(`rein: to run it as a prompt: ${promptHint(argv)}\n`);
       process.exitCode = EXIT.BAD_INPUT;
       return;
     }

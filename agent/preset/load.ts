@@ -331,7 +331,7 @@ function checkMerged(state: MergeState, sink: DiagnosticSink): void {
   const perms = v.permissions;
   if (isPlainObject(perms) && perms.mode === 'bypassPermissions' && perms.allowBypassPermissions !== true) {
     const [file, pos] = at(['permissions', 'mode']);
-    sink.add(file, pos, 'permissions.mode', 'permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in');
+    sink.add(file, pos, 'permissions.mode', 'permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in (on the command line: --dangerously-skip-permissions, or --allow-dangerously-skip-permissions as the opt-in)');
   }
   const model = v.model;
   if (isPlainObject(model) && isPlainObject(model.thinking) && model.thinking.type === 'enabled') {

@@ -39,12 +39,23 @@ function reinVersion(): string {
   return versionCache;
 }
 
+/**
+ * Every configured MCP server with its status (`connected` or `failed`), as `tools/mcp` records
+ * them in kernel state (read by key: plugins do not import each other); without that plugin, the
+ * servers that registered a tool (`mcp__<server>__<tool>`), as connected.
+ */
+const mcpState = createKernelState('tools/mcp', () => ({ servers: [] as { name: string; status: string }[] }));
+function mcpServerStatuses(kernel: Kernel): { name: string; status: string }[] {
+  const known = mcpState(kernel).servers;
+  if (known.length) return known.map((s) => ({ name: s.name, status: s.status }));
+  return [...new Set(kernel.tools.names().filter((n) => n.startsWith('mcp__')).map((n) => n.split('__')[1]!))].map((name) => ({ name, status: 'connected' }));
+}
+
 /** What the init line and results say about a kernel's session. */
 function sessionInfo(kernel: Kernel): SessionInfo {
   return {
     permissionMode: () => permissionState(kernel).context?.mode ?? (kernel.preset.permissions as { mode?: string } | undefined)?.mode ?? 'default',
-    // Servers with at least one registered tool (`mcp__<server>__<tool>`).
-    mcpServers: () => [...new Set(kernel.tools.names().filter((n) => n.startsWith('mcp__')).map((n) => n.split('__')[1]!))].map((name) => ({ name, status: 'connected' })),
+    mcpServers: () => mcpServerStatuses(kernel),
     agents: () => Object.keys((kernel.preset.subagents as Record<string, unknown> | undefined) ?? {}),
     limits: () => ({ contextWindow: kernel.preset.model?.contextWindow ?? 200_000, maxOutputTokens: kernel.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS }),
     apiKeySource: process.env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none',

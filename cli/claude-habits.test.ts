@@ -143,7 +143,8 @@ describe('rein sim serve as ANTHROPIC_BASE_URL', () => {
   it('the echo simulator answers with the prompt, not with the context rein sends after it', async () => {
     const server = await startSimServer({ simulator: createSimulator(), port: 0 });
     try {
-      const r = await rein(['-p', 'echo me', ...BASE], { env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url } });
+      // The default preset sends the session's context and the agent types as reminders.
+      const r = await rein(['-p', 'echo me', '--preset', 'default', '--no-layers'], { env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url } });
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('echo me\n');
     } finally {

@@ -82,7 +82,7 @@ export function buildProgram(): Command {
     .command('serve')
     .description('Serve the simulator on 127.0.0.1 (SSE and JSON /v1/messages, /v1/messages/count_tokens).')
     .option('--port <n>', 'port (0 picks a free one)', (v) => nonNegativeInt(v, '--port'), 0)
-    .option('--scenario <file>', 'scenario YAML (default: echo the last user message)')
+    .option('--scenario <file>', 'scenario YAML (default: answer with the last user text that is not a <system-reminder>, as typed)')
     .option('--log <file>', 'append every request body to this JSONL file')
     .action(async (opts) => {
       const { simServeCommand } = await import('./commands/sim.js');

@@ -60,6 +60,22 @@ describe('the prompt before -p', () => {
   });
 });
 
+describe('stream-json-only flags', () => {
+  it('--include-partial-messages and --replay-user-messages without stream-json are refused, not dropped', async () => {
+    const e = await serve('ok');
+    const text = await rein(['-p', 'hi', '--include-partial-messages', ...BASE], { env: e });
+    expect(text.code).toBe(2);
+    expect(text.stderr).toContain('includePartialMessages (--include-partial-messages) needs format stream-json (--output-format stream-json); with text it would print nothing');
+    const json = await rein(['-p', 'hi', '--replay-user-messages', '--output-format', 'json', ...BASE], { env: e });
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('replayUserMessages (--replay-user-messages) needs format stream-json');
+    expect(sim!.requests()).toHaveLength(0);
+    const stream = await rein(['-p', 'hi', '--include-partial-messages', '--output-format', 'stream-json', ...BASE], { env: e });
+    expect(stream.code).toBe(0);
+    expect(lines(stream.stdout).some((l) => l.type === 'stream_event')).toBe(true);
+  });
+});
+
 describe('the system/init line', () => {
   it('--disallowedTools Bash: Bash is left out of init.tools, as it is out of the request', async () => {
     const e = await serve('ok');
@@ -97,6 +113,15 @@ describe("Claude Code's own commands", () => {
     const other = await rein(['-p', '/compactor please', ...BASE], { env: e });
     expect(other.code).toBe(0);
     expect(sim!.requests()).toHaveLength(1);
+  });
+});
+
+describe("Claude Code's subcommands", () => {
+  it('rein mcp list says rein has no such command and what to use, not to send "mcp list" to the model', async () => {
+    const r = await rein(['mcp', 'list']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^rein: `claude mcp` is a Claude Code command that rein does not have: MCP servers come from --mcp-config/);
+    expect(r.stderr).not.toContain('to run it as a prompt');
   });
 });
 

@@ -154,6 +154,22 @@ function shellQuote(text: string): string {
 }
 
 /**
+ * Claude Code's own commands (`claude mcp list`, `claude config get`, ...; https://code.claude.com/docs/en/cli-reference),
+ * which rein does not have, with what to use instead: a script that runs one gets that, not a
+ * suggestion to send the words to the model.
+ */
+const CLAUDE_SUBCOMMANDS: Readonly<Record<string, string>> = Object.freeze({
+  mcp: 'MCP servers come from --mcp-config, the project\'s .mcp.json (when a settings file approves it) and the preset\'s mcpServers; `rein -p --output-format stream-json` lists them with their status in its init line',
+  config: 'rein reads Claude Code\'s settings files as they are; `rein preset print --origins` shows every value and where it came from',
+  doctor: '`rein preset validate FILE` checks a preset, and `rein preset print --origins` shows what a run gets',
+  update: 'rein is an npm package: npm install -g rein@latest',
+  install: 'rein is an npm package: npm install -g rein',
+  'setup-token': 'rein reads ANTHROPIC_API_KEY, or ANTHROPIC_AUTH_TOKEN for a gateway',
+  plugin: 'rein plugins are listed in the preset (`plugins:`); `rein hooks` shows what each taps',
+  agents: 'subagents are presets (`subagents:`) or .claude/agents/*.md files',
+});
+
+/**
  * `rein -p` with the words before the first flag as the prompt and the flags after it as they were
  * (`rein "fix it" --model opus` → `rein -p 'fix it' --model opus`).
  */
@@ -208,7 +224,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (e.code?.startsWith('commander.')) {
       // `claude "fix the test"` is Claude Code's interactive habit; rein is headless: say how to run it.
-      if (e.code === 'commander.unknownCommand') process.stderr.write(`rein: to run it as a prompt: ${promptHint(argv)}\n`);
+      if (e.code === 'commander.unknownCommand') {
+        const claude = CLAUDE_SUBCOMMANDS[argv[0]!];
+        process.stderr.write(claude ? `rein: \`claude ${argv[0]}\` is a Claude Code command that rein does not have: ${claude}\n` : `rein: to run it as a prompt: ${promptHint(argv)}\n`);
+      }
       process.exitCode = EXIT.BAD_INPUT;
       return;
     }

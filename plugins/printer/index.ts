@@ -26,7 +26,14 @@ export const printerOptions = z.object({
   verbose: z.boolean().default(false).register(z.globalRegistry, { description: 'text only: print tool calls and `info` notices to stderr as they happen (`--verbose`); warnings and errors are always printed.' }),
   /** text only: print the usage and cache report to stderr at the end. */
   usageReport: z.boolean().default(true).register(z.globalRegistry, { description: 'text only: print the usage and cache report to stderr at the end.' }),
-}).strict();
+}).strict().superRefine((o, ctx) => {
+  // As `claude -p` refuses them: an option that only adds stream-json lines would otherwise be
+  // dropped without a word in the text and json formats.
+  if (o.format === 'stream-json') return;
+  for (const [key, flag] of [['includePartialMessages', '--include-partial-messages'], ['replayUserMessages', '--replay-user-messages'], ['includeHookEvents', '--include-hook-events']] as const) {
+    if (o[key]) ctx.addIssue({ code: 'custom', path: [key], message: `${key} (${flag}) needs format stream-json (--output-format stream-json); with ${o.format} it would print nothing` });
+  }
+});
 
 let versionCache: string | undefined;
 /** rein's version, from its package.json. */

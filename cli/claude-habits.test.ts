@@ -116,6 +116,31 @@ describe("Claude Code's own commands", () => {
   });
 });
 
+describe('hooks in .claude/settings.json', () => {
+  it('a hook for a Claude Code event rein does not fire is left out with a warning; the others still run', async () => {
+    const e = await serve('ok');
+    mkdirSync(join(tmp.dir, '.claude'));
+    const settings = (events: Record<string, unknown>) => writeFileSync(join(tmp.dir, '.claude', 'settings.json'), JSON.stringify({ hooks: events }, null, 2));
+    const hook = (command: string) => [{ hooks: [{ type: 'command', command }] }];
+    settings({ PermissionDenied: hook('true'), WorktreeCreate: hook('true'), SessionEnd: hook('echo ran > ended.txt') });
+    const r = await rein(['-p', 'hi', '--preset', './agent.yaml'], { env: e });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^rein: warn: \.claude\/settings\.json:3:5: hooks\.PermissionDenied: rein does not fire PermissionDenied hooks \(a Claude Code event\); they are left out$/m);
+    expect(r.stderr).toContain('hooks.WorktreeCreate: rein does not fire WorktreeCreate hooks');
+    expect(existsSync(join(tmp.dir, 'ended.txt'))).toBe(true);
+    // A name that is no Claude Code event (a typo) and a guard rein would leave unguarded stay errors.
+    settings({ PreToolUser: hook('true') });
+    const typo = await rein(['-p', 'hi', '--preset', './agent.yaml'], { env: e });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown key "PreToolUser" in hooks');
+    settings({ PreSkillShellCommand: hook('exit 2') });
+    const guard = await rein(['-p', 'hi', '--preset', './agent.yaml'], { env: e });
+    expect(guard.code).toBe(2);
+    expect(guard.stderr).toContain('unknown key "PreSkillShellCommand" in hooks');
+    expect(sim!.requests()).toHaveLength(1);
+  });
+});
+
 describe("Claude Code's subcommands", () => {
   it('rein mcp list says rein has no such command and what to use, not to send "mcp list" to the model', async () => {
     const r = await rein(['mcp', 'list']);

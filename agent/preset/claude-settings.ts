@@ -8,7 +8,8 @@
  *            < settings:local < settings:flag < flags
  *
  * What is read, as preset keys: `permissions` (`allow`, `ask`, `deny`, `additionalDirectories`,
- * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`, see
+ * `defaultMode` → `mode`), `hooks` (command hooks; events rein does not fire are left out with a
+ * warning, CLAUDE_HOOK_EVENTS_NOT_FIRED), `env`, `model` (→ `model.name`, see
  * claudeModel), and `enableAllProjectMcpServers` / `enabledMcpjsonServers` /
  * `disabledMcpjsonServers`, which choose the servers of the project's `.mcp.json` that run (a
  * project-layer source of `mcpServers`; approvedMcpServers). Other keys (status line, attribution,
@@ -93,11 +94,26 @@ function settingsPath(path: KeyPath): KeyPath {
 const PERMISSION_KEYS = ['allow', 'ask', 'deny', 'additionalDirectories'] as const;
 
 /**
+ * Claude Code's hook events that rein does not fire (the Claude Agent SDK's `HOOK_EVENTS`, less the
+ * ones rein runs: plugins/hooks/shared/config.ts). They are about things rein does not do
+ * (worktrees, teammates, tasks, MCP elicitation, model switches, configuration changes, ...) or only
+ * observe, so a settings file written for Claude Code that has one still runs: the event is left
+ * out with a warning. Not among them, so still an error: `PreSkillShellCommand` and
+ * `UserPromptExpansion`, which guard what rein does too (a skill's commands, a `/name` prompt), and
+ * which a skipped hook would leave unguarded.
+ */
+export const CLAUDE_HOOK_EVENTS_NOT_FIRED: readonly string[] = Object.freeze([
+  'PostToolBatch', 'StopFailure', 'PreModelSwitch', 'PostModelSwitch', 'PermissionDenied', 'Setup', 'TeammateIdle',
+  'TaskCreated', 'TaskCompleted', 'Elicitation', 'ElicitationResult', 'ConfigChange', 'WorktreeCreate', 'WorktreeRemove',
+  'InstructionsLoaded', 'CwdChanged', 'FileChanged', 'DirectoryAdded', 'MessageDisplay',
+]);
+
+/**
  * A settings file's source as a preset source: the keys rein reads, renamed to preset keys, with
  * positions that point into the settings file. A value of the wrong shape is kept as it is, so the
  * preset checks report it at its line.
  */
-export function settingsAsPreset(source: PresetSource): PresetSource {
+export function settingsAsPreset(source: PresetSource, skipped?: (path: KeyPath, message: string) => void): PresetSource {
   const raw = source.value;
   const value: Record<string, unknown> = {};
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
@@ -110,7 +126,14 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
       if (p.defaultMode !== undefined) out.mode = p.defaultMode;
       if (Object.keys(out).length) value.permissions = out;
     } else if (perms !== undefined) value.permissions = perms;
-    if (s.hooks !== undefined) value.hooks = s.hooks;
+    if (s.hooks && typeof s.hooks === 'object' && !Array.isArray(s.hooks)) {
+      const hooks: Record<string, unknown> = {};
+      for (const [event, matchers] of Object.entries(s.hooks as Record<string, unknown>)) {
+        if (CLAUDE_HOOK_EVENTS_NOT_FIRED.includes(event)) skipped?.(['hooks', event], `hooks.${event}: rein does not fire ${event} hooks (a Claude Code event); they are left out`);
+        else hooks[event] = matchers;
+      }
+      value.hooks = hooks;
+    } else if (s.hooks !== undefined) value.hooks = s.hooks;
     if (s.env !== undefined) value.env = s.env;
     if (typeof s.model === 'string') {
       const model = claudeModel(s.model);

@@ -64,6 +64,12 @@ export interface ResolvedPreset {
   baseDir: string;
   /** The plugins, options validated, in load order (empty with `plugins: false`). Ready for createKernel. */
   plugins: PresetPlugin[];
+  /**
+   * What was left out of a layer with a warning instead of an error, as file:line:column
+   * diagnostics: the hooks of a Claude Code settings file for events rein does not fire
+   * (claude-settings.ts CLAUDE_HOOK_EVENTS_NOT_FIRED). createAgent reports them when the session starts.
+   */
+  warnings: PresetDiagnostic[];
 }
 
 /** The value a file contributes, with positions. */
@@ -83,6 +89,8 @@ const HOOK_COMMAND = (p: KeyPath) => p.length === 6 && p[0] === 'hooks' && p[3] 
 class Loader {
   readonly sink = new DiagnosticSink();
   readonly files: string[] = [];
+  /** What was left out of a layer without stopping the load (a Claude Code hook event rein does not fire). */
+  readonly warnings: PresetDiagnostic[] = [];
   private readonly entries = new Map<string, Promise<FileEntry | undefined>>();
   private readonly known: Set<string>;
 
@@ -133,7 +141,12 @@ class Loader {
     }
     for (const f of found) {
       if (!f.source) continue;
-      const entry = this.accept(f.mcp ? f.source : settingsAsPreset(f.source), f.baseDir);
+      const source = f.source;
+      const skipped = (path: KeyPath, message: string) => {
+        const pos = source.locate(path, 'key');
+        this.warnings.push({ file: source.file, line: pos.line, column: pos.col, key: keyPath(path), message });
+      };
+      const entry = this.accept(f.mcp ? source : settingsAsPreset(source, skipped), f.baseDir);
       if (entry) out.push({ layer: f.layer, file: f.source.file, value: entry.value, locate: entry.locate });
     }
     return out;
@@ -428,7 +441,7 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   // The agents the Task tool may start are loaded and checked now, with their parent.
   if (pruned) await validateAgentPresets(loader, agentPresetRefs(preset, plugins, baseDir, homeDir), state.origins, homeDir, new Set());
   if (loader.sink.size) throw new PresetError(loader.sink.list);
-  return { preset, origins: state.origins, files: loader.files, baseDir, plugins };
+  return { preset, origins: state.origins, files: loader.files, baseDir, plugins, warnings: loader.warnings };
 }
 
 /**

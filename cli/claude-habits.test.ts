@@ -189,6 +189,15 @@ describe('bypassPermissions', () => {
   });
 });
 
+describe('ANTHROPIC_BASE_URL on a port fetch blocks', () => {
+  it('http://127.0.0.1:6000 ends the run at once with the reason, without retries that cannot help', async () => {
+    const r = await rein(['-p', 'hi', ...BASE], { env: { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: 'http://127.0.0.1:6000' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('rein: model_error: cannot reach 127.0.0.1:6000: fetch does not connect to that port');
+    expect(r.stderr).not.toContain('retry');
+  });
+});
+
 describe('rein sim serve as ANTHROPIC_BASE_URL', () => {
   it('the echo simulator answers with the prompt, not with the context rein sends after it', async () => {
     const server = await startSimServer({ simulator: createSimulator(), port: 0 });

@@ -141,6 +141,21 @@ describe('hooks in .claude/settings.json', () => {
   });
 });
 
+describe('env in .claude/settings.json', () => {
+  it("ANTHROPIC_BASE_URL and ANTHROPIC_MODEL there get a warning that rein's own requests do not use them; other keys get none", async () => {
+    const e = await serve('one');
+    mkdirSync(join(tmp.dir, '.claude'));
+    writeFileSync(join(tmp.dir, '.claude', 'settings.json'), JSON.stringify({ env: { GREETING: 'hello', ANTHROPIC_BASE_URL: 'https://gateway.invalid', ANTHROPIC_MODEL: 'haiku' } }, null, 2));
+    const r = await rein(['-p', 'hi', '--preset', './agent.yaml'], { env: e });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('one\n');
+    expect(r.stderr).toMatch(/^rein: warn: \.claude\/settings\.json:4:5: env\.ANTHROPIC_BASE_URL: rein applies a settings file's env to the commands it runs, not to itself .*: export it in the shell$/m);
+    expect(r.stderr).toMatch(/^rein: warn: \.claude\/settings\.json:5:5: env\.ANTHROPIC_MODEL: .*or use --model/m);
+    expect(r.stderr).not.toContain('GREETING');
+    expect(sim!.requests()[0]!.body.model).toBe('claude-sonnet-4-6');
+  });
+});
+
 describe("Claude Code's subcommands", () => {
   it('rein mcp list says rein has no such command and what to use, not to send "mcp list" to the model', async () => {
     const r = await rein(['mcp', 'list']);

@@ -135,6 +135,11 @@ export function settingsAsPreset(source: PresetSource, skipped?: (path: KeyPath,
       value.hooks = hooks;
     } else if (s.hooks !== undefined) value.hooks = s.hooks;
     if (s.env !== undefined) value.env = s.env;
+    if (s.env && typeof s.env === 'object' && !Array.isArray(s.env)) {
+      for (const name of Object.keys(s.env)) {
+        if (CLAUDE_PROCESS_ENV.includes(name)) skipped?.(['env', name], `env.${name}: rein applies a settings file's env to the commands it runs, not to itself (Claude Code applies it to both), so this does not change rein's own ${name.startsWith('ANTHROPIC_') && name !== 'ANTHROPIC_MODEL' ? 'requests' : 'agent'}: export it in the shell${name === 'ANTHROPIC_MODEL' ? ', or use --model or the settings\' "model"' : ''}`);
+      }
+    }
     if (typeof s.model === 'string') {
       const model = claudeModel(s.model);
       if (model.name) value.model = model;
@@ -148,6 +153,18 @@ export function settingsAsPreset(source: PresetSource, skipped?: (path: KeyPath,
     locateInside: (path, needle) => source.locateInside(settingsPath(path), needle),
   };
 }
+
+/**
+ * Variables Claude Code reads from its own environment, which a settings file's `env` sets for it
+ * (a gateway's `ANTHROPIC_BASE_URL` and `ANTHROPIC_AUTH_TOKEN`, say). rein reads these from its
+ * process environment only: `env` in a settings file goes to the commands rein runs (Bash, hooks,
+ * MCP servers), never to rein's own client, so that a project's settings cannot send the API key
+ * elsewhere. A settings file that sets one gets a warning saying so, rather than being half obeyed.
+ */
+export const CLAUDE_PROCESS_ENV: readonly string[] = Object.freeze([
+  'ANTHROPIC_MODEL', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN',
+  'MAX_THINKING_TOKENS', 'CLAUDE_CODE_MAX_OUTPUT_TOKENS', 'DISABLE_AUTO_COMPACT', 'DISABLE_COMPACT',
+]);
 
 /** The directory relative paths in a settings file are resolved against: the project, or home. */
 export function settingsBaseDir(file: string): string {

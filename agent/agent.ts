@@ -152,6 +152,14 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     throw err;
   }
   mark('kernel created, plugins applied');
+  // What the preset loader left out (hooks for Claude Code events rein does not fire) is said once,
+  // as the session starts, where every printer shows warnings (stderr, or a stream-json notice line).
+  if (resolved.warnings.length) {
+    const { formatDiagnostic } = await import('./preset/index.js');
+    kernel.hooks.sessionStart.tap('preset', () => {
+      for (const w of resolved.warnings) kernel.emit({ type: 'notice', level: 'warn', source: 'preset', message: formatDiagnostic(w, cwd) });
+    });
+  }
   if (tracing) kernel.hooks.event.tap('startup-trace', (e) => { if (e.type === 'request') mark(`request ${e.turn} built`); });
   if (unregistered.length) {
     await kernel.close();

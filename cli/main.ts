@@ -82,7 +82,7 @@ export function buildProgram(): Command {
     .command('serve')
     .description('Serve the simulator on 127.0.0.1 (SSE and JSON /v1/messages, /v1/messages/count_tokens).')
     .option('--port <n>', 'port (0 picks a free one)', (v) => nonNegativeInt(v, '--port'), 0)
-    .option('--scenario <file>', 'scenario YAML (default: echo the last user message)')
+    .option('--scenario <file>', 'scenario YAML (default: answer with the last user text that is not a <system-reminder>, as typed)')
     .option('--log <file>', 'append every request body to this JSONL file')
     .action(async (opts) => {
       const { simServeCommand } = await import('./commands/sim.js');
@@ -106,8 +106,7 @@ function nonNegativeInt(v: string, flag: string): number {
 async function registerExtras(program: Command, argv: string[]): Promise<void> {
   const first = argv.find((a) => !a.startsWith('-'));
   // All of them when no command, `help`, or a word that is no command (its error lists them all).
-  const known = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench', 'batch', 'worker'];
-  const want = (name: string) => first === undefined || first === name || first === 'help' || !known.includes(first);
+  const want = (name: string) => first === undefined || first === name || first === 'help' || !COMMANDS.includes(first);
   if (want('preset')) (await import('./commands/preset.js')).registerPresetCommands(program);
   if (want('cache')) (await import('./commands/cache.js')).registerCacheCommands(program);
   if (want('bench')) (await import('./commands/bench.js')).registerBenchCommands(program);
@@ -135,9 +134,50 @@ function startsWithRunFlag(argv: readonly string[]): boolean {
   return !['-V', '--version', '-h', '--help'].includes(first);
 }
 
+/** The commands `rein` has; a first word that is none of them is no command. */
+const COMMANDS = ['run', 'hooks', 'sim', 'preset', 'cache', 'bench', 'batch', 'worker', 'help'];
+
+/**
+ * True for `rein "fix the test" -p` (`claude "query" -p`: Claude Code takes the prompt before
+ * `-p` too): the first word is no command and `-p` / `--print` comes later, before any `--`.
+ */
+function printAfterPrompt(argv: readonly string[]): boolean {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || COMMANDS.includes(first)) return false;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '-p' || a === '--print');
+}
+
 /** `text` as one word for a POSIX shell (single quotes). */
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Claude Code's own commands (`claude mcp list`, `claude config get`, ...; https://code.claude.com/docs/en/cli-reference),
+ * which rein does not have, with what to use instead: a script that runs one gets that, not a
+ * suggestion to send the words to the model.
+ */
+const CLAUDE_SUBCOMMANDS: Readonly<Record<string, string>> = Object.freeze({
+  mcp: 'MCP servers come from --mcp-config, the project\'s .mcp.json (when a settings file approves it) and the preset\'s mcpServers; `rein -p --output-format stream-json` lists them with their status in its init line',
+  config: 'rein reads Claude Code\'s settings files as they are; `rein preset print --origins` shows every value and where it came from',
+  doctor: '`rein preset validate FILE` checks a preset, and `rein preset print --origins` shows what a run gets',
+  update: 'rein is an npm package: npm install -g rein@latest',
+  install: 'rein is an npm package: npm install -g rein',
+  'setup-token': 'rein reads ANTHROPIC_API_KEY, or ANTHROPIC_AUTH_TOKEN for a gateway',
+  plugin: 'rein plugins are listed in the preset (`plugins:`); `rein hooks` shows what each taps',
+  agents: 'subagents are presets (`subagents:`) or .claude/agents/*.md files',
+});
+
+/**
+ * `rein -p` with the words before the first flag as the prompt and the flags after it as they were
+ * (`rein "fix it" --model opus` → `rein -p 'fix it' --model opus`).
+ */
+function promptHint(argv: readonly string[]): string {
+  const i = argv.findIndex((a) => a.startsWith('-'));
+  const words = i === -1 ? argv : argv.slice(0, i);
+  const flags = i === -1 ? [] : argv.slice(i).map((a) => (/^[\w./:=,@+-]+$/.test(a) ? a : shellQuote(a)));
+  return ['rein -p', shellQuote(words.join(' ')), ...flags].join(' ');
 }
 
 /** Runs the command line; sets process.exitCode. */
@@ -170,7 +210,7 @@ export async function main(argv: string[]): Promise<void> {
   // `rein run`'s short form of --verbose.
   if (argv.length === 1 && argv[0] === '-v') argv = ['--version'];
   // `rein -p "..."` and `rein --output-format json -p ...`: Claude Code's habit, the same as `rein run`.
-  if (startsWithRunFlag(argv)) argv = ['run', ...argv];
+  if (startsWithRunFlag(argv) || printAfterPrompt(argv)) argv = ['run', ...argv];
   const program = buildProgram();
   await registerExtras(program, argv);
   seeHelpAfterErrors(program);
@@ -184,7 +224,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (e.code?.startsWith('commander.')) {
       // `claude "fix the test"` is Claude Code's interactive habit; rein is headless: say how to run it.
-      if (e.code === 'commander.unknownCommand') process.stderr.write(`rein: to run it as a prompt: rein -p ${shellQuote(argv.join(' '))}\n`);
+      if (e.code === 'commander.unknownCommand') {
+        const claude = CLAUDE_SUBCOMMANDS[argv[0]!];
+        process.stderr.write(claude ? `rein: \`claude ${argv[0]}\` is a Claude Code command that rein does not have: ${claude}\n` : `rein: to run it as a prompt: ${promptHint(argv)}\n`);
+      }
       process.exitCode = EXIT.BAD_INPUT;
       return;
     }

@@ -82,7 +82,10 @@ export interface PermissionDenial {
   reason: string;
 }
 
-/** Everything a run emits, in order (the `event` hook sees every one; stream-json prints them). */
+/**
+ * Everything a run emits, in order (the `event` hook sees every one; stream-json prints them).
+ * `session_start.tools` are the names the model is offered: the registry through `toolDefinitions`.
+ */
 export type AgentEvent =
   | { type: 'session_start'; sessionId: string; model: string; tools: string[]; cwd: string; simulated: boolean; resumed: boolean }
   | { type: 'user_message'; message: Message }

@@ -8,7 +8,8 @@
  *            < settings:local < settings:flag < flags
  *
  * What is read, as preset keys: `permissions` (`allow`, `ask`, `deny`, `additionalDirectories`,
- * `defaultMode` → `mode`), `hooks` (command hooks), `env`, `model` (→ `model.name`, see
+ * `defaultMode` → `mode`), `hooks` (command hooks; events rein does not fire are left out with a
+ * warning, CLAUDE_HOOK_EVENTS_NOT_FIRED), `env`, `model` (→ `model.name`, see
  * claudeModel), and `enableAllProjectMcpServers` / `enabledMcpjsonServers` /
  * `disabledMcpjsonServers`, which choose the servers of the project's `.mcp.json` that run (a
  * project-layer source of `mcpServers`; approvedMcpServers). Other keys (status line, attribution,
@@ -93,11 +94,26 @@ function settingsPath(path: KeyPath): KeyPath {
 const PERMISSION_KEYS = ['allow', 'ask', 'deny', 'additionalDirectories'] as const;
 
 /**
+ * Claude Code's hook events that rein does not fire (the Claude Agent SDK's `HOOK_EVENTS`, less the
+ * ones rein runs: plugins/hooks/shared/config.ts). They are about things rein does not do
+ * (worktrees, teammates, tasks, MCP elicitation, model switches, configuration changes, ...) or only
+ * observe, so a settings file written for Claude Code that has one still runs: the event is left
+ * out with a warning. Not among them, so still an error: `PreSkillShellCommand` and
+ * `UserPromptExpansion`, which guard what rein does too (a skill's commands, a `/name` prompt), and
+ * which a skipped hook would leave unguarded.
+ */
+export const CLAUDE_HOOK_EVENTS_NOT_FIRED: readonly string[] = Object.freeze([
+  'PostToolBatch', 'StopFailure', 'PreModelSwitch', 'PostModelSwitch', 'PermissionDenied', 'Setup', 'TeammateIdle',
+  'TaskCreated', 'TaskCompleted', 'Elicitation', 'ElicitationResult', 'ConfigChange', 'WorktreeCreate', 'WorktreeRemove',
+  'InstructionsLoaded', 'CwdChanged', 'FileChanged', 'DirectoryAdded', 'MessageDisplay',
+]);
+
+/**
  * A settings file's source as a preset source: the keys rein reads, renamed to preset keys, with
  * positions that point into the settings file. A value of the wrong shape is kept as it is, so the
  * preset checks report it at its line.
  */
-export function settingsAsPreset(source: PresetSource): PresetSource {
+export function settingsAsPreset(source: PresetSource, skipped?: (path: KeyPath, message: string) => void): PresetSource {
   const raw = source.value;
   const value: Record<string, unknown> = {};
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
@@ -110,8 +126,20 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
       if (p.defaultMode !== undefined) out.mode = p.defaultMode;
       if (Object.keys(out).length) value.permissions = out;
     } else if (perms !== undefined) value.permissions = perms;
-    if (s.hooks !== undefined) value.hooks = s.hooks;
+    if (s.hooks && typeof s.hooks === 'object' && !Array.isArray(s.hooks)) {
+      const hooks: Record<string, unknown> = {};
+      for (const [event, matchers] of Object.entries(s.hooks as Record<string, unknown>)) {
+        if (CLAUDE_HOOK_EVENTS_NOT_FIRED.includes(event)) skipped?.(['hooks', event], `hooks.${event}: rein does not fire ${event} hooks (a Claude Code event); they are left out`);
+        else hooks[event] = matchers;
+      }
+      value.hooks = hooks;
+    } else if (s.hooks !== undefined) value.hooks = s.hooks;
     if (s.env !== undefined) value.env = s.env;
+    if (s.env && typeof s.env === 'object' && !Array.isArray(s.env)) {
+      for (const name of Object.keys(s.env)) {
+        if (CLAUDE_PROCESS_ENV.includes(name)) skipped?.(['env', name], `env.${name}: rein applies a settings file's env to the commands it runs, not to itself (Claude Code applies it to both), so this does not change rein's own ${name.startsWith('ANTHROPIC_') && name !== 'ANTHROPIC_MODEL' ? 'requests' : 'agent'}: export it in the shell${name === 'ANTHROPIC_MODEL' ? ', or use --model or the settings\' "model"' : ''}`);
+      }
+    }
     if (typeof s.model === 'string') {
       const model = claudeModel(s.model);
       if (model.name) value.model = model;
@@ -125,6 +153,18 @@ export function settingsAsPreset(source: PresetSource): PresetSource {
     locateInside: (path, needle) => source.locateInside(settingsPath(path), needle),
   };
 }
+
+/**
+ * Variables Claude Code reads from its own environment, which a settings file's `env` sets for it
+ * (a gateway's `ANTHROPIC_BASE_URL` and `ANTHROPIC_AUTH_TOKEN`, say). rein reads these from its
+ * process environment only: `env` in a settings file goes to the commands rein runs (Bash, hooks,
+ * MCP servers), never to rein's own client, so that a project's settings cannot send the API key
+ * elsewhere. A settings file that sets one gets a warning saying so, rather than being half obeyed.
+ */
+export const CLAUDE_PROCESS_ENV: readonly string[] = Object.freeze([
+  'ANTHROPIC_MODEL', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN',
+  'MAX_THINKING_TOKENS', 'CLAUDE_CODE_MAX_OUTPUT_TOKENS', 'DISABLE_AUTO_COMPACT', 'DISABLE_COMPACT',
+]);
 
 /** The directory relative paths in a settings file are resolved against: the project, or home. */
 export function settingsBaseDir(file: string): string {

@@ -69,6 +69,12 @@ export interface ResolvedPreset {
    * codeFiles), for the permission plugins to protect like the preset files.
    */
   code: CodeFile[];
+  /**
+   * What was left out of a layer with a warning instead of an error, as file:line:column
+   * diagnostics: the hooks of a Claude Code settings file for events rein does not fire
+   * (claude-settings.ts CLAUDE_HOOK_EVENTS_NOT_FIRED). createAgent reports them when the session starts.
+   */
+  warnings: PresetDiagnostic[];
 }
 
 /** A file (or, with `dir`, a folder and all below it) rein runs as code, and why, for messages. */
@@ -117,6 +123,8 @@ class Loader {
   readonly files: string[] = [];
   /** Plugin code of the agent presets checked with this one (validateTree): a Task agent runs it in this run. */
   readonly code: CodeFile[] = [];
+  /** What was left out of a layer without stopping the load (a Claude Code hook event rein does not fire). */
+  readonly warnings: PresetDiagnostic[] = [];
   private readonly entries = new Map<string, Promise<FileEntry | undefined>>();
   private readonly known: Set<string>;
 
@@ -167,7 +175,12 @@ class Loader {
     }
     for (const f of found) {
       if (!f.source) continue;
-      const entry = this.accept(f.mcp ? f.source : settingsAsPreset(f.source), f.baseDir);
+      const source = f.source;
+      const skipped = (path: KeyPath, message: string) => {
+        const pos = source.locate(path, 'key');
+        this.warnings.push({ file: source.file, line: pos.line, column: pos.col, key: keyPath(path), message });
+      };
+      const entry = this.accept(f.mcp ? source : settingsAsPreset(source, skipped), f.baseDir);
       if (entry) out.push({ layer: f.layer, file: f.source.file, value: entry.value, locate: entry.locate });
     }
     return out;
@@ -365,7 +378,7 @@ function checkMerged(state: MergeState, sink: DiagnosticSink): void {
   const perms = v.permissions;
   if (isPlainObject(perms) && perms.mode === 'bypassPermissions' && perms.allowBypassPermissions !== true) {
     const [file, pos] = at(['permissions', 'mode']);
-    sink.add(file, pos, 'permissions.mode', 'permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in');
+    sink.add(file, pos, 'permissions.mode', 'permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in (on the command line: --dangerously-skip-permissions, or --allow-dangerously-skip-permissions as the opt-in)');
   }
   const model = v.model;
   if (isPlainObject(model) && isPlainObject(model.thinking) && model.thinking.type === 'enabled') {
@@ -462,7 +475,7 @@ export async function loadPreset(opts: LoadPresetOptions): Promise<ResolvedPrese
   // The agents the Task tool may start are loaded and checked now, with their parent.
   if (pruned) await validateAgentPresets(loader, agentPresetRefs(preset, plugins, baseDir, homeDir), state.origins, homeDir, new Set());
   if (loader.sink.size) throw new PresetError(loader.sink.list);
-  return { preset, origins: state.origins, files: loader.files, baseDir, plugins, code: [...codeFiles(plugins, cwd), ...loader.code] };
+  return { preset, origins: state.origins, files: loader.files, baseDir, plugins, code: [...codeFiles(plugins, cwd), ...loader.code], warnings: loader.warnings };
 }
 
 /**

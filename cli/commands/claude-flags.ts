@@ -217,6 +217,38 @@ function readArgFile(flag: string, file: string, cwd: string): string {
   return readFileSync(path, 'utf8');
 }
 
+/** Claude Code's reading of a yes/no environment variable: 1, true, yes or on (any case). */
+function envTruthy(v: string | undefined): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((v ?? '').trim().toLowerCase());
+}
+
+/** A whole number of tokens from an environment variable, or an InputError naming it. */
+function envTokens(name: string, v: string, min: number): number {
+  const n = Number(v.trim());
+  if (!v.trim() || !Number.isInteger(n) || n < min) throw new InputError(`${name} must be a whole number of tokens${min > 0 ? ` of at least ${min}` : ''} (got "${v}")`);
+  return n;
+}
+
+/**
+ * Claude Code's environment variables that change the agent, read as it reads them
+ * (https://code.claude.com/docs/en/settings#environment-variables), below the flags that say the
+ * same: `MAX_THINKING_TOKENS` (a thinking budget, 0 = off; under --thinking / --max-thinking-tokens),
+ * `CLAUDE_CODE_MAX_OUTPUT_TOKENS` (`max_tokens` per request), `DISABLE_AUTO_COMPACT` and
+ * `DISABLE_COMPACT` (no automatic compaction: the `compaction/auto` plugin is switched off).
+ * Writes into the flag layer `layer`; throws InputError for a value that is no whole number.
+ */
+function claudeEnv(env: NodeJS.ProcessEnv, f: ClaudeFlagValues, layer: Record<string, any>): void {
+  const model = () => (layer.model ??= {});
+  const thinking = env.MAX_THINKING_TOKENS;
+  if (thinking !== undefined && f.thinking === undefined && f.maxThinkingTokens === undefined) {
+    const n = envTokens('MAX_THINKING_TOKENS', thinking, 0);
+    model().thinking = n === 0 ? { type: 'disabled' } : { type: 'enabled', budget_tokens: n };
+  }
+  const output = env.CLAUDE_CODE_MAX_OUTPUT_TOKENS;
+  if (output !== undefined) model().maxTokens = envTokens('CLAUDE_CODE_MAX_OUTPUT_TOKENS', output, 1);
+  if (envTruthy(env.DISABLE_AUTO_COMPACT) || envTruthy(env.DISABLE_COMPACT)) (layer.plugins ??= {})['compaction/auto'] = false;
+}
+
 /** What the flags ask for beyond the preset layer. */
 export interface FlagPlan {
   /** The command-line preset layer. */
@@ -274,6 +306,7 @@ export function flagPlan(f: ClaudeFlagValues & { layers?: boolean }, cwd: string
     else throw new InputError(`--thinking must be adaptive or disabled (got "${f.thinking}"); for a budget use --max-thinking-tokens`);
   }
   if (f.maxThinkingTokens !== undefined) at('model').thinking = f.maxThinkingTokens === 0 ? { type: 'disabled' } : { type: 'enabled', budget_tokens: f.maxThinkingTokens };
+  claudeEnv(env, f, layer);
 
   if (f.permissionMode) at('permissions').mode = f.permissionMode;
   if (f.allowDangerouslySkipPermissions) at('permissions').allowBypassPermissions = true;

@@ -96,8 +96,30 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
     const took = listTookPrompt();
     throw new InputError(took ? `no prompt: ${took.hint}` : 'no prompt: pass it after the flags (rein -p "fix the test"), or on stdin');
   }
+  const command = CLAUDE_COMMAND.exec(prompt.trim());
+  if (command) throw new InputError(`${command[1]} is a Claude Code command that rein does not run; sent as a prompt, the model would only read its name. ${COMMAND_INSTEAD[command[1]!] ?? ''}`.trimEnd());
   return prompt;
 }
+
+/**
+ * Claude Code's built-in commands that act on the session itself rather than ask the model
+ * (https://code.claude.com/docs/en/slash-commands). rein has none of them, so a prompt that is one
+ * of them alone is refused instead of being sent to the model as text. Commands that are prompts
+ * (`/init`, `/review`) and `/name` skills are not among them.
+ */
+const CLAUDE_COMMAND = /^(\/(?:compact|clear|cost|context|help|model|status|config|permissions|mcp|hooks|memory|resume|exit|login|logout|doctor))(?:\s[\s\S]*)?$/;
+
+/** What to do instead, per command. */
+const COMMAND_INSTEAD: Record<string, string> = {
+  '/compact': 'rein compacts on its own as the context fills (the compaction/auto plugin; `triggerRatio` sets when); in a program, `agent.kernel.compact(instructions)` compacts now.',
+  '/clear': 'a run without --continue or --resume starts a new session.',
+  '/cost': 'the cost is in the result (`total_cost_usd` with --output-format json) and on stderr after a text run; `rein cache explain TRANSCRIPT` breaks it down.',
+  '/context': '`rein cache explain TRANSCRIPT` shows what each request held and cost.',
+  '/model': 'choose the model with --model.',
+  '/resume': 'resume with --resume ID or --continue.',
+  '/mcp': 'MCP servers come from --mcp-config, .mcp.json and the preset; the stream-json init line lists them with their status.',
+  '/hooks': '`rein hooks` lists the hooks and what is tapped into them.',
+};
 
 /**
  * True when stdin is the null device (`</dev/null`, and what a parent that ignores the child's

@@ -199,7 +199,10 @@ class Run {
 
   async loop(): Promise<RunResult> {
     const { kernel, state, input, transcript, ctx0 } = this;
-    kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: kernel.tools.names(), cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
+    // The tools the model is offered: the registry through `toolDefinitions`, so a tool a plugin
+    // leaves out of the request (a bare name in `permissions.deny`) is not announced either.
+    const offered = kernel.hooks.toolDefinitions.call(kernel.tools.definitions(), ctx0).map((t) => t.name);
+    kernel.emit({ type: 'session_start', sessionId: kernel.sessionId, model: state.model, tools: offered, cwd: kernel.cwd, simulated: kernel.client.kind === 'simulator', resumed: kernel.resumed });
     for (const d of transcript.damaged) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}:${d.line}: ${d.problem}; the line was skipped` });
     for (const r of transcript.repairs) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${r}` });
     for (const n of transcript.notices ?? []) kernel.emit({ type: 'notice', level: 'warn', source: 'session', message: `${transcript.file}: ${n}` });

@@ -351,9 +351,10 @@ export function toModelError(err: unknown, aborted: boolean, host?: string, prox
     const code = systemCode(err);
     const tls = code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(code);
     const words = code ? (CONNECTION_WORDS[code] ?? (tls ? `the TLS certificate was not accepted: ${innermost(err)}` : undefined)) : undefined;
-    // fetch refuses the ports the Fetch standard blocks (9, 25, 6000, ...) before connecting.
+    // fetch refuses the ports the Fetch standard blocks (9, 25, 6000, ...) before connecting, every
+    // time: retrying cannot help (shouldRetry false), so the run ends at once with the reason.
     if (innermost(err) === 'bad port' && host) {
-      return new ModelRequestError({ kind: 'connection', message: `cannot reach ${host}: fetch does not connect to that port (a port the Fetch standard blocks, https://fetch.spec.whatwg.org/#port-blocking)`, host }, { cause: err });
+      return new ModelRequestError({ kind: 'connection', message: `cannot reach ${host}: fetch does not connect to that port (a port the Fetch standard blocks, https://fetch.spec.whatwg.org/#port-blocking)`, host, shouldRetry: false }, { cause: err });
     }
     const proxy = proxies.length ? failedProxy(err, proxies) : undefined;
     const where = proxy ? `the proxy ${proxy} (for ${host})` : host;

@@ -26,7 +26,14 @@ export const printerOptions = z.object({
   verbose: z.boolean().default(false).register(z.globalRegistry, { description: 'text only: print tool calls and `info` notices to stderr as they happen (`--verbose`); warnings and errors are always printed.' }),
   /** text only: print the usage and cache report to stderr at the end. */
   usageReport: z.boolean().default(true).register(z.globalRegistry, { description: 'text only: print the usage and cache report to stderr at the end.' }),
-}).strict();
+}).strict().superRefine((o, ctx) => {
+  // As `claude -p` refuses them: an option that only adds stream-json lines would otherwise be
+  // dropped without a word in the text and json formats.
+  if (o.format === 'stream-json') return;
+  for (const [key, flag] of [['includePartialMessages', '--include-partial-messages'], ['replayUserMessages', '--replay-user-messages'], ['includeHookEvents', '--include-hook-events']] as const) {
+    if (o[key]) ctx.addIssue({ code: 'custom', path: [key], message: `${key} (${flag}) needs format stream-json (--output-format stream-json); with ${o.format} it would print nothing` });
+  }
+});
 
 let versionCache: string | undefined;
 /** rein's version, from its package.json. */
@@ -39,12 +46,23 @@ function reinVersion(): string {
   return versionCache;
 }
 
+/**
+ * Every configured MCP server with its status (`connected` or `failed`), as `tools/mcp` records
+ * them in kernel state (read by key: plugins do not import each other); without that plugin, the
+ * servers that registered a tool (`mcp__<server>__<tool>`), as connected.
+ */
+const mcpState = createKernelState('tools/mcp', () => ({ servers: [] as { name: string; status: string }[] }));
+function mcpServerStatuses(kernel: Kernel): { name: string; status: string }[] {
+  const known = mcpState(kernel).servers;
+  if (known.length) return known.map((s) => ({ name: s.name, status: s.status }));
+  return [...new Set(kernel.tools.names().filter((n) => n.startsWith('mcp__')).map((n) => n.split('__')[1]!))].map((name) => ({ name, status: 'connected' }));
+}
+
 /** What the init line and results say about a kernel's session. */
 function sessionInfo(kernel: Kernel): SessionInfo {
   return {
     permissionMode: () => permissionState(kernel).context?.mode ?? (kernel.preset.permissions as { mode?: string } | undefined)?.mode ?? 'default',
-    // Servers with at least one registered tool (`mcp__<server>__<tool>`).
-    mcpServers: () => [...new Set(kernel.tools.names().filter((n) => n.startsWith('mcp__')).map((n) => n.split('__')[1]!))].map((name) => ({ name, status: 'connected' })),
+    mcpServers: () => mcpServerStatuses(kernel),
     agents: () => Object.keys((kernel.preset.subagents as Record<string, unknown> | undefined) ?? {}),
     limits: () => ({ contextWindow: kernel.preset.model?.contextWindow ?? 200_000, maxOutputTokens: kernel.preset.model?.maxTokens ?? DEFAULT_MAX_TOKENS }),
     apiKeySource: process.env.ANTHROPIC_API_KEY ? 'ANTHROPIC_API_KEY' : 'none',

@@ -18,7 +18,7 @@ const EXPECTED: Record<string, string[]> = {
     "base-with-typo.yaml:3:1: unknown key \"permisions\" at the top level; did you mean \"permissions\"?",
   ],
   "bypass-without-optin.yaml": [
-    "bypass-without-optin.yaml:2:9: permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in",
+    "bypass-without-optin.yaml:2:9: permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in (on the command line: --dangerously-skip-permissions, or --allow-dangerously-skip-permissions as the opt-in)",
   ],
   "enum-effort.yaml": [
     "enum-effort.yaml:2:11: model.effort: \"highest\" is not one of low, medium, high, max",
@@ -189,7 +189,7 @@ const EXPECTED: Record<string, string[]> = {
     "trap-unknown-tag.yaml:2:14: YAML: unknown tag: tag:yaml.org,2002:js/function; presets use plain YAML values",
   ],
   "trap-yes-no.yaml": [
-    "trap-yes-no.yaml:2:9: permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in",
+    "trap-yes-no.yaml:2:9: permissions.mode: bypassPermissions skips every permission check; it also needs permissions.allowBypassPermissions: true, as an explicit opt-in (on the command line: --dangerously-skip-permissions, or --allow-dangerously-skip-permissions as the opt-in)",
     "trap-yes-no.yaml:3:27: permissions.allowBypassPermissions: expected true or false, got a string (\"yes\"); YAML 1.2 reads yes/no/on/off as strings, write true or false",
   ],
   "type-empty-value.yaml": [

@@ -5,7 +5,7 @@
  * built-in tools. A server that fails to start is reported (a warning when the session starts, and
  * `mcpServers(kernel)`), and the others keep working. Connections close with `kernel.close()`.
  */
-import { definePlugin, type Kernel } from '../../../kernel/index.js';
+import { createKernelState, definePlugin, type Kernel } from '../../../kernel/index.js';
 import { mcpOptions } from './config.js';
 import { connectServer, connectTransport, type Connected } from './connect.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -26,11 +26,16 @@ export interface McpServerStatus {
   tools: string[];
 }
 
-const statuses = new WeakMap<Kernel, McpServerStatus[]>();
+/**
+ * The configured servers and how each fared, in kernel state under this plugin's name so that
+ * other plugins read it without importing this one (the printer's `system/init` line lists every
+ * server with its status, a failed one included, as Claude Code's does).
+ */
+const mcpState = createKernelState('tools/mcp', () => ({ servers: [] as McpServerStatus[] }));
 
 /** The MCP servers of a kernel and how each fared. */
 export function mcpServers(kernel: Kernel): readonly McpServerStatus[] {
-  return statuses.get(kernel) ?? [];
+  return mcpState(kernel).servers;
 }
 
 /** Registers a connected server's tools (`mcp__<server>__<tool>`) and closes it with the kernel. */
@@ -60,8 +65,8 @@ function registerServer(kernel: Kernel, name: string, { client, tools }: Connect
 export async function addMcpServer(kernel: Kernel, name: string, make: () => Transport, opts: { connectTimeoutMs?: number; callTimeoutMs?: number } = {}): Promise<McpServerStatus> {
   const connected = await connectTransport(name, make, { timeoutMs: opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, version: '0.1.0' });
   const status = registerServer(kernel, name, connected, opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
-  const list = statuses.get(kernel) ?? [];
-  statuses.set(kernel, [...list, status]);
+  const state = mcpState(kernel);
+  state.servers = [...state.servers, status];
   return status;
 }
 
@@ -71,7 +76,7 @@ export default definePlugin({
   options: mcpOptions,
   async apply(kernel, options) {
     const list: McpServerStatus[] = [];
-    statuses.set(kernel, list);
+    mcpState(kernel).servers = list;
     const entries = Object.entries(options.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const settled = await Promise.allSettled(entries.map(([name, cfg]) => connectServer(name, cfg, { cwd: kernel.cwd, timeoutMs: options.connectTimeoutMs, version: '0.1.0', env: 'command' in cfg ? subprocessEnv(kernel, { kind: 'mcp', name }, cfg.env) : {} })));
     settled.forEach((s, i) => {

@@ -147,11 +147,43 @@ interface CounterMemos {
   content: Map<string, BlockFacts>;
   /** Characters of keys in `content`. */
   contentChars: number;
+  /** The counter's token functions by place, made once per counter (see TokenFns). */
+  fns: TokenFns;
+}
+
+/**
+ * Tokens of a block by its place: a tool definition, a system block, the first block of a message
+ * (with the per-message constant) or a later one, and a tool_result that expands deferred tools
+ * (its own tokens plus each definition it expands). One set per counter, not one per request: V8
+ * drops the optimised code of closures made afresh on every call at each full garbage collection.
+ */
+interface TokenFns {
+  tool: (b: unknown) => number;
+  system: (b: unknown) => number;
+  first: (b: unknown) => number;
+  later: (b: unknown) => number;
+  expandedFirst: (b: unknown) => number;
+  expandedLater: (b: unknown) => number;
+}
+
+function tokenFns(counter: TokenCounter): TokenFns {
+  const expanded = (b: unknown, first: boolean) => {
+    const e = b as Expanded;
+    return counter.block(e[EXPANDS].block, first) + e[EXPANDS].definitions.reduce((n, d) => n + counter.tool(d), 0);
+  };
+  return {
+    tool: (t) => counter.tool(t),
+    system: (b) => counter.block(b, false),
+    first: (b) => counter.block(b, true),
+    later: (b) => counter.block(b, false),
+    expandedFirst: (b) => expanded(b, true),
+    expandedLater: (b) => expanded(b, false),
+  };
 }
 
 function memosOf(counter: TokenCounter): CounterMemos {
   let m = memos.get(counter);
-  if (!m) { m = { first: new WeakMap(), later: new WeakMap(), content: new Map(), contentChars: 0 }; memos.set(counter, m); }
+  if (!m) { m = { first: new WeakMap(), later: new WeakMap(), content: new Map(), contentChars: 0, fns: tokenFns(counter) }; memos.set(counter, m); }
   return m;
 }
 
@@ -294,56 +326,39 @@ class ChainState {
 const LEVEL_CODE = { tools: 1, system: 2, messages: 3 } as const;
 
 /**
- * Builds the hashed prefix of a request and its breakpoints.
- *
- * The hash chain starts from the model id (a model switch misses everything) and mixes
- * `tool_choice` and `thinking` in before the first message block (changing them invalidates the
- * messages level only, as the prompt-caching docs' invalidation table says). Each block adds its
- * level, its message's index and role, and the SHA-1 of its JSON without `cache_control` markers.
- *
- * Tokens come from `counter` (rein's byte estimate by default); the first block of each message
- * carries the counter's per-message constant.
- *
- * Throws SimulatorApiError (400) for: more than 4 breakpoints, a malformed `cache_control`, a
- * 1-hour breakpoint after a 5-minute one.
+ * The state of one prefix being built, and `push`, which adds a block to it. A class rather than
+ * closures inside buildPrefix: those were made afresh for every request, and V8 drops the
+ * optimised code of such closures at each full garbage collection and compiles them again.
  */
-export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, counter: TokenCounter = BYTE_COUNTER): PromptPrefix {
-  const counterMemos = memosOf(counter);
-  const toolTokens = (t: unknown) => counter.tool(t);
-  const systemTokens = (b: unknown) => counter.block(b, false);
-  const firstTokens = (b: unknown) => counter.block(b, true);
-  const laterTokens = (b: unknown) => counter.block(b, false);
-  // A tool_result that references deferred tools: its own tokens plus each definition it expands.
-  const expandedTokens = (b: unknown, first: boolean) => {
-    const e = b as Expanded;
-    return counter.block(e[EXPANDS].block, first) + e[EXPANDS].definitions.reduce((n, d) => n + counter.tool(d), 0);
-  };
-  const expandedFirst = (b: unknown) => expandedTokens(b, true);
-  const expandedLater = (b: unknown) => expandedTokens(b, false);
-  const blocks: PrefixBlock[] = [];
-  const byBlock = new Map<number, Breakpoint>();
-  const explicit: Array<{ block: number; ttl: CacheTtl }> = [];
-  const firstBlock: number[] = [];
-  let explicitCount = 0;
-  const seed = factsOf(`model:${request.model}`, 0);
-  // The chain's two lanes and the running token total, as fields of one object rather than
-  // variables of this function: `push` (a closure) assigns them per block, and a number that is not
-  // a small integer (most lane values) written to a closure's variable is a new heap box each time,
-  // where a field that holds doubles is updated in place.
-  const chain = new ChainState(seed.d0, seed.d1);
-  const params = `${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`;
-  // While the chain is in step with the previous request's prefix (same model, same blocks so far),
-  // an entry whose block has the same place and digest is the previous entry: a growing
-  // conversation only chains its new blocks. The block need not be the same object: a marked copy
-  // of an unchanged block (the last tool, the static system block) keeps the chain in step, so the
-  // whole history after it is reused instead of chained again.
-  const prev = previous && previous.model === request.model ? previous.blocks : undefined;
-  let inStep = prev !== undefined;
-  const push = (level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number) => {
+class PrefixBuilder {
+  readonly blocks: PrefixBlock[] = [];
+  readonly byBlock = new Map<number, Breakpoint>();
+  readonly explicit: Array<{ block: number; ttl: CacheTtl }> = [];
+  readonly firstBlock: number[] = [];
+  explicitCount = 0;
+  inStep: boolean;
+
+  constructor(
+    readonly memos: CounterMemos,
+    /** The previous prefix's entries, when it was built for the same model. */
+    readonly prev: readonly PrefixBlock[] | undefined,
+    /**
+     * The chain's two lanes and the running token total, as fields of one object: a number that
+     * is not a small integer (most lane values) written to a closure's or a function's variable
+     * is a new heap box each time, where a field that holds doubles is updated in place.
+     */
+    readonly chain: ChainState,
+  ) {
+    this.inStep = prev !== undefined;
+  }
+
+  push(level: BlockPosition['level'], index: number, blockIndex: number, block: unknown, tokensOf: (b: unknown) => number, roleBit: number): void {
+    const { blocks, prev, chain, memos: counterMemos } = this;
+    const fns = counterMemos.fns;
     const tag = (LEVEL_CODE[level] | (roleBit << 2) | (index << 3)) >>> 0;
     const i = blocks.length;
-    const kind: BlockKind = tokensOf === toolTokens ? 't' : tokensOf === firstTokens || tokensOf === expandedFirst ? 'f' : 'l';
-    const old = inStep ? prev![i] : undefined;
+    const kind: BlockKind = tokensOf === fns.tool ? 't' : tokensOf === fns.first || tokensOf === fns.expandedFirst ? 'f' : 'l';
+    const old = this.inStep ? prev![i] : undefined;
     // In step with the previous request, another object with the same JSON as the block at its
     // place needs no digest, only a walk of both: a body parsed from HTTP has new objects every
     // time. (The same object goes through the memo, which sees a field replaced in place.)
@@ -361,7 +376,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
       chain.h2 = old.lane2;
       chain.sum = old.prefixTokens;
     } else {
-      inStep = false;
+      this.inStep = false;
       const f = facts ?? blockFacts(counterMemos, kind, block, tokensOf);
       const h1 = (chain.h1 = fmix(mix(mix(mix(chain.h1, f.d0), f.d1), tag)));
       const h2 = (chain.h2 = fmix(mix(mix(mix(chain.h2, f.d2), f.d3), tag ^ 0x5bd1e995)));
@@ -374,11 +389,40 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     }
     const ttl = blockTtl(block, blocks[i]!);
     if (ttl) {
-      explicitCount++;
-      byBlock.set(i, { block: i, ttl, automatic: false });
-      explicit.push({ block: i, ttl });
+      this.explicitCount++;
+      this.byBlock.set(i, { block: i, ttl, automatic: false });
+      this.explicit.push({ block: i, ttl });
     }
-  };
+  }
+}
+
+/**
+ * Builds the hashed prefix of a request and its breakpoints.
+ *
+ * The hash chain starts from the model id (a model switch misses everything) and mixes
+ * `tool_choice` and `thinking` in before the first message block (changing them invalidates the
+ * messages level only, as the prompt-caching docs' invalidation table says). Each block adds its
+ * level, its message's index and role, and the SHA-1 of its JSON without `cache_control` markers.
+ *
+ * Tokens come from `counter` (rein's byte estimate by default); the first block of each message
+ * carries the counter's per-message constant.
+ *
+ * Throws SimulatorApiError (400) for: more than 4 breakpoints, a malformed `cache_control`, a
+ * 1-hour breakpoint after a 5-minute one.
+ */
+export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, counter: TokenCounter = BYTE_COUNTER): PromptPrefix {
+  const counterMemos = memosOf(counter);
+  const { tool: toolTokens, system: systemTokens, first: firstTokens, later: laterTokens, expandedFirst, expandedLater } = counterMemos.fns;
+  const seed = factsOf(`model:${request.model}`, 0);
+  const params = `${JSON.stringify(request.tool_choice ?? null)}|${JSON.stringify(request.thinking ?? null)}`;
+  // While the chain is in step with the previous request's prefix (same model, same blocks so far),
+  // an entry whose block has the same place and digest is the previous entry: a growing
+  // conversation only chains its new blocks. The block need not be the same object: a marked copy
+  // of an unchanged block (the last tool, the static system block) keeps the chain in step, so the
+  // whole history after it is reused instead of chained again.
+  const pb = new PrefixBuilder(counterMemos, previous && previous.model === request.model ? previous.blocks : undefined, new ChainState(seed.d0, seed.d1));
+  const { blocks, byBlock, explicit, firstBlock, chain } = pb;
+  const prev = pb.prev;
   // Deferred tools (`defer_loading: true`) are not part of the prefix: the API expands a deferred
   // definition where a `tool_reference` block in a `tool_result` names it, so finding a tool
   // appends to the conversation and leaves the cached prefix as it was.
@@ -386,15 +430,15 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const deferredSet = deferredTools(request.tools);
   const deferred = deferredSet.byName;
   const tools = request.tools ?? [];
-  for (let i = 0; i < tools.length; i++) if (!isDeferred(tools[i])) push('tools', i, 0, tools[i], toolTokens, 0);
+  for (let i = 0; i < tools.length; i++) if (!isDeferred(tools[i])) pb.push('tools', i, 0, tools[i], toolTokens, 0);
   const system = request.system;
   if (typeof system === 'string') {
-    if (system.length > 0) push('system', 0, 0, system, systemTokens, 0);
+    if (system.length > 0) pb.push('system', 0, 0, system, systemTokens, 0);
   } else if (system) {
-    for (let i = 0; i < system.length; i++) push('system', i, 0, system[i], systemTokens, 0);
+    for (let i = 0; i < system.length; i++) pb.push('system', i, 0, system[i], systemTokens, 0);
   }
   if (request.messages.length) {
-    if (inStep && previous!.params !== params) inStep = false;
+    if (pb.inStep && previous!.params !== params) pb.inStep = false;
     // When the first message block is reused, push() takes its lanes and this mix is overwritten.
     const p = factsOf(`params:${params}`, 0);
     chain.h1 = fmix(mix(mix(chain.h1, p.d0), p.d1));
@@ -408,7 +452,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
   const before = previous ? extras.get(previous) : undefined;
   if (previous && before) extras.delete(previous);
   // Deferred definitions expand inside message blocks: the same set expands them the same way.
-  if (inStep && before && before.firstBlock[0] === blocks.length && sameDeferred(before.deferred, deferredSet)) {
+  if (pb.inStep && before && before.firstBlock[0] === blocks.length && sameDeferred(before.deferred, deferredSet)) {
     from = sealedSharedLength(messages, before.messages);
     const start = blocks.length;
     const end = before.firstBlock[from]!;
@@ -416,7 +460,7 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     for (let j = start; j < end; j++) blocks.push(prev![j]!);
     for (const e of before.explicit) {
       if (e.block < start || e.block >= end) continue;
-      explicitCount++;
+      pb.explicitCount++;
       byBlock.set(e.block, { block: e.block, ttl: e.ttl, automatic: false });
       explicit.push(e);
     }
@@ -434,18 +478,18 @@ export function buildPrefix(request: PrefixRequest, previous?: PromptPrefix, cou
     firstBlock.push(blocks.length);
     const roleBit = m.role === 'assistant' ? 1 : 0;
     const content = m.content;
-    if (typeof content === 'string') push('messages', i, 0, content, firstTokens, roleBit);
+    if (typeof content === 'string') pb.push('messages', i, 0, content, firstTokens, roleBit);
     else {
       for (let j = 0; j < content.length; j++) {
         const b = content[j];
         const expanded = deferred.size ? expandReferences(b, deferred) : undefined;
-        if (expanded) push('messages', i, j, expanded, j === 0 ? expandedFirst : expandedLater, roleBit);
-        else push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit);
+        if (expanded) pb.push('messages', i, j, expanded, j === 0 ? expandedFirst : expandedLater, roleBit);
+        else pb.push('messages', i, j, b, j === 0 ? firstTokens : laterTokens, roleBit);
       }
     }
   }
   firstBlock.push(blocks.length);
-  let count = explicitCount;
+  let count = pb.explicitCount;
   const autoTtl = request.cache_control == null ? undefined : readCacheControl(request.cache_control, 'request');
   if (autoTtl) {
     count++;

@@ -7,7 +7,8 @@
 import Table from 'cli-table3';
 import type { TopLevelSpec } from 'vega-lite';
 import { RECORDED, type BenchReport, type WorkloadReport } from './model.js';
-import { fmtTokens, wrapName } from './table.js';
+import { fmtTokens, MAX_WIDTH } from './table.js';
+import { fitColumns } from './columns.js';
 
 /** One preset's point of the cost/recall chart. */
 export interface CostRecallPoint {
@@ -102,19 +103,18 @@ export function fmtRecall(x: number | null | undefined): string {
   return `${(Math.floor(x * 1000 + 1e-9) / 10).toFixed(1)}%`;
 }
 
-/** The stdout table (97 columns): one row per preset, cheapest closed-loop cost first. */
+/** The stdout table (at most MAX_WIDTH columns): one row per preset, cheapest closed-loop cost first. */
 export function recallTable(report: BenchReport, color = false): string {
   const pts = new Map(costRecallPoints(report).map((p) => [p.preset, p]));
   const order = [...report.ranking].sort((a, b) => report.totals[a]!.closedLoopCostUsd - report.totals[b]!.closedLoopCostUsd);
   if (!order.some((p) => report.totals[p]!.recall !== null && report.totals[p]!.recall !== undefined)) return '';
-  const t = new Table({
-    head: ['preset', 'cost $', 'closed $', 'recall', 'front', 'compact.', 'clear.', 'peak ctx'],
-    colWidths: [26, 9, 10, 8, 7, 10, 8, 10], style: color ? {} : { head: [], border: [] },
-  });
-  for (const p of order) {
+  const rows = order.map((p) => {
     const s = report.totals[p]!;
-    t.push([wrapName(p, 24), usd(s.costUsd), usd(s.closedLoopCostUsd), fmtRecall(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)]);
-  }
+    return [p, usd(s.costUsd), usd(s.closedLoopCostUsd), fmtRecall(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)];
+  });
+  const fit = fitColumns(['preset', 'cost $', 'closed $', 'recall', 'front', 'compact.', 'clear.', 'peak ctx'], rows, { maxWidth: MAX_WIDTH, minName: 14, maxName: 30 });
+  const t = new Table({ head: fit.head, colWidths: fit.colWidths, style: color ? {} : { head: [], border: [] } });
+  for (const r of fit.rows) t.push(r);
   return `Cost at equal recall (closed loop = cost + re-fetching lost facts; front = Pareto front):\n${t.toString()}`;
 }
 

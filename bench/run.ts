@@ -93,6 +93,7 @@ export function toRun(r: ReplayResult, source: string): RunReport {
     preset: r.preset, source, model: r.model, summary: r.summary, requests: r.requests, compactions: r.compactions,
     skippedSteps: r.skippedSteps, ...(r.incomplete ? { incomplete: r.incomplete } : {}), syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
     problems: r.problems, durationMs: r.durationMs, ...(r.mimic ? { mimic: r.mimic } : {}), ...(r.children?.length ? { children: r.children } : {}),
+    ...(r.strategies.length ? { strategies: r.strategies } : {}),
   };
 }
 

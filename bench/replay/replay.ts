@@ -36,6 +36,7 @@ import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 import { LiveChildren, type LiveChildRun } from './children.js';
 import { RowSpill } from './spill.js';
+import { strategyActivity, type StrategyActivity } from './activity.js';
 import { gitState } from '../../plugins/system-prompt/user-context.js';
 
 /**
@@ -120,6 +121,8 @@ export interface ReplayResult {
   mimic?: { client: MimicClient; sizes: MimicPlan['sizes']; source: string };
   /** The workload's live children (children.ts), each beside the parent request that started it. */
   children?: LiveChildRun[];
+  /** The preset's strategy plugins and how often each acted (activity.ts). */
+  strategies: StrategyActivity[];
 }
 
 const MAX_PROBLEMS = 20;
@@ -372,6 +375,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     events: events.filter((e) => e.kind !== 'restart' || plan),
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
     ...(live ? { children: live.results() } : {}),
+    strategies: strategyActivity(preset.plugins, kernelPreset, requests, compactions),
   };
 }
 

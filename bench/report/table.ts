@@ -166,6 +166,8 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   const out: string[] = [];
   out.push(`rein bench: ${report.workloads.length} workload${report.workloads.length === 1 ? '' : 's'} (${requests} recorded requests) × ${report.presets.length} preset${report.presets.length === 1 ? '' : 's'}. Costs are simulated by rein's prompt-cache simulator.`);
   out.push(totalsTable(report, color));
+  const idle = idleLines(report);
+  if (idle) out.push(idle);
   out.push(recallTable(report, color));
   const fidelity = fidelityLines(report, color);
   if (fidelity) out.push(fidelity);
@@ -179,6 +181,16 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   out.push(notes(report).map((n) => `- ${n}`).join('\n'));
   out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);
   return out.filter(Boolean).map(wrap).join('\n\n');
+}
+
+/**
+ * Per preset, its strategies that never acted on the ranked workloads, with why: such a preset
+ * costs what it would without them, so two presets that differ only there rank equal.
+ */
+export function idleLines(report: BenchReport): string {
+  const entries = Object.entries(report.idleStrategies ?? {}).filter(([, why]) => why.length);
+  if (!entries.length) return '';
+  return ['Strategies that never acted on the ranked workloads (the preset costs what it would without them):', ...entries.flatMap(([preset, why]) => why.map((w) => `- ${preset}: ${w}`))].join('\n');
 }
 
 /** Reasons load.ts gives for files left out by design, not for lack of a readable session. */

@@ -16,6 +16,7 @@ import { fmtTokens, TINY_WORKLOAD_REQUESTS } from './table.js';
 import { RECORDED, unrankedDetail, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 import { costRecallPoints, costRecallSpec, recallHtmlTable, recallOverTimeSpec } from './recall.js';
 import { firstRequestText } from './subagents.js';
+import { withPointLabels, type PointLabels } from './labels.js';
 
 /** Token classes drawn, in stack order (bottom first), with their colours. */
 export const TOKEN_CLASSES = [
@@ -35,7 +36,8 @@ function esc(s: string): string {
 
 /** Renders a Vega-Lite spec to an SVG string. Throws when the spec does not compile. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const compiled = compile(spec).spec;
+  const labels = (spec.usermeta as { labels?: PointLabels } | undefined)?.labels;
+  const compiled = labels ? withPointLabels(compile(spec).spec, labels) : compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
     return await view.toSVG();

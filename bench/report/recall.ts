@@ -6,6 +6,7 @@
  */
 import Table from 'cli-table3';
 import type { TopLevelSpec } from 'vega-lite';
+import type { PointLabels } from './labels.js';
 import { RECORDED, type BenchReport, type WorkloadReport } from './model.js';
 import { fmtTokens, MAX_WIDTH } from './table.js';
 import { fitColumns } from './columns.js';
@@ -40,18 +41,21 @@ export function costRecallPoints(report: BenchReport): CostRecallPoint[] {
 /** The Vega-Lite spec of closed-loop cost against recall, one point per preset, the front joined by a line. */
 export function costRecallSpec(report: BenchReport): TopLevelSpec {
   const values = costRecallPoints(report).map((p) => ({ ...p, where: p.front ? 'on the Pareto front' : 'dominated' }));
+  // The scales keep the points off the plot's edges (padding, px), so their labels have room on every side.
   const front = values.filter((v) => v.front).sort((a, b) => a.closedLoopCostUsd - b.closedLoopCostUsd);
-  const x = { field: 'closedLoopCostUsd', type: 'quantitative', title: 'closed-loop cost (USD, with re-fetches)', scale: { zero: false } } as const;
-  const y = { field: 'recall', type: 'quantitative', title: 'needed-later recall', scale: { zero: false } } as const;
+  const x = { field: 'closedLoopCostUsd', type: 'quantitative', title: 'closed-loop cost (USD, with re-fetches)', scale: { zero: false, padding: 40 } } as const;
+  const y = { field: 'recall', type: 'quantitative', title: 'needed-later recall', scale: { zero: false, padding: 24 } } as const;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: 'Cost against recall (up and left is better)',
     width: 520, height: 320,
     layer: [
-      { data: { values: front }, mark: { type: 'line', color: '#a33', strokeDash: [4, 3] }, encoding: { x, y } },
-      { data: { values }, mark: { type: 'point', filled: true, size: 90 }, encoding: { x, y, shape: { field: 'where', type: 'nominal', title: null }, color: { field: 'preset', type: 'nominal' } } },
-      { data: { values }, mark: { type: 'text', align: 'left', dx: 8, dy: -6, fontSize: 11 }, encoding: { x, y, text: { field: 'preset', type: 'nominal' } } },
+      { name: 'front', data: { values: front }, mark: { type: 'line', color: '#a33', strokeDash: [4, 3] }, encoding: { x, y } },
+      { name: 'presets', data: { values }, mark: { type: 'point', filled: true, size: 90 }, encoding: { x, y, shape: { field: 'where', type: 'nominal', title: null }, color: { field: 'preset', type: 'nominal' } } },
     ],
+    // Each point's preset name, placed by Vega's label transform so that presets with equal or
+    // close points get their labels side by side instead of on top of each other (renderSvg).
+    usermeta: { labels: { layer: 'presets', field: 'preset' } satisfies PointLabels },
   } as TopLevelSpec;
 }
 

@@ -136,8 +136,9 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
  * cannot be made or written. Creates the missing parent folders. Throws InputError naming the flag.
  */
 export async function checkOutputs(flags: { json?: string; html?: string }): Promise<void> {
+  if (flags.json === '-' && flags.html === '-') throw new InputError('--json - and --html -: only one report can go to stdout; give the other a file name');
   for (const [flag, path] of [['--json', flags.json], ['--html', flags.html]] as const) {
-    if (!path) continue;
+    if (!path || path === '-') continue;
     const file = resolve(path);
     const st = await stat(file).catch(() => undefined);
     if (st?.isDirectory()) throw new InputError(`${flag} ${path}: a folder; give the report's file name`);
@@ -159,21 +160,32 @@ function workloadInputError(err: unknown): unknown {
   return /^workload not found|^generator spec|^not a generator spec/.test(e?.message ?? '') ? new InputError(e.message) : err;
 }
 
-/** Prints the table and writes the JSON and HTML reports; returns the exit code. */
+/**
+ * Prints the table and writes the JSON and HTML reports; returns the exit code. A report written
+ * to `-` goes to stdout, and the table to stderr then, so stdout holds the report alone.
+ */
 async function writeReport(report: BenchReport, flags: { json?: string; html?: string }): Promise<number> {
   const { renderTable } = await import('../../bench/report/table.js');
-  process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
+  const toStdout = flags.json === '-' || flags.html === '-';
+  const tableOut = toStdout ? process.stderr : process.stdout;
+  tableOut.write(renderTable(report, { color: tableOut.isTTY === true }) + '\n');
   if (flags.json) {
     // Written piece by piece: a long replay's report is tens of MB of JSON (json-file.ts).
-    const { writeJsonFile } = await import('../../bench/report/json-file.js');
-    const file = resolve(flags.json);
-    await mkdir(dirname(file), { recursive: true });
-    await writeJsonFile(file, report);
-    process.stderr.write(`rein: JSON report written to ${file}\n`);
+    const { writeJsonFile, writeJsonStream } = await import('../../bench/report/json-file.js');
+    if (flags.json === '-') {
+      await writeJsonStream(process.stdout, report);
+    } else {
+      const file = resolve(flags.json);
+      await mkdir(dirname(file), { recursive: true });
+      await writeJsonFile(file, report);
+      process.stderr.write(`rein: JSON report written to ${file}\n`);
+    }
   }
   if (flags.html) {
     const { renderHtml } = await import('../../bench/report/html.js');
-    process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, await renderHtml(report))}\n`);
+    const html = await renderHtml(report);
+    if (flags.html === '-') process.stdout.write(html.endsWith('\n') ? html : `${html}\n`);
+    else process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, html)}\n`);
   }
   const failures = report.workloads.flatMap((w) => w.runs.filter((r) => r.error).map((r) => `rein: ${w.name} × ${r.preset} failed: ${r.error}`));
   if (failures.length) process.stderr.write(failures.join('\n') + '\n');
@@ -304,8 +316,8 @@ export function registerBenchCommands(program: Command): void {
     .description('Replay sessions (Claude Code, pi, SWE-agent, OpenHands, scenarios, gen:SPEC) through presets and report cost, caching and compaction.')
     .option('-w, --workload <file|dir|gen:spec>', 'a session file, a directory of them, or a generator spec such as gen:turns=200,results=2000 (repeatable)', collect)
     .option('--preset <file|name>', 'a preset file or built-in name (repeatable: a strategy matrix)', collect)
-    .option('--json <file>', 'write the full report as JSON')
-    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--json <file>', 'write the full report as JSON (- for stdout; the table then goes to stderr)')
+    .option('--html <file>', 'write a self-contained HTML report with charts (- for stdout)')
     .option('--model <name>', 'send this model instead of each recording\'s own')
     .option('-j, --jobs <n>', 'worker threads (default: one per core, at most one per workload)', (v) => positiveInt(v, '--jobs'))
     .option('--no-progress', 'no progress bar on stderr')
@@ -321,8 +333,8 @@ export function registerBenchCommands(program: Command): void {
     .description('Wait for a benchmark submitted with `rein bench --queue` and write its report, as the submitting run would have.')
     .argument('<id>', 'the benchmark id `rein bench --queue` printed')
     .requiredOption('--queue <redis-url>', 'the Redis queue it was submitted to (redis://HOST:PORT)')
-    .option('--json <file>', 'write the full report as JSON')
-    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--json <file>', 'write the full report as JSON (- for stdout; the table then goes to stderr)')
+    .option('--html <file>', 'write a self-contained HTML report with charts (- for stdout)')
     .option('--no-progress', 'no progress on stderr')
     .action(async (id: string, opts: CollectFlags) => {
       process.exitCode = await collectCommand(id, opts);

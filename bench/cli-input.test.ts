@@ -3,7 +3,7 @@
  * `--json -`, the same preset given twice, a model name rein has no prices for.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../testing/support.js';
 import { reinDone } from '../queue/test/harness.js';
@@ -22,5 +22,24 @@ describe('rein bench input', () => {
     expect(report.presets).toEqual(['minimal']);
     expect(r.stderr).toContain('Totals on 1 workload');
     expect(existsSync(join(tmp.dir, '-'))).toBe(false);
+  });
+
+  it('the same preset given twice is refused before any replay, naming both', async () => {
+    writeFileSync(join(tmp.dir, 'p.yaml'), 'name: p\nextends: minimal\n');
+    for (const twice of [['minimal', 'minimal'], ['./p.yaml', 'p.yaml']]) {
+      const r = await bench(twice.flatMap((p) => ['--preset', p]));
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`--preset ${twice[1]}: the same preset as --preset ${twice[0]}`);
+      expect(r.stdout).toBe('');
+    }
+  });
+
+  it('two preset files of one name and one file name in two folders get rows of their own', async () => {
+    for (const d of ['a', 'b']) { mkdirSync(join(tmp.dir, d), { recursive: true }); writeFileSync(join(tmp.dir, d, 'x.yaml'), 'name: x\nextends: minimal\n'); }
+    const r = await bench(['--preset', 'a/x.yaml', '--preset', 'b/x.yaml', '--json', 'two.json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(tmp.dir, 'two.json'), 'utf8')) as { presets: string[]; totals: Record<string, unknown> };
+    expect(report.presets).toEqual(['x (a/x.yaml)', 'x (b/x.yaml)']);
+    expect(Object.keys(report.totals)).toEqual(report.presets);
   });
 });

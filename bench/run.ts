@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
@@ -97,10 +97,29 @@ export function toRun(r: ReplayResult, source: string): RunReport {
   };
 }
 
-/** Unique labels for presets: their names, with the file name added when two share a name. */
+/**
+ * Unique labels for presets: their names, with the file name added when two share a name, and the
+ * path as given when their file names are the same too (`x (a/x.yaml)`, `x (b/x.yaml)`).
+ */
 function labels(presets: readonly LoadedPreset[]): string[] {
   const names = presets.map((p) => p.name);
-  return presets.map((p, i) => (names.indexOf(p.name) !== i || names.lastIndexOf(p.name) !== i ? `${p.name} (${basename(p.source)})` : p.name));
+  const shared = (list: readonly string[], v: string) => list.indexOf(v) !== list.lastIndexOf(v);
+  const files = presets.map((p) => basename(p.source));
+  return presets.map((p, i) => (!shared(names, p.name) ? p.name : `${p.name} (${shared(files, files[i]!) ? p.source : files[i]})`));
+}
+
+/**
+ * Refuses a preset given twice (the same built-in name, or the same file however its path is
+ * written): its rows would be the same run twice under one label. Throws an InputError naming both.
+ */
+function refuseRepeats(sources: readonly string[], cwd: string): void {
+  const seen = new Map<string, string>();
+  for (const s of sources) {
+    const key = /[\\/]|\.ya?ml$/i.test(s) ? `file:${resolve(cwd, s)}` : `name:${s}`;
+    const first = seen.get(key);
+    if (first !== undefined) throw new InputError(`--preset ${s}: the same preset as --preset ${first}; give each preset once`);
+    seen.set(key, s);
+  }
 }
 
 /** The bench's worker-thread module (bench/worker.ts, or its build beside the bundle). */
@@ -126,6 +145,7 @@ export interface BenchPlan {
  */
 export async function planBench(opts: Pick<BenchOptions, 'workloads' | 'presets' | 'cwd'>): Promise<BenchPlan> {
   if (!opts.presets.length) throw new Error('rein bench: give at least one --preset');
+  refuseRepeats(opts.presets, opts.cwd);
   const presets = await Promise.all(opts.presets.map((p) => loadBenchPreset(p, opts.cwd)));
   const workloads: Workload[] = [];
   const skippedFiles: SkippedFile[] = [];

@@ -42,4 +42,15 @@ describe('rein bench input', () => {
     expect(report.presets).toEqual(['x (a/x.yaml)', 'x (b/x.yaml)']);
     expect(Object.keys(report.totals)).toEqual(report.presets);
   });
+
+  it('--model with a name rein has no prices for is refused before any replay, with the names it knows', async () => {
+    const r = await bench(['--preset', 'minimal', '--model', 'claude-nope-9']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--model claude-nope-9: rein has no prices for this model');
+    expect(r.stderr).toContain('claude-sonnet-4-5');
+    expect(r.stdout).toBe('');
+    // A dated id of a known model is fine.
+    const ok = await bench(['--preset', 'minimal', '--model', 'claude-haiku-4-5-20251001']);
+    expect(ok.code, ok.stderr).toBe(0);
+  });
 });

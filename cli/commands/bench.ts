@@ -88,6 +88,7 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
   try {
     if (!flags.workload?.length) throw new InputError('rein bench needs --workload FILE|DIR|gen:SPEC (repeatable)');
     if (!flags.preset?.length) throw new InputError('rein bench needs --preset FILE|NAME (repeatable; several make a strategy matrix)');
+    if (flags.model) await checkModel(flags.model);
     if (flags.html) {
       // Before the replay, which can take minutes.
       const missing = missingChartPackages();
@@ -152,6 +153,16 @@ export async function checkOutputs(flags: { json?: string; html?: string }): Pro
       throw new InputError(`${flag} ${path}: cannot write the report there: ${why}`);
     }
   }
+}
+
+/**
+ * Refuses a `--model` the price table (lib/pricing.ts) does not know: its cost would be priced as
+ * Sonnet's without a word. Matching is by prefix, so dated ids of known models pass.
+ */
+async function checkModel(model: string): Promise<void> {
+  const { priceFor, PRICE_TABLE } = await import('../../lib/pricing.js');
+  if (priceFor(model).known) return;
+  throw new InputError(`--model ${model}: rein has no prices for this model (lib/pricing.ts), so every cost would be a guess; known: ${PRICE_TABLE.map((e) => e.prefix).sort().join(', ')} (and their dated ids)`);
 }
 
 /** A workload that cannot be read is bad input (exit 2), as for a local run. */

@@ -48,6 +48,8 @@ export interface BenchOptions {
    * start-up.
    */
   single?: 'thread' | 'inline';
+  /** Folder the replays' folders are made in (default: the OS temp folder; ReplayOptions.tmpDir). */
+  tmpDir?: string;
   /** Called once before the replays start: how many, and in how many worker threads (0: in this thread). */
   onStart?: (replays: number, threads: number) => void;
   /** Directory presets are resolved from. */
@@ -204,7 +206,7 @@ async function runPlanned(opts: BenchOptions): Promise<BenchReport> {
     const pool = new Tinypool({ filename, minThreads: jobs, maxThreads: jobs, execArgv });
     try {
       await Promise.all(tasks.map(async (t, i) => {
-        const task: ReplayTask = { workload: workloadForTask(workloads[t.w]!), preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) };
+        const task: ReplayTask = { workload: workloadForTask(workloads[t.w]!), preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}), ...(opts.tmpDir ? { tmpDir: opts.tmpDir } : {}) };
         try {
           const r = (await pool.run(task)) as ReplayResult;
           finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
@@ -219,7 +221,7 @@ async function runPlanned(opts: BenchOptions): Promise<BenchReport> {
     for (let i = 0; i < tasks.length; i++) {
       const t = tasks[i]!;
       try {
-        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, { ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) });
+        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, { ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}), ...(opts.tmpDir ? { tmpDir: opts.tmpDir } : {}) });
         finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
       } catch (err) {
         finish(i, failed(names[t.p]!, opts.presets[t.p]!, err));

@@ -74,6 +74,11 @@ export async function loadBenchPreset(source: string, cwd = process.cwd()): Prom
 export interface ReplayOptions {
   /** Model to send instead of the recording's. */
   model?: string;
+  /**
+   * Folder the replay's own folder is made in (default: the OS temp folder). `rein bench` gives one
+   * folder per run, so a run stopped by a signal removes every replay's folder at once.
+   */
+  tmpDir?: string;
   /** Called after each request with (requests so far, steps in the workload). */
   onProgress?: (done: number, total: number) => void;
   /** How the simulator counts tokens: `calibrated` (fitted on provider usage, the default) or `bytes`. */
@@ -146,7 +151,7 @@ const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 
  */
 export async function replayWorkload(w: Workload, preset: LoadedPreset, options: ReplayOptions = {}): Promise<ReplayResult> {
   const started = performance.now();
-  const root = await replayDir();
+  const root = await replayDir(options.tmpDir);
   // The agent's working folder and its home: the recording's cwd and `~` stand for them.
   const dir = join(root, 'work');
   const home = join(root, 'home');
@@ -503,12 +508,12 @@ export function recallPerEvent(requests: readonly RequestMetrics[], compactions:
  * home (`home/`), the session files and the spilled request rows. The calibrated
  * token counter counts character classes (letters, digits, case changes), so with a name of one
  * class every replay of a workload counts the same prompt, whichever process or worker runs it.
- * Throws what mkdir throws other than EEXIST.
+ * `parent`: where (default: the OS temp folder). Throws what mkdir throws other than EEXIST.
  */
-async function replayDir(): Promise<string> {
+export async function replayDir(parent = tmpdir()): Promise<string> {
   for (;;) {
     const name = `rein-bench-${Array.from(randomBytes(12), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-    const dir = join(tmpdir(), name);
+    const dir = join(parent, name);
     try {
       await mkdir(dir);
       return dir;

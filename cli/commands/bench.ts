@@ -3,8 +3,8 @@
  * more presets and reports what each strategy costs. `rein bench compare --agent X` runs an agent
  * CLI against `rein sim serve` on a scripted scenario and scores its requests the same way.
  */
-import { constants as fsConstants, readFileSync } from 'node:fs';
-import { access, mkdir, stat, writeFile } from 'node:fs/promises';
+import { constants as fsConstants, readFileSync, rmSync } from 'node:fs';
+import { access, mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -104,27 +104,48 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
     }
     if (flags.wait === false) throw new InputError('--no-wait needs --queue (a local run has nothing to wait for)');
     const { runBench } = await import('../../bench/run.js');
-    const progress = flags.progress !== false && process.stderr.isTTY ? await progressBar() : undefined;
-    let report;
-    try {
-      report = await runBench({
-        workloads: flags.workload, presets: flags.preset, cwd,
-        ...(flags.model ? { model: flags.model } : {}),
-        ...(flags.jobs ? { jobs: flags.jobs } : {}),
-        single: 'thread',
-        ...(flags.recall === false ? { recall: false } : {}),
-        ...(progress ? { onProgress: progress.update } : {}),
-        // Said before the table, so timings from different -j are read knowing how each ran.
-        onStart: (replays, threads) => {
-          if (flags.progress !== false) process.stderr.write(`rein: ${replays} replay${replays === 1 ? '' : 's'} ${threads ? `in ${threads} worker thread${threads === 1 ? '' : 's'}, each started cold (it loads rein before its first replay)` : 'in this process'}\n`);
-        },
-      });
-    } catch (err) {
-      throw workloadInputError(err);
-    } finally {
+    const { replayDir } = await import('../../bench/replay/replay.js');
+    // Every replay's folder is made in this run's folder, so a stop removes them all at once, also
+    // those of worker threads that end without cleaning up.
+    const runDir = await replayDir();
+    // Report files being written, under a name that says so until they are whole (writeReport).
+    const partial = new Set<string>();
+    let progress: Awaited<ReturnType<typeof progressBar>> | undefined;
+    // A first SIGINT or SIGTERM stops the run: the replays are thrown away (a report of part of
+    // them would rank presets on different work), so nothing is written and nothing is left behind.
+    const stop = onStopSignals((signal) => {
       progress?.stop();
+      rmSync(runDir, { recursive: true, force: true });
+      for (const f of partial) rmSync(f, { force: true });
+      process.stderr.write(`rein: ${signal}: stopped; no report written\n`);
+      process.exit(SIGNAL_EXIT[signal]);
+    });
+    try {
+      progress = flags.progress !== false && process.stderr.isTTY ? await progressBar() : undefined;
+      let report;
+      try {
+        report = await runBench({
+          workloads: flags.workload, presets: flags.preset, cwd, tmpDir: runDir,
+          ...(flags.model ? { model: flags.model } : {}),
+          ...(flags.jobs ? { jobs: flags.jobs } : {}),
+          single: 'thread',
+          ...(flags.recall === false ? { recall: false } : {}),
+          ...(progress ? { onProgress: progress.update } : {}),
+          // Said before the table, so timings from different -j are read knowing how each ran.
+          onStart: (replays, threads) => {
+            if (flags.progress !== false) process.stderr.write(`rein: ${replays} replay${replays === 1 ? '' : 's'} ${threads ? `in ${threads} worker thread${threads === 1 ? '' : 's'}, each started cold (it loads rein before its first replay)` : 'in this process'}\n`);
+          },
+        });
+      } catch (err) {
+        throw workloadInputError(err);
+      } finally {
+        progress?.stop();
+      }
+      return await writeReport(report, flags, partial);
+    } finally {
+      stop.dispose();
+      rmSync(runDir, { recursive: true, force: true });
     }
-    return await writeReport(report, flags);
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
     throw err;
@@ -175,7 +196,7 @@ function workloadInputError(err: unknown): unknown {
  * Prints the table and writes the JSON and HTML reports; returns the exit code. A report written
  * to `-` goes to stdout, and the table to stderr then, so stdout holds the report alone.
  */
-async function writeReport(report: BenchReport, flags: { json?: string; html?: string }): Promise<number> {
+async function writeReport(report: BenchReport, flags: { json?: string; html?: string }, partial = new Set<string>()): Promise<number> {
   const { renderTable } = await import('../../bench/report/table.js');
   const toStdout = flags.json === '-' || flags.html === '-';
   const tableOut = toStdout ? process.stderr : process.stdout;
@@ -188,7 +209,13 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
     } else {
       const file = resolve(flags.json);
       await mkdir(dirname(file), { recursive: true });
-      await writeJsonFile(file, report);
+      // Written under another name and renamed when whole: a stop midway leaves no file that
+      // reads as a complete report.
+      const part = `${file}.partial`;
+      partial.add(part);
+      await writeJsonFile(part, report);
+      await rename(part, file);
+      partial.delete(part);
       process.stderr.write(`rein: JSON report written to ${file}\n`);
     }
   }
@@ -196,7 +223,15 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
     const { renderHtml } = await import('../../bench/report/html.js');
     const html = await renderHtml(report);
     if (flags.html === '-') process.stdout.write(html.endsWith('\n') ? html : `${html}\n`);
-    else process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, html)}\n`);
+    else {
+      const file = resolve(flags.html);
+      const part = `${file}.partial`;
+      partial.add(part);
+      await writeOut(part, html);
+      await rename(part, file);
+      partial.delete(part);
+      process.stderr.write(`rein: HTML report written to ${file}\n`);
+    }
   }
   const failures = report.workloads.flatMap((w) => w.runs.filter((r) => r.error).map((r) => `rein: ${w.name} × ${r.preset} failed: ${r.error}`));
   if (failures.length) process.stderr.write(failures.join('\n') + '\n');

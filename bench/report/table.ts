@@ -180,7 +180,7 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   }
   out.push(notes(report).map((n) => `- ${n}`).join('\n'));
   out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);
-  return out.filter(Boolean).map(wrap).join('\n\n');
+  return out.filter(Boolean).map(wrapLines).join('\n\n');
 }
 
 /**
@@ -231,7 +231,7 @@ function notes(report: BenchReport): string[] {
 }
 
 /** Wraps prose lines longer than MAX_WIDTH at spaces (table lines are already narrow). */
-function wrap(block: string): string {
+export function wrapLines(block: string): string {
   return block.split('\n').map((line) => {
     if (line.length <= MAX_WIDTH || /^[\u2502\u250c\u251c\u2514]/.test(line)) return line;
     const indent = line.startsWith('- ') ? '  ' : '';

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { estimateError } from './metrics/estimate-error.js';
@@ -48,6 +48,8 @@ export interface BenchOptions {
    * start-up.
    */
   single?: 'thread' | 'inline';
+  /** Folder the replays' folders are made in (default: the OS temp folder; ReplayOptions.tmpDir). */
+  tmpDir?: string;
   /** Called once before the replays start: how many, and in how many worker threads (0: in this thread). */
   onStart?: (replays: number, threads: number) => void;
   /** Directory presets are resolved from. */
@@ -93,13 +95,33 @@ export function toRun(r: ReplayResult, source: string): RunReport {
     preset: r.preset, source, model: r.model, summary: r.summary, requests: r.requests, compactions: r.compactions,
     skippedSteps: r.skippedSteps, ...(r.incomplete ? { incomplete: r.incomplete } : {}), syntheticPrompts: r.syntheticPrompts, terminals: r.terminals, addedTools: r.addedTools,
     problems: r.problems, durationMs: r.durationMs, ...(r.mimic ? { mimic: r.mimic } : {}), ...(r.children?.length ? { children: r.children } : {}),
+    ...(r.strategies.length ? { strategies: r.strategies } : {}),
   };
 }
 
-/** Unique labels for presets: their names, with the file name added when two share a name. */
+/**
+ * Unique labels for presets: their names, with the file name added when two share a name, and the
+ * path as given when their file names are the same too (`x (a/x.yaml)`, `x (b/x.yaml)`).
+ */
 function labels(presets: readonly LoadedPreset[]): string[] {
   const names = presets.map((p) => p.name);
-  return presets.map((p, i) => (names.indexOf(p.name) !== i || names.lastIndexOf(p.name) !== i ? `${p.name} (${basename(p.source)})` : p.name));
+  const shared = (list: readonly string[], v: string) => list.indexOf(v) !== list.lastIndexOf(v);
+  const files = presets.map((p) => basename(p.source));
+  return presets.map((p, i) => (!shared(names, p.name) ? p.name : `${p.name} (${shared(files, files[i]!) ? p.source : files[i]})`));
+}
+
+/**
+ * Refuses a preset given twice (the same built-in name, or the same file however its path is
+ * written): its rows would be the same run twice under one label. Throws an InputError naming both.
+ */
+function refuseRepeats(sources: readonly string[], cwd: string): void {
+  const seen = new Map<string, string>();
+  for (const s of sources) {
+    const key = /[\\/]|\.ya?ml$/i.test(s) ? `file:${resolve(cwd, s)}` : `name:${s}`;
+    const first = seen.get(key);
+    if (first !== undefined) throw new InputError(`--preset ${s}: the same preset as --preset ${first}; give each preset once`);
+    seen.set(key, s);
+  }
 }
 
 /** The bench's worker-thread module (bench/worker.ts, or its build beside the bundle). */
@@ -125,6 +147,7 @@ export interface BenchPlan {
  */
 export async function planBench(opts: Pick<BenchOptions, 'workloads' | 'presets' | 'cwd'>): Promise<BenchPlan> {
   if (!opts.presets.length) throw new Error('rein bench: give at least one --preset');
+  refuseRepeats(opts.presets, opts.cwd);
   const presets = await Promise.all(opts.presets.map((p) => loadBenchPreset(p, opts.cwd)));
   const workloads: Workload[] = [];
   const skippedFiles: SkippedFile[] = [];
@@ -183,7 +206,7 @@ async function runPlanned(opts: BenchOptions): Promise<BenchReport> {
     const pool = new Tinypool({ filename, minThreads: jobs, maxThreads: jobs, execArgv });
     try {
       await Promise.all(tasks.map(async (t, i) => {
-        const task: ReplayTask = { workload: workloadForTask(workloads[t.w]!), preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) };
+        const task: ReplayTask = { workload: workloadForTask(workloads[t.w]!), preset: opts.presets[t.p]!, cwd: opts.cwd, ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}), ...(opts.tmpDir ? { tmpDir: opts.tmpDir } : {}) };
         try {
           const r = (await pool.run(task)) as ReplayResult;
           finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
@@ -198,7 +221,7 @@ async function runPlanned(opts: BenchOptions): Promise<BenchReport> {
     for (let i = 0; i < tasks.length; i++) {
       const t = tasks[i]!;
       try {
-        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, { ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}) });
+        const r = await replayWorkload(workloads[t.w]!, presets[t.p]!, { ...(opts.model ? { model: opts.model } : {}), ...(opts.recall === false ? { recall: false } : {}), ...(opts.tmpDir ? { tmpDir: opts.tmpDir } : {}) });
         finish(i, { ...toRun(r, opts.presets[t.p]!), preset: names[t.p]! });
       } catch (err) {
         finish(i, failed(names[t.p]!, opts.presets[t.p]!, err));

@@ -16,6 +16,8 @@ export interface ReplayTask {
   model?: string;
   /** false: no recall or re-fetch accounting (ReplayOptions.recall). */
   recall?: boolean;
+  /** Folder the replay's folder is made in (ReplayOptions.tmpDir). */
+  tmpDir?: string;
 }
 
 const presets = new Map<string, Promise<LoadedPreset>>();
@@ -35,7 +37,7 @@ export default async function run(task: ReplayTask): Promise<ReplayResult> {
   const key = `${task.cwd}\0${task.preset}`;
   let p = presets.get(key);
   if (!p) { p = loadBenchPreset(task.preset, task.cwd); presets.set(key, p); }
-  return replayWorkload(taskWorkload(task.workload), await p, { ...(task.model ? { model: task.model } : {}), ...(task.recall === false ? { recall: false } : {}) });
+  return replayWorkload(taskWorkload(task.workload), await p, { ...(task.model ? { model: task.model } : {}), ...(task.recall === false ? { recall: false } : {}), ...(task.tmpDir ? { tmpDir: task.tmpDir } : {}) });
 }
 
 /** A replay job from the queue: the workload as stored (encodeWorkload), the preset resolved. */

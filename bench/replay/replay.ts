@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_MAX_TOKENS, type Kernel, type KernelPreset } from '../../kernel/kernel.js';
 import { createKernel } from '../../agent/kernel.js';
-import { setCacheClock } from '../../lib/index.js';
+import { resolvePath, setCacheClock } from '../../lib/index.js';
 import { estimateContentTokens } from '../../lib/tokens/estimate.js';
 import { TOKEN_COUNTERS, type TokenCounter } from '../../lib/tokens/counter.js';
 import type { Plugin } from '../../kernel/plugin.js';
@@ -36,6 +36,7 @@ import { buildPrefix } from '../../simulator/prefix.js';
 import { detectEvents, recordedPrefix, type ClientEvent } from '../workloads/events.js';
 import { LiveChildren, type LiveChildRun } from './children.js';
 import { RowSpill } from './spill.js';
+import { strategyActivity, type StrategyActivity } from './activity.js';
 import { gitState } from '../../plugins/system-prompt/user-context.js';
 
 /**
@@ -73,6 +74,11 @@ export async function loadBenchPreset(source: string, cwd = process.cwd()): Prom
 export interface ReplayOptions {
   /** Model to send instead of the recording's. */
   model?: string;
+  /**
+   * Folder the replay's own folder is made in (default: the OS temp folder). `rein bench` gives one
+   * folder per run, so a run stopped by a signal removes every replay's folder at once.
+   */
+  tmpDir?: string;
   /** Called after each request with (requests so far, steps in the workload). */
   onProgress?: (done: number, total: number) => void;
   /** How the simulator counts tokens: `calibrated` (fitted on provider usage, the default) or `bytes`. */
@@ -120,6 +126,8 @@ export interface ReplayResult {
   mimic?: { client: MimicClient; sizes: MimicPlan['sizes']; source: string };
   /** The workload's live children (children.ts), each beside the parent request that started it. */
   children?: LiveChildRun[];
+  /** The preset's strategy plugins and how often each acted (activity.ts). */
+  strategies: StrategyActivity[];
 }
 
 const MAX_PROBLEMS = 20;
@@ -143,7 +151,11 @@ const NORMAL_ENDS = new Set(['end_turn', 'hook_stopped', 'stop_hook_prevented', 
  */
 export async function replayWorkload(w: Workload, preset: LoadedPreset, options: ReplayOptions = {}): Promise<ReplayResult> {
   const started = performance.now();
-  const dir = await replayDir();
+  const root = await replayDir(options.tmpDir);
+  // The agent's working folder and its home: the recording's cwd and `~` stand for them.
+  const dir = join(root, 'work');
+  const home = join(root, 'home');
+  await Promise.all([mkdir(dir), mkdir(home)]);
   const model = options.model ?? w.model;
   const cursor = new StepCursor(w.steps);
   // Prompt tokens of the latest main-loop or subagent request that had any: a summary's budget.
@@ -261,7 +273,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const addedTools: string[] = [];
   const live = w.children?.length ? new LiveChildren(w, sim, client, (step) => promptOfStep.get(step)) : undefined;
   // Post-compaction file restoration reads the recorded session's files as of the current step.
-  const workspace = new VirtualWorkspace(w, dir);
+  const workspace = new VirtualWorkspace(w, dir, home);
   const plugin = replayPlugin(w, cursor, typedPrompts, {
     requestCount: () => spill.length,
     compaction: (c) => {
@@ -287,14 +299,14 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   const kernelPreset: KernelPreset = {
     ...preset.preset,
     model: { ...(preset.preset.model ?? {}), name: model, maxTokens },
-    session: { ...(preset.preset.session ?? {}), dir: join(dir, 'sessions') },
+    session: { ...(preset.preset.session ?? {}), dir: join(root, 'sessions') },
   };
   delete kernelPreset.limits;
 
   const gitText = await (tempGitState ??= gitState(tmpdir()));
-  // The per-request rows wait on disk beside the replay's folder (not in it: that is the agent's
-  // cwd) until the replay ends (spill.ts).
-  const spill = new RowSpill<RequestMetrics>(`${dir}-requests.jsonl`);
+  // The per-request rows wait on disk in the replay's folder (beside the agent's cwd, not in it)
+  // until the replay ends (spill.ts).
+  const spill = new RowSpill<RequestMetrics>(join(root, 'requests.jsonl'));
   // The agent sees the recording's clock: strategies that measure idle time (Date.now() against the
   // last response or a message's timestamp) see the recorded gaps. Restored when the replay ends;
   // replays in one thread run one at a time.
@@ -310,6 +322,10 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
       presetDir: preset.baseDir,
       cwd: dir,
       client,
+      // `~` is the stand-in home, so a path the recording names under the user's home (pi's
+      // `~/.pi/…`) resolves, for the tools and for the post-compaction file restore, where the
+      // workspace keeps that file.
+      services: { resolvePath: (p: string, cwd: string) => resolvePath(p, cwd, home) },
       plugins: [...preset.plugins.map((p) => withGitState(p, gitText)), { plugin, options: {}, origin: 'bench replay' }, ...(plan ? [{ plugin: mimicPlugin(plan, cursor, counter), options: {}, origin: 'bench mimic' }] : [])],
       sessionId: `bench-${process.pid}-${Math.floor(started)}`,
       ...(live ? { subagents: live.factory() } : {}),
@@ -343,7 +359,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
   } finally {
     Date.now = realNow;
     spill.close(true);
-    await rm(dir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   }
   applyIdealCosts(requests);
   recallPerEvent(requests, compactions);
@@ -364,6 +380,7 @@ export async function replayWorkload(w: Workload, preset: LoadedPreset, options:
     events: events.filter((e) => e.kind !== 'restart' || plan),
     ...(plan ? { mimic: { client: plan.client, sizes: plan.sizes, source: plan.source } } : {}),
     ...(live ? { children: live.results() } : {}),
+    strategies: strategyActivity(preset.plugins, kernelPreset, requests, compactions),
   };
 }
 
@@ -487,15 +504,16 @@ export function recallPerEvent(requests: readonly RequestMetrics[], compactions:
 
 /**
  * A fresh folder for one replay, under the OS temp folder, whose name differs between replays only in
- * lowercase letters. The folder is the agent's cwd, which the system prompt shows; the calibrated
+ * lowercase letters. It holds the agent's cwd (`work/`, which the system prompt shows), its stand-in
+ * home (`home/`), the session files and the spilled request rows. The calibrated
  * token counter counts character classes (letters, digits, case changes), so with a name of one
  * class every replay of a workload counts the same prompt, whichever process or worker runs it.
- * Throws what mkdir throws other than EEXIST.
+ * `parent`: where (default: the OS temp folder). Throws what mkdir throws other than EEXIST.
  */
-async function replayDir(): Promise<string> {
+export async function replayDir(parent = tmpdir()): Promise<string> {
   for (;;) {
     const name = `rein-bench-${Array.from(randomBytes(12), (b) => String.fromCharCode(97 + (b % 26))).join('')}`;
-    const dir = join(tmpdir(), name);
+    const dir = join(parent, name);
     try {
       await mkdir(dir);
       return dir;

@@ -80,3 +80,34 @@ describe('virtual workspace', () => {
     expect(await paths()).toEqual(first);
   });
 });
+
+/** pi reads and edits a file under the user's home by its `~/` path, then the session compacts. */
+function homeSession(): Workload {
+  const w = session();
+  w.format = 'pi';
+  w.steps = [
+    step(0, { prompt: [{ block: text('Make the theme darker'), typed: true }], reply: [use('h1', 'read', { path: '~/.pi/agent/themes/nord.json' })], toolResults: [result('h1', 'read', '{"bg": "#2e3440"}\n')] }),
+    step(1, { reply: [use('h2', 'edit', { path: '~/.pi/agent/themes/nord.json', oldText: '#2e3440', newText: '#000000' })], toolResults: [result('h2', 'edit', 'Edited.')] }),
+    step(2, { reply: [use('h3', 'bash', { command: 'npm test' })], toolResults: [result('h3', 'bash', 'ok test line\n'.repeat(3000))] }),
+    step(3, { reply: [text('Darker now.')], stopReason: 'end_turn' }),
+    step(4, { prompt: [{ block: text('Which file?'), typed: true }], compactionBefore: { trigger: 'manual' }, reply: [text('nord.json')], stopReason: 'end_turn' }),
+  ];
+  return w;
+}
+
+describe('files under the recorded home (`~/`)', () => {
+  it('keeps them under a stand-in home, not under the working folder', () => {
+    const ws = new VirtualWorkspace(homeSession(), '/tmp/rein-bench-x/work', '/tmp/rein-bench-x/home');
+    ws.advanceTo(2);
+    expect(ws.get('/tmp/rein-bench-x/home/.pi/agent/themes/nord.json')).toMatchObject({ content: '{"bg": "#000000"}\n', step: 1 });
+    expect(ws.get('/tmp/rein-bench-x/work/~/.pi/agent/themes/nord.json')).toBeUndefined();
+    expect(ws.get('/proj/~/.pi/agent/themes/nord.json')).toBeUndefined();
+    expect(ws.recordedPath('/tmp/rein-bench-x/home/.pi/agent/themes/nord.json')).toBe('~/.pi/agent/themes/nord.json');
+  });
+
+  it('a replay restores a file read at `~/` after a compaction and names it by its `~/` path', async () => {
+    const preset = await loadBenchPreset(fileURLToPath(new URL('../presets/summary-only.yaml', import.meta.url)));
+    const c = (await replayWorkload(homeSession(), preset)).compactions.find((x) => x.kind === 'compaction')!;
+    expect(c.restoredFiles).toEqual([{ path: '~/.pi/agent/themes/nord.json', step: 1, tokens: expect.any(Number) }]);
+  });
+});

@@ -10,8 +10,12 @@
  * `content`, `oldText`, `newText`). A partial read (`offset` / `limit`) sets the file only when
  * nothing is known of it yet; an edit of a file never read or written is ignored (its content is not
  * in the recording); so is an edit whose `old_string` is not found.
+ *
+ * A path the recording names under the user's home (`~/…`, as pi writes them) is kept under that
+ * name, and the replay's stand-in home (a folder of the replay's own, where the replay's kernel
+ * resolves `~`) stands for it, as the replay's working folder stands for the recording's cwd.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, posix, resolve } from 'node:path';
 import type { ContentBlock } from '../../kernel/types.js';
 import type { RecordedToolResult, Workload, WorkloadStep } from '../workloads/types.js';
 
@@ -70,9 +74,16 @@ function readFile(result: RecordedToolResult, step: number, partial: boolean): W
   return file as unknown as WorkspaceFile;
 }
 
+/** `~/rest` normalised (`~/a/../b` is `~/b`), or undefined when `p` is not under `~`. */
+function homeRelative(p: string): string | undefined {
+  if (p !== '~' && !p.startsWith('~/')) return undefined;
+  const rest = posix.normalize(`/${p.slice(1)}`).replace(/^\/+/, '');
+  return rest ? `~/${rest}` : '~';
+}
+
 /** The file operations of one step's tool calls, in order. `base`: the recording's cwd, for relative paths. */
 function opsOf(step: WorkloadStep, base: string): FileOp[] {
-  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const abs = (p: string) => homeRelative(p) ?? (isAbsolute(p) ? p : resolve(base, p));
   const ops: FileOp[] = [];
   for (const b of step.reply as ContentBlock[]) {
     if (b.type !== 'tool_use') continue;
@@ -123,7 +134,11 @@ export class VirtualWorkspace {
   private readonly files = new Map<string, KeptFile>();
   private applied = 0;
 
-  constructor(readonly workload: Workload, private readonly replayDir?: string) {}
+  /**
+   * `replayDir`: the replay's working folder, standing for the recording's cwd; `home`: the replay's
+   * stand-in home, standing for the recording's `~`. Both absolute, without a trailing `/`.
+   */
+  constructor(readonly workload: Workload, private readonly replayDir?: string, private readonly home?: string) {}
 
   /**
    * Applies the operations of the steps at positions below `pos` not applied yet. Each step's
@@ -159,11 +174,12 @@ export class VirtualWorkspace {
 
   /**
    * The file at `path` as of the last `advanceTo`, or undefined. A path under the replay's folder
-   * (a relative path the agent resolved against its cwd) is looked up relative to the recording's cwd.
+   * (a relative path the agent resolved against its cwd) is looked up relative to the recording's cwd;
+   * one under the stand-in home, as the recording's `~/` path.
    */
   get(path: string): WorkspaceFile | undefined {
     let kept = this.files.get(path);
-    if (!kept && this.inReplayDir(path)) kept = this.files.get(this.recordedPath(path));
+    if (!kept && (this.inReplayDir(path) || this.inHome(path))) kept = this.files.get(this.recordedPath(path));
     if (!kept) return undefined;
     return kept.read ? readFile(kept.read, kept.step, kept.partial) : { content: kept.text!, step: kept.step, partial: kept.partial };
   }
@@ -171,10 +187,15 @@ export class VirtualWorkspace {
   /**
    * `path` as the recording names it: a path under the replay's folder (a fresh, randomly named
    * folder per replay) resolved against the recording's cwd instead, so a report shows the same
-   * path on every run; any other path as it is.
+   * path on every run; a path under the stand-in home as `~/…`; any other path as it is.
    */
   recordedPath(path: string): string {
+    if (this.inHome(path)) return path === this.home ? '~' : `~/${path.slice(this.home!.length + 1)}`;
     return this.inReplayDir(path) ? resolve(this.workload.cwd ?? '/', path.slice(this.replayDir!.length + 1)) : path;
+  }
+
+  private inHome(path: string): boolean {
+    return !!this.home && (path === this.home || path.startsWith(this.home + '/'));
   }
 
   private inReplayDir(path: string): boolean {

@@ -16,6 +16,7 @@ import { fmtTokens, TINY_WORKLOAD_REQUESTS } from './table.js';
 import { RECORDED, unrankedDetail, type BenchReport, type RunReport, type WorkloadReport } from './model.js';
 import { costRecallPoints, costRecallSpec, recallHtmlTable, recallOverTimeSpec } from './recall.js';
 import { firstRequestText } from './subagents.js';
+import { withPointLabels, type PointLabels } from './labels.js';
 
 /** Token classes drawn, in stack order (bottom first), with their colours. */
 export const TOKEN_CLASSES = [
@@ -35,7 +36,8 @@ function esc(s: string): string {
 
 /** Renders a Vega-Lite spec to an SVG string. Throws when the spec does not compile. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  const compiled = compile(spec).spec;
+  const labels = (spec.usermeta as { labels?: PointLabels } | undefined)?.labels;
+  const compiled = labels ? withPointLabels(compile(spec).spec, labels) : compile(spec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
     return await view.toSVG();
@@ -200,6 +202,8 @@ export async function renderHtml(report: BenchReport): Promise<string> {
   const rec = report.totals[RECORDED] ? [RECORDED] : [];
   parts.push(`<h2 id="summary">Summary</h2><p class="note">Totals on the ${report.comparable.workloads.length} workloads every preset completed${report.comparable.leftOut.length ? ` (${report.comparable.leftOut.length} left out: ${report.comparable.leftOut.map(esc).join(', ')})` : ''}, cheapest preset first.</p>`);
   parts.push(summaryTable([...rec, ...report.ranking].map((preset) => ({ label: `${report.totals[preset]!.workloads} workloads`, r: { preset, summary: report.totals[preset]! } }))));
+  const idle = Object.entries(report.idleStrategies ?? {}).filter(([, why]) => why.length);
+  if (idle.length) parts.push(`<p class="note" id="idle-strategies">Strategies that never acted on the ranked workloads (the preset costs what it would without them):</p><ul>${idle.flatMap(([preset, why]) => why.map((w) => `<li>${esc(preset)}: ${esc(w)}</li>`)).join('')}</ul>`);
   parts.push(`<figure class="chart" data-chart="overview">${await renderSvg(overviewSpec(report))}</figure>`);
   if (costRecallPoints(report).length) {
     parts.push(`<h2 id="recall">Cost and recall</h2><p class="note">Needed-later recall: of the facts each recorded reply used that entered the conversation earlier, the share the context the preset sent still held. Closed-loop cost adds one request per lost source re-fetched at that step. The Pareto front joins the presets no other beats on both.</p>${recallHtmlTable(report, esc)}`);

@@ -83,3 +83,30 @@ export async function writeJsonFile(file: string, value: unknown): Promise<void>
     await fh.close();
   }
 }
+
+/**
+ * Writes `value` to `out` as `writeJsonFile` writes a file, waiting for the stream to drain when
+ * its buffer is full (a report is tens of MB). Throws what `JSON.stringify` throws; a write error
+ * (a closed pipe) rejects.
+ */
+export async function writeJsonStream(out: NodeJS.WritableStream, value: unknown): Promise<void> {
+  const write = (chunk: string) => new Promise<void>((done, fail) => {
+    const onError = (err: Error) => fail(err);
+    out.once('error', onError);
+    const more = out.write(chunk, (err) => { out.off('error', onError); if (err) fail(err); else if (more) done(); });
+    if (!more) out.once('drain', () => done());
+  });
+  let parts: string[] = [];
+  let size = 0;
+  for (const p of pieces(value, '', 0)) {
+    parts.push(p);
+    size += p.length;
+    if (size >= CHUNK_CHARS) {
+      await write(parts.join(''));
+      parts = [];
+      size = 0;
+    }
+  }
+  parts.push('\n');
+  await write(parts.join(''));
+}

@@ -10,6 +10,7 @@ import type { Fidelity } from './fidelity.js';
 import type { SkippedFile } from '../workloads/load.js';
 import type { SubagentRow } from './subagents.js';
 import type { LiveChildRun } from '../replay/children.js';
+import { idleStrategies, type StrategyActivity } from '../replay/activity.js';
 
 /** The row name used for the recording client's own numbers. */
 export const RECORDED = 'recorded';
@@ -38,6 +39,8 @@ export interface RunReport {
   mimic?: { client: MimicClient; sizes: MimicSizes; source: string };
   /** Children the workload started live, each beside the parent request that started it (replay/children.ts). */
   children?: LiveChildRun[];
+  /** The preset's strategy plugins and how often each acted in this run (replay/activity.ts). */
+  strategies?: StrategyActivity[];
 }
 
 export interface WorkloadReport {
@@ -96,6 +99,12 @@ export interface BenchReport {
   ranking: string[];
   /** Runs that are not in the totals: incomplete or failed, each with why. */
   unranked: UnrankedRun[];
+  /**
+   * Per preset: its strategies that never acted on the ranked workloads, each with why
+   * (`compaction never triggered: largest context 61k tokens < threshold 150k`). Such a preset costs
+   * what it would without them. Presets whose strategies all acted are absent.
+   */
+  idleStrategies: Record<string, string[]>;
   /** Per preset with an unranked run: its runs on every workload added up, incomplete ones included (apart from the ranking). */
   allRunTotals: Record<string, RunSummary & { workloads: number; incomplete: number }>;
   /** How cache efficiency is defined (metrics/efficiency.ts). */
@@ -125,7 +134,7 @@ export function unrankedDetail(r: RunReport): string {
  * Totals, the comparable set, the ranking and the unranked runs of a report's workloads: every
  * table, the JSON and the HTML read them from here.
  */
-export function rankRuns(workloads: readonly WorkloadReport[], labels: readonly string[]): Pick<BenchReport, 'totals' | 'comparable' | 'ranking' | 'unranked' | 'allRunTotals'> {
+export function rankRuns(workloads: readonly WorkloadReport[], labels: readonly string[]): Pick<BenchReport, 'totals' | 'comparable' | 'ranking' | 'unranked' | 'allRunTotals' | 'idleStrategies'> {
   const comparable = workloads.filter((w) => w.runs.every(isComplete));
   const leftOut = workloads.filter((w) => !w.runs.every(isComplete));
   const order = [...(workloads.some((w) => w.runs.some((r) => r.preset === RECORDED)) ? [RECORDED] : []), ...labels];
@@ -142,7 +151,12 @@ export function rankRuns(workloads: readonly WorkloadReport[], labels: readonly 
     const runs = workloads.flatMap((w) => w.runs.filter((r) => r.preset === label));
     allRunTotals[label] = { ...addSummaries(runs, true), incomplete: runs.filter((r) => r.incomplete).length };
   }
-  return { totals, comparable: { workloads: comparable.map((w) => w.name), leftOut: leftOut.map((w) => w.name) }, ranking, unranked, allRunTotals };
+  const idle: BenchReport['idleStrategies'] = {};
+  for (const label of labels) {
+    const why = idleStrategies(comparable.flatMap((w) => w.runs.filter((r) => r.preset === label)));
+    if (why.length) idle[label] = why;
+  }
+  return { totals, comparable: { workloads: comparable.map((w) => w.name), leftOut: leftOut.map((w) => w.name) }, ranking, unranked, allRunTotals, idleStrategies: idle };
 }
 
 /** Adds summaries up (efficiency and shares recomputed from the sums); failed runs are left out, and incomplete ones unless `withIncomplete`. */

@@ -6,8 +6,10 @@
  */
 import Table from 'cli-table3';
 import type { TopLevelSpec } from 'vega-lite';
+import type { PointLabels } from './labels.js';
 import { RECORDED, type BenchReport, type WorkloadReport } from './model.js';
-import { fmtTokens, wrapName } from './table.js';
+import { fmtTokens, MAX_WIDTH } from './table.js';
+import { fitColumns } from './columns.js';
 
 /** One preset's point of the cost/recall chart. */
 export interface CostRecallPoint {
@@ -39,18 +41,21 @@ export function costRecallPoints(report: BenchReport): CostRecallPoint[] {
 /** The Vega-Lite spec of closed-loop cost against recall, one point per preset, the front joined by a line. */
 export function costRecallSpec(report: BenchReport): TopLevelSpec {
   const values = costRecallPoints(report).map((p) => ({ ...p, where: p.front ? 'on the Pareto front' : 'dominated' }));
+  // The scales keep the points off the plot's edges (padding, px), so their labels have room on every side.
   const front = values.filter((v) => v.front).sort((a, b) => a.closedLoopCostUsd - b.closedLoopCostUsd);
-  const x = { field: 'closedLoopCostUsd', type: 'quantitative', title: 'closed-loop cost (USD, with re-fetches)', scale: { zero: false } } as const;
-  const y = { field: 'recall', type: 'quantitative', title: 'needed-later recall', scale: { zero: false } } as const;
+  const x = { field: 'closedLoopCostUsd', type: 'quantitative', title: 'closed-loop cost (USD, with re-fetches)', scale: { zero: false, padding: 40 } } as const;
+  const y = { field: 'recall', type: 'quantitative', title: 'needed-later recall', scale: { zero: false, padding: 24 } } as const;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: 'Cost against recall (up and left is better)',
     width: 520, height: 320,
     layer: [
-      { data: { values: front }, mark: { type: 'line', color: '#a33', strokeDash: [4, 3] }, encoding: { x, y } },
-      { data: { values }, mark: { type: 'point', filled: true, size: 90 }, encoding: { x, y, shape: { field: 'where', type: 'nominal', title: null }, color: { field: 'preset', type: 'nominal' } } },
-      { data: { values }, mark: { type: 'text', align: 'left', dx: 8, dy: -6, fontSize: 11 }, encoding: { x, y, text: { field: 'preset', type: 'nominal' } } },
+      { name: 'front', data: { values: front }, mark: { type: 'line', color: '#a33', strokeDash: [4, 3] }, encoding: { x, y } },
+      { name: 'presets', data: { values }, mark: { type: 'point', filled: true, size: 90 }, encoding: { x, y, shape: { field: 'where', type: 'nominal', title: null }, color: { field: 'preset', type: 'nominal' } } },
     ],
+    // Each point's preset name, placed by Vega's label transform so that presets with equal or
+    // close points get their labels side by side instead of on top of each other (renderSvg).
+    usermeta: { labels: { layer: 'presets', field: 'preset' } satisfies PointLabels },
   } as TopLevelSpec;
 }
 
@@ -102,19 +107,18 @@ export function fmtRecall(x: number | null | undefined): string {
   return `${(Math.floor(x * 1000 + 1e-9) / 10).toFixed(1)}%`;
 }
 
-/** The stdout table (97 columns): one row per preset, cheapest closed-loop cost first. */
+/** The stdout table (at most MAX_WIDTH columns): one row per preset, cheapest closed-loop cost first. */
 export function recallTable(report: BenchReport, color = false): string {
   const pts = new Map(costRecallPoints(report).map((p) => [p.preset, p]));
   const order = [...report.ranking].sort((a, b) => report.totals[a]!.closedLoopCostUsd - report.totals[b]!.closedLoopCostUsd);
   if (!order.some((p) => report.totals[p]!.recall !== null && report.totals[p]!.recall !== undefined)) return '';
-  const t = new Table({
-    head: ['preset', 'cost $', 'closed $', 'recall', 'front', 'compact.', 'clear.', 'peak ctx'],
-    colWidths: [26, 9, 10, 8, 7, 10, 8, 10], style: color ? {} : { head: [], border: [] },
-  });
-  for (const p of order) {
+  const rows = order.map((p) => {
     const s = report.totals[p]!;
-    t.push([wrapName(p, 24), usd(s.costUsd), usd(s.closedLoopCostUsd), fmtRecall(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)]);
-  }
+    return [p, usd(s.costUsd), usd(s.closedLoopCostUsd), fmtRecall(s.recall), pts.get(p)?.front ? 'yes' : '', String(s.compactions.count), String(s.clearings ?? s.compactions.contextEdits), fmtTokens(s.peakContext)];
+  });
+  const fit = fitColumns(['preset', 'cost $', 'closed $', 'recall', 'front', 'compact.', 'clear.', 'peak ctx'], rows, { maxWidth: MAX_WIDTH, minName: 14, maxName: 30 });
+  const t = new Table({ head: fit.head, colWidths: fit.colWidths, style: color ? {} : { head: [], border: [] } });
+  for (const r of fit.rows) t.push(r);
   return `Cost at equal recall (closed loop = cost + re-fetching lost facts; front = Pareto front):\n${t.toString()}`;
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { REPO, tempDir } from '../../testing/support.js';
 import { reinDone } from '../../queue/test/harness.js';
 import { MAX_WIDTH, wrapName } from './table.js';
+import { fitColumns } from './columns.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => { tmp = tempDir('rein-table-names-'); });
@@ -50,6 +51,17 @@ describe('names in the text report', () => {
       for (const line of wrapped.split('\n')) expect(line.length).toBeLessThanOrEqual(11);
       expect(wrapped.replace(/\n/g, '')).toBe(name);
     }
+  });
+
+  it('fitColumns wraps multi-word headers at their spaces, never cuts them, when the width is tight', () => {
+    const head = ['preset', 'cost $', 'peak ctx', 'compactions'];
+    const rows = [['a-rather-long-preset-name', '12.34', '178k', '2 + 3 edits']];
+    const wide = fitColumns(head, rows, { maxWidth: 100, minName: 10, maxName: 30 });
+    expect(wide.head).toEqual(head);
+    const tight = fitColumns(head, rows, { maxWidth: 44, minName: 10, maxName: 30 });
+    expect(tight.head).toEqual(['preset', 'cost\n$', 'peak\nctx', 'compactions']);
+    expect(tight.colWidths.reduce((a, b) => a + b, 0) + head.length + 1).toBeLessThanOrEqual(44);
+    expect(tight.rows[0]![0]!.replace(/\n/g, '')).toBe('a-rather-long-preset-name');
   });
 
   it('rein bench: workloads and presets that differ only at their end are told apart in the table; the JSON keeps their names', async () => {
@@ -98,4 +110,34 @@ describe('names in the text report', () => {
     const row = table.split('\n').find((l) => l.startsWith('│ mimicked'))!.split('│').map((c) => c.trim());
     expect(row.slice(2, 5)).toEqual([expect.stringMatching(/^\d+\.\d\d$/), `${min!.toFixed(2)} ×${(min! / mimic!).toFixed(2)}`, `${mimic!.toFixed(2)} mimic`]);
   });
+
+  it('no table cuts a header short: every header reads whole (wrapped over lines where needed) within the width', async () => {
+    writePiSession('headers.jsonl', { input: 900, output: 40, cacheRead: 3000, cacheWrite: 200, totalTokens: 4140 });
+    const piLike = join(REPO, 'bench/presets/pi-like.yaml');
+    const r = await reinDone(['bench', '-w', 'headers.jsonl', '--preset', 'default', '--preset', piLike, '--no-progress', '-j', '1'], { cwd: tmp.dir, env: { REIN_HOME: join(tmp.dir, 'home') } });
+    expect(r.code, r.stderr).toBe(0);
+    const tables = headerRows(r.stdout);
+    // Totals, fidelity and cost per workload at least.
+    expect(tables.length).toBeGreaterThanOrEqual(3);
+    for (const head of tables) for (const cell of head) expect(cell).not.toContain('…');
+    expect(tables[0]).toEqual(['preset', 'req', 'cost $', 'vs rec.', 'read %', 'eff.', 'breaks', 'compactions', 'peak ctx']);
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(MAX_WIDTH);
+  });
 });
+
+/** The header cells of each table in `text`, a cell's lines joined by a space. */
+function headerRows(text: string): string[][] {
+  const out: string[][] = [];
+  let head: string[][] | undefined;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('┌')) { head = []; continue; }
+    if (!head) continue;
+    if (line.startsWith('├') || line.startsWith('└')) {
+      out.push(head[0]!.map((_, i) => head!.map((l) => l[i]!).filter(Boolean).join(' ')));
+      head = undefined;
+      continue;
+    }
+    head.push(line.split('│').slice(1, -1).map((c) => c.trim()));
+  }
+  return out;
+}

@@ -14,6 +14,7 @@ import { RECORDED, type BenchReport, type RunReport, type WorkloadReport } from 
 import type { RunSummary } from '../metrics/types.js';
 import { fidelityLines } from './fidelity.js';
 import { recallTable } from './recall.js';
+import { fitColumns, wrapName } from './columns.js';
 
 /** Widest line the table prints, columns. */
 export const MAX_WIDTH = 100;
@@ -35,28 +36,7 @@ export function pct(x: number | null | undefined): string {
   return x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(0)}%`;
 }
 
-/**
- * A name (a workload's, a preset's) as lines of at most `n` characters, so a narrow column still
- * shows all of it: two names that differ only at their end (`gen:turns=40,results=3000,seed=3`
- * and `...seed=4`, `./presets/long-a.yaml` and `./presets/long-b.yaml`) stay distinguishable,
- * which cutting them short did not. Lines break after `,` `/` `=` `-` `_` `.` or a space when one
- * falls in the second half of a line, otherwise at `n`.
- */
-export function wrapName(s: string, n: number): string {
-  const lines: string[] = [];
-  let rest = s;
-  while (rest.length > n) {
-    let at = -1;
-    for (let i = n - 1; i >= Math.floor(n / 2); i--) {
-      if (/[,/=\-_. ]/.test(rest[i]!)) { at = i + 1; break; }
-    }
-    if (at < 0) at = n;
-    lines.push(rest.slice(0, at).trimEnd());
-    rest = rest.slice(at).trimStart();
-  }
-  lines.push(rest);
-  return lines.join('\n');
-}
+export { wrapName };
 
 function breakCount(b: Record<string, number>): number {
   return Object.values(b).reduce((a, x) => a + x, 0);
@@ -79,16 +59,15 @@ function ratio(a: number, b: number | undefined): string {
 /** The totals table: one row per preset (recorded first), cheapest preset first. */
 function totalsTable(report: BenchReport, color: boolean): string {
   const rec = report.totals[RECORDED];
-  const t = new Table({
-    head: ['preset', 'req', 'cost $', 'vs rec.', 'read %', 'eff.', 'breaks', 'compactions', 'peak ctx'],
-    colWidths: [20, 7, 9, 9, 8, 7, 8, 13, 9], style: tableStyle(color),
-  });
-  const rows = [...(rec ? [RECORDED] : []), ...report.ranking];
-  for (const label of rows) {
+  const rows: string[][] = [];
+  for (const label of [...(rec ? [RECORDED] : []), ...report.ranking]) {
     const s = report.totals[label]!;
     const synth = s.syntheticRequests ? `+${s.syntheticRequests}` : '';
-    t.push([wrapName(label, 18), `${s.requests - s.syntheticRequests}${synth}`, s.costUsd.toFixed(2), label === RECORDED ? '' : ratio(s.costUsd, rec?.costUsd), pct(s.cacheReadShare), s.cacheEfficiency.toFixed(3), String(breakCount(s.breaks)), compactText(s), fmtTokens(s.peakContext)]);
+    rows.push([label, `${s.requests - s.syntheticRequests}${synth}`, s.costUsd.toFixed(2), label === RECORDED ? '' : ratio(s.costUsd, rec?.costUsd), pct(s.cacheReadShare), s.cacheEfficiency.toFixed(3), String(breakCount(s.breaks)), compactText(s), fmtTokens(s.peakContext)]);
   }
+  const fit = fitColumns(['preset', 'req', 'cost $', 'vs rec.', 'read %', 'eff.', 'breaks', 'compactions', 'peak ctx'], rows, { maxWidth: MAX_WIDTH, minName: 14, maxName: 30 });
+  const t = new Table({ head: fit.head, colWidths: fit.colWidths, style: tableStyle(color) });
+  for (const r of fit.rows) t.push(r);
   const n = report.comparable.workloads.length;
   const left = report.comparable.leftOut.length;
   const head = `Totals on ${n} workload${n === 1 ? '' : 's'}${left ? ` (${left} left out: a run on them was incomplete or failed)` : ''}, cheapest preset first:`;
@@ -187,6 +166,8 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   const out: string[] = [];
   out.push(`rein bench: ${report.workloads.length} workload${report.workloads.length === 1 ? '' : 's'} (${requests} recorded requests) × ${report.presets.length} preset${report.presets.length === 1 ? '' : 's'}. Costs are simulated by rein's prompt-cache simulator.`);
   out.push(totalsTable(report, color));
+  const idle = idleLines(report);
+  if (idle) out.push(idle);
   out.push(recallTable(report, color));
   const fidelity = fidelityLines(report, color);
   if (fidelity) out.push(fidelity);
@@ -199,7 +180,17 @@ export function renderTable(report: BenchReport, options: { color?: boolean } = 
   }
   out.push(notes(report).map((n) => `- ${n}`).join('\n'));
   out.push(`${report.efficiency}. Prices: ${report.prices}. Per-request detail, breaks by cause, each problem and every skip reason: --json / --html.`);
-  return out.filter(Boolean).map(wrap).join('\n\n');
+  return out.filter(Boolean).map(wrapLines).join('\n\n');
+}
+
+/**
+ * Per preset, its strategies that never acted on the ranked workloads, with why: such a preset
+ * costs what it would without them, so two presets that differ only there rank equal.
+ */
+export function idleLines(report: BenchReport): string {
+  const entries = Object.entries(report.idleStrategies ?? {}).filter(([, why]) => why.length);
+  if (!entries.length) return '';
+  return ['Strategies that never acted on the ranked workloads (the preset costs what it would without them):', ...entries.flatMap(([preset, why]) => why.map((w) => `- ${preset}: ${w}`))].join('\n');
 }
 
 /** Reasons load.ts gives for files left out by design, not for lack of a readable session. */
@@ -240,7 +231,7 @@ function notes(report: BenchReport): string[] {
 }
 
 /** Wraps prose lines longer than MAX_WIDTH at spaces (table lines are already narrow). */
-function wrap(block: string): string {
+export function wrapLines(block: string): string {
   return block.split('\n').map((line) => {
     if (line.length <= MAX_WIDTH || /^[\u2502\u250c\u251c\u2514]/.test(line)) return line;
     const indent = line.startsWith('- ') ? '  ' : '';

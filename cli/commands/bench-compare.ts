@@ -7,6 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import Table from 'cli-table3';
 import { makeDirs } from '../../lib/fs/make-dirs.js';
+import { fitColumns } from '../../bench/report/columns.js';
+import { MAX_WIDTH, wrapLines } from '../../bench/report/table.js';
 import { isInputError, printInputError } from './errors.js';
 import { checkOutputs } from './report-path.js';
 import type { CompareRun } from '../../bench/compare/compare.js';
@@ -24,21 +26,26 @@ function failures(r: CompareRun): string | undefined {
 
 /** Renders the comparison as a text table, then each run's failures and the note on simulated figures. */
 export function compareTable(runs: readonly CompareRun[]): string {
-  const t = new Table({ head: ['run', 'requests', 'failed', 'bytes sent', 'prompt tok', 'cache read', 'cache write', 'uncached', 'output', 'sim. cost $', 'cache eff.'], style: { head: [], border: [] } });
+  const rows: string[][] = [];
   for (const r of runs) {
     const s = r.summary;
     const prompt = s.input + s.cacheRead + s.cacheWrite5m + s.cacheWrite1h;
     // A run that failed before its first request has no figures (a $0 row would read as the
     // cheapest); one that failed later is marked: its figures cover only what it sent.
     if (r.error && !s.requests && !r.failedRequests.length) {
-      t.push([r.label, '0', '0', '–', '–', '–', '–', '–', '–', 'failed', '–']);
+      rows.push([r.label, '0', '0', '–', '–', '–', '–', '–', '–', 'failed', '–']);
       continue;
     }
-    t.push([r.label, String(s.requests), String(r.failedRequests.length), String(r.bytes), String(prompt), String(s.cacheRead), String(s.cacheWrite5m + s.cacheWrite1h), String(s.input), String(s.output), `${s.costUsd.toFixed(4)}${r.error ? '*' : ''}`, s.requests ? s.cacheEfficiency.toFixed(3) : '–']);
+    rows.push([r.label, String(s.requests), String(r.failedRequests.length), String(r.bytes), String(prompt), String(s.cacheRead), String(s.cacheWrite5m + s.cacheWrite1h), String(s.input), String(s.output), `${s.costUsd.toFixed(4)}${r.error ? '*' : ''}`, s.requests ? s.cacheEfficiency.toFixed(3) : '–']);
   }
+  // Within MAX_WIDTH: headers wrap at their spaces, long labels over lines; `req.` is short for
+  // requests (the legend under the table says so).
+  const fit = fitColumns(['run', 'req.', 'failed', 'bytes sent', 'prompt tok', 'cache read', 'cache write', 'uncached', 'output', 'sim. cost $', 'cache eff.'], rows, { maxWidth: MAX_WIDTH, minName: 12, maxName: 30 });
+  const t = new Table({ head: fit.head, colWidths: fit.colWidths, style: { head: [], border: [] } });
+  for (const row of fit.rows) t.push(row);
   const problems = runs.flatMap((r) => [failures(r), r.error].filter(Boolean).map((p) => `- ${r.label}: ${p}`));
   const partial = runs.some((r) => r.error && (r.summary.requests || r.failedRequests.length)) ? ['* the run failed partway: its figures cover only the requests it sent'] : [];
-  return [t.toString(), ...problems, ...partial, SIMULATED_NOTE].join('\n');
+  return wrapLines([t.toString(), 'req.: requests answered; failed: refused (4xx) or failed (5xx).', ...problems, ...partial, SIMULATED_NOTE].join('\n'));
 }
 
 export interface CompareFlags {

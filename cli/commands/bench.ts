@@ -3,8 +3,8 @@
  * more presets and reports what each strategy costs. `rein bench compare --agent X` runs an agent
  * CLI against `rein sim serve` on a scripted scenario and scores its requests the same way.
  */
-import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFileSync, rmSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -90,6 +90,7 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
   try {
     if (!flags.workload?.length) throw new InputError('rein bench needs --workload FILE|DIR|gen:SPEC (repeatable)');
     if (!flags.preset?.length) throw new InputError('rein bench needs --preset FILE|NAME (repeatable; several make a strategy matrix)');
+    if (flags.model) await checkModel(flags.model);
     if (flags.html) {
       // Before the replay, which can take minutes.
       const missing = missingChartPackages();
@@ -105,31 +106,62 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
     }
     if (flags.wait === false) throw new InputError('--no-wait needs --queue (a local run has nothing to wait for)');
     const { runBench } = await import('../../bench/run.js');
-    const progress = flags.progress !== false && process.stderr.isTTY ? await progressBar() : undefined;
-    let report;
-    try {
-      report = await runBench({
-        workloads: flags.workload, presets: flags.preset, cwd,
-        ...(flags.model ? { model: flags.model } : {}),
-        ...(flags.jobs ? { jobs: flags.jobs } : {}),
-        single: 'thread',
-        ...(flags.recall === false ? { recall: false } : {}),
-        ...(progress ? { onProgress: progress.update } : {}),
-        // Said before the table, so timings from different -j are read knowing how each ran.
-        onStart: (replays, threads) => {
-          if (flags.progress !== false) process.stderr.write(`rein: ${replays} replay${replays === 1 ? '' : 's'} ${threads ? `in ${threads} worker thread${threads === 1 ? '' : 's'}, each started cold (it loads rein before its first replay)` : 'in this process'}\n`);
-        },
-      });
-    } catch (err) {
-      throw workloadInputError(err);
-    } finally {
+    const { replayDir } = await import('../../bench/replay/replay.js');
+    // Every replay's folder is made in this run's folder, so a stop removes them all at once, also
+    // those of worker threads that end without cleaning up.
+    const runDir = await replayDir();
+    // Report files being written, under a name that says so until they are whole (writeReport).
+    const partial = new Set<string>();
+    let progress: Awaited<ReturnType<typeof progressBar>> | undefined;
+    // A first SIGINT or SIGTERM stops the run: the replays are thrown away (a report of part of
+    // them would rank presets on different work), so nothing is written and nothing is left behind.
+    const stop = onStopSignals((signal) => {
       progress?.stop();
+      rmSync(runDir, { recursive: true, force: true });
+      for (const f of partial) rmSync(f, { force: true });
+      process.stderr.write(`rein: ${signal}: stopped; no report written\n`);
+      process.exit(SIGNAL_EXIT[signal]);
+    });
+    try {
+      progress = flags.progress !== false && process.stderr.isTTY ? await progressBar() : undefined;
+      let report;
+      try {
+        report = await runBench({
+          workloads: flags.workload, presets: flags.preset, cwd, tmpDir: runDir,
+          ...(flags.model ? { model: flags.model } : {}),
+          ...(flags.jobs ? { jobs: flags.jobs } : {}),
+          single: 'thread',
+          ...(flags.recall === false ? { recall: false } : {}),
+          ...(progress ? { onProgress: progress.update } : {}),
+          // Said before the table, so timings from different -j are read knowing how each ran.
+          onStart: (replays, threads) => {
+            if (flags.progress !== false) process.stderr.write(`rein: ${replays} replay${replays === 1 ? '' : 's'} ${threads ? `in ${threads} worker thread${threads === 1 ? '' : 's'}, each started cold (it loads rein before its first replay)` : 'in this process'}\n`);
+          },
+        });
+      } catch (err) {
+        throw workloadInputError(err);
+      } finally {
+        progress?.stop();
+      }
+      return await writeReport(report, flags, partial);
+    } finally {
+      stop.dispose();
+      rmSync(runDir, { recursive: true, force: true });
     }
-    return await writeReport(report, flags);
   } catch (err) {
     if (isInputError(err)) { printInputError(err); return BAD_INPUT; }
     throw err;
   }
+}
+
+/**
+ * Refuses a `--model` the price table (lib/pricing.ts) does not know: its cost would be priced as
+ * Sonnet's without a word. Matching is by prefix, so dated ids of known models pass.
+ */
+async function checkModel(model: string): Promise<void> {
+  const { priceFor, PRICE_TABLE } = await import('../../lib/pricing.js');
+  if (priceFor(model).known) return;
+  throw new InputError(`--model ${model}: rein has no prices for this model (lib/pricing.ts), so every cost would be a guess; known: ${PRICE_TABLE.map((e) => e.prefix).sort().join(', ')} (and their dated ids)`);
 }
 
 /** A workload that cannot be read is bad input (exit 2), as for a local run. */
@@ -138,21 +170,46 @@ function workloadInputError(err: unknown): unknown {
   return /^workload not found|^generator spec|^not a generator spec/.test(e?.message ?? '') ? new InputError(e.message) : err;
 }
 
-/** Prints the table and writes the JSON and HTML reports; returns the exit code. */
-async function writeReport(report: BenchReport, flags: { json?: string; html?: string }): Promise<number> {
+/**
+ * Prints the table and writes the JSON and HTML reports; returns the exit code. A report written
+ * to `-` goes to stdout, and the table to stderr then, so stdout holds the report alone.
+ */
+async function writeReport(report: BenchReport, flags: { json?: string; html?: string }, partial = new Set<string>()): Promise<number> {
   const { renderTable } = await import('../../bench/report/table.js');
-  process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
+  const toStdout = flags.json === '-' || flags.html === '-';
+  const tableOut = toStdout ? process.stderr : process.stdout;
+  tableOut.write(renderTable(report, { color: tableOut.isTTY === true }) + '\n');
   if (flags.json) {
     // Written piece by piece: a long replay's report is tens of MB of JSON (json-file.ts).
-    const { writeJsonFile } = await import('../../bench/report/json-file.js');
-    const file = resolve(flags.json);
-    await makeDirs(dirname(file));
-    await writeJsonFile(file, report);
-    process.stderr.write(`rein: JSON report written to ${file}\n`);
+    const { writeJsonFile, writeJsonStream } = await import('../../bench/report/json-file.js');
+    if (flags.json === '-') {
+      await writeJsonStream(process.stdout, report);
+    } else {
+      const file = resolve(flags.json);
+      await makeDirs(dirname(file));
+      // Written under another name and renamed when whole: a stop midway leaves no file that
+      // reads as a complete report.
+      const part = `${file}.partial`;
+      partial.add(part);
+      await writeJsonFile(part, report);
+      await rename(part, file);
+      partial.delete(part);
+      process.stderr.write(`rein: JSON report written to ${file}\n`);
+    }
   }
   if (flags.html) {
     const { renderHtml } = await import('../../bench/report/html.js');
-    process.stderr.write(`rein: HTML report written to ${await writeOut(flags.html, await renderHtml(report))}\n`);
+    const html = await renderHtml(report);
+    if (flags.html === '-') process.stdout.write(html.endsWith('\n') ? html : `${html}\n`);
+    else {
+      const file = resolve(flags.html);
+      const part = `${file}.partial`;
+      partial.add(part);
+      await writeOut(part, html);
+      await rename(part, file);
+      partial.delete(part);
+      process.stderr.write(`rein: HTML report written to ${file}\n`);
+    }
   }
   const failures = report.workloads.flatMap((w) => w.runs.filter((r) => r.error).map((r) => `rein: ${w.name} × ${r.preset} failed: ${r.error}`));
   if (failures.length) process.stderr.write(failures.join('\n') + '\n');
@@ -283,8 +340,8 @@ export function registerBenchCommands(program: Command): void {
     .description('Replay sessions (Claude Code, pi, SWE-agent, OpenHands, scenarios, gen:SPEC) through presets and report cost, caching and compaction.')
     .option('-w, --workload <file|dir|gen:spec>', 'a session file, a directory of them, or a generator spec such as gen:turns=200,results=2000 (repeatable)', collect)
     .option('--preset <file|name>', 'a preset file or built-in name (repeatable: a strategy matrix)', collect)
-    .option('--json <file>', 'write the full report as JSON')
-    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--json <file>', 'write the full report as JSON (- for stdout; the table then goes to stderr)')
+    .option('--html <file>', 'write a self-contained HTML report with charts (- for stdout)')
     .option('--model <name>', 'send this model instead of each recording\'s own')
     .option('-j, --jobs <n>', 'worker threads (default: one per core, at most one per workload)', (v) => positiveInt(v, '--jobs'))
     .option('--no-progress', 'no progress bar on stderr')
@@ -300,8 +357,8 @@ export function registerBenchCommands(program: Command): void {
     .description('Wait for a benchmark submitted with `rein bench --queue` and write its report, as the submitting run would have.')
     .argument('<id>', 'the benchmark id `rein bench --queue` printed')
     .requiredOption('--queue <redis-url>', 'the Redis queue it was submitted to (redis://HOST:PORT)')
-    .option('--json <file>', 'write the full report as JSON')
-    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--json <file>', 'write the full report as JSON (- for stdout; the table then goes to stderr)')
+    .option('--html <file>', 'write a self-contained HTML report with charts (- for stdout)')
     .option('--no-progress', 'no progress on stderr')
     .action(async (id: string, opts: CollectFlags) => {
       process.exitCode = await collectCommand(id, opts);

@@ -14,11 +14,13 @@ import { makeDirs } from '../../lib/fs/make-dirs.js';
  * never returns under /proc). Whether the file can be written is tried, not asked of `access(2)`:
  * for root, access says yes to a folder of a read-only or immutable file system and to /sys, where
  * the write then fails. So an existing file is opened for writing without truncating it, and a new
- * one is created and removed again. Throws InputError naming the flag, the path and why.
+ * one is created and removed again. `-` is stdout (one of the two at most). Throws InputError naming
+ * the flag, the path and why.
  */
 export async function checkOutputs(flags: { json?: string; html?: string }): Promise<void> {
+  if (flags.json === '-' && flags.html === '-') throw new InputError('--json - and --html -: only one report can go to stdout; give the other a file name');
   for (const [flag, path] of [['--json', flags.json], ['--html', flags.html]] as const) {
-    if (!path) continue;
+    if (!path || path === '-') continue; // stdout
     const file = resolve(path);
     let st;
     try {

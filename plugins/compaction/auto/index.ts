@@ -387,7 +387,7 @@ export default definePlugin({
       // The restore shares the threshold: on a small window 5 files × 5,000 tokens would refill it.
       const restoreBudget = Math.min(options.restore.totalTokens, Math.floor(options.restore.thresholdShare * t.threshold));
       let restored = options.restore.maxFiles > 0 && restoreBudget > 0
-        ? restoreFiles(toSummarize, { cwd: kernel.cwd, ...options.restore, totalTokens: restoreBudget, exclude, ...restoreSource(fileSources.get(kernel), options.restore.readTools) })
+        ? restoreFiles(toSummarize, { cwd: kernel.cwd, resolve: (p) => kernel.services.resolvePath(p, kernel.cwd).written, ...options.restore, totalTokens: restoreBudget, exclude, ...restoreSource(fileSources.get(kernel), options.restore.readTools) })
         : [];
       const latestIsLast = li === messages.length - 1;
       const build = (): Message[] => {

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Message } from '../../../kernel/index.js';
-import { estimateTextTokens } from '../../../lib/index.js';
+import { estimateTextTokens, resolvePath } from '../../../lib/index.js';
 import { groupByRound, latestUserPromptIndex, renderTranscript } from '../shared/history.js';
 import { formatSummary, summaryPrompt } from './prompt.js';
 import { recentlyReadFiles, restoreFiles } from './restore.js';
@@ -89,6 +89,18 @@ describe('restoreFiles', () => {
     expect(r[0]!.tokens).toBeLessThanOrEqual(5_000);
     expect(r[0]!.text.endsWith('… (cut here; read the file for the rest)')).toBe(true);
     expect(r[0]!.tokens).toBe(estimateTextTokens(r[0]!.text));
+  });
+  it('reads a file read at `~/` from the home directory the kernel resolves `~` to, not from a `~` folder of the cwd', () => {
+    const home = join(dir, 'home');
+    const cwd = join(dir, 'work');
+    mkdirSync(home);
+    mkdirSync(join(cwd, '~'), { recursive: true });
+    writeFileSync(join(home, 'notes.txt'), 'from home\n');
+    writeFileSync(join(cwd, '~', 'notes.txt'), 'wrong folder\n');
+    const h: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'go' }] }, ...readRound('1', '~/notes.txt')];
+    const r = restoreFiles(h, { cwd, resolve: (p) => resolvePath(p, cwd, home).written, readTools: ['Read'], maxFiles: 5, perFileTokens: 5_000, totalTokens: 50_000, exclude: new Set() });
+    expect(r.map((f) => f.path)).toEqual([join(home, 'notes.txt')]);
+    expect(r[0]!.text).toContain('from home');
   });
 });
 

@@ -6,9 +6,9 @@
  * 50,000 tokens in all; the budget skips a file that does not fit and goes on with the next.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Message, type ToolResultBlock} from '../../../kernel/index.js';
-import { estimateTextTokens, TEXT_BYTES_PER_TOKEN } from '../../../lib/index.js';
+import { estimateTextTokens, joinPath, TEXT_BYTES_PER_TOKEN } from '../../../lib/index.js';
 import { filePathOf, toolUses } from '../shared/history.js';
 
 /** Files restored at most (Claude Code's POST_COMPACT_MAX_FILES_TO_RESTORE = 5). */
@@ -22,6 +22,11 @@ const MAX_READ_BYTES = 10 * 1024 * 1024;
 
 export interface RestoreOptions {
   cwd: string;
+  /**
+   * The absolute path a tool's path input names, as the kernel resolves it (`~/` is the kernel's home
+   * directory: a benchmark replay's stand-in home). Default: `~/` the user's home, else against `cwd`.
+   */
+  resolve?: (path: string) => string;
   /** Tools whose `file_path` (or `path`) input counts as reading a file. */
   readTools: readonly string[];
   maxFiles: number;
@@ -53,8 +58,11 @@ export interface RestoredFile {
   truncated: boolean;
 }
 
-/** Files read successfully in `messages`, most recent first, as absolute paths. */
-export function recentlyReadFiles(messages: readonly Message[], readTools: readonly string[], cwd: string): string[] {
+/**
+ * Files read successfully in `messages`, most recent first, as absolute paths. A path input is made
+ * absolute by `toAbsolute` (default: `~` and `~/` are the user's home, a relative path is `cwd`'s).
+ */
+export function recentlyReadFiles(messages: readonly Message[], readTools: readonly string[], cwd: string, toAbsolute: (path: string) => string = (p) => resolve(joinPath(p, cwd))): string[] {
   const uses = toolUses(messages);
   const order: { path: string; at: number }[] = [];
   messages.forEach((m, i) => {
@@ -66,7 +74,7 @@ export function recentlyReadFiles(messages: readonly Message[], readTools: reado
       if (!use || !readTools.includes(use.name)) continue;
       const p = filePathOf(use.input);
       if (p === undefined) continue;
-      const abs = isAbsolute(p) ? p : resolve(cwd, p);
+      const abs = toAbsolute(p);
       if (r.is_error) continue;
       order.push({ path: abs, at: i });
     }
@@ -102,7 +110,7 @@ function cutToTokens(text: string, tokens: number): { text: string; truncated: b
 
 /** Reads the files back from disk within the budget. Unreadable files are skipped. */
 export function restoreFiles(messages: readonly Message[], o: RestoreOptions): RestoredFile[] {
-  const candidates = recentlyReadFiles(messages, o.readTools, o.cwd).filter((p) => !o.exclude.has(p)).slice(0, o.maxFiles);
+  const candidates = recentlyReadFiles(messages, o.readTools, o.cwd, o.resolve).filter((p) => !o.exclude.has(p)).slice(0, o.maxFiles);
   const out: RestoredFile[] = [];
   let used = 0;
   for (const path of candidates) {

@@ -1,0 +1,45 @@
+/**
+ * Ctrl-C in the middle of `rein bench` (the built command, a real process): it stops with the
+ * signal's exit code, says that it stopped and that no report was written, writes no report file,
+ * and leaves no replay folder in the temporary directory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanEnv, REIN_BIN, tempDir } from '../testing/support.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeAll(() => { tmp = tempDir('rein-bench-interrupt-'); });
+afterAll(() => tmp?.cleanup());
+
+describe('rein bench stopped by a signal', () => {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} mid-run: exit ${code}, no report, no replay folders left`, async () => {
+      const tmpdir = join(tmp.dir, `tmp-${signal}`);
+      mkdirSync(tmpdir);
+      // Two replays, so they run in a worker thread; long enough to be running when the signal comes.
+      const child = spawn(process.execPath, [REIN_BIN, 'bench', '-w', 'gen:turns=3000,results=3000,seed=9', '--preset', 'minimal', '--preset', 'default', '-j', '1', '--json', 'out.json', '--html', 'out.html'],
+        { cwd: tmp.dir, env: { ...cleanEnv(), TMPDIR: tmpdir, REIN_HOME: join(tmp.dir, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      const exited = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      // The replays have started once the folder of the first one exists.
+      try {
+        await expect.poll(() => readdirSync(tmpdir).some((f) => f.startsWith('rein-bench-')), { timeout: 20_000, interval: 50 }).toBe(true);
+      } catch (err) {
+        child.kill('SIGKILL');
+        throw err;
+      }
+      child.kill(signal);
+      expect(await exited).toBe(code);
+      expect(stderr).toContain(`rein: ${signal}: stopped; no report written`);
+      expect(stdout).toBe('');
+      expect(existsSync(join(tmp.dir, 'out.json'))).toBe(false);
+      expect(existsSync(join(tmp.dir, 'out.html'))).toBe(false);
+      expect(readdirSync(tmpdir).filter((f) => f.startsWith('rein-bench-'))).toEqual([]);
+    });
+  }
+});

@@ -72,8 +72,11 @@ export async function compareCommand(opts: CompareFlags): Promise<number> {
       ...(opts.preset?.length ? { presets: opts.preset } : {}),
       ...(scenario ? { scenario } : {}), ...(reinScenario ? { reinScenario } : {}), ...(opts.bin ? { bin: opts.bin } : {}),
     });
-    process.stdout.write(compareTable(runs) + '\n');
-    if (opts.json) {
+    // `--json -`: the JSON alone on stdout, the table on stderr (as `rein bench --json -`).
+    (opts.json === '-' ? process.stderr : process.stdout).write(compareTable(runs) + '\n');
+    if (opts.json === '-') {
+      process.stdout.write(JSON.stringify({ simulated: true, runs }, null, 2) + '\n');
+    } else if (opts.json) {
       const file = resolve(opts.json);
       await makeDirs(dirname(file));
       await writeFile(file, JSON.stringify({ simulated: true, runs }, null, 2) + '\n');

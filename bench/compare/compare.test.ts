@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -147,6 +147,15 @@ describe('rein bench compare (the command)', () => {
     expect(json.simulated).toBe(true);
     expect(json.runs.map((x: { label: string }) => x.label)).toEqual(['agent:rein', 'minimal']);
     expect(json.runs.flatMap((x: { requests: { model: string }[] }) => x.requests.map((q) => q.model))).toEqual(Array(5).fill('claude-opus-4-1'));
+  });
+
+  it('--json - writes the JSON alone to stdout and the table to stderr, and no file named -', async () => {
+    const r = await runCli(['bench', 'compare', '--agent', 'rein', '--preset', 'minimal', '--json', '-'], { cwd: dir });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.runs.map((x: { label: string }) => x.label)).toEqual(['agent:rein', 'minimal']);
+    expect(r.stderr).toMatch(/│ minimal +│ \d+ +│ 0 +│/);
+    expect(existsSync(join(dir, '-'))).toBe(false);
   });
 
   it('an agent that could not start has no figures, not a $0 row, and the command exits 1', async () => {

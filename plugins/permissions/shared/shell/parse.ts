@@ -204,7 +204,7 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
     const writes = redirs.filter((r) => r.kind === 'write').map((r) => r.target);
     const reads = redirs.filter((r) => r.kind === 'read' && r.op === '<').map((r) => r.target);
     const cmd = node.Cmd as Node | undefined;
-    const hdoc = ((node.Redirs ?? []) as Node[]).map((r) => hereDocDoubt(r, bytes)).find((d) => d !== undefined);
+    const hdoc = ((node.Redirs ?? []) as Node[]).map((r) => hereDocDoubt(r, bytes)).find((d) => d !== undefined) ?? quoteDoubt(node, text);
     if (hdoc) {
       push({ kind: 'unknown', source: text(node), why: hdoc, deny: [text(node).trim()], writes, reads, nested });
       return;
@@ -289,6 +289,35 @@ function hereDocDoubt(r: Node, bytes: Buffer): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why bash may expand text the parser took as single-quoted inside statement `stmt`, or
+ * undefined. In the word of a parameter expansion inside double quotes (`"${x-'…'}"`,
+ * `"${x:+'…'}"`), bash takes a `'` as an ordinary character and expands what follows it as
+ * double-quoted text, so `"${x-'$(id)'}"` runs `id`; for other operators it depends on the
+ * version and on `shopt -s compat…` (bash(1), "Parameter Expansion"; bash's COMPAT file, 4.3 and
+ * 5.2 changes to quoting in pattern substitution). The parser reads those quotes as quoting. So a
+ * single-quoted part there holding a `$` or a backquote is text no reading can prove inert.
+ */
+function quoteDoubt(stmt: Node, text: (n: Node) => string): string | undefined {
+  const src = text(stmt);
+  if (!src.includes('${') || !/['"]/.test(src)) return undefined;
+  let found: Node | undefined;
+  const visit = (n: unknown, inDouble: boolean, inParam: boolean): void => {
+    if (found || !n || typeof n !== 'object') return;
+    if (Array.isArray(n)) { for (const c of n) visit(c, inDouble, inParam); return; }
+    const node = n as Node;
+    if (typeof node.type !== 'string') return;
+    // A command or process substitution starts a new quoting context.
+    if (node.type === 'CmdSubst' || node.type === 'ProcSubst') inDouble = inParam = false;
+    if (node.type === 'DblQuoted') inDouble = true;
+    if (node.type === 'ParamExp' && inDouble) inParam = true;
+    if (node.type === 'SglQuoted' && inParam && /[$`]/.test(node.Value as string)) { found = node; return; }
+    for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v, inDouble, inParam);
+  };
+  visit(stmt, false, false);
+  return found ? `a single-quoted ${JSON.stringify(text(found))} inside a double-quoted \${…}, which bash expands as double-quoted text` : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -300,8 +301,52 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   return [...out, ...out.filter((w) => !w.dynamic).map((w) => plainWord(`${w.value.replace(/\/+$/, '')}${suffix}`))];
 }
 
+/** Longest time rein waits for `tar -t` or `unzip -Z1` to list an archive, ms. Past it the members are unknown. */
+export const ARCHIVE_LIST_TIMEOUT_MS = 10_000;
+
+/**
+ * The member names of an archive as the program that extracts it lists them (`tar -tf`, which
+ * recognises compressed archives by their content; `unzip -Z1`), or why they are not known.
+ * A name tar prints with escapes (a backslash: a newline or an unusual byte in the name) is not
+ * known either.
+ */
+function archiveMembers(tool: 'tar' | 'unzip', file: string): string[] | string {
+  const args = tool === 'tar' ? ['--force-local', '-tf', file] : ['-Z1', file];
+  const r = spawnSync(tool, args, { encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error || r.status !== 0) return `${tool} could not list ${file}`;
+  const names = r.stdout.split('\n').filter((n) => n !== '');
+  if (names.some((n) => n.includes('\\'))) return `a member of ${file} whose name ${tool} prints with escapes`;
+  return names;
+}
+
+/**
+ * The files an extraction (`tar -x`, `unzip`) lands: `dest/member` for every member the archive
+ * holds now, with the leading `/` both programs remove, tar's `--strip-components` and unzip's
+ * `-j` applied. Each is then resolved like any write (links followed: a member `lout/x` under a
+ * link `lout` to another directory lands there, which is what the checks must see).
+ */
+function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const { dest } = p;
+  const a = p.archive!;
+  if (dest.dynamic) return [dest];
+  if (dest.glob) return [unknownWrite(`a destination given as a pattern (${dest.value})`)];
+  if (a.file.dynamic || a.file.glob) return [unknownWrite(`the members of ${a.file.value.replaceAll('\u0000', '…')}, an archive known only at run time`)];
+  const members = archiveMembers(a.tool, pathFormsOf(q, a.file.value, base).at(-1)!);
+  if (typeof members === 'string') return [unknownWrite(`the files ${a.tool} extracts: ${members}`)];
+  if (members.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files ${a.tool} extracts from ${a.file.value} (more than ${MAX_WRITE_EXPANSION})`)];
+  const out: ShellWord[] = [dest];
+  for (const m of members) {
+    let parts = m.split('/').filter((c) => c !== '' && c !== '.');
+    if (a.strip) parts = parts.slice(a.strip);
+    if (a.junkPaths) parts = parts.slice(-1);
+    if (parts.length) out.push(plainWord(below(dest.value, parts.join('/'))));
+  }
+  return out;
+}
+
 /** placedFiles without backups. */
 function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  if (p.archive) return archiveFiles(q, p, base);
   const { dest } = p;
   const parsed = parsedCommandOf(q);
   const alone = parsed.ok && parsed.parts.length === 1;

@@ -474,6 +474,12 @@ export interface PlacedWrite {
   followsLinks?: boolean;
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */
   slashMeansContent?: boolean;
+  /**
+   * `tar -x`, `unzip`: the files land at `dest/member` for every member the archive lists, which
+   * rules.ts reads from the archive when the call is judged (the names are in the archive, not in
+   * the command). `strip`: tar's `--strip-components`; `junkPaths`: unzip `-j` (basenames only).
+   */
+  archive?: { tool: 'tar' | 'unzip'; file: ShellWord; strip?: number; junkPaths?: boolean };
 }
 
 /** What a program writes through its operands: files named outright, and placed writes (see PlacedWrite). */
@@ -613,6 +619,8 @@ function rsyncRemote(v: string): boolean {
  * be an option, makes the writes unknown (asked about).
  */
 export function operandWrites(name: string, words: readonly ShellWord[]): OperandWrites | undefined {
+  if (name === 'tar') return tarWrites(words);
+  if (name === 'unzip') return unzipWrites(words);
   if (name === 'dd') {
     const files = words.slice(1).filter((w) => w.value.startsWith('of=') || mayBeOption(w)).map((w) => (w.value.startsWith('of=') ? { ...w, value: w.value.slice(3) } : unknownWrite('a dd operand known only at run time'))).filter((w) => w.dynamic || !NOWHERE.has(w.value));
     return files.length ? { files, placed: [] } : undefined;
@@ -700,6 +708,155 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   // ln -n replaces a link to a directory instead of writing into the directory.
   if (name === 'ln' && has('n', 'no-dereference')) files.push(dest);
   return { files, placed: [placed, ...removal] };
+}
+
+// ---------------------------------------------------------------- archives
+
+/**
+ * GNU tar 1.34 options ("Option summary" in the GNU tar manual,
+ * https://www.gnu.org/software/tar/manual/html_section/All-Options.html) that leave the names an
+ * extraction writes as the archive lists them (leading `/` removed, members with `..` skipped):
+ * long name → takes a value (1), no value (0), an optional value given only with `=` (2). An
+ * option not listed here (`--transform`, `--absolute-names`, `--one-top-level`, ...) makes the
+ * written files unknown.
+ */
+const TAR_LONG: Readonly<Record<string, 0 | 1 | 2>> = {
+  extract: 0, get: 0, list: 0, create: 0, append: 0, update: 0, concatenate: 0, catenate: 0, diff: 0, compare: 0, delete: 0,
+  file: 1, directory: 1, verbose: 0, gzip: 0, gunzip: 0, ungzip: 0, bzip2: 0, xz: 0, lzma: 0, lzip: 0, lzop: 0, zstd: 0,
+  'auto-compress': 0, 'same-permissions': 0, 'preserve-permissions': 0, 'no-same-permissions': 0, 'same-owner': 0,
+  'no-same-owner': 0, 'numeric-owner': 0, 'keep-old-files': 0, 'skip-old-files': 0, 'keep-newer-files': 0, overwrite: 0,
+  'overwrite-dir': 0, 'no-overwrite-dir': 0, touch: 0, 'unlink-first': 0, 'to-stdout': 0, wildcards: 0, 'no-wildcards': 0,
+  'wildcards-match-slash': 0, 'no-wildcards-match-slash': 0, anchored: 0, 'no-anchored': 0, 'ignore-case': 0,
+  'no-ignore-case': 0, exclude: 1, 'exclude-from': 1, 'exclude-vcs': 0, 'exclude-caches': 0, 'strip-components': 1,
+  warning: 1, 'blocking-factor': 1, 'record-size': 1, format: 1, 'force-local': 0, totals: 2, 'show-transformed-names': 0,
+  'quoting-style': 1, 'no-recursion': 0, recursion: 0, null: 0, 'files-from': 1, 'one-file-system': 0, 'ignore-zeros': 0,
+  'delay-directory-restore': 0, 'no-delay-directory-restore': 0, 'preserve-order': 0, 'same-order': 0, sparse: 0,
+  'keep-directory-symlink': 0, 'ignore-failed-read': 0, help: 0, version: 0,
+};
+/** tar's short options with the same meanings: letter → takes a value. */
+const TAR_SHORT: Readonly<Record<string, boolean>> = {
+  x: false, t: false, c: false, r: false, u: false, A: false, d: false, v: false, z: false, j: false, J: false, a: false,
+  Z: false, p: false, o: false, k: false, m: false, s: false, U: false, O: false, w: false, f: true, C: true, T: true,
+  X: true, b: true, H: true,
+};
+const TAR_CREATE = new Set(['c', 'r', 'u', 'A', 'create', 'append', 'update', 'concatenate', 'catenate', 'delete']);
+const TAR_EXTRACT = new Set(['x', 'extract', 'get']);
+
+/**
+ * What `tar` writes: on extraction, every member of the archive under the `-C` directory (a
+ * PlacedWrite with `archive`, listed when the call is judged); on creation or update, the archive
+ * itself. Old-style clusters (`tar xzf a.tgz`), dashed clusters, attached values and unique
+ * long-option prefixes are read as tar reads them. Undefined when tar only reads (`-t`, `-d`).
+ */
+function tarWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const opts: { key: string; value?: ShellWord }[] = [];
+  const operands: ShellWord[] = [];
+  let doubt: string | undefined;
+  const short = (letters: string, next: () => ShellWord | undefined) => {
+    for (let k = 0; k < letters.length; k++) {
+      const l = letters[k]!;
+      if (!Object.hasOwn(TAR_SHORT, l)) { doubt ??= `-${l}`; continue; }
+      if (!TAR_SHORT[l]) { opts.push({ key: l }); continue; }
+      const rest = letters.slice(k + 1);
+      opts.push({ key: l, value: rest ? { value: rest, dynamic: false, glob: false } : next() });
+      return;
+    }
+  };
+  let i = 1;
+  const nextWord = () => words[++i];
+  // Old style: the first word is a cluster of letters without a dash, whose values follow in order.
+  const first = words[1];
+  if (first && !first.dynamic && /^[A-Za-z]+$/.test(first.value)) {
+    const pending: string[] = [];
+    for (const l of first.value) {
+      if (!Object.hasOwn(TAR_SHORT, l)) doubt ??= l;
+      else if (TAR_SHORT[l]) pending.push(l);
+      else opts.push({ key: l });
+    }
+    i = 1;
+    for (const l of pending) opts.push({ key: l, value: words[++i] });
+    i++;
+  }
+  let ended = false;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (ended || w.dynamic || !v.startsWith('-') || v === '-') {
+      if (w.dynamic && mayBeOption(w) && !ended) doubt ??= 'a word known only at run time';
+      operands.push(w);
+      continue;
+    }
+    if (v === '--') { ended = true; continue; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), TAR_LONG);
+      if (!name) { doubt ??= v; continue; }
+      const kind = TAR_LONG[name]!;
+      if (kind === 1) opts.push({ key: name, value: eq === -1 ? nextWord() : { ...w, value: v.slice(eq + 1) } });
+      else if (kind === 0 && eq !== -1) doubt ??= v;
+      else opts.push({ key: name });
+      continue;
+    }
+    short(v.slice(1), nextWord);
+  }
+  const keys = new Set(opts.map((o) => o.key));
+  const extract = [...keys].some((k) => TAR_EXTRACT.has(k));
+  const create = [...keys].some((k) => TAR_CREATE.has(k));
+  if (!extract && !create) return undefined;
+  if (doubt) return { files: [unknownWrite(`the files tar writes with ${JSON.stringify(doubt)}, an option rein does not know`)], placed: [] };
+  const last = (...ks: string[]) => opts.filter((o) => ks.includes(o.key)).map((o) => o.value).at(-1);
+  const file = last('f', 'file');
+  if (create) {
+    if (!file) return undefined; // no -f: the archive goes to standard output
+    return { files: file.dynamic || !NOWHERE.has(file.value) ? [file] : [], placed: [] };
+  }
+  if (keys.has('O') || keys.has('to-stdout')) return undefined;
+  if (!file || file.value === '-' || file.dynamic) return { files: [unknownWrite('the members of an archive tar reads from standard input or from a file known only at run time')], placed: [] };
+  const dirs = opts.filter((o) => o.key === 'C' || o.key === 'directory');
+  if (dirs.length > 1) return { files: [unknownWrite('the files tar extracts with several -C directories')], placed: [] };
+  const dest = dirs[0]?.value ?? { value: '.', dynamic: false, glob: false };
+  const stripWord = last('strip-components');
+  const strip = stripWord ? Number(stripWord.value) : 0;
+  if (!Number.isInteger(strip) || strip < 0) return { files: [unknownWrite('the files tar extracts with --strip-components known only at run time')], placed: [] };
+  return { files: [], placed: [{ dest, sources: [], into: 'dir', tree: false, archive: { tool: 'tar', file, strip } }] };
+}
+
+/**
+ * What `unzip` writes (Info-ZIP UnZip 6.0, unzip(1)): every member of the archive under `-d DIR`
+ * (basenames with `-j`), listed when the call is judged. Listing, testing and piping modes
+ * (`-l`, `-t`, `-v`, `-Z`, `-p`, `-c`, `-z`) write nothing. Options other than those below
+ * (`-:` keeps `..`, `-L` changes the names' case, ...) make the written files unknown.
+ */
+function unzipWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const flags = new Set<string>();
+  let dest: ShellWord | undefined;
+  let file: ShellWord | undefined;
+  let doubt: string | undefined;
+  let excluding = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (!w.dynamic && v.startsWith('-') && v.length > 1) {
+      excluding = false;
+      for (let k = 1; k < v.length; k++) {
+        const l = v[k]!;
+        if (l === 'd') { dest = k + 1 < v.length ? { ...w, value: v.slice(k + 1) } : words[++i]; break; }
+        if (l === 'x') { excluding = true; continue; }
+        if (l === 'P' || l === 'O' || l === 'I') { if (k + 1 === v.length) i++; break; }
+        if ('ltvZpcz'.includes(l)) return undefined;
+        if (!'onqufjaCDKXb'.includes(l)) doubt ??= `-${l}`;
+        flags.add(l);
+      }
+      continue;
+    }
+    if (w.dynamic && mayBeOption(w)) doubt ??= 'a word known only at run time';
+    if (!file) file = w;
+    else if (!excluding && w.dynamic) { /* a member to extract: a subset of the archive */ }
+  }
+  if (!file) return undefined;
+  if (doubt) return { files: [unknownWrite(`the files unzip writes with ${JSON.stringify(doubt)}, an option rein does not know`)], placed: [] };
+  if (file.dynamic || file.value === '-') return { files: [unknownWrite('the members of an archive known only at run time')], placed: [] };
+  return { files: [], placed: [{ dest: dest ?? { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir', tree: false, archive: { tool: 'unzip', file, junkPaths: flags.has('j') } }] };
 }
 
 // ---------------------------------------------------------------- script interpreters

@@ -344,9 +344,25 @@ function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
   return out;
 }
 
+/**
+ * The pieces `split` writes: PREFIX plus suffixes it makes up, in PREFIX's folder, stood for by
+ * one name under that folder (so links and rules on the folder apply). Every protected name starts
+ * with `.` or `rein` (or is an 8.3 short name with `~`, paths.ts): a prefix that could grow into
+ * one makes the pieces a write rein cannot work out.
+ */
+function splitFiles(p: PlacedWrite): ShellWord[] {
+  const prefix = p.splitPrefix!;
+  const name = prefix.slice(prefix.lastIndexOf('/') + 1).normalize('NFKC').toLowerCase();
+  if (name === '' || name.startsWith('.') || name.includes('~') || name.startsWith('rein') || 'rein'.startsWith(name)) {
+    return [unknownWrite(`the pieces split names ${prefix} plus a suffix, which may make a protected name`)];
+  }
+  return [plainWord(below(p.dest.value, `${prefix.slice(prefix.lastIndexOf('/') + 1)}${ANY_CHILD}`))];
+}
+
 /** placedFiles without backups. */
 function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
   if (p.archive) return archiveFiles(q, p, base);
+  if (p.splitPrefix !== undefined) return splitFiles(p);
   const { dest } = p;
   const parsed = parsedCommandOf(q);
   const alone = parsed.ok && parsed.parts.length === 1;

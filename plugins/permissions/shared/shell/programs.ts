@@ -480,6 +480,8 @@ export interface PlacedWrite {
    * the command). `strip`: tar's `--strip-components`; `junkPaths`: unzip `-j` (basenames only).
    */
   archive?: { tool: 'tar' | 'unzip'; file: ShellWord; strip?: number; junkPaths?: boolean };
+  /** `split`: the pieces are named PREFIX plus a suffix, in dest (PREFIX's folder). */
+  splitPrefix?: string;
 }
 
 /** What a program writes through its operands: files named outright, and placed writes (see PlacedWrite). */
@@ -519,6 +521,9 @@ const OPERAND_SPECS: Readonly<Record<string, OperandSpec>> = {
   chown: { shortValue: '', shortFlags: 'cfvhRHLP', long: { changes: 0, silent: 0, quiet: 0, verbose: 0, dereference: 0, 'no-dereference': 0, from: 1, 'no-preserve-root': 0, 'preserve-root': 0, reference: 1, recursive: 0, help: 0, version: 0 } },
   // rsync(1): the options that take a value; any other long option without `=` is not known, so
   // which words are operands is not known either (fail closed).
+  // uniq [INPUT [OUTPUT]]; split [INPUT [PREFIX]] (coreutils manual, "uniq invocation", "split invocation").
+  uniq: { shortValue: 'fsw', shortFlags: 'cdDiuz', long: { count: 0, repeated: 0, 'all-repeated': 2, 'skip-fields': 1, group: 2, 'ignore-case': 0, 'skip-chars': 1, unique: 0, 'zero-terminated': 0, 'check-chars': 1, help: 0, version: 0 } },
+  split: { shortValue: 'abClnt', shortFlags: 'dxeu', long: { 'suffix-length': 1, 'additional-suffix': 1, bytes: 1, 'line-bytes': 1, lines: 1, number: 1, 'numeric-suffixes': 2, 'hex-suffixes': 2, 'elide-empty-files': 0, unbuffered: 0, separator: 1, verbose: 0, filter: 1, help: 0, version: 0 } },
   rsync: {
     shortValue: 'eBfTM@', shortFlags: 'vqcarRbulLkKHpEAXogDtOJUNSnWxyzhPis8CFmdI0',
     long: {
@@ -587,6 +592,12 @@ function scanOperands(words: readonly ShellWord[], spec: OperandSpec, modeWords 
 
 const DYNAMIC_CHAR = '\u0000';
 
+/** The folder part of a path word (`a/b` → `a`, `b` → `.`), as written. */
+function dirWord(w: ShellWord): ShellWord {
+  const slash = w.value.lastIndexOf('/');
+  return { ...w, value: slash === -1 ? '.' : slash === 0 ? '/' : w.value.slice(0, slash) };
+}
+
 /**
  * True when a word known only at run time may start with `-`: its start is an expansion, or it is
  * the text xargs appends (a word that is nothing but run-time text and carries no reason of its
@@ -635,6 +646,19 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   switch (name) {
     case 'tee': case 'truncate': case 'touch': case 'mkdir': case 'rmdir': case 'unlink': case 'shred':
       return { files: ops.filter((w) => w.dynamic || !NOWHERE.has(w.value)), placed: [] };
+    case 'uniq': {
+      const out = ops[1];
+      return out && (out.dynamic || !NOWHERE.has(out.value)) ? { files: [out], placed: [] } : undefined;
+    }
+    case 'split': {
+      // The pieces are PREFIX (default `x`) plus generated suffixes (`xaa`, `xab`, … or what -a,
+      // -d, -x and --additional-suffix make), so any name starting with PREFIX may be written:
+      // known only at run time unless PREFIX is a plain name in a folder (then the folder's files).
+      if (has('filter')) return undefined;
+      const prefix = ops[1] ?? { value: 'x', dynamic: false, glob: false };
+      if (prefix.dynamic || prefix.glob || prefix.value.endsWith('/')) return { files: [unknownWrite('the pieces split names after a prefix known only at run time')], placed: [] };
+      return { files: [], placed: [{ dest: dirWord(prefix), sources: [], into: 'file', tree: true, splitPrefix: prefix.value }] };
+    }
     case 'rm': {
       const tree = has('r', 'R', 'recursive');
       return { files: tree ? [] : ops, placed: tree ? ops.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true })) : [] };

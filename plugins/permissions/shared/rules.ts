@@ -310,13 +310,45 @@ export const ARCHIVE_LIST_TIMEOUT_MS = 10_000;
  * A name tar prints with escapes (a backslash: a newline or an unusual byte in the name) is not
  * known either.
  */
-function archiveMembers(tool: 'tar' | 'unzip', file: string): string[] | string {
+function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, extra: readonly string[] = []): string[] | string {
+  if (tool === 'git-apply') return patchPaths(file, extra);
   const args = tool === 'tar' ? ['--force-local', '-tf', file] : ['-Z1', file];
   const r = spawnSync(tool, args, { encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error || r.status !== 0) return `${tool} could not list ${file}`;
   const names = r.stdout.split('\n').filter((n) => n !== '');
   if (names.some((n) => n.includes('\\'))) return `a member of ${file} whose name ${tool} prints with escapes`;
   return names;
+}
+
+/**
+ * The paths a patch makes `git apply` write (both names of a rename), as `git apply --numstat -z`
+ * lists them with the same path options. It runs in `/` with no repository, no global or system
+ * configuration and no home, so nothing of the project's (hooks, `core.*` programs) is read.
+ */
+function patchPaths(file: string, extra: readonly string[]): string[] | string {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' };
+  const r = spawnSync('git', ['apply', '--numstat', '-z', ...extra, file], { cwd: '/', env, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error || r.status !== 0) return `git apply could not read ${file}`;
+  const out: string[] = [];
+  const tokens = r.stdout.split('\0');
+  for (let i = 0; i < tokens.length; i++) {
+    const m = /^(?:\d+|-)\t(?:\d+|-)\t([\s\S]*)$/.exec(tokens[i]!);
+    if (!m) continue;
+    if (m[1]) out.push(m[1]);
+    else {
+      out.push(...tokens.slice(i + 1, i + 3).filter((t) => t !== ''));
+      i += 2;
+    }
+  }
+  return out;
+}
+
+/** The folder of the repository above `dir` (the first with a `.git` entry), where `git apply` takes a patch's paths from. */
+function repositoryTop(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return d;
+    if (dirname(d) === d) return undefined;
+  }
 }
 
 /**
@@ -331,7 +363,7 @@ function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
   if (dest.dynamic) return [dest];
   if (dest.glob) return [unknownWrite(`a destination given as a pattern (${dest.value})`)];
   if (a.file.dynamic || a.file.glob) return [unknownWrite(`the members of ${a.file.value.replaceAll('\u0000', '…')}, an archive known only at run time`)];
-  const members = archiveMembers(a.tool, pathFormsOf(q, a.file.value, base).at(-1)!);
+  const members = archiveMembers(a.tool, pathFormsOf(q, a.file.value, base).at(-1)!, a.args);
   if (typeof members === 'string') return [unknownWrite(`the files ${a.tool} extracts: ${members}`)];
   if (members.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files ${a.tool} extracts from ${a.file.value} (more than ${MAX_WRITE_EXPANSION})`)];
   const out: ShellWord[] = [dest];
@@ -341,6 +373,9 @@ function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
     if (a.junkPaths) parts = parts.slice(-1);
     if (parts.length) out.push(plainWord(below(dest.value, parts.join('/'))));
   }
+  // git apply in a repository takes the paths from its top folder.
+  const top = a.tool === 'git-apply' ? repositoryTop(pathFormsOf(q, dest.value, base).at(-1)!) : undefined;
+  if (top) for (const m of members) out.push(plainWord(below(top, m)));
   return out;
 }
 

@@ -479,7 +479,7 @@ export interface PlacedWrite {
    * rules.ts reads from the archive when the call is judged (the names are in the archive, not in
    * the command). `strip`: tar's `--strip-components`; `junkPaths`: unzip `-j` (basenames only).
    */
-  archive?: { tool: 'tar' | 'unzip'; file: ShellWord; strip?: number; junkPaths?: boolean };
+  archive?: { tool: 'tar' | 'unzip' | 'git-apply'; file: ShellWord; strip?: number; junkPaths?: boolean; args?: readonly string[] };
   /** `split`: the pieces are named PREFIX plus a suffix, in dest (PREFIX's folder). */
   splitPrefix?: string;
 }
@@ -632,6 +632,10 @@ function rsyncRemote(v: string): boolean {
 export function operandWrites(name: string, words: readonly ShellWord[]): OperandWrites | undefined {
   if (name === 'tar') return tarWrites(words);
   if (name === 'unzip') return unzipWrites(words);
+  if (name === 'git') return gitApplyWrites(words);
+  // GNU patch takes the names it writes from the patch (and its `Index:`, `---`/`+++` lines,
+  // `-p`, `-d`, `-o`, `-B`...): files rein does not read. Only a dry run writes nothing.
+  if (name === 'patch') return words.some((w) => w.value === '--dry-run') ? undefined : { files: [unknownWrite('the files a patch names, which rein does not read')], placed: [] };
   if (name === 'dd') {
     const files = words.slice(1).filter((w) => w.value.startsWith('of=') || mayBeOption(w)).map((w) => (w.value.startsWith('of=') ? { ...w, value: w.value.slice(3) } : unknownWrite('a dd operand known only at run time'))).filter((w) => w.dynamic || !NOWHERE.has(w.value));
     return files.length ? { files, placed: [] } : undefined;
@@ -881,6 +885,48 @@ function unzipWrites(words: readonly ShellWord[]): OperandWrites | undefined {
   if (doubt) return { files: [unknownWrite(`the files unzip writes with ${JSON.stringify(doubt)}, an option rein does not know`)], placed: [] };
   if (file.dynamic || file.value === '-') return { files: [unknownWrite('the members of an archive known only at run time')], placed: [] };
   return { files: [], placed: [{ dest: dest ?? { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir', tree: false, archive: { tool: 'unzip', file, junkPaths: flags.has('j') } }] };
+}
+
+/**
+ * `git apply` options (git-apply(1)) that keep the written paths those `git apply --numstat`
+ * lists for the same options; a listing-only run (`--stat`, `--numstat`, `--summary`, `--check`
+ * without `--apply`) or `--cached` (the index only) writes no working-tree file.
+ */
+const GIT_APPLY_PATHS = /^(-p\d+|--directory=.+|-R|--reverse|--include=.+|--exclude=.+)$/;
+const GIT_APPLY_FLAGS = /^(-v|--verbose|-q|--quiet|--index|-3|--3way|--reject|--whitespace=\w+|--recount|--unidiff-zero|--allow-empty|--apply|--no-add|--inaccurate-eof|--ignore-space-change|--ignore-whitespace|-C\d+)$/;
+
+/**
+ * What `git apply PATCH…` writes: the paths each patch names (after `-p`, `--directory`,
+ * `--include`/`--exclude`), listed when the call is judged. A patch from standard input, an
+ * option not listed above, or global options before `apply` make the paths unknown.
+ */
+function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  if (words[1]?.value !== 'apply') return undefined;
+  const args: string[] = [];
+  const patches: ShellWord[] = [];
+  let listing = false;
+  let apply = false;
+  for (let i = 2; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic) { if (mayBeOption(w)) return { files: [unknownWrite('a git apply argument known only at run time')], placed: [] }; patches.push(w); continue; }
+    if (v === '-p' || v === '--directory' || v === '--include' || v === '--exclude') {
+      const next = words[++i];
+      if (!next || next.dynamic) return { files: [unknownWrite(`git apply ${v} with a value known only at run time`)], placed: [] };
+      args.push(v === '-p' ? `-p${next.value}` : `${v}=${next.value}`);
+      continue;
+    }
+    if (GIT_APPLY_PATHS.test(v)) { args.push(v); continue; }
+    if (/^(--stat|--numstat|--summary|--check)$/.test(v)) { listing = true; continue; }
+    if (v === '--cached') return undefined;
+    if (v === '--apply') apply = true;
+    if (GIT_APPLY_FLAGS.test(v)) continue;
+    if (v.startsWith('-') && v !== '-') return { files: [unknownWrite(`the files git apply writes with ${v}, an option rein does not know`)], placed: [] };
+    patches.push(w);
+  }
+  if (listing && !apply) return undefined;
+  if (!patches.length || patches.some((p) => p.value === '-')) return { files: [unknownWrite('the files a patch from standard input names')], placed: [] };
+  return { files: [], placed: patches.map((file) => ({ dest: { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir' as const, tree: false, archive: { tool: 'git-apply' as const, file, args } })) };
 }
 
 // ---------------------------------------------------------------- script interpreters

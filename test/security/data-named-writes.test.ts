@@ -6,7 +6,9 @@
  * a member `.git/hooks/pre-commit` or `.mcp.json` is a protected file. Under narrow allow rules
  * (`Bash(tar:*)`, `Bash(unzip:*)`, `Bash(uniq:*)`, `Bash(split:*)`), in acceptEdits and in
  * default mode, each must be denied and nothing may appear outside or in a protected place; an
- * extraction that stays inside the project is still allowed and runs.
+ * extraction that stays inside the project is still allowed and runs. Likewise `git apply`, `patch`,
+ * `git checkout`, `git switch` and `git restore` write the paths a patch or a revision names:
+ * a branch or patch adding `.mcp.json` or `.vscode/tasks.json` must be denied.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -97,5 +99,78 @@ describe('the attacks write where the test says when bash runs them', () => {
   it('files appear outside and in .git/hooks', () => {
     expect(readdirSync(s.outside).sort()).toEqual(['pieceaa', 'pieceab', 'pieceac', 'q', 'uniq.txt', 'x']);
     expect(existsSync(join(s.proj, '.git/hooks/pre-commit'))).toBe(true);
+  });
+});
+
+/** A repository whose branch `evilmcp` adds `.mcp.json` and `.vscode/tasks.json`, and patches that add them. */
+function plantRepo(s: Sandbox): void {
+  const git = (...a: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...a], { cwd: s.proj });
+  git('init', '-q', '-b', 'main');
+  mkdirSync(join(s.proj, 'src'));
+  writeFileSync(join(s.proj, 'src/a.ts'), 'export const a = 1;\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'start');
+  git('checkout', '-q', '-b', 'evilmcp');
+  mkdirSync(join(s.proj, '.vscode'));
+  writeFileSync(join(s.proj, '.mcp.json'), '{"mcpServers":{"x":{"command":"touch"}}}\n');
+  writeFileSync(join(s.proj, '.vscode/tasks.json'), '{}\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'servers');
+  git('checkout', '-q', 'main');
+  const add = (path: string, line: string) => `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+${line}\n`;
+  writeFileSync(join(s.proj, 'mcp.patch'), add('.mcp.json', '{}'));
+  writeFileSync(join(s.proj, 'vscode.patch'), add('.vscode/tasks.json', '{}'));
+  writeFileSync(join(s.proj, 'ok.patch'), add('src/b.ts', 'export const b = 2;'));
+}
+
+const GIT_ATTACKS = [
+  'git apply mcp.patch', 'git apply -v vscode.patch', 'git apply -p1 mcp.patch', 'patch -p1 < mcp.patch', 'patch -p1 -i vscode.patch',
+  'git checkout -q evilmcp', 'git checkout -q evilmcp -- .', 'git checkout evilmcp -- .mcp.json', 'git switch -q evilmcp', 'git restore --source=evilmcp .',
+];
+const GIT_BENIGN = ['git apply ok.patch', 'git checkout -q -- src/a.ts', 'git restore src/a.ts', 'git status', 'git apply --stat mcp.patch'];
+
+describe('files named by patches and revisions, default mode', () => {
+  const attacks = ids('gw', GIT_ATTACKS.map((command) => ({ name: 'Bash', input: { command } })));
+  const benign = ids('gwok', GIT_BENIGN.map((command) => ({ name: 'Bash', input: { command } })));
+  let s: Sandbox;
+  let o: Outcome;
+  beforeAll(async () => {
+    s = sandbox();
+    plantRepo(s);
+    const preset = 'name: git-writes\ntools: [Bash]\npermissions:\n  mode: default\n  allow: ["Bash(git apply:*)", "Bash(patch:*)", "Bash(git checkout:*)", "Bash(git switch:*)", "Bash(git restore:*)", "Bash(git status:*)"]\n';
+    o = await reinRun(s, preset, [[...attacks, ...benign]]);
+  });
+  afterAll(() => s.cleanup());
+
+  it('the run ends normally', () => {
+    expect(o.code, o.stderr).toBe(0);
+  });
+  it.each(GIT_ATTACKS.map((command, i) => [command, i] as const))('%j is denied with a reason', (_command, i) => {
+    expect(o.denials.get(attacks[i]!.id), `no denial for ${attacks[i]!.id}`).toMatch(/\w/);
+  });
+  it('no protected file appeared', () => {
+    expect(existsSync(join(s.proj, '.mcp.json'))).toBe(false);
+    expect(existsSync(join(s.proj, '.vscode'))).toBe(false);
+  });
+  it.each(GIT_BENIGN.map((command, i) => [command, i] as const))('%j stays allowed and runs', (_command, i) => {
+    const id = benign[i]!.id;
+    expect(o.denials.get(id)).toBeUndefined();
+    expect(o.results.get(id)?.isError, o.results.get(id)?.text).toBe(false);
+  });
+  it('the allowed patch wrote its file', () => {
+    expect(existsSync(join(s.proj, 'src/b.ts'))).toBe(true);
+  });
+});
+
+describe('the patch and revision attacks write protected files when bash runs them', () => {
+  it.each(GIT_ATTACKS)('%j', (command) => {
+    const s = sandbox();
+    try {
+      plantRepo(s);
+      execFileSync('bash', ['-c', command], { cwd: s.proj, stdio: 'ignore' });
+      expect(existsSync(join(s.proj, '.mcp.json')) || existsSync(join(s.proj, '.vscode/tasks.json'))).toBe(true);
+    } finally {
+      s.cleanup();
+    }
   });
 });

@@ -394,8 +394,36 @@ function splitFiles(p: PlacedWrite): ShellWord[] {
   return [plainWord(below(p.dest.value, `${prefix.slice(prefix.lastIndexOf('/') + 1)}${ANY_CHILD}`))];
 }
 
+/**
+ * The working-tree files `git checkout`, `switch` or `restore` writes (programs.ts gitTree): those
+ * `git diff --name-only` lists between the revision (or the index) and the working tree, in the
+ * repository's top folder. git runs in the shell's folder with the fsmonitor hook and external
+ * diff programs off; the repository is one rein protects (gitRepositoryRisk checks that first).
+ */
+function gitTreeFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const t = p.gitTree!;
+  const cwd = pathFormsOf(q, '.', base).at(-1)!;
+  const top = repositoryTop(cwd);
+  if (!top) return [];
+  const git = (...args: string[]) => spawnSync('git', ['-c', 'core.fsmonitor=false', '-c', 'safe.bareRepository=explicit', ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base.home, GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  let rev = t.rev;
+  let paths = t.paths;
+  if (t.revOrPath !== undefined) {
+    const isRev = git('rev-parse', '--verify', '-q', '--end-of-options', `${t.revOrPath}^{commit}`).status === 0;
+    if (isRev) rev = t.revOrPath;
+    else paths = [t.revOrPath, ...paths];
+  }
+  if (rev === undefined && paths.length === 0) return [];
+  const r = git('diff', '--name-only', '-z', '--no-ext-diff', '--no-renames', ...(rev === undefined ? [] : ['--end-of-options', rev]), '--', ...paths);
+  if (r.error || r.status !== 0) return [unknownWrite(`the files git takes from ${rev ?? 'the index'}, which git could not list`)];
+  const names = r.stdout.split('\0').filter((n) => n !== '');
+  if (names.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files git takes from ${rev ?? 'the index'} (more than ${MAX_WRITE_EXPANSION})`)];
+  return names.map((n) => plainWord(join(top, n)));
+}
+
 /** placedFiles without backups. */
 function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  if (p.gitTree) return gitTreeFiles(q, p, base);
   if (p.archive) return archiveFiles(q, p, base);
   if (p.splitPrefix !== undefined) return splitFiles(p);
   const { dest } = p;

@@ -480,6 +480,12 @@ export interface PlacedWrite {
    * the command). `strip`: tar's `--strip-components`; `junkPaths`: unzip `-j` (basenames only).
    */
   archive?: { tool: 'tar' | 'unzip' | 'git-apply'; file: ShellWord; strip?: number; junkPaths?: boolean; args?: readonly string[] };
+  /**
+   * `git checkout`/`switch`/`restore`: the working-tree files that differ from the revision they
+   * take files from (`rev`, the index when undefined), within `paths`; rules.ts asks git which.
+   * `revOrPath`: checkout's first word, a revision when git can resolve it, else a path.
+   */
+  gitTree?: { revOrPath?: string; rev?: string; paths: string[] };
   /** `split`: the pieces are named PREFIX plus a suffix, in dest (PREFIX's folder). */
   splitPrefix?: string;
 }
@@ -901,7 +907,9 @@ const GIT_APPLY_FLAGS = /^(-v|--verbose|-q|--quiet|--index|-3|--3way|--reject|--
  * option not listed above, or global options before `apply` make the paths unknown.
  */
 function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined {
-  if (words[1]?.value !== 'apply') return undefined;
+  const sub = words[1]?.value;
+  if (sub === 'checkout' || sub === 'switch' || sub === 'restore') return gitTreeWrites(words, sub);
+  if (sub !== 'apply') return undefined;
   const args: string[] = [];
   const patches: ShellWord[] = [];
   let listing = false;
@@ -927,6 +935,58 @@ function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined 
   if (listing && !apply) return undefined;
   if (!patches.length || patches.some((p) => p.value === '-')) return { files: [unknownWrite('the files a patch from standard input names')], placed: [] };
   return { files: [], placed: patches.map((file) => ({ dest: { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir' as const, tree: false, archive: { tool: 'git-apply' as const, file, args } })) };
+}
+
+/** Options of git checkout, switch and restore (git-checkout(1), git-switch(1), git-restore(1)) that take the next word as a value. */
+const GIT_TREE_VALUE: Readonly<Record<string, ReadonlySet<string>>> = {
+  checkout: new Set(['-b', '-B']),
+  switch: new Set(['-c', '-C', '--create', '--force-create']),
+  restore: new Set(['-s', '--source']),
+};
+/** Their options that change neither which files are written nor where from. */
+const GIT_TREE_FLAGS = /^(-q|--quiet|-f|--force|--detach|-d|-t|--track|--track=\w+|--no-track|--progress|--no-progress|--guess|--no-guess|--discard-changes|--ignore-other-worktrees|-W|--worktree|--no-overlay|--overlay|--ignore-skip-worktree-bits|-l)$/;
+
+/**
+ * What `git checkout`, `git switch` and `git restore` write in the working tree: the files that
+ * differ from the revision (or the index) they take files from, which rules.ts asks git for when
+ * the call is judged. `git restore --staged` alone writes the index only; an option not listed
+ * (`--orphan`, `--merge`, `--ours`, `--patch`, `--pathspec-from-file`, `--recurse-submodules`,
+ * `--conflict`) makes the files unknown.
+ */
+function gitTreeWrites(words: readonly ShellWord[], sub: 'checkout' | 'switch' | 'restore'): OperandWrites | undefined {
+  const positionals: string[] = [];
+  const paths: string[] = [];
+  let source: string | undefined;
+  let staged = false;
+  let worktree = false;
+  let dashes = false;
+  for (let i = 2; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic) return { files: [unknownWrite(`a git ${sub} argument known only at run time`)], placed: [] };
+    if (dashes) { paths.push(v); continue; }
+    if (v === '--') { dashes = true; continue; }
+    if (GIT_TREE_VALUE[sub]!.has(v)) {
+      const next = words[++i];
+      if (!next || next.dynamic) return { files: [unknownWrite(`git ${sub} ${v} with a value known only at run time`)], placed: [] };
+      if (sub === 'restore') source = next.value;
+      continue;
+    }
+    if (sub === 'restore' && v.startsWith('--source=')) { source = v.slice(9); continue; }
+    if (sub === 'restore' && (v === '-S' || v === '--staged')) { staged = true; continue; }
+    if (v === '-W' || v === '--worktree') worktree = true;
+    if (GIT_TREE_FLAGS.test(v)) continue;
+    if (v.startsWith('-')) return { files: [unknownWrite(`the files git ${sub} writes with ${v}, an option rein does not know`)], placed: [] };
+    positionals.push(v);
+  }
+  if (sub === 'restore' && staged && !worktree) return undefined;
+  const dot: ShellWord = { value: '.', dynamic: false, glob: false };
+  let gitTree: PlacedWrite['gitTree'];
+  if (sub === 'restore') gitTree = { rev: source, paths: [...positionals, ...paths] };
+  else if (sub === 'switch') gitTree = { rev: positionals.at(-1) ?? 'HEAD', paths: [] };
+  else if (dashes) gitTree = { rev: positionals[0], paths };
+  else gitTree = { revOrPath: positionals[0], paths: positionals.slice(1) };
+  return { files: [], placed: [{ dest: dot, sources: [], into: 'dir', tree: false, gitTree }] };
 }
 
 // ---------------------------------------------------------------- script interpreters

@@ -6,7 +6,9 @@
  * - a `find -exec` command ends at `+` only right after `{}`, so in
  *   `-exec sed -n 1p + -e '1e …' {} ;` the `-e` script goes to sed;
  * - a brace expression spanning quoted parts (`{-e,'1e …'}`) is several words, one an option;
- * - in a double-quoted `${x-'…'}`, bash expands the single-quoted text as double-quoted.
+ * - in a double-quoted `${x-'…'}` (or one in a here-document body), bash expands the
+ *   single-quoted text as double-quoted;
+ * - an extended pattern in `[[ x == @(…) ]]` is plain text to the parser, code to bash.
  * Each attack, run by bash itself, creates its marker (checked first); through `rein run` each
  * must be denied with a reason and no marker may appear. The everyday commands under the same
  * rules stay allowed and run.
@@ -18,7 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ids, reinRun, sandbox, type Outcome, type Sandbox } from './harness.js';
 
-const RULES = ['ls:*', 'echo:*', 'find:*', 'grep:*', 'sed -n:*', 'git status:*'];
+const RULES = ['ls:*', 'echo:*', 'find:*', 'grep:*', 'sed -n:*', 'git status:*', 'cat:*'];
 const PRESET = `name: readings\ntools: [Bash]\npermissions:\n  mode: default\n  allow: [${[...RULES.map((r) => `Bash(${r})`), 'Bash(npm test)'].map((r) => JSON.stringify(r)).join(', ')}]\n`;
 
 /** [command, marker it creates in the working directory when bash runs it]. */
@@ -40,13 +42,19 @@ const ATTACKS: [string, string][] = [
   ["echo \"${x-$'$(touch m11)'}\"", 'm11'],
   ["echo \"${x-${y-'$(touch m12)'}}\"", 'm12'],
   ["x=1; echo \"${x:+'$(touch m13)'}\"", 'm13'],
+  // the same in a here-document body, which bash reads as double-quoted text
+  ["cat <<EOF\n${x-'$(touch m14)'}\nEOF", 'm14'],
+  ["cat <<EOF\n${x:-'`touch m15`'}\nEOF", 'm15'],
+  // an extended pattern in [[ == ]]: the parser keeps it as text, bash runs what is inside
+  ['[[ x == @(a|$(touch m16)) ]]; ls', 'm16'],
+  ['[[ x == +(`touch m17`) ]] || ls', 'm17'],
 ];
 
 /** Everyday commands the rules must still allow (and bash runs without error). */
 const BENIGN = [
   'git status', 'ls -la src', 'grep -rn foo .', 'npm test', 'echo "${HOME-~}" "${x:-default}"', "echo \"${x-'plain'}\"",
   'ls src/{a,b}.ts', "find src -name '*.ts' -exec grep -n foo {} +", "find src -exec grep -c foo {} \\;", 'sed -n 1,2p src/a.ts',
-  'echo a b | xargs --replace echo {}',
+  'echo a b | xargs --replace echo {}', '[[ a.ts == @(*.ts|*.js) ]] && ls src', 'cat <<EOF\n${HOME:-none} and $((1 + 2))\nEOF',
 ];
 
 function fixture(dir: string): void {

@@ -8,7 +8,8 @@
  * default mode, each must be denied and nothing may appear outside or in a protected place; an
  * extraction that stays inside the project is still allowed and runs. Likewise `git apply`, `patch`,
  * `git checkout`, `git switch` and `git restore` write the paths a patch or a revision names:
- * a branch or patch adding `.mcp.json` or `.vscode/tasks.json` must be denied.
+ * a branch or patch adding `.mcp.json` or `.vscode/tasks.json` must be denied; `git clone` into
+ * a protected folder or through the link likewise.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -121,13 +122,15 @@ function plantRepo(s: Sandbox): void {
   writeFileSync(join(s.proj, 'mcp.patch'), add('.mcp.json', '{}'));
   writeFileSync(join(s.proj, 'vscode.patch'), add('.vscode/tasks.json', '{}'));
   writeFileSync(join(s.proj, 'ok.patch'), add('src/b.ts', 'export const b = 2;'));
+  symlinkSync('../outside', join(s.proj, 'lout'));
 }
 
 const GIT_ATTACKS = [
   'git apply mcp.patch', 'git apply -v vscode.patch', 'git apply -p1 mcp.patch', 'patch -p1 < mcp.patch', 'patch -p1 -i vscode.patch',
   'git checkout -q evilmcp', 'git checkout -q evilmcp -- .', 'git checkout evilmcp -- .mcp.json', 'git switch -q evilmcp', 'git restore --source=evilmcp .',
+  'git clone -q ./.git .vscode', 'git clone -q ./.git lout/cloned',
 ];
-const GIT_BENIGN = ['git apply ok.patch', 'git checkout -q -- src/a.ts', 'git restore src/a.ts', 'git status', 'git apply --stat mcp.patch'];
+const GIT_BENIGN = ['git apply ok.patch', 'git checkout -q -- src/a.ts', 'git restore src/a.ts', 'git status', 'git apply --stat mcp.patch', 'git clone -q ./.git copy'];
 
 describe('files named by patches and revisions, default mode', () => {
   const attacks = ids('gw', GIT_ATTACKS.map((command) => ({ name: 'Bash', input: { command } })));
@@ -137,7 +140,7 @@ describe('files named by patches and revisions, default mode', () => {
   beforeAll(async () => {
     s = sandbox();
     plantRepo(s);
-    const preset = 'name: git-writes\ntools: [Bash]\npermissions:\n  mode: default\n  allow: ["Bash(git apply:*)", "Bash(patch:*)", "Bash(git checkout:*)", "Bash(git switch:*)", "Bash(git restore:*)", "Bash(git status:*)"]\n';
+    const preset = 'name: git-writes\ntools: [Bash]\npermissions:\n  mode: default\n  allow: ["Bash(git clone:*)", "Bash(git apply:*)", "Bash(patch:*)", "Bash(git checkout:*)", "Bash(git switch:*)", "Bash(git restore:*)", "Bash(git status:*)"]\n';
     o = await reinRun(s, preset, [[...attacks, ...benign]]);
   });
   afterAll(() => s.cleanup());
@@ -148,17 +151,19 @@ describe('files named by patches and revisions, default mode', () => {
   it.each(GIT_ATTACKS.map((command, i) => [command, i] as const))('%j is denied with a reason', (_command, i) => {
     expect(o.denials.get(attacks[i]!.id), `no denial for ${attacks[i]!.id}`).toMatch(/\w/);
   });
-  it('no protected file appeared', () => {
+  it('no protected file appeared, nothing outside', () => {
     expect(existsSync(join(s.proj, '.mcp.json'))).toBe(false);
     expect(existsSync(join(s.proj, '.vscode'))).toBe(false);
+    expect(readdirSync(s.outside)).toEqual([]);
   });
   it.each(GIT_BENIGN.map((command, i) => [command, i] as const))('%j stays allowed and runs', (_command, i) => {
     const id = benign[i]!.id;
     expect(o.denials.get(id)).toBeUndefined();
     expect(o.results.get(id)?.isError, o.results.get(id)?.text).toBe(false);
   });
-  it('the allowed patch wrote its file', () => {
+  it('the allowed patch and clone wrote their files', () => {
     expect(existsSync(join(s.proj, 'src/b.ts'))).toBe(true);
+    expect(existsSync(join(s.proj, 'copy/src/a.ts'))).toBe(true);
   });
 });
 
@@ -168,7 +173,7 @@ describe('the patch and revision attacks write protected files when bash runs th
     try {
       plantRepo(s);
       execFileSync('bash', ['-c', command], { cwd: s.proj, stdio: 'ignore' });
-      expect(existsSync(join(s.proj, '.mcp.json')) || existsSync(join(s.proj, '.vscode/tasks.json'))).toBe(true);
+      expect(existsSync(join(s.proj, '.mcp.json')) || existsSync(join(s.proj, '.vscode')) || readdirSync(s.outside).length > 0).toBe(true);
     } finally {
       s.cleanup();
     }

@@ -909,6 +909,7 @@ const GIT_APPLY_FLAGS = /^(-v|--verbose|-q|--quiet|--index|-3|--3way|--reject|--
 function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined {
   const sub = words[1]?.value;
   if (sub === 'checkout' || sub === 'switch' || sub === 'restore') return gitTreeWrites(words, sub);
+  if (sub === 'clone') return gitCloneWrites(words);
   if (sub !== 'apply') return undefined;
   const args: string[] = [];
   const patches: ShellWord[] = [];
@@ -935,6 +936,40 @@ function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined 
   if (listing && !apply) return undefined;
   if (!patches.length || patches.some((p) => p.value === '-')) return { files: [unknownWrite('the files a patch from standard input names')], placed: [] };
   return { files: [], placed: patches.map((file) => ({ dest: { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir' as const, tree: false, archive: { tool: 'git-apply' as const, file, args } })) };
+}
+
+/** git clone options (git-clone(1)) that take the next word as a value and leave where it writes alone. */
+const GIT_CLONE_VALUE = new Set(['-o', '--origin', '-b', '--branch', '--depth', '--shallow-since', '--shallow-exclude', '-j', '--jobs', '--filter', '--reference', '--reference-if-able', '--bundle-uri']);
+const GIT_CLONE_FLAGS = /^(-q|--quiet|-v|--verbose|--progress|--no-progress|-n|--no-checkout|--bare|--mirror|-l|--local|--no-hardlinks|-s|--shared|--dissociate|--single-branch|--no-single-branch|--no-tags|--tags|--shallow-submodules|--no-shallow-submodules|--sparse|--reject-shallow|--no-reject-shallow|--also-filter-submodules|--remote-submodules|--no-remote-submodules)$/;
+
+/**
+ * What `git clone REPO [DIR]` writes: the whole tree of DIR (by default the repository's
+ * "humanish" name: its last path component without `.git`), as `rm -r` of it would touch, so a
+ * DIR that is or leads through a link out of the project, or a protected name, asks. Options that
+ * write elsewhere (`--separate-git-dir`) or that rein does not know make the files unknown.
+ */
+function gitCloneWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const positionals: ShellWord[] = [];
+  for (let i = 2; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic) { if (mayBeOption(w)) return { files: [unknownWrite('a git clone argument known only at run time')], placed: [] }; positionals.push(w); continue; }
+    if (v === '--') { positionals.push(...words.slice(i + 1)); break; }
+    if (GIT_CLONE_VALUE.has(v)) { i++; continue; }
+    if (/^--[a-z-]+=/.test(v) && GIT_CLONE_VALUE.has(v.slice(0, v.indexOf('=')))) continue;
+    if (GIT_CLONE_FLAGS.test(v) || /^--recurse-submodules(=.*)?$/.test(v)) continue;
+    if (v.startsWith('-')) return { files: [unknownWrite(`the files git clone writes with ${v}, an option rein does not know`)], placed: [] };
+    positionals.push(w);
+  }
+  const [repo, dir] = positionals;
+  if (!repo) return undefined;
+  let dest = dir;
+  if (!dest) {
+    if (repo.dynamic) return { files: [unknownWrite('the folder git clone names after a repository known only at run time')], placed: [] };
+    const humanish = repo.value.replace(/\/+$/, '').replace(/\/\.git$/, '').replace(/^.*[/:]/, '').replace(/\.(git|bundle)$/, '');
+    dest = { value: humanish || '.', dynamic: false, glob: false };
+  }
+  return { files: [dest], placed: [{ dest, sources: [], into: 'file', tree: true }] };
 }
 
 /** Options of git checkout, switch and restore (git-checkout(1), git-switch(1), git-restore(1)) that take the next word as a value. */

@@ -939,7 +939,9 @@ function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined 
 }
 
 /** git clone options (git-clone(1)) that take the next word as a value and leave where it writes alone. */
-const GIT_CLONE_VALUE = new Set(['-o', '--origin', '-b', '--branch', '--depth', '--shallow-since', '--shallow-exclude', '-j', '--jobs', '--filter', '--reference', '--reference-if-able', '--bundle-uri']);
+const GIT_CLONE_VALUE = new Set(['-o', '--origin', '-b', '--branch', '--depth', '--shallow-since', '--shallow-exclude', '-j', '--jobs', '--filter', '--reference', '--reference-if-able', '--bundle-uri',
+  // Risky options (options.ts): a rule must write them out; where the clone writes stays the same.
+  '--template', '-c', '--config', '-u', '--upload-pack', '--server-option', '--separate-git-dir']);
 const GIT_CLONE_FLAGS = /^(-q|--quiet|-v|--verbose|--progress|--no-progress|-n|--no-checkout|--bare|--mirror|-l|--local|--no-hardlinks|-s|--shared|--dissociate|--single-branch|--no-single-branch|--no-tags|--tags|--shallow-submodules|--no-shallow-submodules|--sparse|--reject-shallow|--no-reject-shallow|--also-filter-submodules|--remote-submodules|--no-remote-submodules)$/;
 
 /**
@@ -950,26 +952,30 @@ const GIT_CLONE_FLAGS = /^(-q|--quiet|-v|--verbose|--progress|--no-progress|-n|-
  */
 function gitCloneWrites(words: readonly ShellWord[]): OperandWrites | undefined {
   const positionals: ShellWord[] = [];
+  const files: ShellWord[] = [];
+  const placed: PlacedWrite[] = [];
+  /** `--separate-git-dir DIR`: the repository itself goes to DIR. */
+  const gitDir = (w: ShellWord | undefined) => { if (w) { files.push(w); placed.push({ dest: w, sources: [], into: 'file', tree: true }); } };
   for (let i = 2; i < words.length; i++) {
     const w = words[i]!;
     const v = w.value;
     if (w.dynamic) { if (mayBeOption(w)) return { files: [unknownWrite('a git clone argument known only at run time')], placed: [] }; positionals.push(w); continue; }
     if (v === '--') { positionals.push(...words.slice(i + 1)); break; }
-    if (GIT_CLONE_VALUE.has(v)) { i++; continue; }
-    if (/^--[a-z-]+=/.test(v) && GIT_CLONE_VALUE.has(v.slice(0, v.indexOf('=')))) continue;
+    if (GIT_CLONE_VALUE.has(v)) { if (v === '--separate-git-dir') gitDir(words[i + 1]); i++; continue; }
+    if (/^--[a-z-]+=/.test(v) && GIT_CLONE_VALUE.has(v.slice(0, v.indexOf('=')))) { if (v.startsWith('--separate-git-dir=')) gitDir({ ...w, value: v.slice(19) }); continue; }
     if (GIT_CLONE_FLAGS.test(v) || /^--recurse-submodules(=.*)?$/.test(v)) continue;
     if (v.startsWith('-')) return { files: [unknownWrite(`the files git clone writes with ${v}, an option rein does not know`)], placed: [] };
     positionals.push(w);
   }
   const [repo, dir] = positionals;
-  if (!repo) return undefined;
+  if (!repo) return files.length ? { files, placed } : undefined;
   let dest = dir;
   if (!dest) {
     if (repo.dynamic) return { files: [unknownWrite('the folder git clone names after a repository known only at run time')], placed: [] };
     const humanish = repo.value.replace(/\/+$/, '').replace(/\/\.git$/, '').replace(/^.*[/:]/, '').replace(/\.(git|bundle)$/, '');
     dest = { value: humanish || '.', dynamic: false, glob: false };
   }
-  return { files: [dest], placed: [{ dest, sources: [], into: 'file', tree: true }] };
+  return { files: [...files, dest], placed: [...placed, { dest, sources: [], into: 'file', tree: true }] };
 }
 
 /** Options of git checkout, switch and restore (git-checkout(1), git-switch(1), git-restore(1)) that take the next word as a value. */

@@ -6,6 +6,7 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -300,8 +301,131 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
   return [...out, ...out.filter((w) => !w.dynamic).map((w) => plainWord(`${w.value.replace(/\/+$/, '')}${suffix}`))];
 }
 
+/** Longest time rein waits for `tar -t` or `unzip -Z1` to list an archive, ms. Past it the members are unknown. */
+export const ARCHIVE_LIST_TIMEOUT_MS = 10_000;
+
+/**
+ * The member names of an archive as the program that extracts it lists them (`tar -tf`, which
+ * recognises compressed archives by their content; `unzip -Z1`), or why they are not known.
+ * A name tar prints with escapes (a backslash: a newline or an unusual byte in the name) is not
+ * known either.
+ */
+function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, extra: readonly string[] = []): string[] | string {
+  if (tool === 'git-apply') return patchPaths(file, extra);
+  const args = tool === 'tar' ? ['--force-local', '-tf', file] : ['-Z1', file];
+  const r = spawnSync(tool, args, { encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error || r.status !== 0) return `${tool} could not list ${file}`;
+  const names = r.stdout.split('\n').filter((n) => n !== '');
+  if (names.some((n) => n.includes('\\'))) return `a member of ${file} whose name ${tool} prints with escapes`;
+  return names;
+}
+
+/**
+ * The paths a patch makes `git apply` write (both names of a rename), as `git apply --numstat -z`
+ * lists them with the same path options. It runs in `/` with no repository, no global or system
+ * configuration and no home, so nothing of the project's (hooks, `core.*` programs) is read.
+ */
+function patchPaths(file: string, extra: readonly string[]): string[] | string {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' };
+  const r = spawnSync('git', ['apply', '--numstat', '-z', ...extra, file], { cwd: '/', env, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error || r.status !== 0) return `git apply could not read ${file}`;
+  const out: string[] = [];
+  const tokens = r.stdout.split('\0');
+  for (let i = 0; i < tokens.length; i++) {
+    const m = /^(?:\d+|-)\t(?:\d+|-)\t([\s\S]*)$/.exec(tokens[i]!);
+    if (!m) continue;
+    if (m[1]) out.push(m[1]);
+    else {
+      out.push(...tokens.slice(i + 1, i + 3).filter((t) => t !== ''));
+      i += 2;
+    }
+  }
+  return out;
+}
+
+/** The folder of the repository above `dir` (the first with a `.git` entry), where `git apply` takes a patch's paths from. */
+function repositoryTop(dir: string): string | undefined {
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return d;
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * The files an extraction (`tar -x`, `unzip`) lands: `dest/member` for every member the archive
+ * holds now, with the leading `/` both programs remove, tar's `--strip-components` and unzip's
+ * `-j` applied. Each is then resolved like any write (links followed: a member `lout/x` under a
+ * link `lout` to another directory lands there, which is what the checks must see).
+ */
+function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const { dest } = p;
+  const a = p.archive!;
+  if (dest.dynamic) return [dest];
+  if (dest.glob) return [unknownWrite(`a destination given as a pattern (${dest.value})`)];
+  if (a.file.dynamic || a.file.glob) return [unknownWrite(`the members of ${a.file.value.replaceAll('\u0000', '…')}, an archive known only at run time`)];
+  const members = archiveMembers(a.tool, pathFormsOf(q, a.file.value, base).at(-1)!, a.args);
+  if (typeof members === 'string') return [unknownWrite(`the files ${a.tool} extracts: ${members}`)];
+  if (members.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files ${a.tool} extracts from ${a.file.value} (more than ${MAX_WRITE_EXPANSION})`)];
+  const out: ShellWord[] = [dest];
+  for (const m of members) {
+    let parts = m.split('/').filter((c) => c !== '' && c !== '.');
+    if (a.strip) parts = parts.slice(a.strip);
+    if (a.junkPaths) parts = parts.slice(-1);
+    if (parts.length) out.push(plainWord(below(dest.value, parts.join('/'))));
+  }
+  // git apply in a repository takes the paths from its top folder.
+  const top = a.tool === 'git-apply' ? repositoryTop(pathFormsOf(q, dest.value, base).at(-1)!) : undefined;
+  if (top) for (const m of members) out.push(plainWord(below(top, m)));
+  return out;
+}
+
+/**
+ * The pieces `split` writes: PREFIX plus suffixes it makes up, in PREFIX's folder, stood for by
+ * one name under that folder (so links and rules on the folder apply). Every protected name starts
+ * with `.` or `rein` (or is an 8.3 short name with `~`, paths.ts): a prefix that could grow into
+ * one makes the pieces a write rein cannot work out.
+ */
+function splitFiles(p: PlacedWrite): ShellWord[] {
+  const prefix = p.splitPrefix!;
+  const name = prefix.slice(prefix.lastIndexOf('/') + 1).normalize('NFKC').toLowerCase();
+  if (name === '' || name.startsWith('.') || name.includes('~') || name.startsWith('rein') || 'rein'.startsWith(name)) {
+    return [unknownWrite(`the pieces split names ${prefix} plus a suffix, which may make a protected name`)];
+  }
+  return [plainWord(below(p.dest.value, `${prefix.slice(prefix.lastIndexOf('/') + 1)}${ANY_CHILD}`))];
+}
+
+/**
+ * The working-tree files `git checkout`, `switch` or `restore` writes (programs.ts gitTree): those
+ * `git diff --name-only` lists between the revision (or the index) and the working tree, in the
+ * repository's top folder. git runs in the shell's folder with the fsmonitor hook and external
+ * diff programs off; the repository is one rein protects (gitRepositoryRisk checks that first).
+ */
+function gitTreeFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  const t = p.gitTree!;
+  const cwd = pathFormsOf(q, '.', base).at(-1)!;
+  const top = repositoryTop(cwd);
+  if (!top) return [];
+  const git = (...args: string[]) => spawnSync('git', ['-c', 'core.fsmonitor=false', '-c', 'safe.bareRepository=explicit', ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base.home, GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  let rev = t.rev;
+  let paths = t.paths;
+  if (t.revOrPath !== undefined) {
+    const isRev = git('rev-parse', '--verify', '-q', '--end-of-options', `${t.revOrPath}^{commit}`).status === 0;
+    if (isRev) rev = t.revOrPath;
+    else paths = [t.revOrPath, ...paths];
+  }
+  if (rev === undefined && paths.length === 0) return [];
+  const r = git('diff', '--name-only', '-z', '--no-ext-diff', '--no-renames', ...(rev === undefined ? [] : ['--end-of-options', rev]), '--', ...paths);
+  if (r.error || r.status !== 0) return [unknownWrite(`the files git takes from ${rev ?? 'the index'}, which git could not list`)];
+  const names = r.stdout.split('\0').filter((n) => n !== '');
+  if (names.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files git takes from ${rev ?? 'the index'} (more than ${MAX_WRITE_EXPANSION})`)];
+  return names.map((n) => plainWord(join(top, n)));
+}
+
 /** placedFiles without backups. */
 function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
+  if (p.gitTree) return gitTreeFiles(q, p, base);
+  if (p.archive) return archiveFiles(q, p, base);
+  if (p.splitPrefix !== undefined) return splitFiles(p);
   const { dest } = p;
   const parsed = parsedCommandOf(q);
   const alone = parsed.ok && parsed.parts.length === 1;

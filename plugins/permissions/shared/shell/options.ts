@@ -227,6 +227,9 @@ export const RISKY_OPTIONS: Readonly<Record<string, ToolOptions>> = Object.freez
       { long: ['fix', 'fix-type'], value: false, why: 'rewrites the files it is given' },
     ],
   },
+  // split(1) (coreutils manual, "split invocation"): `--filter=COMMAND` runs COMMAND through the
+  // shell for each piece.
+  split: { options: [{ long: ['filter'], why: 'runs a shell command for each piece' }] },
   // install(1): `--strip-program` is the program `-s` runs on each file.
   install: { options: [{ long: ['strip-program'], why: 'runs another program' }] },
   sed: { options: [], program: sedRisks },

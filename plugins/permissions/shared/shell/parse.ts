@@ -206,7 +206,7 @@ function collect(src: string, depth: number, nested: boolean, parts: ShellPart[]
     const writes = redirs.filter((r) => r.kind === 'write').map((r) => r.target);
     const reads = redirs.filter((r) => r.kind === 'read' && r.op === '<').map((r) => r.target);
     const cmd = node.Cmd as Node | undefined;
-    const hdoc = ((node.Redirs ?? []) as Node[]).map((r) => hereDocDoubt(r, bytes)).find((d) => d !== undefined);
+    const hdoc = ((node.Redirs ?? []) as Node[]).map((r) => hereDocDoubt(r, bytes)).find((d) => d !== undefined) ?? quoteDoubt(node, text);
     if (hdoc) {
       push({ kind: 'unknown', source: text(node), why: hdoc, deny: [text(node).trim()], writes, reads, nested });
       return;
@@ -291,6 +291,42 @@ function hereDocDoubt(r: Node, bytes: Buffer): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why bash may expand text the parser took as inert inside statement `stmt`, or undefined:
+ * - In the word of a parameter expansion inside double quotes or a here-document body
+ *   (`"${x-'…'}"`, `"${x:+'…'}"`), bash takes a `'` as an ordinary character and expands what
+ *   follows it as double-quoted text, so `"${x-'$(id)'}"` runs `id`; for other operators it
+ *   depends on the version and on `shopt -s compat…` (bash(1), "Parameter Expansion"; bash's
+ *   COMPAT file, 4.3 and 5.2 changes to quoting in pattern substitution). The parser reads those
+ *   quotes as quoting.
+ * - An extended pattern (`@(…)`, `+(…)`, `!(…)`, always on in `[[ == ]]`, elsewhere with
+ *   `shopt -s extglob`) is kept by the parser as plain text, while bash expands the `$(…)` and
+ *   backquotes inside it.
+ * So a single-quoted part there, or an extended pattern, holding a `$` or a backquote is text no
+ * reading can prove inert.
+ */
+function quoteDoubt(stmt: Node, text: (n: Node) => string): string | undefined {
+  const src = text(stmt);
+  if (!/[$`]/.test(src) || !/['"(]/.test(src)) return undefined;
+  let found: { node: Node; why: string } | undefined;
+  const visit = (n: unknown, inDouble: boolean, inParam: boolean): void => {
+    if (found || !n || typeof n !== 'object') return;
+    if (Array.isArray(n)) { for (const c of n) visit(c, inDouble, inParam); return; }
+    const node = n as Node;
+    if (typeof node.type !== 'string') return;
+    // A command or process substitution starts a new quoting context.
+    if (node.type === 'CmdSubst' || node.type === 'ProcSubst') inDouble = inParam = false;
+    if (node.type === 'DblQuoted') inDouble = true;
+    if (node.type === 'ParamExp' && inDouble) inParam = true;
+    if (node.type === 'SglQuoted' && inParam && /[$`]/.test(node.Value as string)) { found = { node, why: 'inside a double-quoted ${…}, which bash expands as double-quoted text' }; return; }
+    if (node.type === 'ExtGlob' && /[$`]/.test(String((node.Pattern as Node | undefined)?.Value ?? ''))) { found = { node, why: 'an extended pattern, whose substitutions bash runs and the parser keeps as text' }; return; }
+    // A here-document body with an unquoted delimiter is read as double-quoted text.
+    for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v, inDouble || k === 'Hdoc', inParam);
+  };
+  visit(stmt, false, false);
+  return found ? `${JSON.stringify(text(found.node))}, ${found.why}` : undefined;
 }
 
 /**

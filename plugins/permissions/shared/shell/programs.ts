@@ -474,6 +474,20 @@ export interface PlacedWrite {
   followsLinks?: boolean;
   /** rsync: a source written with a trailing `/` puts its content into dest itself. */
   slashMeansContent?: boolean;
+  /**
+   * `tar -x`, `unzip`: the files land at `dest/member` for every member the archive lists, which
+   * rules.ts reads from the archive when the call is judged (the names are in the archive, not in
+   * the command). `strip`: tar's `--strip-components`; `junkPaths`: unzip `-j` (basenames only).
+   */
+  archive?: { tool: 'tar' | 'unzip' | 'git-apply'; file: ShellWord; strip?: number; junkPaths?: boolean; args?: readonly string[] };
+  /**
+   * `git checkout`/`switch`/`restore`: the working-tree files that differ from the revision they
+   * take files from (`rev`, the index when undefined), within `paths`; rules.ts asks git which.
+   * `revOrPath`: checkout's first word, a revision when git can resolve it, else a path.
+   */
+  gitTree?: { revOrPath?: string; rev?: string; paths: string[] };
+  /** `split`: the pieces are named PREFIX plus a suffix, in dest (PREFIX's folder). */
+  splitPrefix?: string;
 }
 
 /** What a program writes through its operands: files named outright, and placed writes (see PlacedWrite). */
@@ -513,6 +527,9 @@ const OPERAND_SPECS: Readonly<Record<string, OperandSpec>> = {
   chown: { shortValue: '', shortFlags: 'cfvhRHLP', long: { changes: 0, silent: 0, quiet: 0, verbose: 0, dereference: 0, 'no-dereference': 0, from: 1, 'no-preserve-root': 0, 'preserve-root': 0, reference: 1, recursive: 0, help: 0, version: 0 } },
   // rsync(1): the options that take a value; any other long option without `=` is not known, so
   // which words are operands is not known either (fail closed).
+  // uniq [INPUT [OUTPUT]]; split [INPUT [PREFIX]] (coreutils manual, "uniq invocation", "split invocation").
+  uniq: { shortValue: 'fsw', shortFlags: 'cdDiuz', long: { count: 0, repeated: 0, 'all-repeated': 2, 'skip-fields': 1, group: 2, 'ignore-case': 0, 'skip-chars': 1, unique: 0, 'zero-terminated': 0, 'check-chars': 1, help: 0, version: 0 } },
+  split: { shortValue: 'abClnt', shortFlags: 'dxeu', long: { 'suffix-length': 1, 'additional-suffix': 1, bytes: 1, 'line-bytes': 1, lines: 1, number: 1, 'numeric-suffixes': 2, 'hex-suffixes': 2, 'elide-empty-files': 0, unbuffered: 0, separator: 1, verbose: 0, filter: 1, help: 0, version: 0 } },
   rsync: {
     shortValue: 'eBfTM@', shortFlags: 'vqcarRbulLkKHpEAXogDtOJUNSnWxyzhPis8CFmdI0',
     long: {
@@ -581,6 +598,12 @@ function scanOperands(words: readonly ShellWord[], spec: OperandSpec, modeWords 
 
 const DYNAMIC_CHAR = '\u0000';
 
+/** The folder part of a path word (`a/b` → `a`, `b` → `.`), as written. */
+function dirWord(w: ShellWord): ShellWord {
+  const slash = w.value.lastIndexOf('/');
+  return { ...w, value: slash === -1 ? '.' : slash === 0 ? '/' : w.value.slice(0, slash) };
+}
+
 /**
  * True when a word known only at run time may start with `-`: its start is an expansion, or it is
  * the text xargs appends (a word that is nothing but run-time text and carries no reason of its
@@ -613,6 +636,12 @@ function rsyncRemote(v: string): boolean {
  * be an option, makes the writes unknown (asked about).
  */
 export function operandWrites(name: string, words: readonly ShellWord[]): OperandWrites | undefined {
+  if (name === 'tar') return tarWrites(words);
+  if (name === 'unzip') return unzipWrites(words);
+  if (name === 'git') return gitApplyWrites(words);
+  // GNU patch takes the names it writes from the patch (and its `Index:`, `---`/`+++` lines,
+  // `-p`, `-d`, `-o`, `-B`...): files rein does not read. Only a dry run writes nothing.
+  if (name === 'patch') return words.some((w) => w.value === '--dry-run') ? undefined : { files: [unknownWrite('the files a patch names, which rein does not read')], placed: [] };
   if (name === 'dd') {
     const files = words.slice(1).filter((w) => w.value.startsWith('of=') || mayBeOption(w)).map((w) => (w.value.startsWith('of=') ? { ...w, value: w.value.slice(3) } : unknownWrite('a dd operand known only at run time'))).filter((w) => w.dynamic || !NOWHERE.has(w.value));
     return files.length ? { files, placed: [] } : undefined;
@@ -627,6 +656,19 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   switch (name) {
     case 'tee': case 'truncate': case 'touch': case 'mkdir': case 'rmdir': case 'unlink': case 'shred':
       return { files: ops.filter((w) => w.dynamic || !NOWHERE.has(w.value)), placed: [] };
+    case 'uniq': {
+      const out = ops[1];
+      return out && (out.dynamic || !NOWHERE.has(out.value)) ? { files: [out], placed: [] } : undefined;
+    }
+    case 'split': {
+      // The pieces are PREFIX (default `x`) plus generated suffixes (`xaa`, `xab`, … or what -a,
+      // -d, -x and --additional-suffix make), so any name starting with PREFIX may be written:
+      // known only at run time unless PREFIX is a plain name in a folder (then the folder's files).
+      if (has('filter')) return undefined;
+      const prefix = ops[1] ?? { value: 'x', dynamic: false, glob: false };
+      if (prefix.dynamic || prefix.glob || prefix.value.endsWith('/')) return { files: [unknownWrite('the pieces split names after a prefix known only at run time')], placed: [] };
+      return { files: [], placed: [{ dest: dirWord(prefix), sources: [], into: 'file', tree: true, splitPrefix: prefix.value }] };
+    }
     case 'rm': {
       const tree = has('r', 'R', 'recursive');
       return { files: tree ? [] : ops, placed: tree ? ops.map((dest) => ({ dest, sources: [], into: 'file' as const, tree: true })) : [] };
@@ -700,6 +742,292 @@ export function operandWrites(name: string, words: readonly ShellWord[]): Operan
   // ln -n replaces a link to a directory instead of writing into the directory.
   if (name === 'ln' && has('n', 'no-dereference')) files.push(dest);
   return { files, placed: [placed, ...removal] };
+}
+
+// ---------------------------------------------------------------- archives
+
+/**
+ * GNU tar 1.34 options ("Option summary" in the GNU tar manual,
+ * https://www.gnu.org/software/tar/manual/html_section/All-Options.html) that leave the names an
+ * extraction writes as the archive lists them (leading `/` removed, members with `..` skipped):
+ * long name → takes a value (1), no value (0), an optional value given only with `=` (2). An
+ * option not listed here (`--transform`, `--absolute-names`, `--one-top-level`, ...) makes the
+ * written files unknown.
+ */
+const TAR_LONG: Readonly<Record<string, 0 | 1 | 2>> = {
+  extract: 0, get: 0, list: 0, create: 0, append: 0, update: 0, concatenate: 0, catenate: 0, diff: 0, compare: 0, delete: 0,
+  file: 1, directory: 1, verbose: 0, gzip: 0, gunzip: 0, ungzip: 0, bzip2: 0, xz: 0, lzma: 0, lzip: 0, lzop: 0, zstd: 0,
+  'auto-compress': 0, 'same-permissions': 0, 'preserve-permissions': 0, 'no-same-permissions': 0, 'same-owner': 0,
+  'no-same-owner': 0, 'numeric-owner': 0, 'keep-old-files': 0, 'skip-old-files': 0, 'keep-newer-files': 0, overwrite: 0,
+  'overwrite-dir': 0, 'no-overwrite-dir': 0, touch: 0, 'unlink-first': 0, 'to-stdout': 0, wildcards: 0, 'no-wildcards': 0,
+  'wildcards-match-slash': 0, 'no-wildcards-match-slash': 0, anchored: 0, 'no-anchored': 0, 'ignore-case': 0,
+  'no-ignore-case': 0, exclude: 1, 'exclude-from': 1, 'exclude-vcs': 0, 'exclude-caches': 0, 'strip-components': 1,
+  warning: 1, 'blocking-factor': 1, 'record-size': 1, format: 1, 'force-local': 0, totals: 2, 'show-transformed-names': 0,
+  'quoting-style': 1, 'no-recursion': 0, recursion: 0, null: 0, 'files-from': 1, 'one-file-system': 0, 'ignore-zeros': 0,
+  'delay-directory-restore': 0, 'no-delay-directory-restore': 0, 'preserve-order': 0, 'same-order': 0, sparse: 0,
+  'keep-directory-symlink': 0, 'ignore-failed-read': 0, help: 0, version: 0,
+};
+/** tar's short options with the same meanings: letter → takes a value. */
+const TAR_SHORT: Readonly<Record<string, boolean>> = {
+  x: false, t: false, c: false, r: false, u: false, A: false, d: false, v: false, z: false, j: false, J: false, a: false,
+  Z: false, p: false, o: false, k: false, m: false, s: false, U: false, O: false, w: false, f: true, C: true, T: true,
+  X: true, b: true, H: true,
+};
+const TAR_CREATE = new Set(['c', 'r', 'u', 'A', 'create', 'append', 'update', 'concatenate', 'catenate', 'delete']);
+const TAR_EXTRACT = new Set(['x', 'extract', 'get']);
+
+/**
+ * What `tar` writes: on extraction, every member of the archive under the `-C` directory (a
+ * PlacedWrite with `archive`, listed when the call is judged); on creation or update, the archive
+ * itself. Old-style clusters (`tar xzf a.tgz`), dashed clusters, attached values and unique
+ * long-option prefixes are read as tar reads them. Undefined when tar only reads (`-t`, `-d`).
+ */
+function tarWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const opts: { key: string; value?: ShellWord }[] = [];
+  const operands: ShellWord[] = [];
+  let doubt: string | undefined;
+  const short = (letters: string, next: () => ShellWord | undefined) => {
+    for (let k = 0; k < letters.length; k++) {
+      const l = letters[k]!;
+      if (!Object.hasOwn(TAR_SHORT, l)) { doubt ??= `-${l}`; continue; }
+      if (!TAR_SHORT[l]) { opts.push({ key: l }); continue; }
+      const rest = letters.slice(k + 1);
+      opts.push({ key: l, value: rest ? { value: rest, dynamic: false, glob: false } : next() });
+      return;
+    }
+  };
+  let i = 1;
+  const nextWord = () => words[++i];
+  // Old style: the first word is a cluster of letters without a dash, whose values follow in order.
+  const first = words[1];
+  if (first && !first.dynamic && /^[A-Za-z]+$/.test(first.value)) {
+    const pending: string[] = [];
+    for (const l of first.value) {
+      if (!Object.hasOwn(TAR_SHORT, l)) doubt ??= l;
+      else if (TAR_SHORT[l]) pending.push(l);
+      else opts.push({ key: l });
+    }
+    i = 1;
+    for (const l of pending) opts.push({ key: l, value: words[++i] });
+    i++;
+  }
+  let ended = false;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (ended || w.dynamic || !v.startsWith('-') || v === '-') {
+      if (w.dynamic && mayBeOption(w) && !ended) doubt ??= 'a word known only at run time';
+      operands.push(w);
+      continue;
+    }
+    if (v === '--') { ended = true; continue; }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = longName(eq === -1 ? v.slice(2) : v.slice(2, eq), TAR_LONG);
+      if (!name) { doubt ??= v; continue; }
+      const kind = TAR_LONG[name]!;
+      if (kind === 1) opts.push({ key: name, value: eq === -1 ? nextWord() : { ...w, value: v.slice(eq + 1) } });
+      else if (kind === 0 && eq !== -1) doubt ??= v;
+      else opts.push({ key: name });
+      continue;
+    }
+    short(v.slice(1), nextWord);
+  }
+  const keys = new Set(opts.map((o) => o.key));
+  const extract = [...keys].some((k) => TAR_EXTRACT.has(k));
+  const create = [...keys].some((k) => TAR_CREATE.has(k));
+  if (!extract && !create) return undefined;
+  if (doubt) return { files: [unknownWrite(`the files tar writes with ${JSON.stringify(doubt)}, an option rein does not know`)], placed: [] };
+  const last = (...ks: string[]) => opts.filter((o) => ks.includes(o.key)).map((o) => o.value).at(-1);
+  const file = last('f', 'file');
+  if (create) {
+    if (!file) return undefined; // no -f: the archive goes to standard output
+    return { files: file.dynamic || !NOWHERE.has(file.value) ? [file] : [], placed: [] };
+  }
+  if (keys.has('O') || keys.has('to-stdout')) return undefined;
+  if (!file || file.value === '-' || file.dynamic) return { files: [unknownWrite('the members of an archive tar reads from standard input or from a file known only at run time')], placed: [] };
+  const dirs = opts.filter((o) => o.key === 'C' || o.key === 'directory');
+  if (dirs.length > 1) return { files: [unknownWrite('the files tar extracts with several -C directories')], placed: [] };
+  const dest = dirs[0]?.value ?? { value: '.', dynamic: false, glob: false };
+  const stripWord = last('strip-components');
+  const strip = stripWord ? Number(stripWord.value) : 0;
+  if (!Number.isInteger(strip) || strip < 0) return { files: [unknownWrite('the files tar extracts with --strip-components known only at run time')], placed: [] };
+  return { files: [], placed: [{ dest, sources: [], into: 'dir', tree: false, archive: { tool: 'tar', file, strip } }] };
+}
+
+/**
+ * What `unzip` writes (Info-ZIP UnZip 6.0, unzip(1)): every member of the archive under `-d DIR`
+ * (basenames with `-j`), listed when the call is judged. Listing, testing and piping modes
+ * (`-l`, `-t`, `-v`, `-Z`, `-p`, `-c`, `-z`) write nothing. Options other than those below
+ * (`-:` keeps `..`, `-L` changes the names' case, ...) make the written files unknown.
+ */
+function unzipWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const flags = new Set<string>();
+  let dest: ShellWord | undefined;
+  let file: ShellWord | undefined;
+  let doubt: string | undefined;
+  let excluding = false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (!w.dynamic && v.startsWith('-') && v.length > 1) {
+      excluding = false;
+      for (let k = 1; k < v.length; k++) {
+        const l = v[k]!;
+        if (l === 'd') { dest = k + 1 < v.length ? { ...w, value: v.slice(k + 1) } : words[++i]; break; }
+        if (l === 'x') { excluding = true; continue; }
+        if (l === 'P' || l === 'O' || l === 'I') { if (k + 1 === v.length) i++; break; }
+        if ('ltvZpcz'.includes(l)) return undefined;
+        if (!'onqufjaCDKXb'.includes(l)) doubt ??= `-${l}`;
+        flags.add(l);
+      }
+      continue;
+    }
+    if (w.dynamic && mayBeOption(w)) doubt ??= 'a word known only at run time';
+    if (!file) file = w;
+    else if (!excluding && w.dynamic) { /* a member to extract: a subset of the archive */ }
+  }
+  if (!file) return undefined;
+  if (doubt) return { files: [unknownWrite(`the files unzip writes with ${JSON.stringify(doubt)}, an option rein does not know`)], placed: [] };
+  if (file.dynamic || file.value === '-') return { files: [unknownWrite('the members of an archive known only at run time')], placed: [] };
+  return { files: [], placed: [{ dest: dest ?? { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir', tree: false, archive: { tool: 'unzip', file, junkPaths: flags.has('j') } }] };
+}
+
+/**
+ * `git apply` options (git-apply(1)) that keep the written paths those `git apply --numstat`
+ * lists for the same options; a listing-only run (`--stat`, `--numstat`, `--summary`, `--check`
+ * without `--apply`) or `--cached` (the index only) writes no working-tree file.
+ */
+const GIT_APPLY_PATHS = /^(-p\d+|--directory=.+|-R|--reverse|--include=.+|--exclude=.+)$/;
+const GIT_APPLY_FLAGS = /^(-v|--verbose|-q|--quiet|--index|-3|--3way|--reject|--whitespace=\w+|--recount|--unidiff-zero|--allow-empty|--apply|--no-add|--inaccurate-eof|--ignore-space-change|--ignore-whitespace|-C\d+)$/;
+
+/**
+ * What `git apply PATCH…` writes: the paths each patch names (after `-p`, `--directory`,
+ * `--include`/`--exclude`), listed when the call is judged. A patch from standard input, an
+ * option not listed above, or global options before `apply` make the paths unknown.
+ */
+function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const sub = words[1]?.value;
+  if (sub === 'checkout' || sub === 'switch' || sub === 'restore') return gitTreeWrites(words, sub);
+  if (sub === 'clone') return gitCloneWrites(words);
+  if (sub !== 'apply') return undefined;
+  const args: string[] = [];
+  const patches: ShellWord[] = [];
+  let listing = false;
+  let apply = false;
+  for (let i = 2; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic) { if (mayBeOption(w)) return { files: [unknownWrite('a git apply argument known only at run time')], placed: [] }; patches.push(w); continue; }
+    if (v === '-p' || v === '--directory' || v === '--include' || v === '--exclude') {
+      const next = words[++i];
+      if (!next || next.dynamic) return { files: [unknownWrite(`git apply ${v} with a value known only at run time`)], placed: [] };
+      args.push(v === '-p' ? `-p${next.value}` : `${v}=${next.value}`);
+      continue;
+    }
+    if (GIT_APPLY_PATHS.test(v)) { args.push(v); continue; }
+    if (/^(--stat|--numstat|--summary|--check)$/.test(v)) { listing = true; continue; }
+    if (v === '--cached') return undefined;
+    if (v === '--apply') apply = true;
+    if (GIT_APPLY_FLAGS.test(v)) continue;
+    if (v.startsWith('-') && v !== '-') return { files: [unknownWrite(`the files git apply writes with ${v}, an option rein does not know`)], placed: [] };
+    patches.push(w);
+  }
+  if (listing && !apply) return undefined;
+  if (!patches.length || patches.some((p) => p.value === '-')) return { files: [unknownWrite('the files a patch from standard input names')], placed: [] };
+  return { files: [], placed: patches.map((file) => ({ dest: { value: '.', dynamic: false, glob: false }, sources: [], into: 'dir' as const, tree: false, archive: { tool: 'git-apply' as const, file, args } })) };
+}
+
+/** git clone options (git-clone(1)) that take the next word as a value and leave where it writes alone. */
+const GIT_CLONE_VALUE = new Set(['-o', '--origin', '-b', '--branch', '--depth', '--shallow-since', '--shallow-exclude', '-j', '--jobs', '--filter', '--reference', '--reference-if-able', '--bundle-uri',
+  // Risky options (options.ts): a rule must write them out; where the clone writes stays the same.
+  '--template', '-c', '--config', '-u', '--upload-pack', '--server-option', '--separate-git-dir']);
+const GIT_CLONE_FLAGS = /^(-q|--quiet|-v|--verbose|--progress|--no-progress|-n|--no-checkout|--bare|--mirror|-l|--local|--no-hardlinks|-s|--shared|--dissociate|--single-branch|--no-single-branch|--no-tags|--tags|--shallow-submodules|--no-shallow-submodules|--sparse|--reject-shallow|--no-reject-shallow|--also-filter-submodules|--remote-submodules|--no-remote-submodules)$/;
+
+/**
+ * What `git clone REPO [DIR]` writes: the whole tree of DIR (by default the repository's
+ * "humanish" name: its last path component without `.git`), as `rm -r` of it would touch, so a
+ * DIR that is or leads through a link out of the project, or a protected name, asks. Options that
+ * write elsewhere (`--separate-git-dir`) or that rein does not know make the files unknown.
+ */
+function gitCloneWrites(words: readonly ShellWord[]): OperandWrites | undefined {
+  const positionals: ShellWord[] = [];
+  const files: ShellWord[] = [];
+  const placed: PlacedWrite[] = [];
+  /** `--separate-git-dir DIR`: the repository itself goes to DIR. */
+  const gitDir = (w: ShellWord | undefined) => { if (w) { files.push(w); placed.push({ dest: w, sources: [], into: 'file', tree: true }); } };
+  for (let i = 2; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic) { if (mayBeOption(w)) return { files: [unknownWrite('a git clone argument known only at run time')], placed: [] }; positionals.push(w); continue; }
+    if (v === '--') { positionals.push(...words.slice(i + 1)); break; }
+    if (GIT_CLONE_VALUE.has(v)) { if (v === '--separate-git-dir') gitDir(words[i + 1]); i++; continue; }
+    if (/^--[a-z-]+=/.test(v) && GIT_CLONE_VALUE.has(v.slice(0, v.indexOf('=')))) { if (v.startsWith('--separate-git-dir=')) gitDir({ ...w, value: v.slice(19) }); continue; }
+    if (GIT_CLONE_FLAGS.test(v) || /^--recurse-submodules(=.*)?$/.test(v)) continue;
+    if (v.startsWith('-')) return { files: [unknownWrite(`the files git clone writes with ${v}, an option rein does not know`)], placed: [] };
+    positionals.push(w);
+  }
+  const [repo, dir] = positionals;
+  if (!repo) return files.length ? { files, placed } : undefined;
+  let dest = dir;
+  if (!dest) {
+    if (repo.dynamic) return { files: [unknownWrite('the folder git clone names after a repository known only at run time')], placed: [] };
+    const humanish = repo.value.replace(/\/+$/, '').replace(/\/\.git$/, '').replace(/^.*[/:]/, '').replace(/\.(git|bundle)$/, '');
+    dest = { value: humanish || '.', dynamic: false, glob: false };
+  }
+  return { files: [...files, dest], placed: [...placed, { dest, sources: [], into: 'file', tree: true }] };
+}
+
+/** Options of git checkout, switch and restore (git-checkout(1), git-switch(1), git-restore(1)) that take the next word as a value. */
+const GIT_TREE_VALUE: Readonly<Record<string, ReadonlySet<string>>> = {
+  checkout: new Set(['-b', '-B']),
+  switch: new Set(['-c', '-C', '--create', '--force-create']),
+  restore: new Set(['-s', '--source']),
+};
+/** Their options that change neither which files are written nor where from. */
+const GIT_TREE_FLAGS = /^(-q|--quiet|-f|--force|--detach|-d|-t|--track|--track=\w+|--no-track|--progress|--no-progress|--guess|--no-guess|--discard-changes|--ignore-other-worktrees|-W|--worktree|--no-overlay|--overlay|--ignore-skip-worktree-bits|-l)$/;
+
+/**
+ * What `git checkout`, `git switch` and `git restore` write in the working tree: the files that
+ * differ from the revision (or the index) they take files from, which rules.ts asks git for when
+ * the call is judged. `git restore --staged` alone writes the index only; an option not listed
+ * (`--orphan`, `--merge`, `--ours`, `--patch`, `--pathspec-from-file`, `--recurse-submodules`,
+ * `--conflict`) makes the files unknown.
+ */
+function gitTreeWrites(words: readonly ShellWord[], sub: 'checkout' | 'switch' | 'restore'): OperandWrites | undefined {
+  const positionals: string[] = [];
+  const paths: string[] = [];
+  let source: string | undefined;
+  let staged = false;
+  let worktree = false;
+  let dashes = false;
+  for (let i = 2; i < words.length; i++) {
+    const w = words[i]!;
+    const v = w.value;
+    if (w.dynamic) return { files: [unknownWrite(`a git ${sub} argument known only at run time`)], placed: [] };
+    if (dashes) { paths.push(v); continue; }
+    if (v === '--') { dashes = true; continue; }
+    if (GIT_TREE_VALUE[sub]!.has(v)) {
+      const next = words[++i];
+      if (!next || next.dynamic) return { files: [unknownWrite(`git ${sub} ${v} with a value known only at run time`)], placed: [] };
+      if (sub === 'restore') source = next.value;
+      continue;
+    }
+    if (sub === 'restore' && v.startsWith('--source=')) { source = v.slice(9); continue; }
+    if (sub === 'restore' && (v === '-S' || v === '--staged')) { staged = true; continue; }
+    if (v === '-W' || v === '--worktree') worktree = true;
+    if (GIT_TREE_FLAGS.test(v)) continue;
+    if (v.startsWith('-')) return { files: [unknownWrite(`the files git ${sub} writes with ${v}, an option rein does not know`)], placed: [] };
+    positionals.push(v);
+  }
+  if (sub === 'restore' && staged && !worktree) return undefined;
+  const dot: ShellWord = { value: '.', dynamic: false, glob: false };
+  let gitTree: PlacedWrite['gitTree'];
+  if (sub === 'restore') gitTree = { rev: source, paths: [...positionals, ...paths] };
+  else if (sub === 'switch') gitTree = { rev: positionals.at(-1) ?? 'HEAD', paths: [] };
+  else if (dashes) gitTree = { rev: positionals[0], paths };
+  else gitTree = { revOrPath: positionals[0], paths: positionals.slice(1) };
+  return { files: [], placed: [{ dest: dot, sources: [], into: 'dir', tree: false, gitTree }] };
 }
 
 // ---------------------------------------------------------------- script interpreters

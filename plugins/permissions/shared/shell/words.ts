@@ -71,6 +71,22 @@ function hasBraceExpansion(raw: string): boolean {
 }
 
 /**
+ * The word as bash's brace expansion sees it: unquoted text as written, each quoted part or
+ * expansion as one neutral character (`Q`), or nothing when it is empty (`''`, `""`). Bash
+ * expands braces before quote removal, and a brace expression may span quoted parts:
+ * `{-e,'1e id'}` is the two words `-e` and `1e id` (bash(1), "Brace Expansion"), which a check
+ * of each unquoted piece on its own does not see.
+ */
+function braceSkeleton(parts: readonly Node[]): string {
+  return parts.map((p) => {
+    if (p.type === 'Lit') return p.Value as string;
+    if (p.type === 'SglQuoted') return (p.Value as string) === '' ? '' : 'Q';
+    if (p.type === 'DblQuoted') return (p.Parts as Node[]).length === 0 ? '' : 'Q';
+    return 'Q';
+  }).join('');
+}
+
+/**
  * A tilde prefix at the start of a word (or after the `=` of a word that looks like an assignment,
  * `a=~x`) other than `~` alone or `~/`: bash replaces `~user` with that user's home directory,
  * `~+` with `$PWD`, `~-` with `$OLDPWD` and `~N` with a directory-stack entry (bash(1) "Tilde
@@ -144,6 +160,16 @@ export function evalWord(word: Node, safeLead?: LeadCheck): ShellWord {
         // ParamExp, CmdSubst, ArithmExp, ProcSubst, ExtGlob: known only at run time.
         value += DYNAMIC;
         dynamic = true;
+    }
+  }
+  // A brace expression spanning quoted parts: several words, the first of which may start
+  // with `-` when the word starts with the brace.
+  if (parts.length > 1 && parts.some((p) => p.type === 'Lit')) {
+    const skeleton = braceSkeleton(parts);
+    if (hasBraceExpansion(skeleton)) {
+      if (!value.includes(DYNAMIC)) value += DYNAMIC;
+      dynamic = true;
+      if (skeleton.startsWith('{')) lead = true;
     }
   }
   return lead ? { value, dynamic, glob, lead } : { value, dynamic, glob };

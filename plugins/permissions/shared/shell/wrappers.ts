@@ -12,6 +12,11 @@ interface WrapperSpec {
   withValue: readonly string[];
   /** Options without a value. */
   flags: readonly string[];
+  /**
+   * Options whose value is optional, so given only attached (`--replace=R`, `-iR`) and never as the
+   * next word: `xargs --replace sh x` runs `sh x`, not `x` (getopt_long's `optional_argument`).
+   */
+  optionalValue?: readonly string[];
   /** Positional words between the options and the command (timeout's DURATION). */
   positionals?: number;
   /** `NAME=value` words before the command are environment assignments (env). */
@@ -34,8 +39,11 @@ export const TRANSPARENT_WRAPPERS: Readonly<Record<string, WrapperSpec>> = Objec
   stdbuf: { withValue: ['-i', '-o', '-e', '--input', '--output', '--error'], flags: [] },
   env: { withValue: ['-u', '--unset'], flags: ['-i', '-0', '--ignore-environment', '--null', '-'], assignments: true },
   xargs: {
-    withValue: ['-I', '-L', '-n', '-P', '-s', '-d', '-E', '-a', '--max-args', '--max-procs', '--max-chars', '--delimiter', '--eof', '--replace', '--arg-file', '--max-lines'],
+    withValue: ['-I', '-L', '-n', '-P', '-s', '-d', '-E', '-a', '--max-args', '--max-procs', '--max-chars', '--delimiter', '--arg-file'],
     flags: ['-0', '-r', '-t', '-x', '--null', '--no-run-if-empty', '--verbose', '--exit', '--open-tty', '-o'],
+    // findutils manual, "xargs options": `--eof[=eof-str]`, `--replace[=replace-str]`,
+    // `--max-lines[=max-lines]`, and their short forms `-e`, `-i`, `-l` take a value only attached.
+    optionalValue: ['-e', '-i', '-l', '--eof', '--replace', '--max-lines'],
     appendsArgs: true,
     defaultCommand: 'echo',
   },
@@ -93,6 +101,7 @@ export function unwrap(words: readonly ShellWord[], spec: WrapperSpec): Unwrappe
       break;
     }
     if (spec.flags.includes(v)) continue;
+    if (spec.optionalValue?.some((o) => v === o || v.startsWith(o.startsWith('--') ? `${o}=` : o))) continue;
     if (spec.numericFlag && /^-\d+$/.test(v)) continue;
     const eq = v.indexOf('=');
     if (eq > 0 && v.startsWith('--') && spec.withValue.includes(v.slice(0, eq))) continue;
@@ -146,13 +155,19 @@ export function shellScript(words: readonly ShellWord[]): ShellWord | null | und
   return sawC ? null : undefined;
 }
 
-/** Commands that `find -exec`/`-execdir`/`-ok`/`-okdir` runs, one word list each. */
+/**
+ * Commands that `find -exec`/`-execdir`/`-ok`/`-okdir` runs, one word list each. A command ends
+ * at `;`, or at a `+` right after `{}`; any other `+` is one of its arguments (find(1), `-exec
+ * command {} +`: `{}` must come right before the `+`), so in `-exec sed -n 1p + -e … {} ;` the
+ * `-e` goes to sed.
+ */
 export function findExecCommands(words: readonly ShellWord[]): ShellWord[][] {
   const out: ShellWord[][] = [];
   for (let i = 1; i < words.length; i++) {
     if (!['-exec', '-execdir', '-ok', '-okdir'].includes(words[i]!.value)) continue;
     const cmd: ShellWord[] = [];
-    for (i++; i < words.length && words[i]!.value !== ';' && words[i]!.value !== '+'; i++) cmd.push(words[i]!);
+    const ends = (k: number) => words[k]!.value === ';' || (words[k]!.value === '+' && k > 0 && words[k - 1]!.value === '{}' && cmd.length > 0);
+    for (i++; i < words.length && !ends(i); i++) cmd.push(words[i]!);
     if (cmd.length) out.push(cmd);
   }
   return out;

@@ -181,6 +181,21 @@ describe("Claude Code's environment variables", () => {
     expect(bad.stderr).toContain('MAX_THINKING_TOKENS must be a whole number of tokens (got "lots")');
   });
 
+  it('an empty MAX_THINKING_TOKENS, CLAUDE_CODE_MAX_OUTPUT_TOKENS or DISABLE_AUTO_COMPACT counts as unset', async () => {
+    const e = await serve('plain', 'plain');
+    const plain = await rein(['-p', 'hi', ...BASE], { env: e });
+    expect(plain.code, plain.stderr).toBe(0);
+    const empty = await rein(['-p', 'hi', ...BASE], { env: { ...e, MAX_THINKING_TOKENS: '', CLAUDE_CODE_MAX_OUTPUT_TOKENS: '', DISABLE_AUTO_COMPACT: '' } });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe(plain.stdout);
+    const [before, after] = sim!.requests().map((r) => r.body);
+    expect(after!.thinking).toBeUndefined();
+    expect(after!.max_tokens).toBe(before!.max_tokens);
+    const badOutput = await rein(['-p', 'hi', ...BASE], { env: { ...e, CLAUDE_CODE_MAX_OUTPUT_TOKENS: '8k' } });
+    expect(badOutput.code).toBe(2);
+    expect(badOutput.stderr).toContain('CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens of at least 1 (got "8k")');
+  });
+
   it('DISABLE_AUTO_COMPACT=1 switches automatic compaction off (rein preset print shows it)', async () => {
     const args = ['preset', 'print', '--preset', 'default', '--no-layers', '--plugins'];
     const on = await rein(args);

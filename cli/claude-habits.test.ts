@@ -114,6 +114,22 @@ describe("Claude Code's own commands", () => {
     expect(other.code).toBe(0);
     expect(sim!.requests()).toHaveLength(1);
   });
+
+  it('a command alone is refused; text that only starts with a command\'s name goes to the model', async () => {
+    const e = await serve('one', 'two');
+    for (const bare of [['/help'], ['/memory  '], ['/compact']]) {
+      const r = await rein(['-p', ...bare, ...BASE], { env: e });
+      expect(r.code, bare[0]).toBe(2);
+      expect(r.stderr).toContain(`${bare[0]!.trim()} is a Claude Code command that rein does not run`);
+    }
+    expect(sim!.requests()).toHaveLength(0);
+    for (const prompt of ['/memory leak in foo.ts is what I see', '/help me with X']) {
+      const r = await rein(['-p', prompt, ...BASE], { env: e });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.stringify(sim!.requests().at(-1)!.body.messages)).toContain(prompt);
+    }
+    expect(sim!.requests()).toHaveLength(2);
+  });
 });
 
 describe('hooks in .claude/settings.json', () => {

@@ -114,6 +114,22 @@ describe("Claude Code's own commands", () => {
     expect(other.code).toBe(0);
     expect(sim!.requests()).toHaveLength(1);
   });
+
+  it('a command alone is refused; text that only starts with a command\'s name goes to the model', async () => {
+    const e = await serve('one', 'two');
+    for (const bare of [['/help'], ['/memory  '], ['/compact']]) {
+      const r = await rein(['-p', ...bare, ...BASE], { env: e });
+      expect(r.code, bare[0]).toBe(2);
+      expect(r.stderr).toContain(`${bare[0]!.trim()} is a Claude Code command that rein does not run`);
+    }
+    expect(sim!.requests()).toHaveLength(0);
+    for (const prompt of ['/memory leak in foo.ts is what I see', '/help me with X']) {
+      const r = await rein(['-p', prompt, ...BASE], { env: e });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.stringify(sim!.requests().at(-1)!.body.messages)).toContain(prompt);
+    }
+    expect(sim!.requests()).toHaveLength(2);
+  });
 });
 
 describe('hooks in .claude/settings.json', () => {
@@ -179,6 +195,21 @@ describe("Claude Code's environment variables", () => {
     const bad = await rein(['-p', 'hi', ...BASE], { env: { ...e, MAX_THINKING_TOKENS: 'lots' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('MAX_THINKING_TOKENS must be a whole number of tokens (got "lots")');
+  });
+
+  it('an empty MAX_THINKING_TOKENS, CLAUDE_CODE_MAX_OUTPUT_TOKENS or DISABLE_AUTO_COMPACT counts as unset', async () => {
+    const e = await serve('plain', 'plain');
+    const plain = await rein(['-p', 'hi', ...BASE], { env: e });
+    expect(plain.code, plain.stderr).toBe(0);
+    const empty = await rein(['-p', 'hi', ...BASE], { env: { ...e, MAX_THINKING_TOKENS: '', CLAUDE_CODE_MAX_OUTPUT_TOKENS: '', DISABLE_AUTO_COMPACT: '' } });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe(plain.stdout);
+    const [before, after] = sim!.requests().map((r) => r.body);
+    expect(after!.thinking).toBeUndefined();
+    expect(after!.max_tokens).toBe(before!.max_tokens);
+    const badOutput = await rein(['-p', 'hi', ...BASE], { env: { ...e, CLAUDE_CODE_MAX_OUTPUT_TOKENS: '8k' } });
+    expect(badOutput.code).toBe(2);
+    expect(badOutput.stderr).toContain('CLAUDE_CODE_MAX_OUTPUT_TOKENS must be a whole number of tokens of at least 1 (got "8k")');
   });
 
   it('DISABLE_AUTO_COMPACT=1 switches automatic compaction off (rein preset print shows it)', async () => {

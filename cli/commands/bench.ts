@@ -110,16 +110,19 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
     // Every replay's folder is made in this run's folder, so a stop removes them all at once, also
     // those of worker threads that end without cleaning up.
     const runDir = await replayDir();
-    // Report files being written, under a name that says so until they are whole (writeReport).
+    // Report files being written, under a name that says so until they are whole, and the
+    // reports already whole (writeReport).
     const partial = new Set<string>();
+    const written: WrittenReports = new Map();
     let progress: Awaited<ReturnType<typeof progressBar>> | undefined;
     // A first SIGINT or SIGTERM stops the run: the replays are thrown away (a report of part of
     // them would rank presets on different work), so nothing is written and nothing is left behind.
+    // A stop while the reports are being written keeps those already whole and says which.
     const stop = onStopSignals((signal) => {
       progress?.stop();
       rmSync(runDir, { recursive: true, force: true });
       for (const f of partial) rmSync(f, { force: true });
-      process.stderr.write(`rein: ${signal}: stopped; no report written\n`);
+      process.stderr.write(`rein: ${signal}: stopped; ${reportsSaid(flags, written)}\n`);
       process.exit(SIGNAL_EXIT[signal]);
     });
     try {
@@ -143,7 +146,7 @@ export async function benchCommand(flags: BenchFlags): Promise<number> {
       } finally {
         progress?.stop();
       }
-      return await writeReport(report, flags, partial);
+      return await writeReport(report, flags, partial, written);
     } finally {
       stop.dispose();
       rmSync(runDir, { recursive: true, force: true });
@@ -170,11 +173,27 @@ function workloadInputError(err: unknown): unknown {
   return /^workload not found|^generator spec|^not a generator spec/.test(e?.message ?? '') ? new InputError(e.message) : err;
 }
 
+/** The reports written whole so far, by kind, with where they went (a file's absolute path, or `stdout`). */
+type WrittenReports = Map<'JSON' | 'HTML', string>;
+
+/**
+ * Which of the reports `flags` ask for were written, for the line a stop prints: `no report
+ * written` when none was, else each report's fate (`JSON report written to /abs/out.json; HTML
+ * report not written`).
+ */
+function reportsSaid(flags: { json?: string; html?: string }, written: WrittenReports): string {
+  if (written.size === 0) return 'no report written';
+  const asked = (['JSON', 'HTML'] as const).filter((kind) => (kind === 'JSON' ? flags.json : flags.html) !== undefined);
+  return asked.map((kind) => (written.has(kind) ? `${kind} report written to ${written.get(kind)}` : `${kind} report not written`)).join('; ');
+}
+
 /**
  * Prints the table and writes the JSON and HTML reports; returns the exit code. A report written
- * to `-` goes to stdout, and the table to stderr then, so stdout holds the report alone.
+ * to `-` goes to stdout, and the table to stderr then, so stdout holds the report alone. `partial`
+ * gets each report file while it is being written (under its `.partial` name) and `written` each
+ * report once whole, so a stop can remove the one and name the other.
  */
-async function writeReport(report: BenchReport, flags: { json?: string; html?: string }, partial = new Set<string>()): Promise<number> {
+async function writeReport(report: BenchReport, flags: { json?: string; html?: string }, partial = new Set<string>(), written: WrittenReports = new Map()): Promise<number> {
   const { renderTable } = await import('../../bench/report/table.js');
   const toStdout = flags.json === '-' || flags.html === '-';
   const tableOut = toStdout ? process.stderr : process.stdout;
@@ -184,6 +203,7 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
     const { writeJsonFile, writeJsonStream } = await import('../../bench/report/json-file.js');
     if (flags.json === '-') {
       await writeJsonStream(process.stdout, report);
+      written.set('JSON', 'stdout');
     } else {
       const file = resolve(flags.json);
       await makeDirs(dirname(file));
@@ -194,20 +214,24 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
       await writeJsonFile(part, report);
       await rename(part, file);
       partial.delete(part);
+      written.set('JSON', file);
       process.stderr.write(`rein: JSON report written to ${file}\n`);
     }
   }
   if (flags.html) {
     const { renderHtml } = await import('../../bench/report/html.js');
     const html = await renderHtml(report);
-    if (flags.html === '-') process.stdout.write(html.endsWith('\n') ? html : `${html}\n`);
-    else {
+    if (flags.html === '-') {
+      process.stdout.write(html.endsWith('\n') ? html : `${html}\n`);
+      written.set('HTML', 'stdout');
+    } else {
       const file = resolve(flags.html);
       const part = `${file}.partial`;
       partial.add(part);
       await writeOut(part, html);
       await rename(part, file);
       partial.delete(part);
+      written.set('HTML', file);
       process.stderr.write(`rein: HTML report written to ${file}\n`);
     }
   }

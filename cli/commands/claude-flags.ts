@@ -235,16 +235,19 @@ function envTokens(name: string, v: string, min: number): number {
  * same: `MAX_THINKING_TOKENS` (a thinking budget, 0 = off; under --thinking / --max-thinking-tokens),
  * `CLAUDE_CODE_MAX_OUTPUT_TOKENS` (`max_tokens` per request), `DISABLE_AUTO_COMPACT` and
  * `DISABLE_COMPACT` (no automatic compaction: the `compaction/auto` plugin is switched off).
- * Writes into the flag layer `layer`; throws InputError for a value that is no whole number.
+ * An empty (or blank) value counts as unset, as `export MAX_THINKING_TOKENS=` does in a shell and in
+ * Claude Code. Writes into the flag layer `layer`; throws InputError for any other value that is no
+ * whole number, naming the variable.
  */
 function claudeEnv(env: NodeJS.ProcessEnv, f: ClaudeFlagValues, layer: Record<string, any>): void {
   const model = () => (layer.model ??= {});
-  const thinking = env.MAX_THINKING_TOKENS;
+  const set = (name: string) => (env[name]?.trim() ? env[name] : undefined);
+  const thinking = set('MAX_THINKING_TOKENS');
   if (thinking !== undefined && f.thinking === undefined && f.maxThinkingTokens === undefined) {
     const n = envTokens('MAX_THINKING_TOKENS', thinking, 0);
     model().thinking = n === 0 ? { type: 'disabled' } : { type: 'enabled', budget_tokens: n };
   }
-  const output = env.CLAUDE_CODE_MAX_OUTPUT_TOKENS;
+  const output = set('CLAUDE_CODE_MAX_OUTPUT_TOKENS');
   if (output !== undefined) model().maxTokens = envTokens('CLAUDE_CODE_MAX_OUTPUT_TOKENS', output, 1);
   if (envTruthy(env.DISABLE_AUTO_COMPACT) || envTruthy(env.DISABLE_COMPACT)) (layer.plugins ??= {})['compaction/auto'] = false;
 }

@@ -97,17 +97,20 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
     throw new InputError(took ? `no prompt: ${took.hint}` : 'no prompt: pass it after the flags (rein -p "fix the test"), or on stdin');
   }
   const command = CLAUDE_COMMAND.exec(prompt.trim());
-  if (command) throw new InputError(`${command[1]} is a Claude Code command that rein does not run; sent as a prompt, the model would only read its name. ${COMMAND_INSTEAD[command[1]!] ?? ''}`.trimEnd());
+  const name = command?.[1] ?? command?.[2];
+  if (name) throw new InputError(`${name} is a Claude Code command that rein does not run; sent as a prompt, the model would only read its name. ${COMMAND_INSTEAD[name] ?? ''}`.trimEnd());
   return prompt;
 }
 
 /**
  * Claude Code's built-in commands that act on the session itself rather than ask the model
  * (https://code.claude.com/docs/en/slash-commands). rein has none of them, so a prompt that is one
- * of them alone is refused instead of being sent to the model as text. Commands that are prompts
- * (`/init`, `/review`) and `/name` skills are not among them.
+ * of them alone (the trimmed prompt, group 2) is refused instead of being sent to the model as text;
+ * so is `/compact` followed by its instructions (group 1), the way `/compact` is written. Any other
+ * text that starts with a command's name (`/memory leak in foo.ts`, `/help me with X`) is a prompt.
+ * Commands that are prompts (`/init`, `/review`) and `/name` skills are not among them.
  */
-const CLAUDE_COMMAND = /^(\/(?:compact|clear|cost|context|help|model|status|config|permissions|mcp|hooks|memory|resume|exit|login|logout|doctor))(?:\s[\s\S]*)?$/;
+const CLAUDE_COMMAND = /^(\/compact)(?:\s[\s\S]*)?$|^(\/(?:clear|cost|context|help|model|status|config|permissions|mcp|hooks|memory|resume|exit|login|logout|doctor))$/;
 
 /** What to do instead, per command. */
 const COMMAND_INSTEAD: Record<string, string> = {

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendFileSync, copyFileSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cleanEnv, REPO } from '../../testing/support.js';
 import { danglingToolUses, pairToolCalls, projectSlug, SessionError, Transcript, TranscriptWriteError } from './transcript.js';
 import type { Message } from '../../kernel/index.js';
 
@@ -266,6 +268,43 @@ describe('Transcript', () => {
     t.append({ type: 'message', message: user('after') });
     t.close();
     expect(Transcript.open(t.file, { cwd: '/p', root }).entries).toHaveLength(7);
+  });
+
+  it('a header the file cannot take lets go of the lock: the session is not left locked', () => {
+    const sessionId = '0b5c3a52-4f8e-4d0e-9a57-1f2b3c4d5e6f';
+    const dir = join(root, projectSlug('/p'));
+    mkdirSync(dir, { recursive: true });
+    // A link to a file in a folder that does not exist: not there yet, and appending fails (ENOENT).
+    symlinkSync(join(root, 'no-such-folder', 'x.jsonl'), join(dir, `${sessionId}.jsonl`));
+    expect(() => Transcript.create({ cwd: '/p', model: 'm', root, sessionId })).toThrow(TranscriptWriteError);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('a header write the file system refuses (a file size limit) closes the file and lets go of the lock', () => {
+    // A real rein process under `ulimit -f 1` (at most 512 or 1024 bytes per file): the lock file
+    // fits, the header with a 4,000-character model name does not, so the write fails with EFBIG
+    // (Node ignores SIGXFSZ) after the file was opened.
+    const script = `
+      import { readdirSync, readlinkSync } from 'node:fs';
+      const mod = await import(${JSON.stringify(join(REPO, 'lib/session/transcript.ts'))});
+      const { Transcript } = mod.default ?? mod; // jiti hands the TypeScript module over as the default export
+      const root = ${JSON.stringify(root)};
+      let error;
+      try { Transcript.create({ cwd: '/p', model: 'm'.repeat(4000), root }); } catch (err) { error = \`\${err.name}: \${err.message}\`; }
+      const fds = readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(\`/proc/self/fd/\${fd}\`); } catch { return ''; } }).filter((l) => l.startsWith(root));
+      process.stdout.write(JSON.stringify({ error, fds }));
+    `;
+    const r = spawnSync('sh', ['-c', 'ulimit -f 1 && exec "$0" "$@"', process.execPath, '--import', join(REPO, 'node_modules/jiti/lib/jiti-register.mjs'), '--input-type=module', '-e', script], {
+      encoding: 'utf8', timeout: 60_000,
+      // jiti compiles the TypeScript in memory: its file cache would meet the size limit too.
+      env: { ...cleanEnv(), JITI_FS_CACHE: 'false' },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { error?: string; fds: string[] };
+    expect(out.error).toMatch(/^TranscriptWriteError: .*EFBIG/);
+    expect(out.fds).toEqual([]);
+    const dir = join(root, projectSlug('/p'));
+    expect(readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
   });
 
   it('a write the file system refuses throws TranscriptWriteError, and so does every later one', () => {

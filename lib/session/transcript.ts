@@ -295,7 +295,8 @@ export class Transcript implements SessionLog {
 
   /**
    * Starts a new transcript, takes its lock and writes its `session` header. Throws
-   * TranscriptWriteError when the sessions folder or the file cannot be written.
+   * TranscriptWriteError when the sessions folder or the file cannot be written; the lock and the
+   * file's descriptor are let go of then.
    */
   static create(opts: { cwd: string; model: string; preset?: string; presetRef?: string; root?: string; sessionId?: string }): Transcript {
     if (opts.sessionId !== undefined) assertSessionId(opts.sessionId);
@@ -309,7 +310,12 @@ export class Transcript implements SessionLog {
     }
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}; --resume ${t.sessionId} goes on with it, or leave out --session-id for a new session`);
     t.lock();
-    t.append({ type: 'session', version: TRANSCRIPT_VERSION, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
+    try {
+      t.append({ type: 'session', version: TRANSCRIPT_VERSION, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), model: opts.model, preset: opts.preset, ...(opts.presetRef ? { presetRef: opts.presetRef } : {}) });
+    } catch (err) {
+      t.close(); // nobody gets this transcript to close: a held lock would refuse the session to every later rein
+      throw err;
+    }
     return t;
   }
 
@@ -476,9 +482,12 @@ export class Transcript implements SessionLog {
     const t = new Transcript(sessionId, join(sessionsRoot(opts.root), projectSlug(opts.cwd), `${sessionId}.jsonl`), []);
     mkdirSync(t.projectDir, { recursive: true });
     if (existsSync(t.file)) throw new SessionError(`session ${t.sessionId} already exists at ${t.file}`);
-    t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: from.sessionId });
-    for (const e of from.entries.slice(1)) t.append(e);
-    t.close(); // the caller opens the fork as a session of its own; a later append here opens the file again
+    try {
+      t.append({ ...head, sessionId: t.sessionId, cwd: resolve(opts.cwd), createdAt: new Date().toISOString(), forkedFrom: from.sessionId });
+      for (const e of from.entries.slice(1)) t.append(e);
+    } finally {
+      t.close(); // the caller opens the fork as a session of its own; a later append here opens the file again
+    }
     return t;
   }
 
@@ -515,7 +524,9 @@ export class Transcript implements SessionLog {
 
   /**
    * Appends one entry, written to the file (not fsync-ed) before returning. Throws TranscriptWriteError when the
-   * file system refuses; from then on every append throws it.
+   * file system refuses; from then on every append throws it. Entries go to the file opened at the
+   * first append (and kept open until close()): a transcript file removed or replaced while the
+   * session runs is not re-created, the session keeps writing to the file it opened.
    */
   append(entry: TranscriptEntry): void {
     if (this.writeError) throw this.writeError;

@@ -4,7 +4,7 @@
  * hook script runs on the next hook event, in this very run. Through `rein run` in acceptEdits
  * with real files: after reading them, writing the plugin entry, a module it imports, a file of a
  * plugin package in node_modules, or a hook script by Write, Edit or a Bash redirection, or
- * replacing the plugin's folder, is asked about (denied headless) with a reason that names what the file is; no planted code runs, in
+ * replacing the plugin's folder, or writing split pieces whose names may become a plugin file, is asked about (denied headless) with a reason that names what the file is; no planted code runs, in
  * this run or the next; an ordinary source file is still written without asking.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -46,7 +46,7 @@ const PRESET = `name: code
 tools: [Read, Write, Edit, Bash]
 permissions:
   mode: acceptEdits
-  allow: ["Bash(echo:*)"]
+  allow: ["Bash(echo:*)", "Bash(split:*)"]
 plugins:
   ./plugins/guarded/index.ts: {}
   rein-plugin-pkg: {}
@@ -80,6 +80,10 @@ describe('code rein runs, written in acceptEdits', () => {
       { name: 'Bash', input: { command: `echo 'touch ${marker('hook-ran')}' >> scripts/check.sh` } },
       // Replacing the plugin's folder replaces its files.
       { name: 'Bash', input: { command: 'rm -rf plugins/guarded && mv staging plugins/guarded' } },
+      // split names its pieces PREFIX plus a made-up suffix: the 24th line lands in inde + x + .ts.
+      { name: 'Bash', input: { command: 'split -l 1 -a 1 --additional-suffix=.ts lines.txt plugins/guarded/inde' } },
+      // Pieces whose names cannot be a plugin file are written without asking.
+      { name: 'Bash', input: { command: 'split -l 13 lines.txt plugins/guarded/part' } },
       { name: 'Edit', input: { file_path: 'src/app.ts', old_string: 'export const a = 1;', new_string: 'export const a = 2;' } },
     ]);
   };
@@ -99,6 +103,7 @@ describe('code rein runs, written in acceptEdits', () => {
     put(s, 'scripts/check.sh', '#!/bin/sh\nexit 0\n');
     chmodSync(join(s.proj, 'scripts/check.sh'), 0o755);
     put(s, 'src/app.ts', 'export const a = 1;\n');
+    put(s, 'lines.txt', Array.from({ length: 26 }, (_, i) => `// line ${i + 1}\n`).join(''));
     for (const f of ['plugins/guarded/index.ts', 'plugins/guarded/helper.ts', 'node_modules/rein-plugin-pkg/lib.js', 'scripts/guard.sh', 'tools/hook.mjs', 'scripts/check.sh']) originals.set(f, readFileSync(join(s.proj, f), 'utf8'));
     r = reads();
     w = writes();
@@ -113,7 +118,7 @@ describe('code rein runs, written in acceptEdits', () => {
   it('asks before each write to plugin code or a hook script (denied headless), naming why', () => {
     expect(o.code, o.stderr).toBe(0);
     for (const call of r) expect(o.denials.has(call.id), `${call.input.file_path}: ${o.denials.get(call.id)}`).toBe(false);
-    const [entry, helper, pkg, guard, hook, check, folder] = w;
+    const [entry, helper, pkg, guard, hook, check, folder, pieces, others] = w;
     expect(o.denials.get(entry!.id)).toMatch(/plugins\/guarded\/index\.ts is code rein runs \(plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
     expect(o.denials.get(helper!.id)).toMatch(/plugins\/guarded\/helper\.ts is code rein runs \(a module loaded by plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
     expect(o.denials.get(pkg!.id)).toMatch(/node_modules\/rein-plugin-pkg\/lib\.js is code rein runs \(.*plugin rein-plugin-pkg named in agent\.yaml\)/);
@@ -121,6 +126,10 @@ describe('code rein runs, written in acceptEdits', () => {
     expect(o.denials.get(hook!.id)).toMatch(/tools\/hook\.mjs is code rein runs \(run by the PostToolUse hook `node tools\/hook\.mjs`\)/);
     expect(o.denials.get(check!.id)).toMatch(/scripts\/check\.sh is code rein runs \(run by the Stop hook `\.\/scripts\/check\.sh`\)/);
     expect(o.denials.get(folder!.id)).toMatch(/plugins\/guarded is a folder holding .*plugins\/guarded\/index\.ts, which is code rein runs \(plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
+    expect(o.denials.get(pieces!.id)).toMatch(/plugins\/guarded\/inde… is a name that may be .*plugins\/guarded\/index\.ts, which is code rein runs \(plugin \.\/plugins\/guarded\/index\.ts named in agent\.yaml\)/);
+    expect(existsSync(join(s.proj, 'plugins/guarded/indea.ts')), 'split wrote its pieces').toBe(false);
+    expect(o.denials.has(others!.id), o.denials.get(others!.id)).toBe(false);
+    expect(readFileSync(join(s.proj, 'plugins/guarded/partab'), 'utf8')).toMatch(/^\/\/ line 14\n/);
     for (const [f, text] of originals) expect(readFileSync(join(s.proj, f), 'utf8'), f).toBe(text);
   });
   it('an ordinary source file is still written without asking', () => {

@@ -11,7 +11,7 @@
  */
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { pathForms as formsOf, resolvePath } from '../../../lib/index.js';
 
@@ -58,16 +58,42 @@ export interface PathMatcher {
  * compared by path, every form of the file (as given and where its links lead, see pathForms)
  * against every form of the written path, so no glob character in a name can widen or miss it.
  * A folder that holds it matches too: removing, moving or replacing the folder (`rm -rf plugins/x`,
- * `mv other plugins/x`) replaces the file. `reason` says what it is in a denial.
+ * `mv other plugins/x`) replaces the file. A written name that stands for many (ANY_CHILD, the
+ * pieces of `split`) matches when one of them is the file. `reason` says what it is in a denial.
  */
 export function exactPathMatcher(abs: string, reason: string, dir = false): PathMatcher {
   const forms = pathForms(abs);
-  const inside = (p: string, f: string) => (dir ? isInside(p, f) : p === f);
+  const inside = (p: string, f: string) => (dir ? isInside(p, f) : p === f) || namesAny(p, f);
   return {
     spec: abs,
     test: (p: string) => forms.some((f) => inside(p, f) || isInside(f, p)),
-    describe: (p: string) => (forms.some((f) => inside(p, f)) ? reason : `a folder holding ${forms[0]}, which is ${reason}`),
+    describe: (p: string) => {
+      const named = forms.find((f) => namesAny(p, f));
+      if (named) return `a name that may be ${named}, which is ${reason}`;
+      return forms.some((f) => inside(p, f)) ? reason : `a folder holding ${forms[0]}, which is ${reason}`;
+    },
   };
+}
+
+/**
+ * A file name no ordinary pattern names, standing for names a command makes up: `dir/PREFIX` +
+ * ANY_CHILD + `SUFFIX` is any file in `dir` whose name starts with PREFIX and ends with SUFFIX
+ * (the pieces `split` writes; with neither, any file of `dir`). The same text as rules.ts's
+ * ANY_CHILD, which builds these names.
+ */
+export const ANY_CHILD = 'rein~any~file~9f2c';
+
+/**
+ * True when `p` stands for a set of names (its final name holds ANY_CHILD) and `f` is in the same
+ * folder with a name of that set: `plugins/g/inde` + ANY_CHILD names `plugins/g/index.ts`.
+ */
+function namesAny(p: string, f: string): boolean {
+  const at = p.lastIndexOf(ANY_CHILD);
+  const slash = p.lastIndexOf('/');
+  if (at === -1 || at < slash) return false;
+  const head = p.slice(0, at);
+  const tail = p.slice(at + ANY_CHILD.length);
+  return dirname(f) === (slash === 0 ? '/' : p.slice(0, slash)) && f.length >= head.length + tail.length && f.startsWith(head) && f.endsWith(tail);
 }
 
 /** Compiles a path specifier (the text inside `Read(…)` / `Edit(…)`). */
@@ -328,16 +354,18 @@ const REIN_CONFIG = /^(\.reinrc(\.[\w]+)?|rein\.(config|local)\.[\w]+)$/;
  * itself, the preset's own additions).
  */
 export function protectedReason(forms: string | readonly string[], extra: readonly PathMatcher[] = []): string | undefined {
-  for (const p of typeof forms === 'string' ? pathForms(forms) : forms) {
-    const segments = p.split(sep).map(foldName);
+  for (const form of typeof forms === 'string' ? pathForms(forms) : forms) {
+    // A name standing for many (ANY_CHILD) is shown with `…` where the made-up part goes.
+    const p = form.replaceAll(ANY_CHILD, '…');
+    const segments = form.split(sep).map(foldName);
     const at = segments.slice(0, -1).findIndex((s) => PROTECTED_DIRS.includes(s));
     if (at !== -1) return `${p} is inside a protected directory (${segments[at]}/)`;
     const name = segments[segments.length - 1] ?? '';
     if (PROTECTED_DIRS.includes(name)) return `${p} is a protected directory`;
     if (PROTECTED_FILES.includes(name)) return `${p} is a protected file (${name})`;
     if (REIN_CONFIG.test(name)) return `${p} is rein configuration`;
-    const hit = extra.find((m) => m.test(p));
-    if (hit) return hit.describe ? `${p} is ${hit.describe(p)}` : `${p} is protected (${hit.spec})`;
+    const hit = extra.find((m) => m.test(form));
+    if (hit) return hit.describe ? `${p} is ${hit.describe(form)}` : `${p} is protected (${hit.spec})`;
   }
   return undefined;
 }

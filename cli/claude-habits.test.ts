@@ -130,6 +130,17 @@ describe("Claude Code's own commands", () => {
     }
     expect(sim!.requests()).toHaveLength(2);
   });
+
+  it('a project skill with a command\'s name runs: /status is the skill, not a refusal', async () => {
+    const e = await serve('reported');
+    mkdirSync(join(tmp.dir, '.claude', 'skills', 'status'), { recursive: true });
+    writeFileSync(join(tmp.dir, '.claude', 'skills', 'status', 'SKILL.md'), '---\nname: status\ndescription: Reports the state of the work.\n---\n\nSay where the work stands.\n');
+    writeFileSync(join(tmp.dir, 'skills.yaml'), 'model: { name: claude-sonnet-4-6 }\ntools: [Read, Skill]\n');
+    const r = await rein(['-p', '/status', '--preset', './skills.yaml', '--no-layers'], { env: e });
+    expect(r.code, r.stderr).toBe(0);
+    expect(sim!.requests()).toHaveLength(1);
+    expect(JSON.stringify(sim!.requests()[0]!.body.messages)).toContain('<command-name>/status</command-name>');
+  });
 });
 
 describe('hooks in .claude/settings.json', () => {

@@ -4,10 +4,11 @@
  * `--input-format stream-json` it reads user messages and control requests from stdin instead and
  * runs one turn per message (cli/stream-json/).
  */
-import { fstatSync, statSync } from 'node:fs';
+import { existsSync, fstatSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import { mark } from '../../lib/node/trace.js';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createAgent, type Agent, type AgentOptions } from '../../agent/agent.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { InputError } from '../../lib/errors.js';
@@ -80,7 +81,7 @@ export const STDIN_WAIT_MS = 3_000;
  * {@link STDIN_WAIT_MS} is left unread, with a line on stderr.
  * Throws InputError when there is no prompt, or stdin holds more than {@link STDIN_MAX_BYTES}.
  */
-export async function readPrompt(words: string[], signal?: AbortSignal): Promise<string> {
+export async function readPrompt(words: string[], signal?: AbortSignal, cwd = process.cwd()): Promise<string> {
   let prompt = words.join(' ');
   if (prompt === '-' || (!prompt && !isatty(0))) {
     mark('reading the prompt from stdin');
@@ -98,7 +99,7 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
   }
   const command = CLAUDE_COMMAND.exec(prompt.trim());
   const name = command?.[1] ?? command?.[2];
-  if (name) throw new InputError(`${name} is a Claude Code command that rein does not run; sent as a prompt, the model would only read its name. ${COMMAND_INSTEAD[name] ?? ''}`.trimEnd());
+  if (name && !skillFolderNamed(name.slice(1), cwd)) throw new InputError(`${name} is a Claude Code command that rein does not run; sent as a prompt, the model would only read its name. ${COMMAND_INSTEAD[name] ?? ''}`.trimEnd());
   return prompt;
 }
 
@@ -111,6 +112,21 @@ export async function readPrompt(words: string[], signal?: AbortSignal): Promise
  * Commands that are prompts (`/init`, `/review`) and `/name` skills are not among them.
  */
 const CLAUDE_COMMAND = /^(\/compact)(?:\s[\s\S]*)?$|^(\/(?:clear|cost|context|help|model|status|config|permissions|mcp|hooks|memory|resume|exit|login|logout|doctor))$/;
+
+/**
+ * Whether a skill folder `name` (with a SKILL.md) is where the skills plugin looks by default:
+ * `.claude/skills` or `.agents/skills` in the working directory, a parent of it, or the home folder.
+ * A prompt `/status` then invokes that skill, as a project's own command does in Claude Code,
+ * rather than being refused as Claude Code's built-in.
+ */
+function skillFolderNamed(name: string, cwd: string): boolean {
+  const dirs = [homedir()];
+  for (let d = cwd; ; d = dirname(d)) {
+    dirs.push(d);
+    if (dirname(d) === d) break;
+  }
+  return dirs.some((d) => existsSync(join(d, '.claude/skills', name, 'SKILL.md')) || existsSync(join(d, '.agents/skills', name, 'SKILL.md')));
+}
 
 /** What to do instead, per command. */
 const COMMAND_INSTEAD: Record<string, string> = {
@@ -206,7 +222,7 @@ export async function runCommand(words: string[], f: RunFlags): Promise<number> 
       stop.remove();
       return await runStreamJson(options, f);
     }
-    const prompt = await readPrompt(words, stop.signal);
+    const prompt = await readPrompt(words, stop.signal, cwd);
     if (stop.received) return SIGNAL_EXIT[stop.received];
     agent = await createAgent(options);
     printClientNoticeOnStart(agent);

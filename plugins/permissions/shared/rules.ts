@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import type * as Tinyglobby from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { joinPath, pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, isInside, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, isInside, PROTECTED_DIRS, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { gitRepositoryRisk } from './git-repository.js';
@@ -254,13 +254,23 @@ function protectedEntries(q: PermissionQuery, v: string, base: PathBase): ShellW
 }
 
 /** True when `v` (a path as a command wrote it) is itself a symbolic link now. */
-/** True when `v` (as a command wrote it) is a directory now and itself no symbolic link. */
-function isRealDirectory(v: string, base: PathBase): boolean {
+/**
+ * True when `v` (as a command wrote it) is a folder an extraction only puts files into: a
+ * directory now (itself no symbolic link), with no protected folder (`.git`, ...) on its path,
+ * inside the working directories as written and where its links lead (reached through no link at
+ * all when they are not known). Such a folder is not itself a write:
+ * rein's code-file protection matches every folder above a protected file (removing the folder
+ * removes the file), which would make every extraction into the project ask.
+ */
+function receivingFolder(q: PermissionQuery, v: string, base: PathBase): boolean {
   try {
-    return lstatSync(joinPath(v, shellBase(base).cwd, base.home)).isDirectory();
+    if (!lstatSync(joinPath(v, shellBase(base).cwd, base.home)).isDirectory()) return false;
   } catch {
     return false;
   }
+  const forms = pathFormsOf(q, v, base);
+  if (forms.some((f) => f.split('/').some((c) => PROTECTED_DIRS.includes(c)))) return false;
+  return base.workingDirs ? formsInside(forms, base.workingDirs) : forms.length === 1;
 }
 
 function isLink(q: PermissionQuery, v: string, base: PathBase): boolean {
@@ -458,14 +468,14 @@ function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
   // yet); an existing folder only receives the members, each checked below.
   // Likewise a directory member over a folder that exists (`scripts/` beside a protected
   // `scripts/hook.sh`): tar and unzip put files into it, they do not replace it.
-  const out: ShellWord[] = isRealDirectory(dest.value, base) ? [] : [dest];
+  const out: ShellWord[] = receivingFolder(q, dest.value, base) ? [] : [dest];
   for (const m of members) {
     const name = a.strip ? tarStripped(m, a.strip) : m;
     if (name === undefined) continue;
     let parts = name.split('/').filter((c) => c !== '' && c !== '.');
     if (a.junkPaths) parts = parts.slice(-1);
     const at = below(dest.value, parts.join('/'));
-    if (parts.length && !(name.endsWith('/') && !a.junkPaths && isRealDirectory(at, base))) out.push(plainWord(at));
+    if (parts.length && !(name.endsWith('/') && !a.junkPaths && receivingFolder(q, at, base))) out.push(plainWord(at));
     // GNU tar 1.34 keeps a `/` left at the start after stripping (`.//x/y` with
     // --strip-components=1 is `/x/y`) and writes there, outside the destination.
     if (name.startsWith('/') && parts.length) out.push(plainWord(`/${parts.join('/')}`));

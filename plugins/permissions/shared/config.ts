@@ -85,6 +85,7 @@ export function buildPermissionContext(kernel: Kernel, config: PermissionsConfig
   const dirs = [kernel.cwd, ...config.additionalDirectories.map((d) => absolutePath(d, kernel.cwd, base.home))];
   // Each directory as written and where it really leads (a working directory reached through a link).
   const workingDirs = [...new Set(dirs.flatMap((d) => pathForms(d)))];
+  base.workingDirs = workingDirs;
   const protect = config.protectedPaths.map((s) => compilePathSpec(s, base));
   // The preset files themselves (`preset.file` / `preset.files`, set by the loader when known).
   const files = [kernel.preset.file, ...(Array.isArray(kernel.preset.files) ? kernel.preset.files : [])].filter((f): f is string => typeof f === 'string' && f !== '');

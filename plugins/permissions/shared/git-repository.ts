@@ -31,7 +31,7 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 const ENV_CLEARING = /^(-|-[A-Za-z0-9]*[iu].*|--ignore-environment|--unset(=.*)?)$/;
 
 /** git's global options that take a value as the next word (git(1) OPTIONS). */
-const GLOBAL_WITH_VALUE: ReadonlySet<string> = new Set(['-c', '-C', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix', '--list-cmds', '--attr-source']);
+export const GLOBAL_WITH_VALUE: ReadonlySet<string> = new Set(['-c', '-C', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env', '--super-prefix', '--list-cmds', '--attr-source']);
 
 /**
  * True when `dir` holds what git's `is_git_directory` requires of a repository: a `HEAD`, an

@@ -29,6 +29,11 @@ export interface PathBase {
    * relative paths are resolved against it; undefined means `cwd`.
    */
   shellCwd?: () => string;
+  /**
+   * The working directories (absolute, each as written and where its links lead), when known:
+   * programs rein runs to judge a call are never taken from inside them.
+   */
+  workingDirs?: readonly string[];
 }
 
 /** `base` with `cwd` set to where the next shell command runs (see PathBase.shellCwd). */

@@ -7,13 +7,13 @@
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Tinyglobby from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { joinPath, pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, isInside, PROTECTED_DIRS, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { gitRepositoryRisk } from './git-repository.js';
@@ -254,6 +254,25 @@ function protectedEntries(q: PermissionQuery, v: string, base: PathBase): ShellW
 }
 
 /** True when `v` (a path as a command wrote it) is itself a symbolic link now. */
+/**
+ * True when `v` (as a command wrote it) is a folder an extraction only puts files into: a
+ * directory now (itself no symbolic link), with no protected folder (`.git`, ...) on its path,
+ * inside the working directories as written and where its links lead (reached through no link at
+ * all when they are not known). Such a folder is not itself a write:
+ * rein's code-file protection matches every folder above a protected file (removing the folder
+ * removes the file), which would make every extraction into the project ask.
+ */
+function receivingFolder(q: PermissionQuery, v: string, base: PathBase): boolean {
+  try {
+    if (!lstatSync(joinPath(v, shellBase(base).cwd, base.home)).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  const forms = pathFormsOf(q, v, base);
+  if (forms.some((f) => f.split('/').some((c) => PROTECTED_DIRS.includes(c)))) return false;
+  return base.workingDirs ? formsInside(forms, base.workingDirs) : forms.length === 1;
+}
+
 function isLink(q: PermissionQuery, v: string, base: PathBase): boolean {
   try {
     return lstatSync(joinPath(v, shellBase(base).cwd, base.home)).isSymbolicLink();
@@ -305,15 +324,71 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
 export const ARCHIVE_LIST_TIMEOUT_MS = 10_000;
 
 /**
+ * rein's PATH without the entries a project could plant a program in: relative entries (`.`,
+ * `node_modules/.bin`, an empty entry, which means `.`) and every entry inside the working
+ * directories, the shell's folder or the preset's folder, as written or where its links lead.
+ * Under `npx`, PATH starts with `<project>/node_modules/.bin`, where an agent can write a `tar`.
+ */
+function listingPath(base: PathBase): string[] {
+  const dirs = [base.cwd, shellBase(base).cwd, base.presetDir, ...(base.workingDirs ?? [])];
+  const roots = [...new Set(dirs.flatMap((d) => resolveForms(d, base)))];
+  return (process.env.PATH ?? '/usr/bin:/bin').split(':').filter((e) => e.startsWith('/') && !resolveForms(e, base).some((f) => roots.some((r) => isInside(f, r))));
+}
+
+/**
+ * The absolute path of `name` found on listingPath (an executable regular file, not one whose
+ * link leads into the project), or undefined: rein runs it while judging a call, before any
+ * permission is given, so it must not be a program the project holds.
+ */
+function listingProgram(name: string, base: PathBase): string | undefined {
+  const path = listingPath(base);
+  const dirs = [base.cwd, shellBase(base).cwd, base.presetDir, ...(base.workingDirs ?? [])];
+  const roots = [...new Set(dirs.flatMap((d) => resolveForms(d, base)))];
+  for (const dir of path) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      if (!statSync(file).isFile()) continue;
+    } catch {
+      continue;
+    }
+    if (resolveForms(file, base).some((f) => roots.some((r) => isInside(f, r)))) continue;
+    return file;
+  }
+  return undefined;
+}
+
+/**
+ * The environment of a listing program: PATH as listingPath keeps it (tar runs gzip, xz... from
+ * it), the C locale (names printed as bytes, messages in English), and `extra`; nothing else of
+ * rein's environment (`TAR_OPTIONS`, `UNZIP`, `GIT_*` would change what is listed).
+ */
+function listingEnv(base: PathBase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: listingPath(base).join(':'), LANG: 'C', LC_ALL: 'C', ...extra };
+}
+
+/** True when `f` is a regular file now (not a FIFO, whose reader would wait for a writer, nor a device). */
+function isRegularFile(f: string): boolean {
+  try {
+    return statSync(f).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The member names of an archive as the program that extracts it lists them (`tar -tf`, which
  * recognises compressed archives by their content; `unzip -Z1`), or why they are not known.
  * A name tar prints with escapes (a backslash: a newline or an unusual byte in the name) is not
  * known either.
  */
-function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, extra: readonly string[] = []): string[] | string {
-  if (tool === 'git-apply') return patchPaths(file, extra);
+function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, base: PathBase, extra: readonly string[] = []): string[] | string {
+  if (!isRegularFile(file)) return `${file} is not a regular file`;
+  if (tool === 'git-apply') return patchPaths(file, base, extra);
+  const program = listingProgram(tool, base);
+  if (!program) return `no ${tool} outside the project to list ${file} with`;
   const args = tool === 'tar' ? ['--force-local', '-tf', file] : ['-Z1', file];
-  const r = spawnSync(tool, args, { encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(program, args, { cwd: '/', env: listingEnv(base), encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error || r.status !== 0) return `${tool} could not list ${file}`;
   const names = r.stdout.split('\n').filter((n) => n !== '');
   if (names.some((n) => n.includes('\\'))) return `a member of ${file} whose name ${tool} prints with escapes`;
@@ -325,9 +400,11 @@ function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, extra
  * lists them with the same path options. It runs in `/` with no repository, no global or system
  * configuration and no home, so nothing of the project's (hooks, `core.*` programs) is read.
  */
-function patchPaths(file: string, extra: readonly string[]): string[] | string {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' };
-  const r = spawnSync('git', ['apply', '--numstat', '-z', ...extra, file], { cwd: '/', env, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+function patchPaths(file: string, base: PathBase, extra: readonly string[]): string[] | string {
+  const git = listingProgram('git', base);
+  if (!git) return `no git outside the project to read ${file} with`;
+  const env = listingEnv(base, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' });
+  const r = spawnSync(git, ['apply', '--numstat', '-z', ...extra, file], { cwd: '/', env, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error || r.status !== 0) return `git apply could not read ${file}`;
   const out: string[] = [];
   const tokens = r.stdout.split('\0');
@@ -352,6 +429,27 @@ function repositoryTop(dir: string): string | undefined {
 }
 
 /**
+ * A member name after tar's `--strip-components=N`, or undefined when tar skips the member (it has
+ * N components or fewer). Follows GNU tar's `stripped_prefix_len` (src/names.c, tar 1.34): leading
+ * slashes are skipped, then each slash ends a component, `.` and empty components (`a//b`) count
+ * like any other (`./.git/hooks/x` with N=1 is `.git/hooks/x`), and the slashes after the Nth
+ * component are kept (`a//b/c` with N=1 is `/b/c`, which tar writes as an absolute path).
+ */
+export function tarStripped(member: string, strip: number): string | undefined {
+  let i = 0;
+  while (member[i] === '/') i++;
+  let left = strip;
+  while (i < member.length) {
+    const slash = member[i] === '/';
+    i++;
+    if (!slash) continue;
+    if (--left === 0) return member.slice(i);
+    while (member[i] === '/') i++;
+  }
+  return undefined;
+}
+
+/**
  * The files an extraction (`tar -x`, `unzip`) lands: `dest/member` for every member the archive
  * holds now, with the leading `/` both programs remove, tar's `--strip-components` and unzip's
  * `-j` applied. Each is then resolved like any write (links followed: a member `lout/x` under a
@@ -363,15 +461,24 @@ function archiveFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
   if (dest.dynamic) return [dest];
   if (dest.glob) return [unknownWrite(`a destination given as a pattern (${dest.value})`)];
   if (a.file.dynamic || a.file.glob) return [unknownWrite(`the members of ${a.file.value.replaceAll('\u0000', '…')}, an archive known only at run time`)];
-  const members = archiveMembers(a.tool, pathFormsOf(q, a.file.value, base).at(-1)!, a.args);
+  const members = archiveMembers(a.tool, pathFormsOf(q, a.file.value, base).at(-1)!, base, a.args);
   if (typeof members === 'string') return [unknownWrite(`the files ${a.tool} extracts: ${members}`)];
   if (members.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files ${a.tool} extracts from ${a.file.value} (more than ${MAX_WRITE_EXPANSION})`)];
-  const out: ShellWord[] = [dest];
+  // The destination folder itself is written only when the extraction makes it (it does not exist
+  // yet); an existing folder only receives the members, each checked below.
+  // Likewise a directory member over a folder that exists (`scripts/` beside a protected
+  // `scripts/hook.sh`): tar and unzip put files into it, they do not replace it.
+  const out: ShellWord[] = receivingFolder(q, dest.value, base) ? [] : [dest];
   for (const m of members) {
-    let parts = m.split('/').filter((c) => c !== '' && c !== '.');
-    if (a.strip) parts = parts.slice(a.strip);
+    const name = a.strip ? tarStripped(m, a.strip) : m;
+    if (name === undefined) continue;
+    let parts = name.split('/').filter((c) => c !== '' && c !== '.');
     if (a.junkPaths) parts = parts.slice(-1);
-    if (parts.length) out.push(plainWord(below(dest.value, parts.join('/'))));
+    const at = below(dest.value, parts.join('/'));
+    if (parts.length && !(name.endsWith('/') && !a.junkPaths && receivingFolder(q, at, base))) out.push(plainWord(at));
+    // GNU tar 1.34 keeps a `/` left at the start after stripping (`.//x/y` with
+    // --strip-components=1 is `/x/y`) and writes there, outside the destination.
+    if (name.startsWith('/') && parts.length) out.push(plainWord(`/${parts.join('/')}`));
   }
   // git apply in a repository takes the paths from its top folder.
   const top = a.tool === 'git-apply' ? repositoryTop(pathFormsOf(q, dest.value, base).at(-1)!) : undefined;
@@ -398,14 +505,31 @@ function splitFiles(p: PlacedWrite): ShellWord[] {
  * The working-tree files `git checkout`, `switch` or `restore` writes (programs.ts gitTree): those
  * `git diff --name-only` lists between the revision (or the index) and the working tree, in the
  * repository's top folder. git runs in the shell's folder with the fsmonitor hook and external
- * diff programs off; the repository is one rein protects (gitRepositoryRisk checks that first).
+ * diff programs off. safetyDecision asks for these writes before any rule (and so before
+ * gitRepositoryRisk) is consulted: the listing runs whatever the repository is. It runs in the
+ * first folder upwards with a `.git` entry (a name rein protects), with `safe.bareRepository=explicit`
+ * so a lookalike bare repository is not taken, no global or system configuration or attributes
+ * file, no textconv, no external diff and every configured `filter.<name>` emptied.
  */
 function gitTreeFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellWord[] {
   const t = p.gitTree!;
-  const cwd = pathFormsOf(q, '.', base).at(-1)!;
+  // After a `cd` the folder git runs in, so the repository, is known only at run time.
+  if (p.dest.dynamic) return [p.dest];
+  const cwd = pathFormsOf(q, p.dest.value, base).at(-1)!;
   const top = repositoryTop(cwd);
-  if (!top) return [];
-  const git = (...args: string[]) => spawnSync('git', ['-c', 'core.fsmonitor=false', '-c', 'safe.bareRepository=explicit', ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: base.home, GIT_OPTIONAL_LOCKS: '0' }, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (!top) return [unknownWrite('the files git takes from a revision, with no repository rein can list them from')];
+  const gitPath = listingProgram('git', base);
+  if (!gitPath) return [unknownWrite('the files git takes from a revision: no git outside the project to list them with')];
+  const off = ['-c', 'core.fsmonitor=false', '-c', 'safe.bareRepository=explicit', '-c', 'core.attributesFile=/dev/null'];
+  const git = (...args: string[]) => spawnSync(gitPath, [...off, ...args], { cwd, env: listingEnv(base, { HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ATTR_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0' }), encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  // git diff runs a file's clean filter (gitattributes(5) `filter`) to compare it: each filter the
+  // repository's configuration names is emptied for the listing (reading configuration runs nothing).
+  const filters = git('config', '-z', '--get-regexp', '^filter\\.');
+  if (filters.error || (filters.status !== 0 && filters.status !== 1)) return [unknownWrite('the files git takes from a revision, whose configuration git could not read')];
+  for (const entry of filters.stdout.split('\0')) {
+    const m = /^filter\.(.+)\.[^.\n]+(?:\n|$)/.exec(entry);
+    if (m) off.push('-c', `filter.${m[1]}.clean=`, '-c', `filter.${m[1]}.process=`, '-c', `filter.${m[1]}.required=false`);
+  }
   let rev = t.rev;
   let paths = t.paths;
   if (t.revOrPath !== undefined) {
@@ -414,7 +538,7 @@ function gitTreeFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
     else paths = [t.revOrPath, ...paths];
   }
   if (rev === undefined && paths.length === 0) return [];
-  const r = git('diff', '--name-only', '-z', '--no-ext-diff', '--no-renames', ...(rev === undefined ? [] : ['--end-of-options', rev]), '--', ...paths);
+  const r = git('diff', '--name-only', '-z', '--no-ext-diff', '--no-textconv', '--no-renames', ...(rev === undefined ? [] : ['--end-of-options', rev]), '--', ...paths);
   if (r.error || r.status !== 0) return [unknownWrite(`the files git takes from ${rev ?? 'the index'}, which git could not list`)];
   const names = r.stdout.split('\0').filter((n) => n !== '');
   if (names.length > MAX_WRITE_EXPANSION) return [unknownWrite(`the files git takes from ${rev ?? 'the index'} (more than ${MAX_WRITE_EXPANSION})`)];

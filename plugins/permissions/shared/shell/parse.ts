@@ -411,6 +411,8 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
 
   let cur = words;
   let allowAssigns = assigns;
+  /** Every assignment the program runs with: its own and its wrappers' (`env GIT_DIR=x git …`). */
+  let envAssigns = assigns;
   let frozen: { words: ShellWord[]; assigns: ShellWord[] } | undefined;
   let why: string | undefined;
   let opaque = c.hazard;
@@ -439,6 +441,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     if (!transparent && !frozen) frozen = { words: cur, assigns: allowAssigns };
     cur = r.command;
     if (!frozen) allowAssigns = [...allowAssigns, ...r.assigns];
+    envAssigns = [...envAssigns, ...r.assigns];
     addDeny(cur, r.assigns);
   }
 
@@ -509,7 +512,7 @@ function commandPart(words: ShellWord[], assigns: ShellWord[], c: Ctx): void {
     run = run.map((w, i) => (i > 0 && w.value.includes(r) ? { ...w, value: w.value.replaceAll(r, DYNAMIC), dynamic: true, ...(w.value.startsWith(r) ? { lead: true } : {}) } : w));
   }
   const written = argumentWrites(name, run);
-  const operands = name ? operandWrites(name, run) : undefined;
+  const operands = name ? operandWrites(name, run, envAssigns) : undefined;
   if (operands) written.push(...operands.files);
   const head = words[0] && !words[0].dynamic ? words[0] : undefined;
   push({ kind: 'command', source, allow, why: allow === undefined ? why : undefined, deny: [...deny], writes, ...(head ? { head } : {}), ...(written.length ? { fileWrites: written } : {}), ...(operands?.files.length ? { operandWrites: operands.files } : {}), ...(operands?.placed.length ? { placed: operands.placed } : {}), reads: c.reads, nested, ...(args.length ? { args } : {}), ...(name ? { program: name } : {}), ...(opaque ? { opaque } : {}), ...(risky ? { risky } : {}), ...(name && CHANGES_DIR.has(name) ? { changesDir: true as const } : {}) });

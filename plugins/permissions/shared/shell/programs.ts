@@ -13,6 +13,7 @@
  * `--dump-variables`) https://www.gnu.org/software/gawk/manual/gawk.html; mawk(1) `-W exec`; the
  * jq manual (`import`, `include`, `-f`/`--from-file`, `-L`) https://jqlang.github.io/jq/manual/.
  */
+import { GLOBAL_WITH_VALUE } from '../git-repository.js';
 import type { RiskyOption } from './options.js';
 import type { ShellWord } from './words.js';
 
@@ -635,10 +636,10 @@ function rsyncRemote(v: string): boolean {
  * after operands, `--`). An option rein does not know, or a word known only at run time that may
  * be an option, makes the writes unknown (asked about).
  */
-export function operandWrites(name: string, words: readonly ShellWord[]): OperandWrites | undefined {
+export function operandWrites(name: string, words: readonly ShellWord[], assigns: readonly ShellWord[] = []): OperandWrites | undefined {
   if (name === 'tar') return tarWrites(words);
   if (name === 'unzip') return unzipWrites(words);
-  if (name === 'git') return gitApplyWrites(words);
+  if (name === 'git') return gitApplyWrites(words, assigns);
   // GNU patch takes the names it writes from the patch (and its `Index:`, `---`/`+++` lines,
   // `-p`, `-d`, `-o`, `-B`...): files rein does not read. Only a dry run writes nothing.
   if (name === 'patch') return words.some((w) => w.value === '--dry-run') ? undefined : { files: [unknownWrite('the files a patch names, which rein does not read')], placed: [] };
@@ -901,16 +902,33 @@ function unzipWrites(words: readonly ShellWord[]): OperandWrites | undefined {
 const GIT_APPLY_PATHS = /^(-p\d+|--directory=.+|-R|--reverse|--include=.+|--exclude=.+)$/;
 const GIT_APPLY_FLAGS = /^(-v|--verbose|-q|--quiet|--index|-3|--3way|--reject|--whitespace=\w+|--recount|--unidiff-zero|--allow-empty|--apply|--no-add|--inaccurate-eof|--ignore-space-change|--ignore-whitespace|-C\d+)$/;
 
+/** The git commands whose writes rein works out (the others write only inside `.git`, or are not read). */
+const GIT_DATA_WRITERS: ReadonlySet<string> = new Set(['apply', 'checkout', 'switch', 'restore', 'clone']);
+
 /**
  * What `git apply PATCH…` writes: the paths each patch names (after `-p`, `--directory`,
  * `--include`/`--exclude`), listed when the call is judged. A patch from standard input, an
- * option not listed above, or global options before `apply` make the paths unknown.
+ * option not listed above, git's global options before the command (`-C dir`, `-c k=v`,
+ * `--git-dir`, `--work-tree`: they change the repository, the folder or the configuration git
+ * works with), a `GIT_*` variable in `assigns` (the assignments the command runs with:
+ * `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`…) or a command name known only at run time make
+ * the paths unknown.
  */
-function gitApplyWrites(words: readonly ShellWord[]): OperandWrites | undefined {
-  const sub = words[1]?.value;
+function gitApplyWrites(words: readonly ShellWord[], assigns: readonly ShellWord[]): OperandWrites | undefined {
+  let at = 1;
+  for (; at < words.length && !words[at]!.dynamic && words[at]!.value.startsWith('-'); at++) {
+    if (GLOBAL_WITH_VALUE.has(words[at]!.value)) at++;
+  }
+  const word = words[at];
+  if (!word) return undefined;
+  if (word.dynamic) return { files: [unknownWrite('the files a git command known only at run time writes')], placed: [] };
+  const sub = word.value;
+  if (!GIT_DATA_WRITERS.has(sub)) return undefined;
+  if (at > 1) return { files: [unknownWrite(`the files git ${sub} writes with ${words[1]!.value} before the command, which changes where git works`)], placed: [] };
+  const env = assigns.find((a) => /^GIT_/.test(a.value));
+  if (env) return { files: [unknownWrite(`the files git ${sub} writes with ${env.value.split('=')[0]} set, which changes where git works`)], placed: [] };
   if (sub === 'checkout' || sub === 'switch' || sub === 'restore') return gitTreeWrites(words, sub);
   if (sub === 'clone') return gitCloneWrites(words);
-  if (sub !== 'apply') return undefined;
   const args: string[] = [];
   const patches: ShellWord[] = [];
   let listing = false;

@@ -6,14 +6,14 @@
  * form of a path, any call of a tool whose specifier rein cannot interpret); allow rules strictly
  * (each part of a shell command must be allowed on its own, every form of a path must match).
  */
-import { spawnSync } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as Tinyglobby from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { joinPath, pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, compilePathSpec, coveredInside, formsInside, hardLinkNamed, isInside, PROTECTED_DIRS, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, ANY_CHILD, compilePathSpec, coveredInside, formsInside, hardLinkNamed, isInside, PROTECTED_DIRS, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { gitRepositoryRisk } from './git-repository.js';
@@ -588,10 +588,20 @@ function landedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
 
 /** Tools that read every file under their path (a directory walk). */
 const WALKERS: ReadonlySet<string> = new Set(['Glob', 'Grep', 'LS']);
-/** A file name no ordinary pattern names: a rule matching it under a directory covers all of the directory. */
-const ANY_CHILD = 'rein~any~file~9f2c';
 
 const formsCache = new WeakMap<object, Map<string, string[]>>();
+
+let childProcess: typeof ChildProcess | undefined;
+/**
+ * `spawnSync`, with node:child_process required on first use rather than when the permission
+ * plugins load: only a command that extracts, patches or checks out lists its files, and loading
+ * the module is ~19 M instructions of a run's start (cli/bin.test.ts checks none is loaded before
+ * the first request).
+ */
+function spawnSync(command: string, args: readonly string[], options: ChildProcess.SpawnSyncOptionsWithStringEncoding): ChildProcess.SpawnSyncReturns<string> {
+  childProcess ??= createRequire(import.meta.url)('node:child_process') as typeof ChildProcess;
+  return childProcess.spawnSync(command, args, options);
+}
 
 /**
  * Forms of a path a call names (`p` as given: absolute, relative to the working directory, or

@@ -253,7 +253,6 @@ function protectedEntries(q: PermissionQuery, v: string, base: PathBase): ShellW
   return names.filter((n) => protectedReason([join(real, n)]) !== undefined).map((n) => plainWord(below(v, n)));
 }
 
-/** True when `v` (a path as a command wrote it) is itself a symbolic link now. */
 /**
  * True when `v` (as a command wrote it) is a folder an extraction only puts files into: a
  * directory now (itself no symbolic link), with no protected folder (`.git`, ...) on its path,
@@ -273,6 +272,7 @@ function receivingFolder(q: PermissionQuery, v: string, base: PathBase): boolean
   return base.workingDirs ? formsInside(forms, base.workingDirs) : forms.length === 1;
 }
 
+/** True when `v` (a path as a command wrote it) is itself a symbolic link now. */
 function isLink(q: PermissionQuery, v: string, base: PathBase): boolean {
   try {
     return lstatSync(joinPath(v, shellBase(base).cwd, base.home)).isSymbolicLink();

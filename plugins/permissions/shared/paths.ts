@@ -83,8 +83,8 @@ export function exactPathMatcher(abs: string, reason: string, dir = false): Path
 /**
  * A file name no ordinary pattern names, standing for names a command makes up: `dir/PREFIX` +
  * ANY_CHILD + `SUFFIX` is any file in `dir` whose name starts with PREFIX and ends with SUFFIX
- * (the pieces `split` writes; with neither, any file of `dir`). The same text as rules.ts's
- * ANY_CHILD, which builds these names.
+ * (the pieces `split` writes; with neither, any file of `dir`). rules.ts builds these names;
+ * a rule that matches `dir/` + ANY_CHILD covers all of `dir`.
  */
 export const ANY_CHILD = 'rein~any~file~9f2c';
 

@@ -45,6 +45,8 @@ export interface ReplayJobTask {
   workload: { hash: string; bytes: Uint8Array };
   preset: PresetSpec;
   model?: string;
+  /** Folder the replay's folder is made in (ReplayOptions.tmpDir): the worker's own run folder. */
+  tmpDir?: string;
 }
 
 /** Decoded workloads kept by hash: a benchmark's jobs come workload by workload, preset after preset. */
@@ -66,5 +68,5 @@ export async function replayJob(task: ReplayJobTask): Promise<ReplayResult> {
     // A preset that failed to load is tried again by the next job (the error may be passing).
     p.catch(() => presets.delete(task.preset.hash));
   }
-  return replayWorkload(w, await p, task.model ? { model: task.model } : {});
+  return replayWorkload(w, await p, { ...(task.model ? { model: task.model } : {}), ...(task.tmpDir ? { tmpDir: task.tmpDir } : {}) });
 }

@@ -8,8 +8,9 @@
  */
 import type { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
+import { rm } from 'node:fs/promises';
 import { importExternal } from '../../lib/node/import-external.js';
-import type { ReplayResult } from '../replay/replay.js';
+import { replayDir, type ReplayResult } from '../replay/replay.js';
 import { workerFile } from '../run.js';
 import type { ReplayJobTask } from '../worker.js';
 import { KEEP_SECONDS } from '../../queue/jobs.js';
@@ -30,6 +31,10 @@ export async function replayProcessor(redis: Redis, threads: number): Promise<Re
   // tinypool is an ES module only, so it stays outside the command's CommonJS bundle.
   const { Tinypool } = await importExternal<typeof import('tinypool')>('tinypool');
   const pool = new Tinypool({ filename, minThreads: threads, maxThreads: threads, execArgv });
+  // The replays' folders go in a run folder of this worker's, as a local `rein bench` puts them in
+  // one of its run: the agent's working folder (which the system prompt shows) is then as deep,
+  // and its path as long, as in a local run, so a report from workers equals the local one.
+  const runDir = await replayDir();
   const bytes = new Map<string, Promise<Buffer>>();
   const fetch = (hash: string): Promise<Buffer> => {
     let b = bytes.get(hash);
@@ -47,9 +52,12 @@ export async function replayProcessor(redis: Redis, threads: number): Promise<Re
   return {
     async process(job) {
       const data = job.data as ReplayJobData;
-      const task: ReplayJobTask = { workload: { hash: data.workload, bytes: await fetch(data.workload) }, preset: data.preset, ...(data.model ? { model: data.model } : {}) };
+      const task: ReplayJobTask = { workload: { hash: data.workload, bytes: await fetch(data.workload) }, preset: data.preset, ...(data.model ? { model: data.model } : {}), tmpDir: runDir };
       return (await pool.run(task, { name: 'replayJob' })) as ReplayResult;
     },
-    close: () => pool.destroy(),
+    async close() {
+      await pool.destroy();
+      await rm(runDir, { recursive: true, force: true });
+    },
   };
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, REIN_BIN, tempDir } from '../testing/support.js';
 
@@ -62,6 +62,10 @@ describe('rein bench stopped by a signal', () => {
     const exited = new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
     try {
       await expect.poll(() => stderr, { timeout: 20_000, interval: 20 }).toContain('rein: JSON report written to');
+      // Stopped once the HTML write has begun (its first byte is in the pipe): between the two
+      // reports rein renders the page, and a stop then leaves no HTML file of rein's to remove.
+      const byte = Buffer.alloc(1);
+      await expect.poll(() => { try { return readSync(reader, byte, 0, 1, null); } catch { return 0; } }, { timeout: 20_000, interval: 20 }).toBe(1);
       child.kill('SIGINT');
       await expect.poll(() => stderr, { timeout: 10_000, interval: 20 }).toContain('rein: SIGINT: stopped');
     } catch (err) {

@@ -59,6 +59,27 @@ function* pieces(value: unknown, pad: string, depth: number): Generator<string> 
 }
 
 /**
+ * The text `JSON.stringify(value, null, 2) + '\n'` would be, in chunks of about CHUNK_CHARS
+ * characters, without building that string. Throws what `JSON.stringify` throws (a BigInt; a
+ * cycle, once it reaches MAX_DEPTH).
+ */
+function* chunks(value: unknown): Generator<string> {
+  let parts: string[] = [];
+  let size = 0;
+  for (const p of pieces(value, '', 0)) {
+    parts.push(p);
+    size += p.length;
+    if (size >= CHUNK_CHARS) {
+      yield parts.join('');
+      parts = [];
+      size = 0;
+    }
+  }
+  parts.push('\n');
+  yield parts.join('');
+}
+
+/**
  * Writes `value` to `file` (created or replaced) exactly as `JSON.stringify(value, null, 2) + '\n'`
  * would be written, byte for byte, without building that string. Throws what opening or writing
  * the file throws, and what `JSON.stringify` throws (a BigInt; a cycle, once it reaches MAX_DEPTH).
@@ -66,19 +87,7 @@ function* pieces(value: unknown, pad: string, depth: number): Generator<string> 
 export async function writeJsonFile(file: string, value: unknown): Promise<void> {
   const fh = await open(file, 'w');
   try {
-    let parts: string[] = [];
-    let size = 0;
-    for (const p of pieces(value, '', 0)) {
-      parts.push(p);
-      size += p.length;
-      if (size >= CHUNK_CHARS) {
-        await fh.write(parts.join(''));
-        parts = [];
-        size = 0;
-      }
-    }
-    parts.push('\n');
-    await fh.write(parts.join(''));
+    for (const c of chunks(value)) await fh.write(c);
   } finally {
     await fh.close();
   }
@@ -96,17 +105,5 @@ export async function writeJsonStream(out: NodeJS.WritableStream, value: unknown
     const more = out.write(chunk, (err) => { out.off('error', onError); if (err) fail(err); else if (more) done(); });
     if (!more) out.once('drain', () => done());
   });
-  let parts: string[] = [];
-  let size = 0;
-  for (const p of pieces(value, '', 0)) {
-    parts.push(p);
-    size += p.length;
-    if (size >= CHUNK_CHARS) {
-      await write(parts.join(''));
-      parts = [];
-      size = 0;
-    }
-  }
-  parts.push('\n');
-  await write(parts.join(''));
+  for (const c of chunks(value)) await write(c);
 }

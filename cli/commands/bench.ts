@@ -27,10 +27,19 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-async function writeOut(path: string, text: string): Promise<string> {
+/**
+ * Writes a report to `path` under another name (`<file>.partial`, listed in `partial` meanwhile, so
+ * a stop can remove it) and renames it when whole: a stop midway leaves no file that reads as a
+ * complete report. Makes the missing folders. Returns the file's absolute path.
+ */
+async function writeWhole(path: string, partial: Set<string>, write: (part: string) => Promise<void>): Promise<string> {
   const file = resolve(path);
+  const part = `${file}.partial`;
+  partial.add(part);
   await makeDirs(dirname(file));
-  await writeFile(file, text);
+  await write(part);
+  await rename(part, file);
+  partial.delete(part);
   return file;
 }
 
@@ -205,15 +214,7 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
       await writeJsonStream(process.stdout, report);
       written.set('JSON', 'stdout');
     } else {
-      const file = resolve(flags.json);
-      await makeDirs(dirname(file));
-      // Written under another name and renamed when whole: a stop midway leaves no file that
-      // reads as a complete report.
-      const part = `${file}.partial`;
-      partial.add(part);
-      await writeJsonFile(part, report);
-      await rename(part, file);
-      partial.delete(part);
+      const file = await writeWhole(flags.json, partial, (part) => writeJsonFile(part, report));
       written.set('JSON', file);
       process.stderr.write(`rein: JSON report written to ${file}\n`);
     }
@@ -225,12 +226,7 @@ async function writeReport(report: BenchReport, flags: { json?: string; html?: s
       process.stdout.write(html.endsWith('\n') ? html : `${html}\n`);
       written.set('HTML', 'stdout');
     } else {
-      const file = resolve(flags.html);
-      const part = `${file}.partial`;
-      partial.add(part);
-      await writeOut(part, html);
-      await rename(part, file);
-      partial.delete(part);
+      const file = await writeWhole(flags.html, partial, (part) => writeFile(part, html));
       written.set('HTML', file);
       process.stderr.write(`rein: HTML report written to ${file}\n`);
     }

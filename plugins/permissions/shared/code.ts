@@ -11,10 +11,10 @@
  *   `bash scripts/guard.sh`, `node tools/hook.mjs`), found with the same shell parser as the
  *   permission rules (mvdan/sh, shell/parse.ts).
  */
-import { lstatSync, statSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Kernel } from '../../../kernel/index.js';
-import { absolutePath, exactPathMatcher, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, exactPathMatcher, isRegularFile, type PathBase, type PathMatcher } from './paths.js';
 import { parseCommand } from './shell/parse.js';
 import type { ShellWord } from './shell/words.js';
 
@@ -54,14 +54,6 @@ function hookCommands(hooks: unknown): { event: string; command: string }[] {
     }
   }
   return out;
-}
-
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function exists(p: string): boolean {
@@ -105,7 +97,7 @@ export function hookScriptPaths(command: string, cwd: string, home: string): str
         if (v === '' || v === '.' || v === '..') continue;
         const p = v.startsWith('~') ? absolutePath(v, dir, home) : resolve(dir, v);
         // A missing path: a word with a slash and no blank (an `sh -c` script is not one).
-        if (isFile(p) || (v.includes('/') && !/\s/.test(v) && !exists(p))) out.add(p);
+        if (isRegularFile(p) || (v.includes('/') && !/\s/.test(v) && !exists(p))) out.add(p);
       }
     }
   }

@@ -101,6 +101,15 @@ function namesAny(p: string, f: string): boolean {
   return dirname(f) === (slash === 0 ? '/' : p.slice(0, slash)) && f.length >= head.length + tail.length && f.startsWith(head) && f.endsWith(tail);
 }
 
+/** True when `f` is a regular file now (following links; not a FIFO, whose reader would wait for a writer, nor a device). */
+export function isRegularFile(f: string): boolean {
+  try {
+    return statSync(f).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** Compiles a path specifier (the text inside `Read(…)` / `Edit(…)`). */
 export function compilePathSpec(spec: string, base: PathBase): PathMatcher {
   let root: string;

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import type * as Tinyglobby from 'tinyglobby';
 import { type PermissionQuery, type PermissionDecision } from '../../../kernel/index.js';
 import { joinPath, pathForms as targetPathForms } from '../../../lib/index.js';
-import { absolutePath, ANY_CHILD, compilePathSpec, coveredInside, formsInside, hardLinkNamed, isInside, PROTECTED_DIRS, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
+import { absolutePath, ANY_CHILD, compilePathSpec, isRegularFile, coveredInside, formsInside, hardLinkNamed, isInside, PROTECTED_DIRS, protectedReason, resolveForms, shellBase, type PathBase, type PathMatcher } from './paths.js';
 import { parseRule, type PermissionRule, type RuleBehavior } from './rule.js';
 import { parseCommand, type ParsedCommand, type ShellPart } from './shell/parse.js';
 import { gitRepositoryRisk } from './git-repository.js';
@@ -323,57 +323,50 @@ function placedFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): ShellW
 /** Longest time rein waits for `tar -t` or `unzip -Z1` to list an archive, ms. Past it the members are unknown. */
 export const ARCHIVE_LIST_TIMEOUT_MS = 10_000;
 
+/** The programs rein runs to list what a call writes, and the environment they run with. */
+interface Listing {
+  /**
+   * The absolute path of `name` on the cleaned PATH (an executable regular file, not one whose
+   * link leads into the project), or undefined: rein runs it while judging a call, before any
+   * permission is given, so it must not be a program the project holds.
+   */
+  program(name: string): string | undefined;
+  /**
+   * The cleaned PATH (tar runs gzip, xz... from it), the C locale (names printed as bytes,
+   * messages in English), and `extra`; nothing else of rein's environment (`TAR_OPTIONS`, `UNZIP`,
+   * `GIT_*` would change what is listed).
+   */
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+}
+
 /**
- * rein's PATH without the entries a project could plant a program in: relative entries (`.`,
- * `node_modules/.bin`, an empty entry, which means `.`) and every entry inside the working
- * directories, the shell's folder or the preset's folder, as written or where its links lead.
- * Under `npx`, PATH starts with `<project>/node_modules/.bin`, where an agent can write a `tar`.
+ * The listing programs of `base`, from rein's PATH without the entries a project could plant a
+ * program in: relative entries (`.`, `node_modules/.bin`, an empty entry, which means `.`) and
+ * every entry inside the working directories, the shell's folder or the preset's folder, as written
+ * or where its links lead. Under `npx`, PATH starts with `<project>/node_modules/.bin`, where an
+ * agent can write a `tar`. The PATH is cleaned once per listing, however many programs it runs.
  */
-function listingPath(base: PathBase): string[] {
+function listingTools(base: PathBase): Listing {
   const dirs = [base.cwd, shellBase(base).cwd, base.presetDir, ...(base.workingDirs ?? [])];
   const roots = [...new Set(dirs.flatMap((d) => resolveForms(d, base)))];
-  return (process.env.PATH ?? '/usr/bin:/bin').split(':').filter((e) => e.startsWith('/') && !resolveForms(e, base).some((f) => roots.some((r) => isInside(f, r))));
-}
-
-/**
- * The absolute path of `name` found on listingPath (an executable regular file, not one whose
- * link leads into the project), or undefined: rein runs it while judging a call, before any
- * permission is given, so it must not be a program the project holds.
- */
-function listingProgram(name: string, base: PathBase): string | undefined {
-  const path = listingPath(base);
-  const dirs = [base.cwd, shellBase(base).cwd, base.presetDir, ...(base.workingDirs ?? [])];
-  const roots = [...new Set(dirs.flatMap((d) => resolveForms(d, base)))];
-  for (const dir of path) {
-    const file = join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (!statSync(file).isFile()) continue;
-    } catch {
-      continue;
-    }
-    if (resolveForms(file, base).some((f) => roots.some((r) => isInside(f, r)))) continue;
-    return file;
-  }
-  return undefined;
-}
-
-/**
- * The environment of a listing program: PATH as listingPath keeps it (tar runs gzip, xz... from
- * it), the C locale (names printed as bytes, messages in English), and `extra`; nothing else of
- * rein's environment (`TAR_OPTIONS`, `UNZIP`, `GIT_*` would change what is listed).
- */
-function listingEnv(base: PathBase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: listingPath(base).join(':'), LANG: 'C', LC_ALL: 'C', ...extra };
-}
-
-/** True when `f` is a regular file now (not a FIFO, whose reader would wait for a writer, nor a device). */
-function isRegularFile(f: string): boolean {
-  try {
-    return statSync(f).isFile();
-  } catch {
-    return false;
-  }
+  const inProject = (p: string) => resolveForms(p, base).some((f) => roots.some((r) => isInside(f, r)));
+  const path = (process.env.PATH ?? '/usr/bin:/bin').split(':').filter((e) => e.startsWith('/') && !inProject(e));
+  return {
+    program(name) {
+      for (const dir of path) {
+        const file = join(dir, name);
+        try {
+          accessSync(file, constants.X_OK);
+          if (!statSync(file).isFile()) continue;
+        } catch {
+          continue;
+        }
+        if (!inProject(file)) return file;
+      }
+      return undefined;
+    },
+    env: (extra = {}) => ({ PATH: path.join(':'), LANG: 'C', LC_ALL: 'C', ...extra }),
+  };
 }
 
 /**
@@ -385,10 +378,11 @@ function isRegularFile(f: string): boolean {
 function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, base: PathBase, extra: readonly string[] = []): string[] | string {
   if (!isRegularFile(file)) return `${file} is not a regular file`;
   if (tool === 'git-apply') return patchPaths(file, base, extra);
-  const program = listingProgram(tool, base);
+  const tools = listingTools(base);
+  const program = tools.program(tool);
   if (!program) return `no ${tool} outside the project to list ${file} with`;
   const args = tool === 'tar' ? ['--force-local', '-tf', file] : ['-Z1', file];
-  const r = spawnSync(program, args, { cwd: '/', env: listingEnv(base), encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r = spawnSync(program, args, { cwd: '/', env: tools.env(), encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error || r.status !== 0) return `${tool} could not list ${file}`;
   const names = r.stdout.split('\n').filter((n) => n !== '');
   if (names.some((n) => n.includes('\\'))) return `a member of ${file} whose name ${tool} prints with escapes`;
@@ -401,9 +395,10 @@ function archiveMembers(tool: 'tar' | 'unzip' | 'git-apply', file: string, base:
  * configuration and no home, so nothing of the project's (hooks, `core.*` programs) is read.
  */
 function patchPaths(file: string, base: PathBase, extra: readonly string[]): string[] | string {
-  const git = listingProgram('git', base);
+  const tools = listingTools(base);
+  const git = tools.program('git');
   if (!git) return `no git outside the project to read ${file} with`;
-  const env = listingEnv(base, { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' });
+  const env = tools.env({ GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_CEILING_DIRECTORIES: '/' });
   const r = spawnSync(git, ['apply', '--numstat', '-z', ...extra, file], { cwd: '/', env, encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.error || r.status !== 0) return `git apply could not read ${file}`;
   const out: string[] = [];
@@ -518,10 +513,11 @@ function gitTreeFiles(q: PermissionQuery, p: PlacedWrite, base: PathBase): Shell
   const cwd = pathFormsOf(q, p.dest.value, base).at(-1)!;
   const top = repositoryTop(cwd);
   if (!top) return [unknownWrite('the files git takes from a revision, with no repository rein can list them from')];
-  const gitPath = listingProgram('git', base);
+  const tools = listingTools(base);
+  const gitPath = tools.program('git');
   if (!gitPath) return [unknownWrite('the files git takes from a revision: no git outside the project to list them with')];
   const off = ['-c', 'core.fsmonitor=false', '-c', 'safe.bareRepository=explicit', '-c', 'core.attributesFile=/dev/null'];
-  const git = (...args: string[]) => spawnSync(gitPath, [...off, ...args], { cwd, env: listingEnv(base, { HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ATTR_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0' }), encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  const git = (...args: string[]) => spawnSync(gitPath, [...off, ...args], { cwd, env: tools.env({ HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ATTR_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0' }), encoding: 'utf8', timeout: ARCHIVE_LIST_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   // git diff runs a file's clean filter (gitattributes(5) `filter`) to compare it: each filter the
   // repository's configuration names is emptied for the listing (reading configuration runs nothing).
   const filters = git('config', '-z', '--get-regexp', '^filter\\.');
